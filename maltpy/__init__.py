@@ -1,0 +1,38 @@
+"""maltpy: MaltParser-style transition-based dependency parsing, compiled with Cython.
+
+>>> import maltpy
+>>> parser = maltpy.train("train.conll", algorithm="nivreeager")
+>>> parser.save("model.mpz")
+>>> trees = maltpy.load("model.mpz").parse(maltpy.read_conll("test.conll"))
+"""
+__version__ = "0.1.0"
+
+
+def load(path, **overrides):
+    """Load a trained parser (see :meth:`maltpy.parsing.parser.Parser.load`)."""
+    from maltpy.parsing.parser import Parser
+    return Parser.load(path, **overrides)
+
+
+def train(treebank, **settings):
+    """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings."""
+    from maltpy.formats.conll import read_conll, _detect_format
+    from maltpy.parsing.parser import Parser
+    parser = Parser(**settings)
+    if isinstance(treebank, (str, bytes)) or hasattr(treebank, "__fspath__"):
+        fmt = parser.settings.input_format or _detect_format(str(treebank))
+        sentences = read_conll(treebank, fmt, need_heads=True)
+    else:
+        sentences, fmt = list(treebank), parser.settings.input_format
+    return parser.fit(sentences, fmt=fmt)
+
+
+def __getattr__(name):
+    # light top-level names without importing the compiled modules at import time
+    if name in ("read_conll", "write_conll", "Sentence"):
+        from maltpy.formats import conll
+        return getattr(conll, name)
+    if name == "Parser":
+        from maltpy.parsing.parser import Parser
+        return Parser
+    raise AttributeError(f"module 'maltpy' has no attribute {name!r}")

@@ -1,0 +1,130 @@
+"""Settings for learning and parsing: defaults, YAML configuration files, MaltParser flags.
+
+Every setting has a maltpy name (used in YAML and the Python API) and, where
+MaltParser has the same option, MaltParser's long name (accepted in YAML as
+an alias) and short flag (accepted on the command line).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+import yaml
+
+from maltpy.errors import MaltpyError
+
+
+@dataclass
+class Settings:
+    """All settings. ``None`` means "decide from the data" (formats, feature model)."""
+    model: Optional[str] = None            # -c / model file path
+    input: Optional[str] = None            # -i  (None or '-' = stdin)
+    output: Optional[str] = None           # -o  (None or '-' = stdout)
+    input_format: Optional[str] = None     # -if conllx|conllu (default: from the file name)
+    output_format: Optional[str] = None    # -of (default: the input format)
+    algorithm: str = "nivreeager"          # -a
+    features: Optional[str] = None         # -F  name or path (default: MaltParser's for -a, -l, -if)
+    learner: str = "liblinear"             # -l
+    learner_options: str = ""              # -lo (default: -s 4 -c 0.1 -e 0.1 -B -1)
+    split_column: Optional[str] = None     # -d
+    split_structure: Optional[str] = None  # -s
+    split_threshold: int = 50              # -T
+    root_label: str = "ROOT"               # -grl
+    allow_root: bool = True                # -nr
+    allow_reduce: bool = False             # -ne
+    enforce_tree: bool = False             # -nt
+    jobs: int = 0                          # parallel trainings of split models (0 = all cores)
+    verbose: bool = True                   # progress and messages on a terminal
+
+    def system_options(self, cls) -> dict:
+        """The options of this system class taken from these settings."""
+        return {k: getattr(self, k) for k in cls.options if hasattr(self, k)}
+
+
+#: MaltParser long option names accepted as YAML keys.
+ALIASES = {
+    "name": "model", "config": "model", "infile": "input", "outfile": "output",
+    "parsing_algorithm": "algorithm", "guide_features": "features",
+    "data_split_column": "split_column", "data_split_structure": "split_structure",
+    "data_split_threshold": "split_threshold", "lib_options": "learner_options",
+    "options": "learner_options", "format": "input_format",
+}
+
+#: MaltParser short flags -> setting (the CLI adds them to argparse).
+FLAGS = {
+    "-i": "input", "-o": "output", "-if": "input_format", "-of": "output_format",
+    "-a": "algorithm", "-F": "features", "-l": "learner", "-lo": "learner_options",
+    "-d": "split_column", "-s": "split_structure", "-T": "split_threshold",
+    "-grl": "root_label", "-nr": "allow_root", "-ne": "allow_reduce", "-nt": "enforce_tree",
+}
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def coerce(name: str, value, source: str):
+    """Convert a YAML or command-line value to the setting's type, with a clear error."""
+    f = _FIELDS[name]
+    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    if value is None:
+        return None
+    if "bool" in kind:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("true", "yes", "1", "on"):
+            return True
+        if text in ("false", "no", "0", "off"):
+            return False
+        raise MaltpyError(f"{source}: {name} must be true or false, got {value!r}")
+    if "int" in kind:
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise MaltpyError(f"{source}: {name} must be an integer, got {value!r}") from None
+    return str(value)
+
+
+def load_config(path: str) -> dict:
+    """Read a YAML configuration file into a dict of setting name -> value."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except FileNotFoundError:
+        raise MaltpyError(f"{path}: configuration file not found") from None
+    except yaml.YAMLError as e:
+        raise MaltpyError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
+    except UnicodeDecodeError:
+        raise MaltpyError(f"{path}: configuration file is not UTF-8 text") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise MaltpyError(f"{path}: a configuration must be a mapping of setting: value")
+    out = {}
+    base = os.path.dirname(os.path.abspath(path))
+    for key, value in data.items():
+        name = ALIASES.get(str(key).replace("-", "_"), str(key).replace("-", "_"))
+        if name not in _FIELDS:
+            raise MaltpyError(f"{path}: unknown setting {key!r}; known settings: "
+                              f"{', '.join(n for n in _FIELDS if n != 'verbose')}")
+        value = coerce(name, value, path)
+        # paths in a configuration file are relative to the file
+        if name in ("model", "input", "output") and value and value != "-" and not os.path.isabs(value):
+            value = os.path.join(base, value)
+        if name == "features" and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
+                and not os.path.isabs(value):
+            value = os.path.join(base, value)
+        out[name] = value
+    return out
+
+
+def make_settings(**values) -> Settings:
+    """Settings from keyword arguments, checking names and types."""
+    clean = {}
+    for key, value in values.items():
+        name = ALIASES.get(key, key)
+        if name not in _FIELDS:
+            raise MaltpyError(f"unknown setting {key!r}; known settings: {', '.join(_FIELDS)}")
+        clean[name] = coerce(name, value, "settings")
+    return Settings(**clean)

@@ -1,0 +1,18 @@
+"""Exceptions that the command line turns into one-line messages."""
+
+
+class MaltpyError(Exception):
+    """Base class: anything a user can fix by changing input, options or files."""
+
+
+class InputFormatError(MaltpyError):
+    """Malformed treebank input; the message names the file and line."""
+
+    def __init__(self, path, line, message):
+        self.path, self.line, self.reason = path, line, message
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {message}")
+
+
+class ModelFileError(MaltpyError):
+    """A model file that is missing, truncated, corrupt or from another version."""

@@ -1,0 +1,42 @@
+# cython: language_level=3
+from libc.stdint cimport uint64_t, int64_t
+from maltpy.systems.state cimport State
+from maltpy.systems.base cimport TransitionSystem
+
+
+cdef struct Sent:
+    # one encoded sentence: rows 0..n, row 0 the root (all input values null)
+    int n
+    const int* tok        # (n+1) x n_tok symbol ids of the token columns (0 null, -1 unknown)
+    const int* ints       # (n+1) x n_int integer columns (HEAD, PHEAD), -1 where _
+    const int* rag_off    # offsets into rag_ids: rag q, node i at rag_off[q * rag_stride + i]
+    int rag_stride
+    const int* rag_ids
+
+
+cdef class Extractor:
+    cdef int n_tok, n_int
+    cdef int n_addr, n_atoms, n_tpl
+    cdef int* addr_base
+    cdef int* addr_index
+    cdef int* nav_start
+    cdef int* nav_len
+    cdef int* nav_ops
+    cdef int* atom_kind
+    cdef int* atom_arg
+    cdef int* atom_a1
+    cdef int* atom_a2
+    cdef int* atom_bins_start
+    cdef int* atom_bins_len
+    cdef int* bins
+    cdef int* tpl_n
+    cdef int* tpl_atoms
+    cdef readonly int split_atom
+    cdef readonly int max_keys
+
+    cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil
+    cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil
+    cdef int extract(self, TransitionSystem system, const State* s, const Sent* sent,
+                     int* nodes, int64_t* values, uint64_t* keys) noexcept nogil
+    cdef int64_t split_value(self, TransitionSystem system, const State* s, const Sent* sent,
+                             int* nodes) noexcept nogil

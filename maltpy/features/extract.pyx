@@ -1,0 +1,279 @@
+# cython: language_level=3
+"""Feature extraction in C from a compiled feature model.
+
+The compiler (:mod:`maltpy.features.compiler`) lowers a feature model to three
+flat tables:
+
+* addresses: a system address function and offset, then navigation steps
+  (head, ldep, rdep, lsib, rsib, pred, succ) applied to the partial graph;
+* atoms: one value each (an input column, DEPREL, an arc direction, ...);
+* templates: one, two or three atoms (Merge, Merge3) forming one feature.
+
+Per decision every address is resolved once, every atom once, and each
+template yields a 64-bit key ``(template << 50) | value``; keys go to the
+weight table. Atom values: 0 = null (no node, the root, or no value yet, as
+MaltParser's ``null_value=one``), -1 = unknown symbol (feature skipped),
+otherwise a positive id.
+"""
+import numpy as np
+from libc.stdlib cimport malloc, free
+from libc.stdint cimport uint64_t, int64_t
+
+from maltpy.systems.state cimport State
+from maltpy.systems.base cimport TransitionSystem
+from maltpy.features.featmap cimport mix64
+
+# Navigation step codes (order of maltpy.features.spec.NAVIGATION)
+cdef enum:
+    NAV_HEAD = 0
+    NAV_LDEP = 1
+    NAV_RDEP = 2
+    NAV_LSIB = 3
+    NAV_RSIB = 4
+    NAV_PRED = 5
+    NAV_SUCC = 6
+
+# Atom kinds (mirrored in compiler.py)
+cdef enum:
+    A_INPUT = 0
+    A_DEPREL = 1
+    A_INPUT_ARC = 2
+    A_INPUT_ARC_DIR = 3
+    A_EXISTS = 4
+    A_DISTANCE = 5
+    A_NUMOF = 6
+    A_SPLIT = 7
+    A_OUTPUT_ARC = 8
+
+cdef int MAX_SET = 64
+cdef uint64_t LOW48 = (<uint64_t>1 << 48) - 1
+cdef uint64_t HASHED = <uint64_t>1 << 49
+
+
+cdef inline int navigate(const State* s, int node, int op) noexcept nogil:
+    cdef int h, k
+    if node < 0:
+        return -1
+    if op == NAV_HEAD:
+        return s.heads[node]
+    if op == NAV_LDEP:
+        return s.ldep[node]
+    if op == NAV_RDEP:
+        return s.rdep[node]
+    if op == NAV_PRED:
+        return node - 1 if node > 1 else -1
+    if op == NAV_SUCC:
+        return node + 1 if 1 <= node < s.n else -1
+    h = s.heads[node] if node > 0 else -1
+    if h < 0:
+        return -1
+    if op == NAV_LSIB:
+        k = node - 1
+        while k > (h if node > h else 0):
+            if s.heads[k] == h:
+                return k
+            k -= 1
+        return -1
+    if op == NAV_RSIB:
+        k = node + 1
+        while k < (h if node < h else s.n + 1):
+            if s.heads[k] == h:
+                return k
+            k += 1
+        return -1
+    return -1
+
+
+cdef inline int64_t binned(int value, const int* bins, int n_bins) noexcept nogil:
+    cdef int k = n_bins - 1
+    while k > 0 and bins[k] > value:
+        k -= 1
+    return k + 1
+
+
+cdef inline uint64_t merge_values(const int64_t* v, int n) noexcept nogil:
+    """Exact packing while ids are small, otherwise a 48-bit hash marked by bit 49."""
+    if n == 1:
+        return <uint64_t>v[0]
+    if n == 2:
+        if v[0] < (1 << 24) and v[1] < (1 << 24):
+            return (<uint64_t>v[0] << 24) | <uint64_t>v[1]
+        return (mix64(<uint64_t>v[0] * <uint64_t>0x9E3779B97F4A7C15 ^ <uint64_t>v[1]) & LOW48) | HASHED
+    if v[0] < (1 << 16) and v[1] < (1 << 16) and v[2] < (1 << 16):
+        return (<uint64_t>v[0] << 32) | (<uint64_t>v[1] << 16) | <uint64_t>v[2]
+    return (mix64(mix64(<uint64_t>v[0] * <uint64_t>0x9E3779B97F4A7C15 ^ <uint64_t>v[1])
+                  ^ <uint64_t>v[2]) & LOW48) | HASHED
+
+
+cdef int* _copy(arr) except NULL:
+    a = np.ascontiguousarray(arr, dtype=np.int32).ravel()
+    cdef int* out = <int*>malloc(sizeof(int) * max(len(a), 1))
+    if out == NULL:
+        raise MemoryError()
+    cdef int[::1] v
+    if len(a):
+        v = a
+        for i in range(len(a)):
+            out[i] = v[i]
+    return out
+
+
+cdef class Extractor:
+    """Compiled feature model. Build it with :func:`maltpy.features.compiler.compile_model`."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.addr_base = NULL
+
+    def __init__(self, dict tables, int n_tok, int n_int, int split_atom):
+        """``tables``: int32 arrays addr (A x 4), nav_ops, atoms (K x 6), bins, templates (T x 4)."""
+        addr = np.asarray(tables["addr"], dtype=np.int32).reshape(-1, 4)
+        atoms = np.asarray(tables["atoms"], dtype=np.int32).reshape(-1, 6)
+        tpl = np.asarray(tables["templates"], dtype=np.int32).reshape(-1, 4)
+        self.n_tok, self.n_int = n_tok, n_int
+        self.n_addr, self.n_atoms, self.n_tpl = len(addr), len(atoms), len(tpl)
+        self.addr_base = _copy(addr[:, 0])
+        self.addr_index = _copy(addr[:, 1])
+        self.nav_start = _copy(addr[:, 2])
+        self.nav_len = _copy(addr[:, 3])
+        self.nav_ops = _copy(tables["nav_ops"])
+        self.atom_kind = _copy(atoms[:, 0])
+        self.atom_arg = _copy(atoms[:, 1])
+        self.atom_a1 = _copy(atoms[:, 2])
+        self.atom_a2 = _copy(atoms[:, 3])
+        self.atom_bins_start = _copy(atoms[:, 4])
+        self.atom_bins_len = _copy(atoms[:, 5])
+        self.bins = _copy(tables["bins"])
+        self.tpl_n = _copy(tpl[:, 0])
+        self.tpl_atoms = _copy(tpl[:, 1:])
+        self.split_atom = split_atom
+        n_set = sum(1 for t in tpl if atoms[t[1], 0] == A_SPLIT)
+        self.max_keys = self.n_tpl + n_set * MAX_SET
+        if self.n_tpl >= (1 << 13):
+            raise ValueError("a feature model may have at most 8191 features")
+
+    def __dealloc__(self):
+        if self.addr_base == NULL:
+            return
+        for p in (<size_t>self.addr_base, <size_t>self.addr_index, <size_t>self.nav_start,
+                  <size_t>self.nav_len, <size_t>self.nav_ops, <size_t>self.atom_kind,
+                  <size_t>self.atom_arg, <size_t>self.atom_a1, <size_t>self.atom_a2,
+                  <size_t>self.atom_bins_start, <size_t>self.atom_bins_len, <size_t>self.bins,
+                  <size_t>self.tpl_n, <size_t>self.tpl_atoms):
+            free(<void*>p)
+
+    @property
+    def n_templates(self):
+        return self.n_tpl
+
+    @property
+    def n_addresses(self):
+        return self.n_addr
+
+    @property
+    def n_atoms_total(self):
+        return self.n_atoms
+
+    cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil:
+        cdef int a, k, node
+        for a in range(self.n_addr):
+            node = system.address(s, self.addr_base[a], self.addr_index[a])
+            for k in range(self.nav_len[a]):
+                node = navigate(s, node, self.nav_ops[self.nav_start[a] + k])
+            nodes[a] = node
+
+    cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil:
+        cdef int kind = self.atom_kind[a]
+        cdef int arg = self.atom_arg[a]
+        cdef int x = nodes[self.atom_a1[a]]
+        cdef int y, hx, hy, lab, count
+        if kind == A_INPUT:
+            return sent.tok[x * self.n_tok + arg] if x >= 0 else 0
+        if kind == A_DEPREL:
+            if x < 0:
+                return 0
+            lab = s.labels[x]
+            return lab + 1 if lab >= 0 else 0
+        if kind == A_EXISTS:
+            return 2 if x >= 0 else 1
+        if kind == A_INPUT_ARC_DIR:
+            if x < 0:
+                return 0
+            hx = sent.ints[x * self.n_int + arg]
+            if hx < 0:
+                return 0
+            return 3 if hx == 0 else (1 if hx < x else 2)
+        if kind == A_NUMOF:
+            if x < 0:
+                return 0
+            count = s.n_ldeps[x] if arg == 0 else (s.n_rdeps[x] if arg == 1 else s.n_ldeps[x] + s.n_rdeps[x])
+            return binned(count, self.bins + self.atom_bins_start[a], self.atom_bins_len[a])
+        y = nodes[self.atom_a2[a]]
+        if x < 0 or y < 0:
+            return 0
+        if kind == A_DISTANCE:
+            return binned(x - y if x > y else y - x, self.bins + self.atom_bins_start[a],
+                          self.atom_bins_len[a])
+        if kind == A_OUTPUT_ARC:
+            hx = s.heads[x]
+            hy = s.heads[y]
+            if hx == y:
+                return 1 if x < y else 2
+            if hy == x:
+                return 1 if y < x else 2
+            return 3
+        if kind == A_INPUT_ARC:
+            hx = sent.ints[x * self.n_int + arg]
+            hy = sent.ints[y * self.n_int + arg]
+            if hx == y and x > 0:
+                return 1 if x < y else 2
+            if hy == x and y > 0:
+                return 1 if y < x else 2
+            return 3
+        return 0
+
+    cdef int extract(self, TransitionSystem system, const State* s, const Sent* sent,
+                     int* nodes, int64_t* values, uint64_t* keys) noexcept nogil:
+        """Write this decision's feature keys; return how many. ``nodes`` and
+        ``values`` are scratch arrays of n_addr and n_atoms entries."""
+        cdef int a, t, k, m, n_keys = 0, x, q, lo, hi
+        cdef int64_t v[3]
+        cdef bint skip
+        cdef uint64_t tbits
+        self._resolve(system, s, nodes)
+        for a in range(self.n_atoms):
+            if self.atom_kind[a] != A_SPLIT:
+                values[a] = self._atom(a, s, sent, nodes)
+        for t in range(self.n_tpl):
+            tbits = <uint64_t>t << 50
+            m = self.tpl_n[t]
+            a = self.tpl_atoms[3 * t]
+            if self.atom_kind[a] == A_SPLIT:
+                x = nodes[self.atom_a1[a]]
+                if x < 0:
+                    keys[n_keys] = tbits
+                    n_keys += 1
+                    continue
+                q = self.atom_arg[a]
+                lo = sent.rag_off[q * sent.rag_stride + x]
+                hi = sent.rag_off[q * sent.rag_stride + x + 1]
+                if hi - lo > MAX_SET:
+                    hi = lo + MAX_SET
+                for k in range(lo, hi):
+                    if sent.rag_ids[k] >= 0:
+                        keys[n_keys] = tbits | <uint64_t>sent.rag_ids[k]
+                        n_keys += 1
+                continue
+            skip = False
+            for k in range(m):
+                v[k] = values[self.tpl_atoms[3 * t + k]]
+                if v[k] < 0:
+                    skip = True
+            if not skip:
+                keys[n_keys] = tbits | merge_values(v, m)
+                n_keys += 1
+        return n_keys
+
+    cdef int64_t split_value(self, TransitionSystem system, const State* s, const Sent* sent,
+                             int* nodes) noexcept nogil:
+        """Value of the data-split feature (after :meth:`extract` resolved the addresses)."""
+        return self._atom(self.split_atom, s, sent, nodes)

@@ -1,0 +1,310 @@
+"""Reading and writing CoNLL-X and CoNLL-U.
+
+A :class:`Sentence` keeps every input line so that writing it back changes
+only HEAD and DEPREL: comments, multiword-token ranges (``1-2``) and empty
+nodes (``1.1``) pass through untouched. Column names follow MaltParser's
+data-format files.
+"""
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from typing import Iterable, List, Optional
+
+from maltpy.errors import InputFormatError, MaltpyError
+
+#: MaltParser's column names per format, in file order.
+COLUMNS = {
+    "conllx": ("ID", "FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS", "HEAD", "DEPREL", "PHEAD", "PDEPREL"),
+    "conllu": ("ID", "FORM", "LEMMA", "UPOSTAG", "XPOSTAG", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"),
+}
+#: Columns that feature models may read with InputColumn, per format.
+INPUT_COLUMNS = {
+    "conllx": ("FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS"),
+    "conllu": ("FORM", "LEMMA", "UPOSTAG", "XPOSTAG", "FEATS", "DEPS", "MISC"),
+}
+#: Integer columns usable by InputArc / InputArcDir.
+HEAD_COLUMNS = {"conllx": ("HEAD", "PHEAD"), "conllu": ("HEAD",)}
+FORMATS = tuple(COLUMNS)
+HEAD, DEPREL = 6, 7
+
+
+class Sentence:
+    """One sentence: its word rows (lists of column strings) and its other lines.
+
+    ``rows[k]`` is word k+1, always padded to 10 columns. ``extra`` holds the
+    non-word lines as ``(position, line)`` where position is the number of word
+    rows that precede the line. ``heads``/``labels`` are the HEAD and DEPREL
+    columns (-1 / None where the column is ``_`` or absent).
+    """
+    __slots__ = ("rows", "extra", "first_line", "source")
+
+    def __init__(self, rows, extra=(), first_line=0, source="<input>"):
+        self.rows = rows
+        self.extra = list(extra)
+        self.first_line = first_line
+        self.source = source
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __repr__(self):
+        return f"Sentence({' '.join(self.column(1))!r})"
+
+    def column(self, index: int) -> List[str]:
+        return [r[index] for r in self.rows]
+
+    @property
+    def forms(self):
+        return self.column(1)
+
+    @property
+    def heads(self) -> List[int]:
+        return [int(r[HEAD]) if r[HEAD] != "_" else -1 for r in self.rows]
+
+    @property
+    def labels(self) -> List[Optional[str]]:
+        return [r[DEPREL] if r[DEPREL] != "_" else None for r in self.rows]
+
+    def with_tree(self, heads, labels) -> "Sentence":
+        """A copy whose HEAD and DEPREL columns are replaced."""
+        rows = []
+        for r, h, l in zip(self.rows, heads, labels):
+            r = list(r)
+            r[HEAD] = str(int(h))
+            r[DEPREL] = l
+            rows.append(r)
+        return Sentence(rows, self.extra, self.first_line, self.source)
+
+    def to_lines(self) -> List[str]:
+        out, k = [], 0
+        extra = self.extra
+        for pos, row in enumerate(self.rows):
+            while k < len(extra) and extra[k][0] <= pos:
+                out.append(extra[k][1])
+                k += 1
+            out.append("\t".join(row))
+        while k < len(extra):
+            out.append(extra[k][1])
+            k += 1
+        return out
+
+    @classmethod
+    def from_words(cls, forms, postags=None, lemmas=None, cpostags=None, feats=None) -> "Sentence":
+        """A blind sentence (CoNLL-X columns) from word forms and optional tags.
+
+        ``postags`` fills POSTAG, and CPOSTAG too unless ``cpostags`` is given.
+        """
+        given = {1: forms, 2: lemmas, 3: cpostags if cpostags is not None else postags,
+                 4: postags, 5: feats}
+        rows = []
+        for k in range(len(forms)):
+            row = [str(k + 1)] + ["_"] * 9
+            for ci, values in given.items():
+                if values is not None:
+                    row[ci] = str(values[k])
+            rows.append(row)
+        return cls(rows)
+
+
+def _detect_format(path: str) -> str:
+    return "conllu" if str(path).lower().endswith(".conllu") else "conllx"
+
+
+def _decode(data: bytes, path: str) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputFormatError(path, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); "
+                                           "the file must be UTF-8 encoded") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
+                need_heads: bool = False) -> List[Sentence]:
+    """Parse CoNLL text into sentences, validating as described in the module docstring.
+
+    ``need_heads``: HEAD and DEPREL must be present and form a tree (training,
+    gold standard); otherwise they may be ``_`` or absent (parsing input).
+    """
+    if fmt not in COLUMNS:
+        raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    conllu = fmt == "conllu"
+    min_cols = 10 if conllu else (8 if need_heads else 6)
+    sentences = []
+    rows, extra, first, last_word_line = [], [], 0, []
+
+    def close(lineno):
+        nonlocal rows, extra, first, last_word_line
+        if rows:
+            _check_heads(rows, last_word_line, path, need_heads)
+            sentences.append(Sentence(rows, extra, first, path))
+            rows, extra, last_word_line = [], [], []
+        # comments with no words after them stay for the next sentence
+
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for lineno, line in enumerate(lines, 1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line.strip():
+            close(lineno)
+            continue
+        if not rows and not extra:
+            first = lineno
+        if line.startswith("#"):
+            extra.append((len(rows), line))
+            continue
+        fields = line.split("\t")
+        if len(fields) < min_cols or len(fields) > 10:
+            expect = "10" if conllu or min_cols == 10 else f"{min_cols} to 10"
+            hint = " (columns must be separated by tabs)" if len(fields) == 1 and " " in line else ""
+            raise InputFormatError(path, lineno, f"expected {expect} tab-separated columns for "
+                                                 f"{fmt}, found {len(fields)}{hint}")
+        tid = fields[0]
+        if "-" in tid or "." in tid:
+            if conllu:
+                extra.append((len(rows), line))
+                continue
+            raise InputFormatError(path, lineno, f"token ID {tid!r} is not an integer "
+                                                 "(multiword tokens and empty nodes exist in CoNLL-U only)")
+        if not tid.isdigit() or int(tid) != len(rows) + 1:
+            raise InputFormatError(path, lineno, f"expected token ID {len(rows) + 1}, found {tid!r}")
+        for ci, value in enumerate(fields):
+            if value == "":
+                raise InputFormatError(path, lineno, f"column {ci + 1} ({COLUMNS[fmt][ci]}) is empty; "
+                                                     "use _ for a missing value")
+        if len(fields) < 10:
+            fields += ["_"] * (10 - len(fields))
+        rows.append(fields)
+        last_word_line.append(lineno)
+    close(len(lines) + 1)
+    if extra and sentences:
+        # trailing comment lines after the last sentence
+        last = sentences[-1]
+        last.extra.extend((len(last.rows), l) for _, l in extra)
+    if not sentences:
+        raise InputFormatError(path, 0, "no sentences found (the input is empty)")
+    return sentences
+
+
+def _check_heads(rows, linenos, path, need_heads):
+    n = len(rows)
+    heads = []
+    for row, lineno in zip(rows, linenos):
+        h = row[HEAD]
+        if h == "_":
+            if need_heads:
+                raise InputFormatError(path, lineno, "HEAD is _ but training and evaluation need "
+                                                     "a head for every token")
+            heads.append(-1)
+            continue
+        if not (h.isdigit() or (h.startswith("-") and h[1:].isdigit())):
+            raise InputFormatError(path, lineno, f"HEAD {h!r} is not an integer")
+        h = int(h)
+        if h < 0 or h > n:
+            raise InputFormatError(path, lineno, f"HEAD {h} is out of range: the sentence has {n} tokens")
+        if h == int(row[0]):
+            raise InputFormatError(path, lineno, f"token {h} is its own head")
+        if need_heads and row[DEPREL] == "_":
+            raise InputFormatError(path, lineno, "DEPREL is _ but training and evaluation need a label")
+        heads.append(h)
+    if need_heads:
+        # every token must reach the root: otherwise the heads contain a cycle
+        state = [0] * (n + 1)  # 0 unknown, 1 on current path, 2 reaches root
+        state[0] = 2
+        for start in range(1, n + 1):
+            path_nodes, node = [], start
+            while state[node] == 0:
+                state[node] = 1
+                path_nodes.append(node)
+                node = heads[node - 1]
+            if state[node] == 1:
+                cyc = path_nodes[path_nodes.index(node):]
+                raise InputFormatError(path, linenos[min(cyc) - 1],
+                                       f"the heads of tokens {', '.join(map(str, sorted(cyc)))} form a cycle")
+            for p in path_nodes:
+                state[p] = 2
+
+
+def read_conll(source, fmt: Optional[str] = None, need_heads: bool = False) -> List[Sentence]:
+    """Read a CoNLL file (path, ``-`` for stdin, or a binary/text file object)."""
+    if source in ("-", None):
+        data = sys.stdin.buffer.read()
+        path = "<stdin>"
+    elif hasattr(source, "read"):
+        data = source.read()
+        path = getattr(source, "name", "<input>")
+    else:
+        path = str(source)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise MaltpyError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise MaltpyError(f"{path}: is a directory, expected a CoNLL file") from None
+        except PermissionError:
+            raise MaltpyError(f"{path}: permission denied") from None
+    text = _decode(data, path) if isinstance(data, bytes) else data
+    return parse_conll(text, fmt or _detect_format(path), path, need_heads)
+
+
+def format_sentences(sentences: Iterable[Sentence]) -> str:
+    buf = io.StringIO()
+    for s in sentences:
+        for line in s.to_lines():
+            buf.write(line)
+            buf.write("\n")
+        buf.write("\n")
+    return buf.getvalue()
+
+
+@contextmanager
+def atomic_output(target):
+    """Yield a text stream; the target file appears only if the block succeeds.
+
+    ``-`` or None means stdout, which is written only at the end as well, so a
+    failure never leaves half a file or half a stream behind.
+    """
+    if target in ("-", None):
+        buf = io.StringIO()
+        yield buf
+        sys.stdout.write(buf.getvalue())
+        sys.stdout.flush()
+        return
+    target = str(target)
+    directory = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(directory):
+        raise MaltpyError(f"{target}: directory {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".maltpy-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            yield f
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_conll(sentences: Iterable[Sentence], target) -> None:
+    """Write sentences to a path or ``-`` (stdout), atomically."""
+    with atomic_output(target) as f:
+        f.write(format_sentences(sentences))
+
+
+def to_conllx(sentence: Sentence) -> Sentence:
+    """CoNLL-U -> CoNLL-X the usual way: drop comments, multiword tokens and empty nodes;
+    UPOS becomes CPOSTAG, XPOS becomes POSTAG; DEPS and MISC become PHEAD/PDEPREL ``_``."""
+    rows = [r[:8] + ["_", "_"] for r in sentence.rows]
+    return Sentence(rows, [], sentence.first_line, sentence.source)

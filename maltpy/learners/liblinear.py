@@ -1,0 +1,116 @@
+"""LIBLINEAR through scikit-learn, with MaltParser's defaults (``-s 4 -c 0.1 -e 0.1 -B -1``).
+
+Training gets a CSR matrix of one-hot feature ids and class ids; the result is
+exported as a dense float32 (features x classes) matrix over the classes of
+the whole parser, with a bias row, so that scoring is row additions in C.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from maltpy.errors import MaltpyError
+
+#: Score of a class a model never saw in training: never chosen while a seen class is valid.
+UNSEEN = np.float32(-1e30)
+
+_SOLVERS = {
+    0: "L2-regularized logistic regression (primal)",
+    1: "L2-regularized L2-loss SVC (dual)",
+    2: "L2-regularized L2-loss SVC (primal)",
+    3: "L2-regularized L1-loss SVC (dual)",
+    4: "multi-class SVM by Crammer and Singer",
+    5: "L1-regularized L2-loss SVC",
+    6: "L1-regularized logistic regression",
+    7: "L2-regularized logistic regression (dual)",
+}
+
+
+def parse_liblinear_options(text: str) -> dict:
+    """``"-s 4 -c 0.1 -e 0.1 -B -1"`` (MaltParser's ``-lo``, underscores allowed for spaces)."""
+    opts = {"s": 4, "c": 0.1, "e": 0.1, "B": -1.0}
+    tokens = (text or "").replace("_", " ").split()
+    if len(tokens) % 2:
+        raise MaltpyError(f"liblinear options {text!r}: every flag needs a value, e.g. '-s 4 -c 0.1'")
+    for flag, value in zip(tokens[::2], tokens[1::2]):
+        key = flag.lstrip("-")
+        if key not in opts:
+            raise MaltpyError(f"liblinear option {flag} is not supported; use -s, -c, -e or -B")
+        try:
+            opts[key] = int(value) if key == "s" else float(value)
+        except ValueError:
+            raise MaltpyError(f"liblinear option {flag} needs a number, got {value!r}") from None
+    if opts["s"] not in _SOLVERS:
+        raise MaltpyError(f"liblinear solver -s {opts['s']} is not available; use one of "
+                          + "; ".join(f"{k}: {v}" for k, v in _SOLVERS.items()))
+    return opts
+
+
+@dataclass
+class LiblinearLearner:
+    """A LIBLINEAR model type with its parameters (C, tolerance, bias)."""
+    solver: int = 4
+    C: float = 0.1
+    eps: float = 0.1
+    bias: float = -1.0
+    max_iter: int = 1000
+
+    @classmethod
+    def from_options(cls, text: str) -> "LiblinearLearner":
+        o = parse_liblinear_options(text)
+        return cls(solver=o["s"], C=o["c"], eps=o["e"], bias=o["B"])
+
+    def options_string(self) -> str:
+        return f"-s {self.solver} -c {self.C:g} -e {self.eps:g} -B {self.bias:g}"
+
+    def _estimator(self):
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.svm import LinearSVC
+        fit_intercept = self.bias > 0
+        common = dict(C=self.C, tol=self.eps, fit_intercept=fit_intercept, max_iter=self.max_iter)
+        if fit_intercept:
+            common["intercept_scaling"] = self.bias
+        s = self.solver
+        if s == 4:
+            return LinearSVC(multi_class="crammer_singer", **common)
+        if s in (1, 2, 3):
+            return LinearSVC(loss="hinge" if s == 3 else "squared_hinge", dual=s != 2, **common)
+        if s == 5:
+            return LinearSVC(penalty="l1", dual=False, **common)
+        penalty = "l1" if s == 6 else "l2"
+        return LogisticRegression(solver="liblinear", penalty=penalty, dual=s == 7, **common)
+
+    def fit(self, X, y, n_classes: int):
+        """Train on X (CSR, n x features), y (class ids in 0..n_classes-1).
+
+        Returns ``(W, bias)``: W float32 (features x n_classes), bias float32
+        (n_classes); classes absent from y score :data:`UNSEEN`.
+        """
+        n_features = X.shape[1]
+        seen = np.unique(y)
+        W = np.zeros((n_features, n_classes), dtype=np.float32)
+        bias = np.full(n_classes, UNSEEN, dtype=np.float32)
+        bias[seen] = 0.0
+        if len(seen) < 2:
+            return W, bias  # one class: it always wins among the valid ones
+        est = self._estimator()
+        with warnings.catch_warnings():
+            # LIBLINEAR stops at max_iter like the original; MaltParser does not warn either
+            warnings.simplefilter("ignore")
+            est.fit(X, y)
+        coef = np.asarray(est.coef_, dtype=np.float32)
+        intercept = np.asarray(est.intercept_, dtype=np.float32).ravel() if est.fit_intercept else None
+        classes = est.classes_
+        if coef.shape[0] == 1 and len(classes) == 2:
+            W[:, classes[1]] = coef[0]
+            W[:, classes[0]] = -coef[0]
+            if intercept is not None:
+                bias[classes[1]] += intercept[0]
+                bias[classes[0]] -= intercept[0]
+        else:
+            W[:, classes] = coef.T
+            if intercept is not None:
+                bias[classes] += intercept
+        return W, bias

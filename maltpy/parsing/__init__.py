@@ -1,0 +1,1 @@
+"""The parsing loop (Cython), sentence encoding, model files and the Parser class."""

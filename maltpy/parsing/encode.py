@@ -1,0 +1,120 @@
+"""Sentences -> flat integer arrays (:class:`~maltpy.parsing.loop.Corpus`) through symbol tables.
+
+All string work happens here, once per token: column values, suffixes and
+prefixes are mapped to ids; Split columns become ragged id lists. The parse
+loop then never sees a string.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Sequence
+
+import numpy as np
+
+from maltpy.parsing.loop import Corpus
+
+
+class SymbolTable:
+    """Strings -> ids 1, 2, ... (0 is MaltParser's null value, -1 an unknown string)."""
+
+    def __init__(self, symbols: Sequence[str] = ()):
+        self.ids: Dict[str, int] = {s: k + 1 for k, s in enumerate(symbols)}
+
+    def __len__(self):
+        return len(self.ids)
+
+    def symbols(self) -> List[str]:
+        return list(self.ids)
+
+    def encode(self, values, grow: bool) -> List[int]:
+        ids = self.ids
+        if grow:
+            out = []
+            for v in values:
+                i = ids.get(v)
+                if i is None:
+                    i = ids[v] = len(ids) + 1
+                out.append(i)
+            return out
+        get = ids.get
+        return [get(v, -1) for v in values]
+
+
+def _transform(transform: str, length: int):
+    if transform == "suffix":
+        return lambda v: v[-length:]
+    if transform == "prefix":
+        return lambda v: v[:length]
+    return None
+
+
+def _splitter(sep: str):
+    literal = re.sub(r"\\(.)", r"\1", sep)
+    if re.escape(literal) == sep or len(literal) == 1 and sep in (literal, "\\" + literal):
+        return lambda v: v.split(literal)
+    pattern = re.compile(sep)
+    return pattern.split
+
+
+def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: List[SymbolTable],
+           grow: bool = False) -> Corpus:
+    """Encode sentences for the loop. With ``grow``, unseen strings get new ids (training)."""
+    sizes = np.fromiter((len(s) + 1 for s in sentences), dtype=np.int64, count=len(sentences))
+    offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    n_rows = int(offsets[-1])
+    tok = np.zeros((n_rows, max(len(compiled.token_columns), 1)), dtype=np.int32)
+    for j, (ci, transform, length) in enumerate(compiled.token_columns):
+        fn = _transform(transform, length)
+        values = []
+        for s in sentences:
+            values.append(None)
+            if fn is None:
+                values.extend(r[ci] for r in s.rows)
+            else:
+                values.extend(fn(r[ci]) for r in s.rows)
+        ids = token_tables[j].encode(values, grow)
+        col = np.array(ids, dtype=np.int32)
+        col[offsets[:-1]] = 0  # root rows: null
+        tok[:, j] = col
+    ints = np.full((n_rows, max(len(compiled.int_columns), 1)), -1, dtype=np.int32)
+    for j, ci in enumerate(compiled.int_columns):
+        values = []
+        for s in sentences:
+            values.append(-1)
+            values.extend(int(r[ci]) if r[ci].isdigit() else -1 for r in s.rows)
+        ints[:, j] = values
+    n_rag = len(compiled.rag_columns)
+    rag_off = np.zeros((n_rag, n_rows + 1), dtype=np.int32)
+    rag_ids_parts = []
+    total = 0
+    for q, (ci, transform, length, sep) in enumerate(compiled.rag_columns):
+        fn = _transform(transform, length)
+        split = _splitter(sep)
+        counts, flat = [], []
+        for s in sentences:
+            counts.append(0)
+            for r in s.rows:
+                v = r[ci] if fn is None else fn(r[ci])
+                parts = [p for p in split(v) if p != ""] or [v]
+                counts.append(len(parts))
+                flat.extend(parts)
+        ids = rag_tables[q].encode(flat, grow)
+        rag_off[q, 0] = total
+        rag_off[q, 1:] = total + np.cumsum(counts)
+        total += len(ids)
+        rag_ids_parts.append(np.array(ids, dtype=np.int32))
+    rag_ids = np.concatenate(rag_ids_parts) if rag_ids_parts else np.zeros(1, dtype=np.int32)
+    return Corpus(offsets, tok, ints, rag_off, rag_ids)
+
+
+def gold_arrays(sentences, label_ids: Dict[str, int]):
+    """Gold heads and label ids per corpus row (root rows -1)."""
+    heads, labels = [], []
+    for s in sentences:
+        heads.append(-1)
+        labels.append(-1)
+        for r in s.rows:
+            heads.append(int(r[6]))
+            labels.append(label_ids.get(r[7], -1))
+    return np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32)

@@ -1,0 +1,424 @@
+# cython: language_level=3
+"""The transition loop, for training (the oracle decides) and parsing (the weights decide).
+
+Both loops run without the GIL and without Python calls per transition:
+configuration, validity, feature extraction, weight look-up, scoring and the
+arg-max all happen in C. The corpus comes in as flat arrays (see
+:mod:`maltpy.parsing.encode`): sentence k owns rows ``offsets[k]..offsets[k+1]``,
+row 0 of each sentence being the root.
+
+Forced decisions (exactly one permissible move, and it takes no label) are
+applied without asking the classifier, in training and parsing alike.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy
+from libc.stdint cimport uint64_t, int64_t, int32_t
+
+from maltpy.systems.state cimport State, Gold, state_alloc, state_free, state_reset
+from maltpy.systems.base cimport TransitionSystem, gold_alloc, gold_free
+from maltpy.features.extract cimport Extractor, Sent
+from maltpy.features.featmap cimport FeatMap, mix64
+
+cnp.import_array()
+
+cdef enum:
+    MAX_MOVES = 64
+
+
+cdef struct Vec:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t cap
+    Py_ssize_t item
+
+
+cdef bint vec_init(Vec* v, Py_ssize_t item, Py_ssize_t cap) noexcept nogil:
+    v.item = item
+    v.size = 0
+    v.cap = cap
+    v.data = <char*>malloc(item * cap)
+    return v.data != NULL
+
+
+cdef bint vec_reserve(Vec* v, Py_ssize_t extra) noexcept nogil:
+    cdef Py_ssize_t cap = v.cap
+    cdef char* p
+    if v.size + extra <= v.cap:
+        return True
+    while cap < v.size + extra:
+        cap *= 2
+    p = <char*>realloc(v.data, v.item * cap)
+    if p == NULL:
+        return False
+    v.data, v.cap = p, cap
+    return True
+
+
+cdef object vec_to_numpy(Vec* v, dtype):
+    out = np.empty(v.size, dtype=dtype)
+    if v.size:
+        memcpy(<void*>cnp.PyArray_DATA(out), v.data, v.size * v.item)
+    free(v.data)
+    v.data = NULL
+    return out
+
+
+cdef class ClassTable:
+    """Classes = unlabeled moves plus (labeled move, label) pairs."""
+    cdef readonly int n_classes
+    cdef int* first
+    cdef bint* labeled
+    cdef int* class_move
+    cdef int* class_label
+    cdef int n_moves
+
+    def __cinit__(self, labeled_moves, int n_labels):
+        self.n_moves = len(labeled_moves)
+        if self.n_moves > MAX_MOVES:
+            raise ValueError("too many moves")
+        self.first = <int*>malloc(sizeof(int) * self.n_moves)
+        self.labeled = <bint*>malloc(sizeof(bint) * self.n_moves)
+        n = 0
+        for m, lab in enumerate(labeled_moves):
+            self.first[m] = n
+            self.labeled[m] = bool(lab)
+            n += n_labels if lab else 1
+        self.n_classes = n
+        self.class_move = <int*>malloc(sizeof(int) * max(n, 1))
+        self.class_label = <int*>malloc(sizeof(int) * max(n, 1))
+        c = 0
+        for m, lab in enumerate(labeled_moves):
+            for l in range(n_labels if lab else 1):
+                self.class_move[c] = m
+                self.class_label[c] = l if lab else -1
+                c += 1
+
+    def __dealloc__(self):
+        free(self.first)
+        free(self.labeled)
+        free(self.class_move)
+        free(self.class_label)
+
+    cdef inline int class_of(self, int move, int label) noexcept nogil:
+        return self.first[move] + (label if self.labeled[move] else 0)
+
+    def move_and_label(self, int c):
+        return self.class_move[c], self.class_label[c]
+
+
+cdef class Weights:
+    """Per-split weight tables: feature key -> row of a float32 (rows x classes) matrix."""
+    cdef int n_splits
+    cdef int n_classes
+    cdef uint64_t** keys
+    cdef int32_t** vals
+    cdef Py_ssize_t* masks
+    cdef float** W
+    cdef float** bias
+    cdef int* split_map
+    cdef int split_map_len
+    cdef int default_split
+    cdef list _keep
+
+    def __cinit__(self, list models, split_map, int default_split, int n_classes):
+        """``models``: list of (FeatMap, W[rows, n_classes] float32, bias[n_classes] float32)."""
+        self.n_splits = len(models)
+        self.n_classes = n_classes
+        self._keep = []
+        self.keys = <uint64_t**>malloc(sizeof(void*) * self.n_splits)
+        self.vals = <int32_t**>malloc(sizeof(void*) * self.n_splits)
+        self.masks = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * self.n_splits)
+        self.W = <float**>malloc(sizeof(void*) * self.n_splits)
+        self.bias = <float**>malloc(sizeof(void*) * self.n_splits)
+        cdef FeatMap fm
+        cdef cnp.ndarray w, b
+        for k, (fm_obj, w_obj, b_obj) in enumerate(models):
+            fm = fm_obj
+            w = np.ascontiguousarray(w_obj, dtype=np.float32)
+            b = np.ascontiguousarray(b_obj, dtype=np.float32)
+            if w.ndim != 2 or w.shape[1] != n_classes or w.shape[0] != len(fm) or b.shape[0] != n_classes:
+                raise ValueError("weight matrix shape does not match the model")
+            self._keep.append((fm, w, b))
+            self.keys[k] = fm.keys
+            self.vals[k] = fm.vals
+            self.masks[k] = fm.cap - 1
+            self.W[k] = <float*>cnp.PyArray_DATA(w)
+            self.bias[k] = <float*>cnp.PyArray_DATA(b)
+        sm = np.ascontiguousarray(split_map, dtype=np.int32)
+        self._keep.append(sm)
+        self.split_map_len = len(sm)
+        self.split_map = <int*>cnp.PyArray_DATA(sm)
+        self.default_split = default_split
+
+    def __dealloc__(self):
+        free(self.keys)
+        free(self.vals)
+        free(self.masks)
+        free(self.W)
+        free(self.bias)
+
+    cdef inline int32_t row(self, int sp, uint64_t key) noexcept nogil:
+        cdef Py_ssize_t mask = self.masks[sp]
+        cdef Py_ssize_t slot = <Py_ssize_t>(mix64(key) & mask)
+        cdef int32_t* vals = self.vals[sp]
+        cdef uint64_t* keys = self.keys[sp]
+        while vals[slot] != -1:
+            if keys[slot] == key:
+                return vals[slot]
+            slot = (slot + 1) & mask
+        return -1
+
+    cdef inline int split_of(self, int64_t value) noexcept nogil:
+        if 0 <= value < self.split_map_len:
+            return self.split_map[value]
+        return self.default_split
+
+
+
+cdef class Corpus:
+    """Flat encoded sentences; built by :func:`maltpy.parsing.encode.encode`."""
+    cdef readonly object offsets, tok, ints, rag_off, rag_ids
+    cdef int64_t* off_p
+    cdef int* tok_p
+    cdef int* ints_p
+    cdef int* rag_off_p
+    cdef int* rag_ids_p
+    cdef readonly int n_tok, n_int, n_rag
+    cdef readonly Py_ssize_t n_rows, n_sentences
+    cdef int max_n
+
+    def __cinit__(self, offsets, tok, ints, rag_off, rag_ids):
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.tok = np.ascontiguousarray(tok, dtype=np.int32)
+        self.ints = np.ascontiguousarray(ints, dtype=np.int32)
+        self.rag_off = np.ascontiguousarray(rag_off, dtype=np.int32)
+        self.rag_ids = np.ascontiguousarray(rag_ids, dtype=np.int32)
+        self.n_sentences = len(self.offsets) - 1
+        self.n_rows = int(self.offsets[len(self.offsets) - 1])
+        self.n_tok = self.tok.shape[1]
+        self.n_int = self.ints.shape[1]
+        self.n_rag = self.rag_off.shape[0]
+        if self.tok.shape[0] != self.n_rows or self.ints.shape[0] != self.n_rows:
+            raise ValueError("corpus arrays disagree on the number of rows")
+        if self.rag_off.shape[1] != self.n_rows + 1:
+            raise ValueError("rag offsets must have n_rows + 1 columns")
+        self.off_p = <int64_t*>cnp.PyArray_DATA(self.offsets)
+        self.tok_p = <int*>cnp.PyArray_DATA(self.tok)
+        self.ints_p = <int*>cnp.PyArray_DATA(self.ints)
+        self.rag_off_p = <int*>cnp.PyArray_DATA(self.rag_off)
+        self.rag_ids_p = <int*>cnp.PyArray_DATA(self.rag_ids)
+        sizes = np.diff(self.offsets)
+        self.max_n = int(sizes.max()) - 1 if len(sizes) else 0
+
+    cdef inline void sentence(self, Py_ssize_t k, Sent* sent) noexcept nogil:
+        cdef int64_t r0 = self.off_p[k]
+        sent.n = <int>(self.off_p[k + 1] - r0 - 1)
+        sent.tok = self.tok_p + r0 * self.n_tok
+        sent.ints = self.ints_p + r0 * self.n_int
+        sent.rag_off = self.rag_off_p + r0
+        sent.rag_stride = <int>(self.n_rows + 1)
+        sent.rag_ids = self.rag_ids_p
+
+
+def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable classes,
+                      Corpus corpus, gold_heads, gold_labels, progress=None):
+    """Run the static oracle over a corpus and record one training instance per decision.
+
+    Returns a dict with CSR parts ``indptr``/``indices`` (feature ids from
+    ``fmap``, which grows), ``y`` (class ids), ``split`` (data-split value per
+    instance) and ``oracle_errors`` (sentences whose oracle output differs from
+    the gold tree, e.g. non-projective trees for a projective system).
+    """
+    cdef int[::1] gh = np.ascontiguousarray(gold_heads, dtype=np.int32)
+    cdef int[::1] gl = np.ascontiguousarray(gold_labels, dtype=np.int32)
+    if gh.shape[0] != corpus.n_rows or gl.shape[0] != corpus.n_rows:
+        raise ValueError("gold arrays must have one entry per corpus row")
+    cdef State s
+    cdef Gold g
+    cdef Sent sent
+    cdef Vec indptr, indices, ys, splits
+    cdef bint mask[MAX_MOVES]
+    cdef int* nodes = <int*>malloc(sizeof(int) * (ex.n_addr + 1))
+    cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1))
+    cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
+    cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0
+    cdef int n_valid, move, label, m, i, nk, fid, only, n_errors = 0, max_steps
+    cdef bint ok = True, wrong
+    s.stack = NULL
+    g.n_children = NULL
+    if (nodes == NULL or values == NULL or keys == NULL or not state_alloc(&s, corpus.max_n)
+            or not vec_init(&indptr, sizeof(int64_t), 1024) or not vec_init(&indices, sizeof(int32_t), 8192)
+            or not vec_init(&ys, sizeof(int32_t), 1024) or not vec_init(&splits, sizeof(int64_t), 1024)):
+        raise MemoryError()
+    (<int64_t*>indptr.data)[0] = 0
+    indptr.size = 1
+    step = max(1, n_sent // 100)
+    try:
+        for k in range(n_sent):
+            with nogil:
+                corpus.sentence(k, &sent)
+                r0 = corpus.off_p[k]
+                s.n = sent.n
+                state_reset(&s)
+                if not gold_alloc(&g, &gh[r0], &gl[r0], sent.n):
+                    ok = False
+                system.init_state(&s)
+                max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
+                while ok and not system.is_terminal(&s) and s.n_transitions < max_steps:
+                    n_valid = system.valid_moves(&s, mask)
+                    if n_valid == 0:
+                        break
+                    if n_valid == 1:
+                        only = 0
+                        while not mask[only]:
+                            only += 1
+                        if not classes.labeled[only]:
+                            system.apply(&s, only, -1)
+                            continue
+                    move = system.oracle(&s, &g, &label)
+                    if move < 0 or not mask[move] or (classes.labeled[move] and label < 0):
+                        # the oracle has no permissible answer (non-projective gold tree
+                        # for a projective system): fall back to the first permissible move
+                        move = 0
+                        while not mask[move]:
+                            move += 1
+                        label = 0
+                    nk = ex.extract(system, &s, &sent, nodes, values, keys)
+                    if not (vec_reserve(&indices, nk) and vec_reserve(&indptr, 1)
+                            and vec_reserve(&ys, 1) and vec_reserve(&splits, 1)):
+                        ok = False
+                        break
+                    for i in range(nk):
+                        fid = fmap.add(keys[i])
+                        if fid < 0:
+                            ok = False
+                        (<int32_t*>indices.data)[indices.size] = fid
+                        indices.size += 1
+                    (<int64_t*>indptr.data)[indptr.size] = indices.size
+                    indptr.size += 1
+                    (<int32_t*>ys.data)[ys.size] = classes.class_of(move, label)
+                    ys.size += 1
+                    (<int64_t*>splits.data)[splits.size] = (
+                        ex.split_value(system, &s, &sent, nodes) if ex.split_atom >= 0 else 0)
+                    splits.size += 1
+                    system.apply(&s, move, label)
+                system.finish(&s)
+                wrong = False
+                for i in range(1, sent.n + 1):
+                    if s.heads[i] != gh[r0 + i] or s.labels[i] != gl[r0 + i]:
+                        wrong = True
+                n_errors += wrong
+                gold_free(&g)
+            if not ok:
+                raise MemoryError("out of memory while collecting training instances")
+            if progress is not None and (k + 1) % step == 0:
+                progress(step)
+    finally:
+        state_free(&s)
+        gold_free(&g)
+        free(nodes)
+        free(values)
+        free(keys)
+    return {
+        "indptr": vec_to_numpy(&indptr, np.int64),
+        "indices": vec_to_numpy(&indices, np.int32),
+        "y": vec_to_numpy(&ys, np.int32),
+        "split": vec_to_numpy(&splits, np.int64),
+        "oracle_errors": n_errors,
+    }
+
+
+def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTable classes,
+                 Corpus corpus, progress=None, bint record_end=False):
+    """Parse every sentence; return heads and labels per corpus row (root rows -1).
+
+    With ``record_end``, also return for every row whether that word was on the
+    stack without a head when the buffer first became empty (fragmentation
+    diagnostics), as a third array.
+    """
+    heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
+    labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
+    end_out = np.zeros(corpus.n_rows if record_end else 0, dtype=np.int8)
+    cdef int[::1] ho = heads_out
+    cdef int[::1] lo = labels_out
+    cdef signed char[::1] eo = end_out
+    cdef State s
+    cdef Sent sent
+    cdef bint mask[MAX_MOVES]
+    cdef int C = classes.n_classes
+    cdef int* nodes = <int*>malloc(sizeof(int) * (ex.n_addr + 1))
+    cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1))
+    cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
+    cdef float* scores = <float*>malloc(sizeof(float) * (C + 1))
+    cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0
+    cdef int n_valid, only, nk, i, c, sp, best, row, max_steps
+    cdef float best_score
+    cdef float* wrow
+    cdef bint recorded
+    s.stack = NULL
+    if nodes == NULL or values == NULL or keys == NULL or scores == NULL or not state_alloc(&s, corpus.max_n):
+        raise MemoryError()
+    step = max(1, n_sent // 100)
+    try:
+        for k in range(n_sent):
+            with nogil:
+                corpus.sentence(k, &sent)
+                r0 = corpus.off_p[k]
+                s.n = sent.n
+                state_reset(&s)
+                system.init_state(&s)
+                recorded = False
+                max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
+                while not system.is_terminal(&s) and s.n_transitions < max_steps:
+                    if record_end and not recorded and s.end_seen:
+                        recorded = True
+                        for i in range(s.stack_len):
+                            if s.stack[i] > 0 and s.heads[s.stack[i]] == -1:
+                                eo[r0 + s.stack[i]] = 1
+                    n_valid = system.valid_moves(&s, mask)
+                    if n_valid == 0:
+                        break
+                    if n_valid == 1:
+                        only = 0
+                        while not mask[only]:
+                            only += 1
+                        if not classes.labeled[only]:
+                            system.apply(&s, only, -1)
+                            continue
+                    nk = ex.extract(system, &s, &sent, nodes, values, keys)
+                    sp = weights.split_of(ex.split_value(system, &s, &sent, nodes)) if ex.split_atom >= 0 else 0
+                    memcpy(scores, weights.bias[sp], sizeof(float) * C)
+                    for i in range(nk):
+                        row = weights.row(sp, keys[i])
+                        if row >= 0:
+                            wrow = weights.W[sp] + <Py_ssize_t>row * C
+                            for c in range(C):
+                                scores[c] += wrow[c]
+                    best = -1
+                    best_score = 0
+                    for c in range(C):
+                        if mask[classes.class_move[c]] and (best < 0 or scores[c] > best_score):
+                            best = c
+                            best_score = scores[c]
+                    system.apply(&s, classes.class_move[best], classes.class_label[best])
+                if record_end and not recorded:
+                    for i in range(s.stack_len):
+                        if s.stack[i] > 0 and s.heads[s.stack[i]] == -1:
+                            eo[r0 + s.stack[i]] = 1
+                system.finish(&s)
+                for i in range(1, sent.n + 1):
+                    ho[r0 + i] = s.heads[i]
+                    lo[r0 + i] = s.labels[i]
+            if progress is not None and (k + 1) % step == 0:
+                progress(step)
+    finally:
+        state_free(&s)
+        free(nodes)
+        free(values)
+        free(keys)
+        free(scores)
+    if record_end:
+        return heads_out, labels_out, end_out
+    return heads_out, labels_out

@@ -1,0 +1,321 @@
+"""The Parser: training (fit), parsing, and model files, in the spirit of scikit-learn estimators.
+
+Orchestration lives here in Python; every per-transition step runs in
+:mod:`maltpy.parsing.loop`.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import List, Optional, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+import maltpy
+from maltpy.config import Settings, make_settings
+from maltpy.errors import MaltpyError, ModelFileError
+from maltpy.features import MODELS_DIR
+from maltpy.features.compiler import compile_model
+from maltpy.features.extract import Extractor
+from maltpy.features.featmap import FeatMap
+from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_feature_model
+from maltpy.formats.conll import COLUMNS, INPUT_COLUMNS, Sentence, to_conllx
+from maltpy.learners import make_learner
+from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
+from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
+from maltpy.parsing.modelfile import load_model, save_model
+from maltpy.systems import FEATURE_MODEL_NAMES, PROCESS_OPTIONS, system_class
+
+
+def _progress_bar(total, desc, enabled):
+    """A tqdm bar on a terminal, nothing in pipes."""
+    if not enabled or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, desc=desc, unit="sent", leave=False, file=sys.stderr)
+
+
+def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str):
+    """``-F`` value -> (FeatureModel, YAML text). ``None`` = MaltParser's default for the setup."""
+    if not features:
+        features = FEATURE_MODEL_NAMES.get(algorithm, algorithm)
+    path = features
+    if not os.path.exists(path):
+        # a shipped model by name: NivreEager, NivreEager.xml, nivreeager ...
+        stem = os.path.splitext(os.path.basename(features))[0]
+        stem = FEATURE_MODEL_NAMES.get(stem.lower(), stem)
+        candidate = os.path.join(MODELS_DIR, learner, fmt, stem + ".yaml")
+        if not os.path.exists(candidate):
+            shipped = sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(MODELS_DIR, learner, fmt))) \
+                if os.path.isdir(os.path.join(MODELS_DIR, learner, fmt)) else []
+            raise MaltpyError(f"feature model {features!r} is neither a file nor a shipped model; "
+                              f"shipped models for {learner}/{fmt}: {', '.join(shipped)}")
+        path = candidate
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if path.endswith(".xml"):
+        model = convert_maltparser_xml(text, path)[0]
+        text = model.to_yaml(f"converted from {os.path.basename(path)}")
+        return model, text
+    return load_feature_model(text, path), text
+
+
+class Parser:
+    """A MaltParser-style transition-based dependency parser.
+
+    >>> p = Parser(algorithm="nivreeager").fit(read_conll("train.conll", need_heads=True))
+    >>> trees = p.parse(read_conll("test.conll"))
+    >>> p.save("model.mpz"); p = maltpy.load("model.mpz")
+
+    Settings are those of :class:`maltpy.config.Settings` (the YAML keys).
+    """
+
+    def __init__(self, settings: Optional[Settings] = None, **kwargs):
+        if settings is not None and kwargs:
+            settings = make_settings(**{**settings.__dict__, **kwargs})
+        self.settings = settings or make_settings(**kwargs)
+        self._fitted = False
+        self._weights = None
+
+    # ------------------------------------------------------------------ setup
+    def _setup(self, fmt: str, feature_text: Optional[str] = None):
+        s = self.settings
+        self.format = fmt
+        self.system_cls = system_class(s.algorithm)
+        if feature_text is None:
+            self.feature_model, self.feature_text = resolve_feature_model(s.features, s.algorithm, s.learner, fmt)
+        else:
+            self.feature_text = feature_text
+            self.feature_model = load_feature_model(feature_text, "model file feature model")
+        split = None
+        if s.split_column or s.split_structure:
+            if not (s.split_column and s.split_structure):
+                raise MaltpyError("data split needs both -d (column, e.g. POSTAG) and -s (structure, e.g. Input[0])")
+            split = (s.split_column, s.split_structure)
+        self.compiled = compile_model(self.feature_model, fmt, self.system_cls, split)
+        self.extractor = Extractor(self.compiled.tables, max(len(self.compiled.token_columns), 1),
+                                   max(len(self.compiled.int_columns), 1), self.compiled.split_atom)
+
+    def _system(self, training: bool):
+        opts = self.settings.system_options(self.system_cls)
+        if training:
+            for k in PROCESS_OPTIONS & set(opts):
+                opts[k] = self.system_cls.options[k]
+        root = self.label_ids.get(self.settings.root_label, 0)
+        return self.system_cls(len(self.labels), root, **opts)
+
+    # ------------------------------------------------------------------ training
+    def fit(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
+        """Train on gold sentences (HEAD and DEPREL filled). Returns self."""
+        s = self.settings
+        if not sentences:
+            raise MaltpyError("no training sentences")
+        fmt = fmt or s.input_format or "conllx"
+        log = log or (lambda msg: None)
+        t0 = time.perf_counter()
+        self._setup(fmt)
+        labels = sorted({r[7] for sent in sentences for r in sent.rows} | {s.root_label})
+        self.labels = labels
+        self.label_ids = {l: k for k, l in enumerate(labels)}
+        self.token_tables = [SymbolTable() for _ in self.compiled.token_columns]
+        self.rag_tables = [SymbolTable() for _ in self.compiled.rag_columns]
+        corpus = encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=True)
+        heads, label_ids = gold_arrays(sentences, self.label_ids)
+        system = self._system(training=True)
+        self.classes = ClassTable(self.system_cls.labeled_moves, len(labels))
+        fmap = FeatMap(1 << 16)
+        bar = _progress_bar(len(sentences), "instances", s.verbose)
+        try:
+            inst = collect_instances(system, self.extractor, fmap, self.classes, corpus, heads,
+                                     label_ids, progress=bar.update if bar else None)
+        finally:
+            if bar:
+                bar.close()
+        n_inst = len(inst["y"])
+        self.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences)),
+                            "instances": n_inst, "features": len(fmap),
+                            "oracle_errors": int(inst["oracle_errors"])}
+        log(f"{n_inst} instances, {len(fmap)} features, {self.classes.n_classes} classes "
+            f"({time.perf_counter() - t0:.1f} s)")
+        if inst["oracle_errors"]:
+            log(f"note: the {s.algorithm} oracle could not reproduce {inst['oracle_errors']} of "
+                f"{len(sentences)} training trees (non-projective trees need a non-projective "
+                "algorithm or pseudo-projective parsing)")
+        X = sp.csr_matrix((np.ones(len(inst["indices"]), dtype=np.float64), inst["indices"], inst["indptr"]),
+                          shape=(n_inst, len(fmap)))
+        y = inst["y"]
+        all_keys = fmap.keys_in_order()
+        del fmap
+        groups, self.split_map, self.default_split = self._split_groups(inst["split"], n_inst)
+        learner = make_learner(s.learner, s.learner_options)
+        C = self.classes.n_classes
+
+        def train(rows):
+            Xs = X[rows] if rows is not None else X
+            cols = np.unique(Xs.indices)
+            remap = np.full(X.shape[1], -1, dtype=np.int64)
+            remap[cols] = np.arange(len(cols))
+            Xs = sp.csr_matrix((Xs.data, remap[Xs.indices], Xs.indptr), shape=(Xs.shape[0], len(cols)))
+            W, bias = learner.fit(Xs, y[rows] if rows is not None else y, C)
+            keep = np.flatnonzero(np.any(W != 0, axis=1))
+            return all_keys[cols[keep]], W[keep], bias
+
+        jobs = s.jobs or os.cpu_count() or 1
+        bar = _progress_bar(len(groups), "training", s.verbose)
+        t1 = time.perf_counter()
+        results = [None] * len(groups)
+        # largest groups first so the pool finishes together; liblinear releases the GIL
+        order = sorted(range(len(groups)), key=lambda g: -(n_inst if groups[g] is None else len(groups[g])))
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups)))) as pool:
+            futures = {pool.submit(train, groups[g]): g for g in order}
+            for fut in futures:
+                results[futures[fut]] = fut.result()
+                if bar:
+                    bar.update(1)
+        if bar:
+            bar.close()
+        self.splits = results
+        log(f"trained {len(groups)} model(s) with {s.learner} {learner.options_string()} "
+            f"in {time.perf_counter() - t1:.1f} s")
+        self.train_stats["seconds"] = time.perf_counter() - t0
+        self._fitted = True
+        self._weights = None
+        return self
+
+    def _split_groups(self, split_values, n_inst):
+        """Instance rows per split model (MaltParser's -d/-s/-T); None = all instances."""
+        s = self.settings
+        if self.compiled.split_atom < 0:
+            return [None], np.zeros(1, dtype=np.int32), 0
+        values, counts = np.unique(split_values, return_counts=True)
+        big = values[counts >= s.split_threshold]
+        order = np.argsort(split_values, kind="stable")
+        sorted_vals = split_values[order]
+        groups = []
+        for v in big:
+            lo, hi = np.searchsorted(sorted_vals, v), np.searchsorted(sorted_vals, v, side="right")
+            groups.append(np.sort(order[lo:hi]))
+        rest = np.flatnonzero(~np.isin(split_values, big))
+        groups.append(rest if len(rest) else None)  # default model; all instances if nothing is pooled
+        n_values = int(max(split_values.max(initial=0), 0)) + 1
+        split_map = np.full(n_values, len(groups) - 1, dtype=np.int32)
+        for k, v in enumerate(big):
+            if v >= 0:
+                split_map[v] = k
+        return groups, split_map, len(groups) - 1
+
+    # ------------------------------------------------------------------ parsing
+    def _check_fitted(self):
+        if not self._fitted:
+            raise MaltpyError("this parser is not trained: call fit() or load a model file")
+
+    def _get_weights(self):
+        if self._weights is None:
+            models = [(FeatMap.from_keys(k), W, b) for k, W, b in self.splits]
+            self._weights = Weights(models, self.split_map, self.default_split, self.classes.n_classes)
+        return self._weights
+
+    def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False):
+        """Parse and return (corpus offsets, heads, label ids[, end flags]) per corpus row."""
+        self._check_fitted()
+        corpus = encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=False)
+        system = self._system(training=False)
+        bar = _progress_bar(len(sentences), "parsing", progress)
+        try:
+            out = parse_corpus(system, self.extractor, self._get_weights(), self.classes, corpus,
+                               progress=bar.update if bar else None, record_end=record_end)
+        finally:
+            if bar:
+                bar.close()
+        return (corpus.offsets,) + tuple(out)
+
+    def parse(self, sentences: Sequence[Sentence], progress: bool = False) -> List[Sentence]:
+        """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled."""
+        sentences = [s if isinstance(s, Sentence) else Sentence.from_words(list(s)) for s in sentences]
+        if not sentences:
+            return []
+        offsets, heads, labels = self.parse_arrays(sentences, progress)
+        names = self.labels
+        out = []
+        for k, sent in enumerate(sentences):
+            r0 = offsets[k]
+            n = len(sent)
+            h = heads[r0 + 1:r0 + n + 1].tolist()
+            l = [names[x] for x in labels[r0 + 1:r0 + n + 1].tolist()]
+            out.append(sent.with_tree(h, l))
+        return out
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str) -> None:
+        """Write the trained parser to one model file."""
+        self._check_fitted()
+        train_settings = {k: v for k, v in self.settings.__dict__.items()
+                          if k not in ("model", "input", "output", "verbose", "jobs")}
+        header = {
+            "maltpy_version": maltpy.__version__,
+            "settings": train_settings,
+            "format": self.format,
+            "feature_model": self.feature_text,
+            "labels": self.labels,
+            "token_tables": [t.symbols() for t in self.token_tables],
+            "rag_tables": [t.symbols() for t in self.rag_tables],
+            "n_classes": self.classes.n_classes,
+            "n_splits": len(self.splits),
+            "default_split": self.default_split,
+            "train_stats": getattr(self, "train_stats", {}),
+        }
+        arrays = {"split_map": self.split_map}
+        C = self.classes.n_classes
+        col_dtype = np.uint16 if C < 65536 else np.int32
+        for k, (keys, W, bias) in enumerate(self.splits):
+            nz_rows, nz_cols = np.nonzero(W)
+            arrays[f"keys{k}"] = keys
+            arrays[f"bias{k}"] = bias
+            arrays[f"w{k}_indptr"] = np.concatenate([[0], np.cumsum(np.bincount(nz_rows, minlength=len(W)))]).astype(np.int64)
+            arrays[f"w{k}_cols"] = nz_cols.astype(col_dtype)
+            arrays[f"w{k}_vals"] = W[nz_rows, nz_cols].astype(np.float32)
+        save_model(path, header, arrays)
+
+    @classmethod
+    def load(cls, path: str, **overrides) -> "Parser":
+        """Load a model file. ``overrides``: parse-time settings (e.g. ``enforce_tree=True``)."""
+        header, arrays = load_model(path)
+        try:
+            settings = make_settings(**header["settings"])
+            for k, v in overrides.items():
+                setattr(settings, k, v)
+            self = cls(settings)
+            self._setup(header["format"], header["feature_model"])
+            self.labels = list(header["labels"])
+            self.label_ids = {l: k for k, l in enumerate(self.labels)}
+            self.token_tables = [SymbolTable(t) for t in header["token_tables"]]
+            self.rag_tables = [SymbolTable(t) for t in header["rag_tables"]]
+            self.classes = ClassTable(self.system_cls.labeled_moves, len(self.labels))
+            C = int(header["n_classes"])
+            if C != self.classes.n_classes:
+                raise ModelFileError(f"{path}: class count does not match the {settings.algorithm} system")
+            self.splits = []
+            for k in range(int(header["n_splits"])):
+                keys = arrays[f"keys{k}"].astype(np.uint64)
+                indptr = arrays[f"w{k}_indptr"]
+                W = np.zeros((len(keys), C), dtype=np.float32)
+                rows = np.repeat(np.arange(len(keys)), np.diff(indptr))
+                W[rows, arrays[f"w{k}_cols"].astype(np.int64)] = arrays[f"w{k}_vals"]
+                self.splits.append((keys, W, arrays[f"bias{k}"].astype(np.float32)))
+            self.split_map = arrays["split_map"].astype(np.int32)
+            self.default_split = int(header["default_split"])
+            self.train_stats = header.get("train_stats", {})
+        except ModelFileError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, FeatureSpecError, MaltpyError) as e:
+            raise ModelFileError(f"{path}: inconsistent model file ({type(e).__name__}: {e})") from None
+        self._fitted = True
+        return self
+
+
+def load(path: str, **overrides) -> Parser:
+    """Load a trained parser from a model file: ``maltpy.load("en.mpz").parse(sentences)``."""
+    return Parser.load(path, **overrides)

@@ -1,0 +1,22 @@
+# cython: language_level=3
+from maltpy.systems.state cimport State, Gold
+
+
+cdef class TransitionSystem:
+    """Interface every transition system implements; see base.pyx for the contract."""
+    cdef readonly int n_moves
+    cdef readonly int n_labels
+    cdef readonly int root_label
+    cdef readonly dict settings
+
+    cdef void init_state(self, State* s) noexcept nogil
+    cdef bint is_terminal(self, const State* s) noexcept nogil
+    cdef int valid_moves(self, const State* s, bint* out) noexcept nogil
+    cdef void apply(self, State* s, int move, int label) noexcept nogil
+    cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil
+    cdef int address(self, const State* s, int fn, int i) noexcept nogil
+    cdef void finish(self, State* s) noexcept nogil
+
+
+cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil
+cdef void gold_free(Gold* g) noexcept nogil

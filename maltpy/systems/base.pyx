@@ -1,0 +1,236 @@
+# cython: language_level=3
+"""The interface shared by all transition systems.
+
+A system is a ``cdef class`` whose C-level methods run without the GIL on a
+:c:type:`State`. The parse loop only ever talks to this interface, so a new
+system is one new module plus a registry entry in :mod:`maltpy.systems`.
+
+Moves and classes: a system names its *moves* (``move_names``); moves listed
+in ``labeled_moves`` take an arc label. The classifier predicts *classes*,
+one per unlabeled move and one per (labeled move, label) pair; the mapping is
+built once by :class:`maltpy.parsing.classes.ClassMap`.
+
+Python-level attributes every subclass defines:
+
+``name``
+    the MaltParser algorithm name (``-a``).
+``move_names``
+    tuple of move names, index = move id.
+``labeled_moves``
+    tuple of bools, same order.
+``address_functions``
+    names of the algorithm's address functions (``Stack``, ``Input`` ...), index
+    = ``fn`` argument of :meth:`address`.
+``options``
+    dict of option name -> default value the system accepts.
+"""
+from libc.stdlib cimport malloc, free
+
+from maltpy.systems.state cimport (
+    State, Gold, state_alloc, state_free, state_reset, stack_at, buffer_at, add_arc,
+)
+
+
+cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil:
+    """Fill the oracle's view of a gold tree over nodes 0..n (heads[0] = -1)."""
+    cdef int i, h
+    cdef int* block = <int*>malloc(sizeof(int) * 2 * (n + 1))
+    if block == NULL:
+        return False
+    g.heads = heads
+    g.labels = labels
+    g.n_children = block
+    g.lmost_left = block + n + 1
+    for i in range(n + 1):
+        g.n_children[i] = 0
+        g.lmost_left[i] = -1
+    for i in range(1, n + 1):
+        h = heads[i]
+        if h >= 0:
+            g.n_children[h] += 1
+            if i < h and (g.lmost_left[h] == -1 or i < g.lmost_left[h]):
+                g.lmost_left[h] = i
+    return True
+
+
+cdef void gold_free(Gold* g) noexcept nogil:
+    if g.n_children != NULL:
+        free(g.n_children)
+        g.n_children = NULL
+
+
+cdef class TransitionSystem:
+    """Base class. Subclasses override every ``cdef`` method.
+
+    Contract:
+
+    * ``init_state(s)``: set the initial configuration (arrays already reset).
+    * ``is_terminal(s)``: True when parsing is over.
+    * ``valid_moves(s, out)``: ``out[m]`` = whether move m is permissible;
+      returns the number of permissible moves.
+    * ``apply(s, move, label)``: perform a permissible move.
+    * ``oracle(s, gold, &label)``: the static oracle's move (and its label).
+    * ``address(s, fn, i)``: node of address function ``fn`` at offset i, -1 if none.
+    * ``finish(s)``: post-processing once terminal; the default attaches every
+      headless word to the root with ``root_label`` (MaltParser's behaviour).
+    """
+    name = "base"
+    move_names = ()
+    labeled_moves = ()
+    address_functions = ()
+    options = {}
+
+    def __init__(self, int n_labels, int root_label, **options):
+        unknown = set(options) - set(type(self).options)
+        if unknown:
+            raise ValueError(
+                f"{self.name} does not accept option(s) {', '.join(sorted(unknown))}; "
+                f"it accepts {', '.join(sorted(type(self).options)) or 'none'}"
+            )
+        self.n_moves = len(self.move_names)
+        self.n_labels = n_labels
+        self.root_label = root_label
+        self.settings = dict(type(self).options)
+        self.settings.update(options)
+        self.configure(**self.settings)
+
+    def configure(self, **options):
+        """Hook for subclasses: copy option values into C fields."""
+
+    cdef void init_state(self, State* s) noexcept nogil:
+        pass
+
+    cdef bint is_terminal(self, const State* s) noexcept nogil:
+        return True
+
+    cdef int valid_moves(self, const State* s, bint* out) noexcept nogil:
+        return 0
+
+    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+        pass
+
+    cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
+        return -1
+
+    cdef int address(self, const State* s, int fn, int i) noexcept nogil:
+        return -1
+
+    cdef void finish(self, State* s) noexcept nogil:
+        cdef int i
+        for i in range(1, s.n + 1):
+            if s.heads[i] == -1:
+                add_arc(s, 0, i, self.root_label)
+
+    def address_index(self, str name):
+        """Index of an address function by name, or raise a ValueError that says which exist."""
+        try:
+            return self.address_functions.index(name)
+        except ValueError:
+            raise ValueError(
+                f"address function {name}[i] does not exist for {self.name}; "
+                f"use one of {', '.join(f'{a}[i]' for a in self.address_functions)}"
+            ) from None
+
+    def new_configuration(self, int n):
+        """A Python-driven configuration over n words, for tests and inspection."""
+        return Configuration(self, n)
+
+
+cdef class Configuration:
+    """A :c:type:`State` wrapped for Python: one Python call per transition.
+
+    The parse loop never uses this; it exists so that tests and users can step
+    through a system by hand.
+    """
+    cdef State state
+    cdef TransitionSystem system
+    cdef Gold gold
+    cdef object _gold_arrays
+
+    def __cinit__(self, TransitionSystem system, int n):
+        self.system = system
+        self.state.stack = NULL
+        self.gold.n_children = NULL
+        if not state_alloc(&self.state, n):
+            raise MemoryError()
+        system.init_state(&self.state)
+
+    def __dealloc__(self):
+        state_free(&self.state)
+        gold_free(&self.gold)
+
+    @property
+    def n(self):
+        return self.state.n
+
+    @property
+    def stack(self):
+        """Stack, bottom first."""
+        return [self.state.stack[i] for i in range(self.state.stack_len)]
+
+    @property
+    def buffer(self):
+        """Buffer, front first."""
+        return [self.state.buffer[self.state.buf_len - 1 - i] for i in range(self.state.buf_len)]
+
+    @property
+    def aux(self):
+        return [self.state.aux[i] for i in range(self.state.aux_len)]
+
+    @property
+    def heads(self):
+        return [self.state.heads[i] for i in range(self.state.n + 1)]
+
+    @property
+    def labels(self):
+        return [self.state.labels[i] for i in range(self.state.n + 1)]
+
+    @property
+    def end_seen(self):
+        return bool(self.state.end_seen)
+
+    @property
+    def n_transitions(self):
+        return self.state.n_transitions
+
+    def is_terminal(self):
+        return bool(self.system.is_terminal(&self.state))
+
+    def valid_moves(self):
+        """List of permissible move ids."""
+        cdef bint mask[64]
+        self.system.valid_moves(&self.state, mask)
+        return [m for m in range(self.system.n_moves) if mask[m]]
+
+    def apply(self, int move, int label=-1):
+        if move not in self.valid_moves():
+            raise ValueError(f"move {self.system.move_names[move]} is not permissible here")
+        self.system.apply(&self.state, move, label)
+
+    def address(self, str fn, int i):
+        return self.system.address(&self.state, self.system.address_index(fn), i)
+
+    def set_gold(self, heads, labels):
+        """Gold tree for :meth:`oracle`: heads[0] and labels[0] belong to the root."""
+        import numpy as np
+        h = np.ascontiguousarray(heads, dtype=np.int32)
+        l = np.ascontiguousarray(labels, dtype=np.int32)
+        if len(h) != self.state.n + 1 or len(l) != self.state.n + 1:
+            raise ValueError("gold arrays must have n+1 entries")
+        self._gold_arrays = (h, l)
+        cdef int[::1] hv = h
+        cdef int[::1] lv = l
+        gold_free(&self.gold)
+        if not gold_alloc(&self.gold, &hv[0], &lv[0], self.state.n):
+            raise MemoryError()
+
+    def oracle(self):
+        """(move, label) the static oracle chooses; move is -1 if it has none."""
+        cdef int label = -1
+        if self._gold_arrays is None:
+            raise ValueError("call set_gold first")
+        cdef int move = self.system.oracle(&self.state, &self.gold, &label)
+        return move, label
+
+    def finish(self):
+        self.system.finish(&self.state)

@@ -1,0 +1,121 @@
+# cython: language_level=3
+"""The parser configuration as a plain C struct, shared by every transition system.
+
+Nodes are 0..n with 0 the artificial root. Lists are int arrays; the buffer is
+stored reversed so that its front (Input[0]) is the last element and popping
+or pushing the front is O(1).
+"""
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+
+cdef struct State:
+    int n                 # number of words; nodes are 0..n
+    int* stack            # stack[0] is the bottom, stack[stack_len-1] the top
+    int stack_len
+    int* buffer           # reversed: buffer[buf_len-1] is the front
+    int buf_len
+    int* aux              # a second list for systems that need one (lambda2, inactive stack)
+    int aux_len
+    int* heads            # -1 = no head yet
+    int* labels           # -1 = no label yet
+    int* ldep             # leftmost left dependent, -1 if none
+    int* rdep             # rightmost right dependent, -1 if none
+    int* n_ldeps
+    int* n_rdeps
+    bint end_seen         # tree constraint: an empty buffer has been seen
+    int n_transitions
+    int k_at_end          # stack size (root included) when the buffer first emptied, -1 before
+
+
+cdef struct Gold:
+    const int* heads      # gold head of each node, -1 for the root
+    const int* labels     # gold label id
+    int* n_children       # gold number of dependents
+    int* lmost_left       # gold leftmost left dependent, -1 if none
+
+
+cdef inline bint state_alloc(State* s, int n) noexcept nogil:
+    """Allocate all arrays of a state for n words. Returns False on out-of-memory."""
+    cdef int m = n + 1
+    cdef int* block = <int*>malloc(sizeof(int) * m * 9)
+    if block == NULL:
+        return False
+    s.n = n
+    s.stack = block
+    s.buffer = block + m
+    s.aux = block + 2 * m
+    s.heads = block + 3 * m
+    s.labels = block + 4 * m
+    s.ldep = block + 5 * m
+    s.rdep = block + 6 * m
+    s.n_ldeps = block + 7 * m
+    s.n_rdeps = block + 8 * m
+    state_reset(s)
+    return True
+
+
+cdef inline void state_reset(State* s) noexcept nogil:
+    """Empty lists, no arcs: the system's init then fills stack and buffer."""
+    cdef int i
+    cdef int m = s.n + 1
+    s.stack_len = 0
+    s.buf_len = 0
+    s.aux_len = 0
+    for i in range(m):
+        s.heads[i] = -1
+        s.labels[i] = -1
+        s.ldep[i] = -1
+        s.rdep[i] = -1
+        s.n_ldeps[i] = 0
+        s.n_rdeps[i] = 0
+    s.end_seen = False
+    s.n_transitions = 0
+    s.k_at_end = -1
+
+
+cdef inline void state_free(State* s) noexcept nogil:
+    if s.stack != NULL:
+        free(s.stack)
+        s.stack = NULL
+
+
+cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
+    """Add head -> dep with a label and keep the dependent summaries current."""
+    s.heads[dep] = head
+    s.labels[dep] = label
+    if dep < head:
+        s.n_ldeps[head] += 1
+        if s.ldep[head] == -1 or dep < s.ldep[head]:
+            s.ldep[head] = dep
+    else:
+        s.n_rdeps[head] += 1
+        if dep > s.rdep[head]:
+            s.rdep[head] = dep
+
+
+cdef inline int stack_top(const State* s) noexcept nogil:
+    return s.stack[s.stack_len - 1] if s.stack_len > 0 else -1
+
+
+cdef inline int buffer_front(const State* s) noexcept nogil:
+    return s.buffer[s.buf_len - 1] if s.buf_len > 0 else -1
+
+
+cdef inline int stack_at(const State* s, int i) noexcept nogil:
+    return s.stack[s.stack_len - 1 - i] if 0 <= i < s.stack_len else -1
+
+
+cdef inline int buffer_at(const State* s, int i) noexcept nogil:
+    return s.buffer[s.buf_len - 1 - i] if 0 <= i < s.buf_len else -1
+
+
+cdef inline void fill_buffer(State* s, int first, int last) noexcept nogil:
+    """Buffer = [first .. last] in order (front = first)."""
+    cdef int i
+    s.buf_len = 0
+    i = last
+    while i >= first:
+        s.buffer[s.buf_len] = i
+        s.buf_len += 1
+        i -= 1
