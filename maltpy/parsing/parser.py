@@ -156,8 +156,8 @@ class Parser:
         def train(rows):
             Xs = X[rows] if rows is not None else X
             cols = np.unique(Xs.indices)
-            remap = np.full(X.shape[1], -1, dtype=np.int64)
-            remap[cols] = np.arange(len(cols))
+            remap = np.full(X.shape[1], -1, dtype=np.int32)
+            remap[cols] = np.arange(len(cols), dtype=np.int32)
             Xs = sp.csr_matrix((Xs.data, remap[Xs.indices], Xs.indptr), shape=(Xs.shape[0], len(cols)))
             W, bias = learner.fit(Xs, y[rows] if rows is not None else y, C)
             keep = np.flatnonzero(np.any(W != 0, axis=1))

@@ -1,0 +1,5 @@
+import sys
+
+from maltpy.cli.main import main
+
+sys.exit(main())

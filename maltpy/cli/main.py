@@ -1,0 +1,219 @@
+"""The ``maltpy`` command: MaltParser's flags for learning and parsing, plus sub-commands.
+
+    maltpy -c config.yaml -m learn            train (settings from the YAML file)
+    maltpy -c model.mpz -i test.conll -m parse   parse (stdin/stdout when -i/-o are absent or -)
+    maltpy -m convert -i in.conllu -o out.conll  CoNLL-U -> CoNLL-X
+    maltpy eval GOLD SYSTEM                   LAS, UAS, LA
+    maltpy convert-features MODEL.xml         MaltParser XML feature model -> YAML
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from maltpy.config import FLAGS, Settings, coerce, load_config
+from maltpy.errors import MaltpyError
+
+MODES = ("learn", "parse", "convert")
+
+
+def _log(enabled):
+    def log(msg):
+        if enabled:
+            print(f"maltpy: {msg}", file=sys.stderr, flush=True)
+    return log
+
+
+def _main_parser():
+    p = argparse.ArgumentParser(
+        prog="maltpy",
+        description="MaltParser-style transition-based dependency parsing. Settings come from a "
+                    "YAML file (-c config.yaml) and MaltParser's flags, which override it.",
+        epilog="sub-commands: 'maltpy eval GOLD SYSTEM' prints LAS/UAS/LA; "
+               "'maltpy convert-features MODEL.xml' converts a MaltParser feature model to YAML. "
+               "Run 'maltpy eval -h' for their options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-c", metavar="CONFIG|MODEL",
+                   help="YAML configuration file (.yaml/.yml), or the model file itself (.mpz is "
+                        "added when there is no extension), like MaltParser's configuration name")
+    p.add_argument("-m", choices=MODES, default=None,
+                   help="learn, parse (default) or convert (CoNLL-U to CoNLL-X)")
+    g = p.add_argument_group("MaltParser options (override the YAML file)")
+    g.add_argument("-i", metavar="FILE", help="input file; '-' or absent: standard input")
+    g.add_argument("-o", metavar="FILE", help="output file; '-' or absent: standard output")
+    g.add_argument("-if", metavar="FORMAT", choices=("conllx", "conllu"),
+                   help="input format: conllx or conllu (default: .conllu files are conllu, else conllx)")
+    g.add_argument("-of", metavar="FORMAT", choices=("conllx", "conllu"),
+                   help="output format (default: the input format)")
+    g.add_argument("-a", metavar="ALGORITHM", help="parsing algorithm: nivreeager (default), nivrestandard")
+    g.add_argument("-F", metavar="NAME|PATH",
+                   help="feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
+                        "(default: MaltParser's model for the algorithm, learner and input format)")
+    g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default)")
+    g.add_argument("-lo", metavar="OPTIONS", help="learner options, e.g. '-s_4_-c_0.1_-e_0.1_-B_-1'")
+    g.add_argument("-d", metavar="COLUMN", help="data split column, e.g. POSTAG")
+    g.add_argument("-s", metavar="STRUCTURE", help="data split structure, e.g. Input[0]")
+    g.add_argument("-T", metavar="N", help="data split threshold (default 50)")
+    g.add_argument("-grl", metavar="LABEL", help="root label for words left unattached (default ROOT)")
+    g.add_argument("-nr", metavar="BOOL", help="nivre allow_root (default true)")
+    g.add_argument("-ne", metavar="BOOL", help="nivre allow_reduce (default false)")
+    g.add_argument("-nt", metavar="BOOL", help="nivre enforce_tree: parse with the tree constraint "
+                                                "(default false; a parse-time option)")
+    g.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel trainings of split models")
+    p.add_argument("-v", "--verbose", action="store_true", help="print progress messages even in pipes")
+    p.add_argument("-q", "--quiet", action="store_true", help="no messages or progress bars")
+    return p
+
+
+def _settings_from_args(args):
+    values = {}
+    config_path = None
+    if args.c:
+        if args.c.endswith((".yaml", ".yml")):
+            config_path = args.c
+            values.update(load_config(args.c))
+        else:
+            values["model"] = args.c if os.path.splitext(args.c)[1] else args.c + ".mpz"
+    for flag, name in FLAGS.items():
+        value = getattr(args, flag.lstrip("-"), None)
+        if value is not None:
+            values[name] = coerce(name, value, f"option {flag}")
+    if args.jobs is not None:
+        values["jobs"] = args.jobs
+    settings = Settings(**values)
+    return settings, config_path
+
+
+def _detect(path, given):
+    from maltpy.formats.conll import _detect_format
+    if given:
+        return given
+    return _detect_format(path) if path not in (None, "-") else None
+
+
+def run_learn(settings, log):
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing.parser import Parser
+    if not settings.model:
+        raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
+    fmt = _detect(settings.input, settings.input_format) or "conllx"
+    t0 = time.perf_counter()
+    sentences = read_conll(settings.input, fmt, need_heads=True)
+    log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
+    parser = Parser(settings).fit(sentences, fmt=fmt, log=log)
+    parser.save(settings.model)
+    log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
+        f"learning took {time.perf_counter() - t0:.1f} s")
+
+
+def run_parse(settings, log, explicit):
+    from maltpy.formats.conll import read_conll, to_conllx, write_conll
+    from maltpy.parsing.parser import Parser
+    if not settings.model:
+        raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
+    overrides = {k: getattr(settings, k) for k in ("enforce_tree", "verbose", "jobs")}
+    ignored = sorted(k for k in explicit if k not in overrides and k not in
+                     ("model", "input", "output", "input_format", "output_format"))
+    if ignored:
+        log(f"note: {', '.join(ignored)} are fixed when learning; the model's values are used")
+    t0 = time.perf_counter()
+    parser = Parser.load(settings.model, **overrides)
+    fmt = _detect(settings.input, settings.input_format) or parser.format
+    sentences = read_conll(settings.input, fmt, need_heads=False)
+    t1 = time.perf_counter()
+    parsed = parser.parse(sentences, progress=settings.verbose)
+    t2 = time.perf_counter()
+    if (settings.output_format or fmt) == "conllx" and fmt == "conllu":
+        parsed = [to_conllx(s) for s in parsed]
+    write_conll(parsed, settings.output)
+    n = sum(len(s) for s in sentences)
+    log(f"parsed {len(sentences)} sentences, {n} tokens in {t2 - t1:.2f} s "
+        f"({n / max(t2 - t1, 1e-9):,.0f} tokens/s; {time.perf_counter() - t0:.2f} s in all)")
+
+
+def run_convert(settings, log):
+    from maltpy.formats.conll import read_conll, to_conllx, write_conll
+    fmt = _detect(settings.input, settings.input_format) or "conllu"
+    out_fmt = settings.output_format or "conllx"
+    sentences = read_conll(settings.input, fmt)
+    if out_fmt == "conllx":
+        sentences = [to_conllx(s) for s in sentences]
+    write_conll(sentences, settings.output)
+    log(f"converted {len(sentences)} sentences from {fmt} to {out_fmt}")
+
+
+def cmd_eval(argv):
+    from maltpy.evaluation.scores import evaluate_files, format_scores
+    p = argparse.ArgumentParser(prog="maltpy eval", description="Attachment scores of SYSTEM against GOLD "
+                                "(LAS, UAS, LA; with all tokens and without punctuation, as eval.pl).")
+    p.add_argument("gold")
+    p.add_argument("system")
+    p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    a = p.parse_args(argv)
+    print(format_scores(evaluate_files(a.gold, a.system, a.fmt)))
+
+
+def cmd_convert_features(argv):
+    from maltpy.features.spec import convert_maltparser_xml
+    from maltpy.formats.conll import atomic_output
+    p = argparse.ArgumentParser(prog="maltpy convert-features",
+                                description="Convert a MaltParser XML feature model to maltpy YAML.")
+    p.add_argument("xml", help="MaltParser feature model (.xml)")
+    p.add_argument("-o", help="output YAML file (default: standard output)")
+    a = p.parse_args(argv)
+    try:
+        with open(a.xml, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise MaltpyError(f"{a.xml}: {e.strerror}") from None
+    models = convert_maltparser_xml(text, a.xml)
+    with atomic_output(a.o) as out:
+        for k, m in enumerate(models):
+            if k:
+                out.write("---\n")
+            out.write(m.to_yaml(f"converted from {os.path.basename(a.xml)} by maltpy convert-features"))
+
+
+SUBCOMMANDS = {"eval": cmd_eval, "convert-features": cmd_convert_features}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            SUBCOMMANDS[argv[0]](argv[1:])
+            return 0
+        args = _main_parser().parse_args(argv)
+        settings, config_path = _settings_from_args(args)
+        explicit = {name for flag, name in FLAGS.items() if getattr(args, flag.lstrip("-"), None) is not None}
+        settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
+        log = _log(settings.verbose)
+        mode = args.m or "parse"
+        if mode == "learn":
+            run_learn(settings, log)
+        elif mode == "parse":
+            run_parse(settings, log, explicit)
+        else:
+            run_convert(settings, log)
+        return 0
+    except MaltpyError as e:
+        print(f"maltpy: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("maltpy: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = None
+        except Exception:
+            pass
+        return 141
+    except MemoryError:
+        print("maltpy: error: out of memory", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
