@@ -20,7 +20,7 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
 from maltpy.systems.state cimport State
-from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.base cimport TransitionSystem, Configuration
 from maltpy.features.featmap cimport mix64
 
 # Navigation step codes (order of maltpy.features.spec.NAVIGATION)
@@ -277,3 +277,30 @@ cdef class Extractor:
                              int* nodes) noexcept nogil:
         """Value of the data-split feature (after :meth:`extract` resolved the addresses)."""
         return self._atom(self.split_atom, s, sent, nodes)
+
+    def inspect(self, Configuration config, tok, ints=None):
+        """Resolved address nodes and atom values at a configuration (tests, debugging).
+
+        ``tok``: (n+1) x n_tok int32 token ids for the configuration's sentence.
+        Split atoms are reported as 0.
+        """
+        cdef Sent sent
+        t = np.ascontiguousarray(tok, dtype=np.int32)
+        i = np.ascontiguousarray(ints if ints is not None else np.full((config.state.n + 1, self.n_int), -1),
+                                 dtype=np.int32)
+        ro = np.zeros(1, dtype=np.int32)
+        cdef int[:, ::1] tv = t
+        cdef int[:, ::1] iv = i
+        cdef int[::1] rv = ro
+        sent.n = config.state.n
+        sent.tok = &tv[0, 0]
+        sent.ints = &iv[0, 0]
+        sent.rag_off = &rv[0]
+        sent.rag_stride = 0
+        sent.rag_ids = &rv[0]
+        nodes = np.zeros(self.n_addr + 1, dtype=np.int32)
+        cdef int[::1] nv = nodes
+        self._resolve(config.system, &config.state, &nv[0])
+        values = [int(self._atom(a, &config.state, &sent, &nv[0])) if self.atom_kind[a] != A_SPLIT else 0
+                  for a in range(self.n_atoms)]
+        return nodes[:self.n_addr].tolist(), values

@@ -12,10 +12,13 @@ YAML feature model files look like::
     name: nivreeager
     features:
       - InputColumn(POSTAG, Stack[0])
-      - Merge: [InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0])]
+      - Merge:
+          - InputColumn(POSTAG, Stack[0])
+          - InputColumn(POSTAG, Input[0])
 
 Each item is either MaltParser's string form or a one-key mapping from a
-function name to its argument list (arguments again strings or mappings).
+function name to its argument list (arguments again strings or mappings;
+inside YAML's [flow] brackets, quote arguments that contain brackets).
 """
 from __future__ import annotations
 

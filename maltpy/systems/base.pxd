@@ -20,3 +20,10 @@ cdef class TransitionSystem:
 
 cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil
 cdef void gold_free(Gold* g) noexcept nogil
+
+
+cdef class Configuration:
+    cdef State state
+    cdef TransitionSystem system
+    cdef Gold gold
+    cdef object _gold_arrays

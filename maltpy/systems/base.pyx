@@ -142,11 +142,6 @@ cdef class Configuration:
     The parse loop never uses this; it exists so that tests and users can step
     through a system by hand.
     """
-    cdef State state
-    cdef TransitionSystem system
-    cdef Gold gold
-    cdef object _gold_arrays
-
     def __cinit__(self, TransitionSystem system, int n):
         self.system = system
         self.state.stack = NULL

@@ -1,0 +1,159 @@
+"""The maltpy command end to end, and the Python API, on the shipped example treebank."""
+import os
+import random
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+import maltpy
+from maltpy.cli.main import main
+from maltpy.errors import ModelFileError
+from maltpy.formats.conll import read_conll
+from conftest import EXAMPLES, is_projective, is_tree, shared_file
+
+TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
+TEST = os.path.join(EXAMPLES, "toy-test.conll")
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("m") / "toy.mpz")
+    assert main(["-c", path, "-m", "learn", "-i", TRAIN, "-q"]) == 0
+    return path
+
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "maltpy", *args], input=stdin, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_learn_parse_eval_end_to_end(model, tmp_path):
+    out = tmp_path / "out.conll"
+    assert main(["-c", model, "-i", TEST, "-o", str(out), "-q"]) == 0
+    gold, system = read_conll(TEST), read_conll(str(out), need_heads=True)
+    assert [s.forms for s in gold] == [s.forms for s in system]
+    from maltpy.evaluation import evaluate
+    scores = evaluate(gold, system)
+    assert scores["all"].las > 80  # a learnable grammar: the parser must have learned it
+    r = run("eval", TEST, str(out))
+    assert r.returncode == 0 and "LAS" in r.stdout and "no punct" in r.stdout
+
+
+def test_yaml_config_learn_and_parse_with_flags_overriding(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"model: m.mpz\ninput: {TRAIN}\nalgorithm: nivrestandard\nparsing_algorithm: nivrestandard\n")
+    assert main(["-c", str(cfg), "-m", "learn", "-a", "nivreeager", "-q"]) == 0
+    p = maltpy.load(str(tmp_path / "m.mpz"))
+    assert p.settings.algorithm == "nivreeager"
+    r = run("-c", str(cfg), "-i", TEST, "-nt", "true")
+    assert r.returncode == 0 and r.stdout.count("\n\n") == len(read_conll(TEST))
+
+
+def test_stdin_to_stdout_pipe_is_quiet(model):
+    with open(TEST) as f:
+        text = f.read()
+    r = run("-c", model, stdin=text)
+    assert r.returncode == 0 and r.stderr == ""
+    assert len(read_conll_text(r.stdout)) == len(read_conll(TEST))
+
+
+def read_conll_text(text):
+    from maltpy.formats.conll import parse_conll
+    return parse_conll(text, "conllx", need_heads=True)
+
+
+def test_bad_input_exits_nonzero_without_output(model, tmp_path):
+    bad = tmp_path / "bad.conll"
+    bad.write_text("1\tDogs\tdog\tN\tNNS\t_\n2\tbark\n\n")
+    out = tmp_path / "out.conll"
+    r = run("-c", model, "-i", str(bad), "-o", str(out))
+    assert r.returncode != 0
+    assert r.stderr.strip().count("\n") == 0 and f"{bad}:2:" in r.stderr
+    assert not out.exists()
+
+
+def test_missing_and_corrupt_model_files(tmp_path, model):
+    r = run("-c", str(tmp_path / "nope.mpz"), "-i", TEST)
+    assert r.returncode == 1 and "not found" in r.stderr
+    truncated = tmp_path / "t.mpz"
+    truncated.write_bytes(open(model, "rb").read()[:500])
+    with pytest.raises(ModelFileError, match="corrupt|truncated|not a maltpy"):
+        maltpy.load(str(truncated))
+    other = tmp_path / "o.mpz"
+    with zipfile.ZipFile(other, "w") as z:
+        z.writestr("maltpy.json", '{"magic": "maltpy-model", "format_version": 999}')
+    with pytest.raises(ModelFileError, match="version 999"):
+        maltpy.load(str(other))
+
+
+def test_model_file_holds_no_pickle(model):
+    with zipfile.ZipFile(model) as z:
+        for name in z.namelist():
+            if name.endswith(".npy"):
+                import io
+                arr = np.lib.format.read_array(io.BytesIO(z.read(name)), allow_pickle=False)
+                assert arr.dtype != object
+
+
+def test_help_and_unknown_settings(tmp_path):
+    r = run("--help")
+    assert r.returncode == 0 and "-nt" in r.stdout and "eval" in r.stdout
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("modle: x.mpz\n")
+    r = run("-c", str(cfg), "-m", "learn")
+    assert r.returncode == 1 and "unknown setting 'modle'" in r.stderr
+
+
+def test_convert_mode_and_convert_features(tmp_path):
+    src = tmp_path / "a.conllu"
+    src.write_text("# c\n1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\ta\tX\tXX\t_\t0\troot\t_\t_\n"
+                   "2\tb\tb\tY\tYY\t_\t1\tdep\t_\t_\n\n")
+    out = tmp_path / "a.conll"
+    assert main(["-m", "convert", "-i", str(src), "-o", str(out), "-q"]) == 0
+    assert out.read_text() == "1\ta\ta\tX\tXX\t_\t0\troot\t_\t_\n2\tb\tb\tY\tYY\t_\t1\tdep\t_\t_\n\n"
+    xml = tmp_path / "m.xml"
+    xml.write_text("<featuremodels><featuremodel name='x'><feature>InputColumn(POSTAG, Stack[0])</feature>"
+                   "<feature>Merge(InputColumn(POSTAG, Stack[0]), OutputColumn(DEPREL, ldep(Input[0])))</feature>"
+                   "</featuremodel></featuremodels>")
+    r = run("convert-features", str(xml))
+    assert r.returncode == 0
+    from maltpy.features.spec import load_feature_model
+    assert len(load_feature_model(r.stdout).features) == 2
+
+
+def test_python_api_and_enforce_tree(model):
+    p = maltpy.load(model, enforce_tree=True)
+    s = maltpy.Sentence.from_words(["the", "dog", "slept", "."], postags=["DT", "NN", "VBD", "."])
+    out = p.parse([s])[0]
+    assert is_tree([-1] + out.heads)
+    p2 = maltpy.train(TRAIN, algorithm="nivrestandard", verbose=False)
+    assert p2.parse([s])[0].heads[2] == 0
+
+
+def test_random_weights_parse_loop_gives_trees(model):
+    """The C loop with random classifier scores: the tree constraint always yields one projective
+    tree; without it, the output is a tree after the root heuristic."""
+    rng = np.random.default_rng(7)
+    for enforce in (True, False):
+        p = maltpy.load(model, enforce_tree=enforce)
+        p.splits = [(k, rng.normal(size=W.shape).astype(np.float32), b) for k, W, b in p.splits]
+        sents = read_conll(TEST) * 3
+        for s in p.parse(sents):
+            heads = [-1] + s.heads
+            assert is_tree(heads)
+            if enforce:
+                assert is_projective(heads)
+
+
+def test_train_on_swedish_sample_with_split(tmp_path):
+    path = shared_file("swemalt-mini", "train.conll")
+    sents = read_conll(path, need_heads=True)
+    train, test = sents[:-100], sents[-100:]
+    p = maltpy.Parser(split_column="POSTAG", split_structure="Input[0]", split_threshold=100,
+                      verbose=False).fit(train)
+    assert len(p.splits) > 2
+    from maltpy.evaluation import evaluate
+    assert evaluate(test, p.parse(test))["all"].las > 60

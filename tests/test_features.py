@@ -1,0 +1,163 @@
+"""Feature notation, YAML/XML models, compilation and extraction."""
+import glob
+import os
+
+import numpy as np
+import pytest
+
+from maltpy.features import MODELS_DIR
+from maltpy.features.compiler import compile_model
+from maltpy.features.extract import Extractor
+from maltpy.features.spec import (
+    Address, FeatureSpecError, InputColumn, Merge, convert_maltparser_xml, load_feature_model,
+    parse_feature,
+)
+from maltpy.systems import NivreEager, NivreStandard
+from conftest import SHARED
+from test_systems import G2_HEADS, G2_LABELS, LABELS, LID, g2_labels, make, oracle_run
+
+EXAMPLES = [
+    "InputColumn(POSTAG, Stack[0])",
+    "OutputColumn(DEPREL, ldep(Input[0]))",
+    "InputColumn(FORM, head(Stack[0]))",
+    "Merge(InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0]))",
+    "Merge3(InputColumn(POSTAG, Stack[1]), InputColumn(POSTAG, Stack[0]), OutputColumn(DEPREL, rdep(Stack[0])))",
+    "InputArc(HEAD, Stack[0], Input[0])",
+    "InputArcDir(HEAD, Stack[0])",
+    "OutputArc(HEAD, Stack[0], Input[0])",
+    "Exists(ldep(Stack[0]))",
+    "Distance(Stack[0], Input[0], 0|1|2|5)",
+    "NumOf(Stack[0], ldeps, 0|1|2|5)",
+    "Split(InputColumn(FEATS, Input[0]), \\|)",
+    "Suffix(InputColumn(FORM, Input[0]), 3)",
+    "Prefix(InputColumn(FORM, Lookahead[1]), 2)",
+    "InputColumn(POSTAG, lsib(rsib(pred(succ(Input[0])))))",
+]
+
+
+@pytest.mark.parametrize("text", EXAMPLES)
+def test_feature_string_round_trip(text):
+    f = parse_feature(text)
+    assert str(f) == text
+    assert parse_feature(str(f)) == f
+
+
+def test_nested_address_order():
+    f = parse_feature("OutputColumn(DEPREL, ldep(head(Stack[0])))")
+    assert f.address == Address("Stack", 0, ("head", "ldep"))
+
+
+@pytest.mark.parametrize("bad,message", [
+    ("InputColumn(POSTAG)", "takes 2"),
+    ("Foo(POSTAG, Stack[0])", "unknown feature function"),
+    ("InputColumn(POSTAG, Stack[-1])", "negative"),
+    ("InputColumn(POSTAG, lmost(Stack[0]))", "unknown address function"),
+    ("Merge(InputColumn(POSTAG, Stack[0])", "unbalanced"),
+    ("Distance(Stack[0], Input[0], 1|2)", "start with 0"),
+    ("NumOf(Stack[0], kids, 0|1)", "ldeps, rdeps or deps"),
+    ("Merge(Split(InputColumn(FEATS, Input[0]), \\|), InputColumn(POSTAG, Stack[0]))", "single-valued"),
+])
+def test_bad_features_say_what_is_wrong(bad, message):
+    with pytest.raises(FeatureSpecError, match=message):
+        parse_feature(bad)
+
+
+def test_yaml_accepts_strings_and_mappings():
+    model = load_feature_model("""
+name: test
+features:
+  - InputColumn(POSTAG, Stack[0])
+  - Merge:
+      - InputColumn(POSTAG, Stack[0])
+      - InputColumn(POSTAG, Input[0])
+  - InputColumn: [FORM, "Input[1]"]
+""")
+    assert model.features[1] == Merge((InputColumn("POSTAG", Address("Stack", 0)),
+                                       InputColumn("POSTAG", Address("Input", 0))))
+    assert model.features[2] == InputColumn("FORM", Address("Input", 1))
+
+
+def test_yaml_errors_name_the_feature():
+    with pytest.raises(FeatureSpecError, match="feature 2"):
+        load_feature_model("features:\n  - InputColumn(POSTAG, Stack[0])\n  - Bogus(x)\n", "m.yaml")
+    with pytest.raises(FeatureSpecError, match="features"):
+        load_feature_model("name: x\n", "m.yaml")
+
+
+def test_shipped_models_match_maltparser_xml():
+    """Every shipped YAML model equals the MaltParser XML it was converted from."""
+    xmls = glob.glob(os.path.join(SHARED, "reference", "maltparser", "features", "*", "*", "*.xml"))
+    yamls = glob.glob(os.path.join(MODELS_DIR, "*", "*", "*.yaml"))
+    assert len(yamls) >= 8
+    if not xmls:
+        pytest.skip("MaltParser reference models not available")
+    checked = 0
+    for xml in xmls:
+        learner, fmt, name = xml.split(os.sep)[-3:]
+        if fmt not in ("conllx", "conllu"):
+            continue
+        ours = os.path.join(MODELS_DIR, learner, fmt, name[:-4] + ".yaml")
+        assert os.path.exists(ours), ours
+        with open(xml) as f:
+            expected = convert_maltparser_xml(f.read(), xml)[0].features
+        with open(ours) as f:
+            assert load_feature_model(f.read(), ours).features == expected
+        checked += 1
+    assert checked >= 40
+
+
+def test_compile_rejects_wrong_columns_and_addresses():
+    m = load_feature_model("features: ['InputColumn(UPOSTAG, Stack[0])']")
+    with pytest.raises(FeatureSpecError, match="conllu"):
+        compile_model(m, "conllx", NivreEager)
+    m = load_feature_model("features: ['InputColumn(POSTAG, Left[0])']")
+    with pytest.raises(FeatureSpecError, match="Stack"):
+        compile_model(m, "conllx", NivreEager)
+
+
+def test_extraction_at_figure6_configuration():
+    """Spec T14: after RA_PMOD on G2 (stack [0,3,5,6,8], buffer [9])."""
+    model = load_feature_model("""features:
+  - InputColumn(POSTAG, Stack[0])
+  - InputColumn(POSTAG, Stack[1])
+  - InputColumn(FORM, head(Stack[0]))
+  - OutputColumn(DEPREL, ldep(Stack[0]))
+  - OutputColumn(DEPREL, Stack[0])
+  - OutputColumn(DEPREL, rdep(Stack[0]))
+  - InputColumn(POSTAG, Input[1])
+  - Exists(Input[1])
+  - Distance(Stack[0], Input[0], 0|1|2|5)
+  - NumOf(Stack[1], rdeps, 0|1|2)
+  - OutputArc(HEAD, Stack[1], Stack[0])
+""")
+    comp = compile_model(model, "conllx", NivreEager)
+    ex = Extractor(comp.tables, len(comp.token_columns), 1, -1)
+    s = make(NivreEager)
+    cfg = s.new_configuration(9)
+    cfg.set_gold(G2_HEADS, g2_labels())
+    for _ in range(12):  # up to and including RA_PMOD
+        cfg.apply(*cfg.oracle())
+    assert cfg.stack == [0, 3, 5, 6, 8] and cfg.buffer == [9]
+    # token ids: column j of row i = 100 * j + i, so values reveal which node was read
+    tok = np.array([[0] * len(comp.token_columns)] + [[100 * (j + 1) + i for j in range(len(comp.token_columns))]
+                                                      for i in range(1, 10)], dtype=np.int32)
+    nodes, values = ex.inspect(cfg, tok)
+    pos, form = comp.token_columns.index((4, "plain", 0)), comp.token_columns.index((1, "plain", 0))
+    assert values[0] == 100 * (pos + 1) + 8        # POSTAG(Stack[0] = 8)
+    assert values[1] == 100 * (pos + 1) + 6        # POSTAG(Stack[1] = 6)
+    assert values[2] == 100 * (form + 1) + 6       # FORM(head(8) = 6)
+    assert values[3] == LID["NMOD"] + 1            # DEPREL(ldep(8) = 7)
+    assert values[4] == LID["PMOD"] + 1            # DEPREL(8)
+    assert values[5] == 0                          # rdep(8) is null
+    assert values[6] == 0                          # Input[1] is null
+    assert values[7] == 1                          # Exists(Input[1]) = FALSE
+    assert values[8] == 2                          # |8 - 9| = 1 -> bin "1"
+    assert values[9] == 2                          # 6 has one right dependent (8)
+    assert values[10] == 2                         # 6 -> 8: dependent on the right
+
+
+def test_feature_counts_of_default_models():
+    """MaltParser's liblinear defaults: 22 features for nivreeager, 21 for nivrestandard."""
+    for name, count in (("NivreEager", 22), ("NivreStandard", 21)):
+        with open(os.path.join(MODELS_DIR, "liblinear", "conllx", name + ".yaml")) as f:
+            assert len(load_feature_model(f.read()).features) == count
