@@ -1,7 +1,25 @@
 """Build the Cython extensions; all metadata lives in pyproject.toml."""
+import os
+import shutil
+
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class BuildPyWithFeatureModels(build_py):
+    """Ship the top-level feature_models/ inside the package (maltpy/feature_models)."""
+
+    def run(self):
+        super().run()
+        src = os.path.join(HERE, "feature_models")
+        dst = os.path.join(self.build_lib, "maltpy", "feature_models")
+        if os.path.isdir(dst):
+            shutil.rmtree(dst)
+        shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.md"))
 
 MODULES = [
     "maltpy.systems.base",
@@ -24,6 +42,7 @@ extensions = [
 ]
 
 setup(
+    cmdclass={"build_py": BuildPyWithFeatureModels},
     ext_modules=cythonize(
         extensions,
         language_level=3,

@@ -5,9 +5,12 @@ from maltpy.features.spec import (
     FeatureModel, FeatureSpecError, convert_maltparser_xml, load_feature_model, parse_feature,
 )
 
-#: Directory of the feature models that ship with maltpy.
-MODELS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                          "feature_models")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: Directory of the feature models that ship with maltpy: inside an installed package,
+#: or the repository's top-level feature_models/ in a source checkout.
+MODELS_DIR = next((d for d in (os.path.join(_PACKAGE, "feature_models"),
+                               os.path.join(os.path.dirname(_PACKAGE), "feature_models"))
+                   if os.path.isdir(d)), os.path.join(_PACKAGE, "feature_models"))
 
 __all__ = ["FeatureModel", "FeatureSpecError", "convert_maltparser_xml", "load_feature_model",
            "parse_feature", "MODELS_DIR"]
