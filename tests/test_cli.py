@@ -26,8 +26,9 @@ def model(tmp_path_factory):
 
 
 def run(*args, stdin=None):
+    # run outside the source tree so that the installed (compiled) package is imported
     return subprocess.run([sys.executable, "-m", "maltpy", *args], input=stdin, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, cwd=EXAMPLES)
 
 
 def test_learn_parse_eval_end_to_end(model, tmp_path):
