@@ -56,6 +56,8 @@ class LiblinearLearner:
     eps: float = 0.1
     bias: float = -1.0
     max_iter: int = 1000
+    #: LIBLINEAR visits instances in random order; a fixed seed makes training reproducible
+    random_state: int = 1
 
     @classmethod
     def from_options(cls, text: str) -> "LiblinearLearner":
@@ -69,7 +71,8 @@ class LiblinearLearner:
         from sklearn.linear_model import LogisticRegression
         from sklearn.svm import LinearSVC
         fit_intercept = self.bias > 0
-        common = dict(C=self.C, tol=self.eps, fit_intercept=fit_intercept, max_iter=self.max_iter)
+        common = dict(C=self.C, tol=self.eps, fit_intercept=fit_intercept, max_iter=self.max_iter,
+                      random_state=self.random_state)
         if fit_intercept:
             common["intercept_scaling"] = self.bias
         s = self.solver
