@@ -108,6 +108,16 @@ cdef class ClassTable:
         return self.class_move[c], self.class_label[c]
 
 
+cdef inline int forced_move(ClassTable classes, const bint* mask, int n_valid) noexcept nogil:
+    """The move to apply without asking the classifier: the only permissible one, if unlabeled."""
+    cdef int m = 0
+    if n_valid != 1:
+        return -1
+    while not mask[m]:
+        m += 1
+    return -1 if classes.labeled[m] else m
+
+
 cdef class Weights:
     """Per-split weight tables: feature key -> row of a float32 (rows x classes) matrix."""
     cdef int n_splits
@@ -270,13 +280,10 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
                     n_valid = system.valid_moves(&s, mask)
                     if n_valid == 0:
                         break
-                    if n_valid == 1:
-                        only = 0
-                        while not mask[only]:
-                            only += 1
-                        if not classes.labeled[only]:
-                            system.apply(&s, only, -1)
-                            continue
+                    only = forced_move(classes, mask, n_valid)
+                    if only >= 0:
+                        system.apply(&s, only, -1)
+                        continue
                     move = system.oracle(&s, &g, &label)
                     if move < 0 or not mask[move] or (classes.labeled[move] and label < 0):
                         # the oracle has no permissible answer (non-projective gold tree
@@ -380,13 +387,10 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                     n_valid = system.valid_moves(&s, mask)
                     if n_valid == 0:
                         break
-                    if n_valid == 1:
-                        only = 0
-                        while not mask[only]:
-                            only += 1
-                        if not classes.labeled[only]:
-                            system.apply(&s, only, -1)
-                            continue
+                    only = forced_move(classes, mask, n_valid)
+                    if only >= 0:
+                        system.apply(&s, only, -1)
+                        continue
                     nk = ex.extract(system, &s, &sent, nodes, values, keys)
                     sp = weights.split_of(ex.split_value(system, &s, &sent, nodes)) if ex.split_atom >= 0 else 0
                     memcpy(scores, weights.bias[sp], sizeof(float) * C)
