@@ -16,11 +16,11 @@ def load(path, **overrides):
 
 def train(treebank, **settings):
     """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings."""
-    from maltpy.formats.conll import read_conll, _detect_format
+    from maltpy.formats.conll import detect_format, read_conll
     from maltpy.parsing.parser import Parser
     parser = Parser(**settings)
     if isinstance(treebank, (str, bytes)) or hasattr(treebank, "__fspath__"):
-        fmt = parser.settings.input_format or _detect_format(str(treebank))
+        fmt = parser.settings.input_format or detect_format(str(treebank))
         sentences = read_conll(treebank, fmt, need_heads=True)
     else:
         sentences, fmt = list(treebank), parser.settings.input_format

@@ -39,7 +39,7 @@ def oracle_run(system, heads, labels, forced=True):
         move, label = cfg.oracle()
         assert move in valid, f"oracle chose impermissible {system.move_names[move]}"
         cfg.apply(move, label)
-        seq.append(system.move_names[move] + (f"_{LABELS[label]}" if label >= 0 and LABELS else ""))
+        seq.append(system.move_names[move] + (f"_{LABELS[label]}" if label >= 0 else ""))
         assert len(seq) <= 4 * n + 4
     return cfg, seq
 

@@ -87,10 +87,10 @@ def _settings_from_args(args):
 
 
 def _detect(path, given):
-    from maltpy.formats.conll import _detect_format
+    from maltpy.formats.conll import detect_format
     if given:
         return given
-    return _detect_format(path) if path not in (None, "-") else None
+    return detect_format(path) if path not in (None, "-") else None
 
 
 def run_learn(settings, log):

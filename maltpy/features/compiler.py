@@ -34,7 +34,6 @@ class Compiled:
     int_columns: List[int] = field(default_factory=list)
     rag_columns: List[Tuple[int, str, int, str]] = field(default_factory=list)
     split_atom: int = -1
-    n_templates: int = 0
 
 
 def compile_model(model: S.FeatureModel, fmt: str, system_cls,
@@ -154,4 +153,4 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
         "bins": np.array(bins, dtype=np.int32),
         "templates": np.array(templates, dtype=np.int32).reshape(-1, 4),
     }
-    return Compiled(tables, token_cols, int_cols, rag_cols, split_atom, len(templates))
+    return Compiled(tables, token_cols, int_cols, rag_cols, split_atom)

@@ -1,4 +1,5 @@
 # cython: language_level=3
+cimport cython
 from libc.stdint cimport uint64_t, int64_t
 from maltpy.systems.state cimport State
 from maltpy.systems.base cimport TransitionSystem
@@ -14,6 +15,7 @@ cdef struct Sent:
     const int* rag_ids
 
 
+@cython.final
 cdef class Extractor:
     cdef int n_tok, n_int
     cdef int n_addr, n_atoms, n_tpl

@@ -161,18 +161,6 @@ cdef class Extractor:
                   <size_t>self.tpl_n, <size_t>self.tpl_atoms):
             free(<void*>p)
 
-    @property
-    def n_templates(self):
-        return self.n_tpl
-
-    @property
-    def n_addresses(self):
-        return self.n_addr
-
-    @property
-    def n_atoms_total(self):
-        return self.n_atoms
-
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil:
         cdef int a, k, node
         for a in range(self.n_addr):

@@ -1,7 +1,9 @@
 # cython: language_level=3
+cimport cython
 from libc.stdint cimport uint64_t, int32_t
 
 
+@cython.final
 cdef class FeatMap:
     """Open-addressing hash map from 64-bit feature keys to dense int32 ids."""
     cdef uint64_t* keys
@@ -22,3 +24,14 @@ cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
     x *= <uint64_t>0x94d049bb133111eb
     x ^= x >> 31
     return x
+
+
+cdef inline int32_t probe(const uint64_t* keys, const int32_t* vals, Py_ssize_t mask,
+                          uint64_t key) noexcept nogil:
+    """Linear probing over a table of capacity mask + 1 (empty slots hold -1): id of key or -1."""
+    cdef Py_ssize_t slot = <Py_ssize_t>(mix64(key) & mask)
+    while vals[slot] != -1:
+        if keys[slot] == key:
+            return vals[slot]
+        slot = (slot + 1) & mask
+    return -1

@@ -5,7 +5,7 @@ Training adds keys (ids are given in insertion order); parsing only looks up.
 Stored in model files as the plain array of keys in id order.
 """
 import numpy as np
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int32_t
 
 
@@ -31,13 +31,7 @@ cdef class FeatMap:
         return self.size
 
     cdef int32_t get(self, uint64_t key) noexcept nogil:
-        cdef Py_ssize_t mask = self.cap - 1
-        cdef Py_ssize_t slot = <Py_ssize_t>(mix64(key) & mask)
-        while self.vals[slot] != -1:
-            if self.keys[slot] == key:
-                return self.vals[slot]
-            slot = (slot + 1) & mask
-        return -1
+        return probe(self.keys, self.vals, self.cap - 1, key)
 
     cdef int32_t add(self, uint64_t key) noexcept nogil:
         """Id of key, inserting it if new; -1 only if memory runs out."""

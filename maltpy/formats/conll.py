@@ -110,7 +110,8 @@ class Sentence:
         return cls(rows)
 
 
-def _detect_format(path: str) -> str:
+def detect_format(path: str) -> str:
+    """MaltParser's default is conllx; files named *.conllu are CoNLL-U."""
     return "conllu" if str(path).lower().endswith(".conllu") else "conllx"
 
 
@@ -140,8 +141,8 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
     sentences = []
     rows, extra, first, last_word_line = [], [], 0, []
 
-    def close(lineno):
-        nonlocal rows, extra, first, last_word_line
+    def close():
+        nonlocal rows, extra, last_word_line
         if rows:
             _check_heads(rows, last_word_line, path, need_heads)
             sentences.append(Sentence(rows, extra, first, path))
@@ -155,7 +156,7 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
         if line.endswith("\r"):
             line = line[:-1]
         if not line.strip():
-            close(lineno)
+            close()
             continue
         if not rows and not extra:
             first = lineno
@@ -177,15 +178,15 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
                                                  "(multiword tokens and empty nodes exist in CoNLL-U only)")
         if not tid.isdigit() or int(tid) != len(rows) + 1:
             raise InputFormatError(path, lineno, f"expected token ID {len(rows) + 1}, found {tid!r}")
-        for ci, value in enumerate(fields):
-            if value == "":
-                raise InputFormatError(path, lineno, f"column {ci + 1} ({COLUMNS[fmt][ci]}) is empty; "
-                                                     "use _ for a missing value")
+        if "" in fields:
+            ci = fields.index("")
+            raise InputFormatError(path, lineno, f"column {ci + 1} ({COLUMNS[fmt][ci]}) is empty; "
+                                                 "use _ for a missing value")
         if len(fields) < 10:
             fields += ["_"] * (10 - len(fields))
         rows.append(fields)
         last_word_line.append(lineno)
-    close(len(lines) + 1)
+    close()
     if extra and sentences:
         # trailing comment lines after the last sentence
         last = sentences[-1]
@@ -254,7 +255,7 @@ def read_conll(source, fmt: Optional[str] = None, need_heads: bool = False) -> L
         except PermissionError:
             raise MaltpyError(f"{path}: permission denied") from None
     text = _decode(data, path) if isinstance(data, bytes) else data
-    return parse_conll(text, fmt or _detect_format(path), path, need_heads)
+    return parse_conll(text, fmt or detect_format(path), path, need_heads)
 
 
 def format_sentences(sentences: Iterable[Sentence]) -> str:

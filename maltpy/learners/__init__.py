@@ -1,4 +1,5 @@
 """Learners: train on sparse one-hot instances with scikit-learn, export weights for the C loop."""
+from maltpy.errors import MaltpyError
 from maltpy.learners.liblinear import LiblinearLearner, parse_liblinear_options
 
 LEARNERS = {"liblinear": LiblinearLearner}
@@ -6,7 +7,6 @@ LEARNERS = {"liblinear": LiblinearLearner}
 
 def make_learner(name: str, options: str = ""):
     """Learner by MaltParser name (``-l``) with MaltParser-style options (``-lo``)."""
-    from maltpy.errors import MaltpyError
     if name not in LEARNERS:
         raise MaltpyError(f"unknown learner {name!r}; available: {', '.join(LEARNERS)}")
     return LEARNERS[name].from_options(options)

@@ -49,11 +49,12 @@ def _transform(transform: str, length: int):
 
 
 def _splitter(sep: str):
-    literal = re.sub(r"\\(.)", r"\1", sep)
-    if re.escape(literal) == sep or len(literal) == 1 and sep in (literal, "\\" + literal):
+    """MaltParser's Split separator is a regular expression; a single (escaped) character,
+    the usual ``\\|``, splits with str.split."""
+    if re.fullmatch(r"\\?[^\w\s]|\w", sep):
+        literal = sep[-1]
         return lambda v: v.split(literal)
-    pattern = re.compile(sep)
-    return pattern.split
+    return re.compile(sep).split
 
 
 def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: List[SymbolTable],

@@ -10,6 +10,7 @@ row 0 of each sentence being the root.
 Forced decisions (exactly one permissible move, and it takes no label) are
 applied without asking the classifier, in training and parsing alike.
 """
+cimport cython
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport malloc, realloc, free
@@ -19,7 +20,7 @@ from libc.stdint cimport uint64_t, int64_t, int32_t
 from maltpy.systems.state cimport State, Gold, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem, gold_alloc, gold_free
 from maltpy.features.extract cimport Extractor, Sent
-from maltpy.features.featmap cimport FeatMap, mix64
+from maltpy.features.featmap cimport FeatMap, probe
 
 cnp.import_array()
 
@@ -65,10 +66,12 @@ cdef object vec_to_numpy(Vec* v, dtype):
     return out
 
 
+@cython.final
 cdef class ClassTable:
     """Classes = unlabeled moves plus (labeled move, label) pairs."""
     cdef readonly int n_classes
     cdef int* first
+    cdef int* end          # classes of move m are first[m] .. end[m]-1
     cdef bint* labeled
     cdef int* class_move
     cdef int* class_label
@@ -79,12 +82,14 @@ cdef class ClassTable:
         if self.n_moves > MAX_MOVES:
             raise ValueError("too many moves")
         self.first = <int*>malloc(sizeof(int) * self.n_moves)
+        self.end = <int*>malloc(sizeof(int) * self.n_moves)
         self.labeled = <bint*>malloc(sizeof(bint) * self.n_moves)
         n = 0
         for m, lab in enumerate(labeled_moves):
             self.first[m] = n
             self.labeled[m] = bool(lab)
             n += n_labels if lab else 1
+            self.end[m] = n
         self.n_classes = n
         self.class_move = <int*>malloc(sizeof(int) * max(n, 1))
         self.class_label = <int*>malloc(sizeof(int) * max(n, 1))
@@ -97,6 +102,7 @@ cdef class ClassTable:
 
     def __dealloc__(self):
         free(self.first)
+        free(self.end)
         free(self.labeled)
         free(self.class_move)
         free(self.class_label)
@@ -118,6 +124,7 @@ cdef inline int forced_move(ClassTable classes, const bint* mask, int n_valid) n
     return -1 if classes.labeled[m] else m
 
 
+@cython.final
 cdef class Weights:
     """Per-split weight tables: feature key -> row of a float32 (rows x classes) matrix."""
     cdef int n_splits
@@ -170,15 +177,7 @@ cdef class Weights:
         free(self.bias)
 
     cdef inline int32_t row(self, int sp, uint64_t key) noexcept nogil:
-        cdef Py_ssize_t mask = self.masks[sp]
-        cdef Py_ssize_t slot = <Py_ssize_t>(mix64(key) & mask)
-        cdef int32_t* vals = self.vals[sp]
-        cdef uint64_t* keys = self.keys[sp]
-        while vals[slot] != -1:
-            if keys[slot] == key:
-                return vals[slot]
-            slot = (slot + 1) & mask
-        return -1
+        return probe(self.keys[sp], self.vals[sp], self.masks[sp], key)
 
     cdef inline int split_of(self, int64_t value) noexcept nogil:
         if 0 <= value < self.split_map_len:
@@ -360,7 +359,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
     cdef float* scores = <float*>malloc(sizeof(float) * (C + 1))
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0
-    cdef int n_valid, only, nk, i, c, sp, best, row, max_steps
+    cdef int n_valid, only, nk, i, c, m, sp, best, row, max_steps
     cdef float best_score
     cdef float* wrow
     cdef bint recorded
@@ -402,10 +401,12 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                                 scores[c] += wrow[c]
                     best = -1
                     best_score = 0
-                    for c in range(C):
-                        if mask[classes.class_move[c]] and (best < 0 or scores[c] > best_score):
-                            best = c
-                            best_score = scores[c]
+                    for m in range(classes.n_moves):
+                        if mask[m]:
+                            for c in range(classes.first[m], classes.end[m]):
+                                if best < 0 or scores[c] > best_score:
+                                    best = c
+                                    best_score = scores[c]
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
                 if record_end and not recorded:
                     for i in range(s.stack_len):

@@ -27,7 +27,7 @@ from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
 from maltpy.parsing.modelfile import load_model, save_model
-from maltpy.systems import FEATURE_MODEL_NAMES, PROCESS_OPTIONS, system_class
+from maltpy.systems import FEATURE_MODEL_NAMES, system_class
 
 
 def _progress_bar(total, desc, enabled):
@@ -102,7 +102,7 @@ class Parser:
     def _system(self, training: bool):
         opts = self.settings.system_options(self.system_cls)
         if training:
-            for k in PROCESS_OPTIONS & set(opts):
+            for k in self.system_cls.process_options:
                 opts[k] = self.system_cls.options[k]
         root = self.label_ids.get(self.settings.root_label, 0)
         return self.system_cls(len(self.labels), root, **opts)

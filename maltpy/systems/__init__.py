@@ -25,10 +25,6 @@ FEATURE_MODEL_NAMES = {
     "2planar": "2PlanarEager",
 }
 
-#: Options that only matter when parsing: training always runs without them.
-PROCESS_OPTIONS = {"enforce_tree"}
-
-
 def system_class(name: str):
     try:
         return SYSTEMS[name]
@@ -36,5 +32,5 @@ def system_class(name: str):
         raise MaltpyError(f"unknown parsing algorithm {name!r}; available: {', '.join(SYSTEMS)}") from None
 
 
-__all__ = ["SYSTEMS", "FEATURE_MODEL_NAMES", "PROCESS_OPTIONS", "system_class", "NivreEager",
+__all__ = ["SYSTEMS", "FEATURE_MODEL_NAMES", "system_class", "NivreEager",
            "NivreStandard"]

@@ -23,6 +23,9 @@ Python-level attributes every subclass defines:
     = ``fn`` argument of :meth:`address`.
 ``options``
     dict of option name -> default value the system accepts.
+``process_options``
+    those of ``options`` that only matter when parsing (MaltParser's "process"
+    usage); training always runs with their defaults.
 """
 from libc.stdlib cimport malloc, free
 
@@ -79,6 +82,7 @@ cdef class TransitionSystem:
     labeled_moves = ()
     address_functions = ()
     options = {}
+    process_options = ()
 
     def __init__(self, int n_labels, int root_label, **options):
         unknown = set(options) - set(type(self).options)

@@ -50,6 +50,7 @@ cdef class NivreEager(TransitionSystem):
     labeled_moves = (False, False, False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
     options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False}
+    process_options = ("enforce_tree",)
 
     cdef bint allow_root
     cdef bint allow_reduce
@@ -64,9 +65,7 @@ cdef class NivreEager(TransitionSystem):
         s.stack[0] = 0
         s.stack_len = 1
         fill_buffer(s, 1, s.n)
-        if s.n == 0:
-            s.end_seen = True
-            s.k_at_end = 1
+        s.end_seen = s.n == 0
 
     cdef bint is_terminal(self, const State* s) noexcept nogil:
         if s.buf_len > 0:
@@ -81,17 +80,14 @@ cdef class NivreEager(TransitionSystem):
         cdef bint tree_phase = self.enforce_tree and s.end_seen
         cdef int count = 0
         cdef int m
+        # after the end with an empty buffer exactly one of REDUCE / UNSHIFT applies,
+        # decided by whether the top has a head, so allow_reduce does not count there
+        cdef bint forced_phase = tree_phase and not has_buffer
         out[SHIFT] = has_buffer and not tree_phase
-        out[REDUCE] = i > 0 and (s.heads[i] != -1 or self.allow_reduce)
-        out[UNSHIFT] = tree_phase and not has_buffer and i > 0 and s.heads[i] == -1
+        out[REDUCE] = i > 0 and (s.heads[i] != -1 or (self.allow_reduce and not forced_phase))
+        out[UNSHIFT] = forced_phase and i > 0 and s.heads[i] == -1
         out[RIGHT_ARC] = has_buffer and (i > 0 or self.allow_root or tree_phase)
         out[LEFT_ARC] = has_buffer and i > 0 and s.heads[i] == -1
-        if tree_phase and not has_buffer:
-            # after the end: REDUCE or UNSHIFT, decided by whether the top has a head
-            out[REDUCE] = i > 0 and s.heads[i] != -1
-        elif i == 0 and not self.allow_root and not tree_phase:
-            out[RIGHT_ARC] = False
-            out[REDUCE] = False
         for m in range(5):
             count += out[m]
         return count
@@ -118,9 +114,8 @@ cdef class NivreEager(TransitionSystem):
             add_arc(s, j, i, label)
             s.stack_len -= 1
         s.n_transitions += 1
-        if s.buf_len == 0 and not s.end_seen:
+        if s.buf_len == 0:
             s.end_seen = True
-            s.k_at_end = s.stack_len
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s)

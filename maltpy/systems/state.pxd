@@ -6,7 +6,6 @@ stored reversed so that its front (Input[0]) is the last element and popping
 or pushing the front is O(1).
 """
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
 
 
 cdef struct State:
@@ -25,7 +24,6 @@ cdef struct State:
     int* n_rdeps
     bint end_seen         # tree constraint: an empty buffer has been seen
     int n_transitions
-    int k_at_end          # stack size (root included) when the buffer first emptied, -1 before
 
 
 cdef struct Gold:
@@ -71,7 +69,6 @@ cdef inline void state_reset(State* s) noexcept nogil:
         s.n_rdeps[i] = 0
     s.end_seen = False
     s.n_transitions = 0
-    s.k_at_end = -1
 
 
 cdef inline void state_free(State* s) noexcept nogil:
