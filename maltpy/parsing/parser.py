@@ -154,12 +154,15 @@ class Parser:
         C = self.classes.n_classes
 
         def train(rows):
-            Xs = X[rows] if rows is not None else X
-            cols = np.unique(Xs.indices)
-            remap = np.full(X.shape[1], -1, dtype=np.int32)
-            remap[cols] = np.arange(len(cols), dtype=np.int32)
-            Xs = sp.csr_matrix((Xs.data, remap[Xs.indices], Xs.indptr), shape=(Xs.shape[0], len(cols)))
-            W, bias = learner.fit(Xs, y[rows] if rows is not None else y, C)
+            if rows is None:  # every feature occurs in the full instance set
+                Xs, ys, cols = X, y, np.arange(X.shape[1])
+            else:  # a split model: keep only the columns its instances use
+                Xs, ys = X[rows], y[rows]
+                cols = np.unique(Xs.indices)
+                remap = np.full(X.shape[1], -1, dtype=np.int32)
+                remap[cols] = np.arange(len(cols), dtype=np.int32)
+                Xs = sp.csr_matrix((Xs.data, remap[Xs.indices], Xs.indptr), shape=(Xs.shape[0], len(cols)))
+            W, bias = learner.fit(Xs, ys, C)
             keep = np.flatnonzero(np.any(W != 0, axis=1))
             return all_keys[cols[keep]], W[keep], bias
 
