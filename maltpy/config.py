@@ -35,6 +35,15 @@ class Settings:
     allow_root: bool = True                # -nr
     allow_reduce: bool = False             # -ne
     enforce_tree: bool = False             # -nt
+    allow_shift: bool = False              # -cs  covington (-cr is allow_root)
+    connectedness: str = "none"            # -pcon planar: none|reduceonly|full
+    acyclicity: bool = True                # -pacy planar, 2planar
+    no_covered_roots: bool = False         # -pcov planar, 2planar
+    planar_root_handling: str = "normal"   # -prh planar, 2planar: normal|relaxed
+    reduceonswitch: bool = False           # -2pr 2planar
+    marking_strategy: str = "none"         # -pp  none|baseline|head|path|head+path
+    covered_root: str = "none"             # -pcr none|ignore|left|right|head
+    lifting_order: str = "shortest"        # -plo shortest|deepest
     jobs: int = 0                          # parallel trainings of split models (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
@@ -50,6 +59,7 @@ ALIASES = {
     "data_split_column": "split_column", "data_split_structure": "split_structure",
     "data_split_threshold": "split_threshold", "lib_options": "learner_options",
     "options": "learner_options", "format": "input_format",
+    "pp": "marking_strategy", "pproj": "marking_strategy",
 }
 
 #: MaltParser short flags -> setting (the CLI adds them to argparse).
@@ -58,6 +68,10 @@ FLAGS = {
     "-a": "algorithm", "-F": "features", "-l": "learner", "-lo": "learner_options",
     "-d": "split_column", "-s": "split_structure", "-T": "split_threshold",
     "-grl": "root_label", "-nr": "allow_root", "-ne": "allow_reduce", "-nt": "enforce_tree",
+    "-cr": "allow_root", "-cs": "allow_shift",
+    "-pcon": "connectedness", "-pacy": "acyclicity", "-pcov": "no_covered_roots",
+    "-prh": "planar_root_handling", "-2pr": "reduceonswitch",
+    "-pp": "marking_strategy", "-pcr": "covered_root", "-plo": "lifting_order",
 }
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}

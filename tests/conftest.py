@@ -97,3 +97,37 @@ def is_forest(heads):
 @pytest.fixture
 def rng():
     return random.Random(12345)
+
+
+def arcs_cross(heads, a, b):
+    """Whether the arcs into a and into b cross (shared end points never cross)."""
+    x1, x2 = sorted((heads[a], a))
+    y1, y2 = sorted((heads[b], b))
+    return x1 < y1 < x2 < y2 or y1 < x1 < y2 < x2
+
+
+def is_planar(heads):
+    """No two arcs (root arcs included) cross."""
+    deps = [d for d in range(1, len(heads)) if heads[d] >= 0]
+    return not any(arcs_cross(heads, a, b) for i, a in enumerate(deps) for b in deps[i + 1:])
+
+
+def is_two_planar(heads):
+    """The crossing graph of the arcs is bipartite."""
+    deps = [d for d in range(1, len(heads)) if heads[d] >= 0]
+    colour = {}
+    for start in deps:
+        if start in colour:
+            continue
+        colour[start] = 0
+        todo = [start]
+        while todo:
+            a = todo.pop()
+            for b in deps:
+                if b != a and arcs_cross(heads, a, b):
+                    if b not in colour:
+                        colour[b] = 1 - colour[a]
+                        todo.append(b)
+                    elif colour[b] == colour[a]:
+                        return False
+    return True

@@ -16,7 +16,7 @@ import time
 from maltpy.config import FLAGS, Settings, coerce, load_config
 from maltpy.errors import MaltpyError
 
-MODES = ("learn", "parse", "convert")
+MODES = ("learn", "parse", "convert", "proj", "deproj")
 
 
 def _log(enabled):
@@ -39,7 +39,8 @@ def _main_parser():
                    help="YAML configuration file (.yaml/.yml), or the model file itself (.mpz is "
                         "added when there is no extension), like MaltParser's configuration name")
     p.add_argument("-m", choices=MODES, default=None,
-                   help="learn, parse (default) or convert (CoNLL-U to CoNLL-X)")
+                   help="learn, parse (default), convert (CoNLL-U to CoNLL-X), proj (projectivize "
+                        "a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
     g = p.add_argument_group("MaltParser options (override the YAML file)")
     g.add_argument("-i", metavar="FILE", help="input file; '-' or absent: standard input")
     g.add_argument("-o", metavar="FILE", help="output file; '-' or absent: standard output")
@@ -47,7 +48,9 @@ def _main_parser():
                    help="input format: conllx or conllu (default: .conllu files are conllu, else conllx)")
     g.add_argument("-of", metavar="FORMAT", choices=("conllx", "conllu"),
                    help="output format (default: the input format)")
-    g.add_argument("-a", metavar="ALGORITHM", help="parsing algorithm: nivreeager (default), nivrestandard")
+    g.add_argument("-a", metavar="ALGORITHM",
+                   help="parsing algorithm: nivreeager (default), nivrestandard, covproj, covnonproj, "
+                        "stackproj, stackeager, stacklazy, planar, 2planar")
     g.add_argument("-F", metavar="NAME|PATH",
                    help="feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
                         "(default: MaltParser's model for the algorithm, learner and input format)")
@@ -61,6 +64,21 @@ def _main_parser():
     g.add_argument("-ne", metavar="BOOL", help="nivre allow_reduce (default false)")
     g.add_argument("-nt", metavar="BOOL", help="nivre enforce_tree: parse with the tree constraint "
                                                 "(default false; a parse-time option)")
+    g.add_argument("-cr", metavar="BOOL", help="covington allow_root (default true)")
+    g.add_argument("-cs", metavar="BOOL", help="covington allow_shift (default false)")
+    g.add_argument("-pcon", metavar="MODE", choices=("none", "reduceonly", "full"),
+                   help="planar connectedness: none (default), reduceonly, full")
+    g.add_argument("-pacy", metavar="BOOL", help="planar/2planar acyclicity (default true)")
+    g.add_argument("-pcov", metavar="BOOL", help="planar/2planar no_covered_roots (default false)")
+    g.add_argument("-prh", metavar="MODE", choices=("normal", "relaxed"),
+                   help="planar/2planar planar_root_handling: normal (default), relaxed")
+    g.add_argument("-2pr", metavar="BOOL", help="2planar reduceonswitch (default false)")
+    g.add_argument("-pp", metavar="STRATEGY", choices=("none", "baseline", "head", "path", "head+path"),
+                   help="pseudo-projective marking strategy: none (default), baseline, head, path, head+path")
+    g.add_argument("-pcr", metavar="MODE", choices=("none", "ignore", "left", "right", "head"),
+                   help="pseudo-projective covered roots: none (default), ignore, left, right, head")
+    g.add_argument("-plo", metavar="ORDER", choices=("shortest", "deepest"),
+                   help="pseudo-projective lifting order: shortest (default), deepest")
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel trainings of split models")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress messages even in pipes")
     p.add_argument("-q", "--quiet", action="store_true", help="no messages or progress bars")
@@ -144,6 +162,26 @@ def run_convert(settings, log):
     log(f"converted {len(sentences)} sentences from {fmt} to {out_fmt}")
 
 
+def run_pseudo_projective(settings, log, mode):
+    """-m proj / -m deproj: MaltParser's pseudo-projective transformation on a file."""
+    from maltpy.formats.conll import read_conll, write_conll
+    from maltpy.transform import PseudoProjective
+    pp = PseudoProjective(settings.marking_strategy, settings.covered_root, settings.lifting_order)
+    if not pp.active:
+        raise MaltpyError(f"-m {mode} needs a marking strategy, e.g. -pp head (or -pcr)")
+    fmt = _detect(settings.input, settings.input_format) or "conllx"
+    sentences = read_conll(settings.input, fmt, need_heads=True)
+    fn = pp.projectivize if mode == "proj" else pp.deprojectivize
+    out, lifted = [], 0
+    for sent in sentences:
+        new = pp.apply(fn, sent)
+        lifted += sum(a != b for a, b in zip(new.heads, sent.heads))
+        out.append(new)
+    write_conll(out, settings.output)
+    log(f"{'projectivized' if mode == 'proj' else 'deprojectivized'} {len(sentences)} sentences "
+        f"({settings.marking_strategy}): {lifted} arcs moved")
+
+
 def cmd_eval(argv):
     from maltpy.evaluation.scores import evaluate_files, format_scores
     p = argparse.ArgumentParser(prog="maltpy eval", description="Attachment scores of SYSTEM against GOLD "
@@ -195,6 +233,8 @@ def main(argv=None):
             run_learn(settings, log)
         elif mode == "parse":
             run_parse(settings, log, explicit)
+        elif mode in ("proj", "deproj"):
+            run_pseudo_projective(settings, log, mode)
         else:
             run_convert(settings, log)
         return 0

@@ -255,7 +255,7 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0
     cdef int n_valid, move, label, m, i, nk, fid, only, n_errors = 0, max_steps
     cdef bint ok = True, wrong
-    s.stack = NULL
+    s.block = NULL
     g.n_children = NULL
     if (nodes == NULL or values == NULL or keys == NULL or not state_alloc(&s, corpus.max_n)
             or not vec_init(&indptr, sizeof(int64_t), 1024) or not vec_init(&indices, sizeof(int32_t), 8192)
@@ -273,6 +273,8 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
                 state_reset(&s)
                 if not gold_alloc(&g, &gh[r0], &gl[r0], sent.n):
                     ok = False
+                else:
+                    system.prepare_gold(&g, sent.n)
                 system.init_state(&s)
                 max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
                 while ok and not system.is_terminal(&s) and s.n_transitions < max_steps:
@@ -363,7 +365,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef float best_score
     cdef float* wrow
     cdef bint recorded
-    s.stack = NULL
+    s.block = NULL
     if nodes == NULL or values == NULL or keys == NULL or scores == NULL or not state_alloc(&s, corpus.max_n):
         raise MemoryError()
     step = max(1, n_sent // 100)

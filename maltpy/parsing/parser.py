@@ -28,6 +28,7 @@ from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
 from maltpy.parsing.modelfile import load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, system_class
+from maltpy.transform import PseudoProjective
 
 
 def _progress_bar(total, desc, enabled):
@@ -99,6 +100,10 @@ class Parser:
         self.extractor = Extractor(self.compiled.tables, max(len(self.compiled.token_columns), 1),
                                    max(len(self.compiled.int_columns), 1), self.compiled.split_atom)
 
+    def _pseudo_projective(self) -> PseudoProjective:
+        s = self.settings
+        return PseudoProjective(s.marking_strategy, s.covered_root, s.lifting_order)
+
     def _system(self, training: bool):
         opts = self.settings.system_options(self.system_cls)
         if training:
@@ -117,6 +122,9 @@ class Parser:
         log = log or (lambda msg: None)
         t0 = time.perf_counter()
         self._setup(fmt)
+        pp = self._pseudo_projective()
+        if pp.active:
+            sentences = [pp.apply(pp.projectivize, sent) for sent in sentences]
         labels = sorted({r[7] for sent in sentences for r in sent.rows} | {s.root_label})
         self.labels = labels
         self.label_ids = {l: k for k, l in enumerate(labels)}
@@ -242,12 +250,16 @@ class Parser:
             return []
         offsets, heads, labels = self.parse_arrays(sentences, progress)
         names = self.labels
+        pp = self._pseudo_projective()
         out = []
         for k, sent in enumerate(sentences):
             r0 = offsets[k]
             n = len(sent)
             h = heads[r0 + 1:r0 + n + 1].tolist()
             l = [names[x] for x in labels[r0 + 1:r0 + n + 1].tolist()]
+            if pp.active:
+                h, l = pp.deprojectivize([-1] + h, ["_"] + l)
+                h, l = h[1:], l[1:]
             out.append(sent.with_tree(h, l))
         return out
 

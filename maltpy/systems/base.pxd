@@ -13,6 +13,7 @@ cdef class TransitionSystem:
     cdef bint is_terminal(self, const State* s) noexcept nogil
     cdef int valid_moves(self, const State* s, bint* out) noexcept nogil
     cdef void apply(self, State* s, int move, int label) noexcept nogil
+    cdef void prepare_gold(self, Gold* g, int n) noexcept nogil
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil
     cdef int address(self, const State* s, int fn, int i) noexcept nogil
     cdef void finish(self, State* s) noexcept nogil

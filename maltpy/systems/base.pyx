@@ -37,22 +37,33 @@ from maltpy.systems.state cimport (
 cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil:
     """Fill the oracle's view of a gold tree over nodes 0..n (heads[0] = -1)."""
     cdef int i, h
-    cdef int* block = <int*>malloc(sizeof(int) * 2 * (n + 1))
+    cdef int m = n + 1
+    cdef int* block = <int*>malloc(sizeof(int) * 6 * m)
     if block == NULL:
         return False
     g.heads = heads
     g.labels = labels
     g.n_children = block
-    g.lmost_left = block + n + 1
-    for i in range(n + 1):
+    g.lmost_left = block + m
+    g.rmost_right = block + 2 * m
+    g.order = block + 3 * m
+    g.group = block + 4 * m
+    g.plane = block + 5 * m
+    for i in range(m):
         g.n_children[i] = 0
         g.lmost_left[i] = -1
-    for i in range(1, n + 1):
+        g.rmost_right[i] = -1
+        g.order[i] = i
+        g.group[i] = i
+        g.plane[i] = 0
+    for i in range(1, m):
         h = heads[i]
         if h >= 0:
             g.n_children[h] += 1
             if i < h and (g.lmost_left[h] == -1 or i < g.lmost_left[h]):
                 g.lmost_left[h] = i
+            if i > h and i > g.rmost_right[h]:
+                g.rmost_right[h] = i
     return True
 
 
@@ -72,6 +83,8 @@ cdef class TransitionSystem:
     * ``valid_moves(s, out)``: ``out[m]`` = whether move m is permissible;
       returns the number of permissible moves.
     * ``apply(s, move, label)``: perform a permissible move.
+    * ``prepare_gold(gold, n)``: per-sentence oracle preparation (fills the
+      scratch arrays of :c:type:`Gold`); called once before the oracle runs.
     * ``oracle(s, gold, &label)``: the static oracle's move (and its label).
     * ``address(s, fn, i)``: node of address function ``fn`` at offset i, -1 if none.
     * ``finish(s)``: post-processing once terminal; the default attaches every
@@ -119,6 +132,9 @@ cdef class TransitionSystem:
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
         return -1
 
+    cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:
+        pass
+
     cdef void finish(self, State* s) noexcept nogil:
         cdef int i
         for i in range(1, s.n + 1):
@@ -148,7 +164,7 @@ cdef class Configuration:
     """
     def __cinit__(self, TransitionSystem system, int n):
         self.system = system
-        self.state.stack = NULL
+        self.state.block = NULL
         self.gold.n_children = NULL
         if not state_alloc(&self.state, n):
             raise MemoryError()
@@ -183,6 +199,20 @@ cdef class Configuration:
     @property
     def labels(self):
         return [self.state.labels[i] for i in range(self.state.n + 1)]
+
+    @property
+    def left(self):
+        """List-based systems: position of Left[0]."""
+        return self.state.left
+
+    @property
+    def right(self):
+        """List-based systems: position of Right[0]."""
+        return self.state.right
+
+    @property
+    def lookahead(self):
+        return self.state.lookahead
 
     @property
     def end_seen(self):
@@ -222,6 +252,7 @@ cdef class Configuration:
         gold_free(&self.gold)
         if not gold_alloc(&self.gold, &hv[0], &lv[0], self.state.n):
             raise MemoryError()
+        self.system.prepare_gold(&self.gold, self.state.n)
 
     def oracle(self):
         """(move, label) the static oracle chooses; move is -1 if it has none."""

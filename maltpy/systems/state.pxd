@@ -24,6 +24,13 @@ cdef struct State:
     int* n_rdeps
     bint end_seen         # tree constraint: an empty buffer has been seen
     int n_transitions
+    int left              # list-based systems: position of Left[0] in 0..n
+    int right             # list-based systems: position of Right[0] in 0..n
+    int lookahead         # stack (swap) systems: swapped-back nodes at the buffer front
+    int last_move         # move applied last, -1 at the start
+    int active            # 2-planar: which stack is active (0 = first plane, 1 = second)
+    int cap               # allocated for cap words
+    int* block            # the single allocation behind all arrays (systems may swap list pointers)
 
 
 cdef struct Gold:
@@ -31,6 +38,10 @@ cdef struct Gold:
     const int* labels     # gold label id
     int* n_children       # gold number of dependents
     int* lmost_left       # gold leftmost left dependent, -1 if none
+    int* rmost_right      # gold rightmost right dependent, -1 if none
+    int* order            # per-system scratch filled by prepare_gold (e.g. projective order)
+    int* group            # per-system scratch (e.g. maximal projective components)
+    int* plane            # per-system mutable oracle state (e.g. 2-planar plane of each arc)
 
 
 cdef inline bint state_alloc(State* s, int n) noexcept nogil:
@@ -40,6 +51,8 @@ cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     if block == NULL:
         return False
     s.n = n
+    s.cap = n
+    s.block = block
     s.stack = block
     s.buffer = block + m
     s.aux = block + 2 * m
@@ -69,11 +82,19 @@ cdef inline void state_reset(State* s) noexcept nogil:
         s.n_rdeps[i] = 0
     s.end_seen = False
     s.n_transitions = 0
+    s.left = 0
+    s.right = 0
+    s.lookahead = 0
+    s.last_move = -1
+    s.active = 0
+    s.stack = s.block
+    s.aux = s.block + 2 * (s.cap + 1)
 
 
 cdef inline void state_free(State* s) noexcept nogil:
-    if s.stack != NULL:
-        free(s.stack)
+    if s.block != NULL:
+        free(s.block)
+        s.block = NULL
         s.stack = NULL
 
 
@@ -116,3 +137,10 @@ cdef inline void fill_buffer(State* s, int first, int last) noexcept nogil:
         s.buffer[s.buf_len] = i
         s.buf_len += 1
         i -= 1
+
+
+cdef inline int component_root(const State* s, int i) noexcept nogil:
+    """The headless top of i's tree in the current (acyclic) arc set."""
+    while s.heads[i] != -1:
+        i = s.heads[i]
+    return i

@@ -1,0 +1,10 @@
+# cython: language_level=3
+from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.state cimport State, Gold
+
+
+cdef class Covington(TransitionSystem):
+    cdef bint allow_root
+    cdef bint allow_shift
+    cdef int leftstop
+    cdef void advance(self, State* s, int move) noexcept nogil

@@ -1,0 +1,124 @@
+# cython: language_level=3
+"""Shared part of Covington's list-based systems (Nivre 2008, §5), as in MaltParser.
+
+The configuration (λ1, λ2, β, A) is kept as MaltParser keeps it: two positions
+over the nodes 0..n. ``left`` is the head of λ1 (Left[0]) and ``right`` the
+front of the buffer (Right[0]); λ2 is everything strictly between them. After
+each transition the parser moves ``left`` to the next node that can still be
+linked to ``right`` (the subclass's :meth:`advance`) and shifts automatically
+when none is left, so with ``allow_shift`` off (MaltParser's default) SHIFT is
+never a classifier decision.
+
+Moves (MaltParser's names and order):
+
+SHIFT (SH)
+    Validity: ``allow_shift``.
+    Action: right += 1, left = right - 1.
+NO-ARC (NA)
+    Validity: always.
+    Action: move ``left`` on (see the subclass).
+RIGHT-ARC(l) (RA)
+    Validity: Right[0] has no head.
+    Action: add left -l-> right, then as NO-ARC.
+LEFT-ARC(l) (LA)
+    Validity: Left[0] is not the root and has no head.
+    Action: add right -l-> left, then as NO-ARC.
+
+Acyclicity needs no test: ``advance`` never stops at a node of Right[0]'s tree.
+With ``allow_root`` off the root is never in λ1 (``leftstop`` = 1).
+
+Address functions: Left[i] = left - i, Right[i] = right + i, LeftContext[i] /
+RightContext[i] = the i-th node strictly between left and right, from the left /
+right, whose head is not within [left, right].
+"""
+from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.state cimport State, Gold, add_arc
+
+cdef enum:
+    SHIFT = 0
+    NO_ARC = 1
+    RIGHT_ARC = 2
+    LEFT_ARC = 3
+
+
+cdef class Covington(TransitionSystem):
+    move_names = ("SH", "NA", "RA", "LA")
+    labeled_moves = (False, False, True, True)
+    address_functions = ("Left", "Right", "LeftContext", "RightContext")
+    options = {"allow_root": True, "allow_shift": False}
+
+    def configure(self, allow_root=True, allow_shift=False):
+        self.allow_root = bool(allow_root)
+        self.allow_shift = bool(allow_shift)
+        self.leftstop = 0 if self.allow_root else 1
+
+    cdef void init_state(self, State* s) noexcept nogil:
+        s.left = self.leftstop
+        s.right = self.leftstop + 1
+
+    cdef bint is_terminal(self, const State* s) noexcept nogil:
+        return s.right > s.n
+
+    cdef int valid_moves(self, const State* s, bint* out) noexcept nogil:
+        cdef int i = s.left, j = s.right
+        out[SHIFT] = self.allow_shift
+        out[NO_ARC] = True
+        out[RIGHT_ARC] = s.heads[j] == -1
+        out[LEFT_ARC] = i != 0 and s.heads[i] == -1
+        return out[SHIFT] + out[NO_ARC] + out[RIGHT_ARC] + out[LEFT_ARC]
+
+    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+        if move == LEFT_ARC:
+            add_arc(s, s.right, s.left, label)
+        elif move == RIGHT_ARC:
+            add_arc(s, s.left, s.right, label)
+        if move == SHIFT:
+            s.right += 1
+            s.left = s.right - 1
+        else:
+            self.advance(s, move)
+        s.last_move = move
+        s.n_transitions += 1
+
+    cdef void advance(self, State* s, int move) noexcept nogil:
+        pass
+
+    cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
+        cdef int i = s.left, j = s.right
+        cdef int hj = g.heads[j]
+        label[0] = -1
+        if i != 0 and g.heads[i] == j:
+            label[0] = g.labels[i]
+            return LEFT_ARC
+        if hj == i:
+            label[0] = g.labels[j]
+            return RIGHT_ARC
+        # nothing left for j further left: skip the rest of λ1 (only if SHIFT is a move)
+        if self.allow_shift and not (g.lmost_left[j] != -1 and g.lmost_left[j] < i) \
+                and not (hj < i and (hj != 0 or self.leftstop == 0)):
+            return SHIFT
+        return NO_ARC
+
+    cdef int address(self, const State* s, int fn, int i) noexcept nogil:
+        cdef int k, seen = 0
+        if fn == 0:
+            return s.left - i if s.left - i >= 0 else -1
+        if fn == 1:
+            return s.right + i if s.right + i <= s.n else -1
+        if fn == 2:
+            k = s.left + 1
+            while k < s.right:
+                if not (s.left <= s.heads[k] <= s.right):
+                    if seen == i:
+                        return k
+                    seen += 1
+                k += 1
+            return -1
+        k = s.right - 1
+        while k > s.left:
+            if not (s.left <= s.heads[k] <= s.right):
+                if seen == i:
+                    return k
+                seen += 1
+            k -= 1
+        return -1

@@ -1,0 +1,41 @@
+# cython: language_level=3
+"""MaltParser's ``stackproj``: the stack system without SWAP (projective arc-standard
+with arcs between the two top stack nodes; see :mod:`maltpy.systems.stack`).
+
+Static oracle: LEFT-ARC when Stack[1] is a gold dependent of Stack[0];
+RIGHT-ARC when Stack[0] is a gold dependent of Stack[1] and has all its
+dependents; SHIFT otherwise. 2n transitions for a projective tree.
+"""
+from maltpy.systems.stack cimport StackSystem
+from maltpy.systems.state cimport State, Gold, stack_at
+
+cdef enum:
+    SHIFT = 0
+    RIGHT_ARC = 2
+    LEFT_ARC = 3
+
+
+cdef inline bint complete(const State* s, const Gold* g, int i) noexcept nogil:
+    return s.n_ldeps[i] + s.n_rdeps[i] == g.n_children[i]
+
+
+cdef class StackProj(StackSystem):
+    name = "stackproj"
+
+    def configure(self):
+        self.has_swap = False
+
+    cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
+        cdef int s0, s1
+        label[0] = -1
+        if s.stack_len < 2:
+            return SHIFT
+        s0 = stack_at(s, 0)
+        s1 = stack_at(s, 1)
+        if s1 != 0 and g.heads[s1] == s0 and complete(s, g, s1):
+            label[0] = g.labels[s1]
+            return LEFT_ARC
+        if g.heads[s0] == s1 and complete(s, g, s0):
+            label[0] = g.labels[s0]
+            return RIGHT_ARC
+        return SHIFT

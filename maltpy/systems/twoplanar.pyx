@@ -1,0 +1,186 @@
+# cython: language_level=3
+"""Gómez-Rodríguez & Nivre's 2-planar system, MaltParser's ``2planar``.
+
+Two stacks, both starting as [0]; ``s.stack`` is the active one and ``s.aux``
+the inactive one (SWITCH swaps the two pointers). a = active top, t = inactive
+top, j = buffer front.
+
+SHIFT (SH)
+    Validity: buffer not empty.  Action: push j on both stacks.
+SWITCH (SW)
+    Validity: the previous move was not SWITCH; with ``reduceonswitch``, instead
+    t != 0 (and t has a head under ``no_covered_roots``).
+    Action: swap the stacks; with ``reduceonswitch``, pop the new active stack.
+REDUCE (RE)
+    Validity: a != 0 (and a has a head under ``no_covered_roots``).
+    Action: pop the active stack only.
+RIGHT-ARC(l) / LEFT-ARC(l) (RA / LA)
+    As in :mod:`maltpy.systems.planar`, between a and j.
+
+Arcs built while one stack is active never cross, so the output is 2-planar.
+Terminal when the buffer is empty. At most n SHIFTs, 2n REDUCEs, n arcs and,
+with no two SWITCHes in a row, at most 3n + 1 SWITCHes.
+
+Static oracle (MaltParser's): arcs between a and j are built in the active
+plane, and the plane of every gold arc crossing them is fixed to the other one
+(``g.plane`` holds this per dependent: 0 any, 1 first, 2 second, 3 none); a
+gold arc between t and j, or a pending arc that has to be built in the
+inactive plane, switches; a pending arc in the active plane reduces.
+"""
+from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.state cimport (
+    State, Gold, add_arc, stack_top, buffer_front, stack_at, buffer_at, fill_buffer,
+    component_root,
+)
+from maltpy.systems.planar import check_choice, ROOT_HANDLING
+
+cdef enum:
+    SHIFT = 0
+    SWITCH = 1
+    REDUCE = 2
+    RIGHT_ARC = 3
+    LEFT_ARC = 4
+
+cdef enum:
+    ANY_PLANE = 0
+    NO_PLANE = 3
+
+
+cdef inline bint crosses(int a1, int a2, int b1, int b2) noexcept nogil:
+    cdef int x1 = a1 if a1 < a2 else a2, x2 = a2 if a1 < a2 else a1
+    cdef int y1 = b1 if b1 < b2 else b2, y2 = b2 if b1 < b2 else b1
+    return (x1 < y1 < x2 < y2) or (y1 < x1 < y2 < x2)
+
+
+cdef void propagate(const Gold* g, int n, int dep, int plane) noexcept nogil:
+    """Fix the plane of the gold arc into ``dep`` and push crossing arcs to the other plane."""
+    cdef int f
+    g.plane[dep] = plane
+    if plane == ANY_PLANE or plane == NO_PLANE:
+        return
+    for f in range(1, n + 1):
+        if f != dep and g.heads[f] >= 0 and crosses(g.heads[dep], dep, g.heads[f], f):
+            if g.plane[f] == ANY_PLANE:
+                propagate(g, n, f, 3 - plane)
+            elif g.plane[f] == plane:
+                propagate(g, n, f, NO_PLANE)
+
+
+cdef class TwoPlanar(TransitionSystem):
+    name = "2planar"
+    move_names = ("SH", "SW", "RE", "RA", "LA")
+    labeled_moves = (False, False, False, True, True)
+    address_functions = ("ActiveStack", "InactiveStack", "Input")
+    options = {"reduceonswitch": False, "acyclicity": True, "no_covered_roots": False,
+               "planar_root_handling": "normal"}
+
+    cdef bint reduce_on_switch
+    cdef bint acyclicity
+    cdef bint no_covered_roots
+    cdef bint relaxed_root
+
+    def configure(self, reduceonswitch=False, acyclicity=True, no_covered_roots=False,
+                  planar_root_handling="normal"):
+        self.reduce_on_switch = bool(reduceonswitch)
+        self.acyclicity = bool(acyclicity)
+        self.no_covered_roots = bool(no_covered_roots)
+        self.relaxed_root = check_choice("planar_root_handling (-prh)", planar_root_handling,
+                                         ROOT_HANDLING) == 1
+
+    cdef void init_state(self, State* s) noexcept nogil:
+        s.stack[0] = 0
+        s.stack_len = 1
+        s.aux[0] = 0
+        s.aux_len = 1
+        fill_buffer(s, 1, s.n)
+
+    cdef bint is_terminal(self, const State* s) noexcept nogil:
+        return s.buf_len == 0
+
+    cdef int valid_moves(self, const State* s, bint* out) noexcept nogil:
+        cdef int a = stack_top(s), j = buffer_front(s)
+        cdef int t = s.aux[s.aux_len - 1]
+        cdef bint linked = self.acyclicity and component_root(s, a) == component_root(s, j)
+        out[SHIFT] = True
+        if self.relaxed_root and a == 0:
+            out[SWITCH] = out[REDUCE] = out[RIGHT_ARC] = out[LEFT_ARC] = False
+            return 1
+        if self.reduce_on_switch:
+            out[SWITCH] = t != 0 and not (self.no_covered_roots and s.heads[t] == -1)
+        else:
+            out[SWITCH] = s.last_move != SWITCH
+        out[REDUCE] = a != 0 and not (self.no_covered_roots and s.heads[a] == -1)
+        out[RIGHT_ARC] = s.heads[j] == -1 and not linked
+        out[LEFT_ARC] = a != 0 and s.heads[a] == -1 and not linked
+        return out[SHIFT] + out[SWITCH] + out[REDUCE] + out[RIGHT_ARC] + out[LEFT_ARC]
+
+    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+        cdef int a = stack_top(s), j = buffer_front(s)
+        cdef int* tmp
+        cdef int tmp_len
+        if move == SHIFT:
+            s.buf_len -= 1
+            s.stack[s.stack_len] = j
+            s.stack_len += 1
+            s.aux[s.aux_len] = j
+            s.aux_len += 1
+        elif move == SWITCH:
+            tmp, tmp_len = s.stack, s.stack_len
+            s.stack, s.stack_len = s.aux, s.aux_len
+            s.aux, s.aux_len = tmp, tmp_len
+            s.active = 1 - s.active
+            if self.reduce_on_switch:
+                s.stack_len -= 1
+        elif move == REDUCE:
+            s.stack_len -= 1
+        elif move == RIGHT_ARC:
+            add_arc(s, a, j, label)
+        elif move == LEFT_ARC:
+            add_arc(s, j, a, label)
+        s.last_move = move
+        s.n_transitions += 1
+
+    cdef int decision(self, const State* s, const Gold* g, int dep) noexcept nogil:
+        return g.plane[dep] if g.plane[dep] != ANY_PLANE else 1 + s.active
+
+    cdef bint pending(self, const State* s, const Gold* g, int plane, int limit) noexcept nogil:
+        """A gold arc between j and a node k < limit that is to be built in ``plane``."""
+        cdef int j = buffer_front(s), k
+        cdef int lowest = 0 if self.relaxed_root else -1
+        k = g.lmost_left[j]
+        if k != -1:
+            while k < limit and k < j:
+                if k > lowest and g.heads[k] == j and self.decision(s, g, k) == plane:
+                    return True
+                k += 1
+        return lowest < g.heads[j] < limit and self.decision(s, g, j) == plane
+
+    cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
+        cdef int a = stack_top(s), j = buffer_front(s)
+        cdef int t = s.aux[s.aux_len - 1]
+        cdef int active_plane = 1 + s.active
+        label[0] = -1
+        if a != 0 and g.heads[a] == j and s.heads[a] != j:
+            propagate(g, s.n, a, active_plane)
+            label[0] = g.labels[a]
+            return LEFT_ARC
+        if g.heads[j] == a and s.heads[j] != a:
+            propagate(g, s.n, j, active_plane)
+            label[0] = g.labels[j]
+            return RIGHT_ARC
+        if t != 0 and g.heads[t] == j and s.heads[t] != j:
+            return SWITCH
+        if g.heads[j] == t and s.heads[j] != t:
+            return SWITCH
+        if self.pending(s, g, active_plane, a):
+            return REDUCE
+        if self.pending(s, g, 3 - active_plane, t):
+            return SWITCH
+        return SHIFT
+
+    cdef int address(self, const State* s, int fn, int i) noexcept nogil:
+        if fn == 0:
+            return stack_at(s, i)
+        if fn == 1:
+            return s.aux[s.aux_len - 1 - i] if 0 <= i < s.aux_len else -1
+        return buffer_at(s, i)

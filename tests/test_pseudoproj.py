@@ -1,0 +1,93 @@
+"""Pseudo-projective parsing: projectivize/deprojectivize round trips, encodings, CLI modes."""
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from maltpy.errors import MaltpyError
+from maltpy.transform import PseudoProjective, nonprojective_arcs
+from conftest import is_projective, is_tree, random_tree, shared_file
+
+# G1 of Nivre (2008): (5, AuxP, 1) is the one non-projective arc
+G1_HEADS = [-1, 5, 1, 0, 5, 3, 3, 6, 0]
+G1_LABELS = ["_", "AuxP", "Atr", "Pred", "AuxZ", "Sb", "AuxP", "Adv", "AuxK"]
+
+
+def test_nonprojective_arcs_of_g1():
+    assert nonprojective_arcs(G1_HEADS) == [1]
+
+
+@pytest.mark.parametrize("strategy,label1,label5", [
+    ("baseline", "AuxP", "Sb"), ("head", "AuxP|Sb", "Sb"),
+    ("path", "AuxP|", "Sb%"), ("head+path", "AuxP|Sb", "Sb%"),
+])
+def test_g1_lift_and_encoding(strategy, label1, label5):
+    pp = PseudoProjective(strategy)
+    heads, labels = pp.projectivize(G1_HEADS, G1_LABELS)
+    assert heads[1] == 3 and heads[2:] == G1_HEADS[2:]      # lifted to the head of 5
+    assert labels[1] == label1 and labels[5] == label5
+    back_heads, back_labels = pp.deprojectivize(heads, labels)
+    assert back_labels == G1_LABELS
+    assert back_heads == (heads if strategy == "baseline" else G1_HEADS)
+
+
+def test_bad_option_names_what_is_allowed():
+    with pytest.raises(MaltpyError, match="head\\+path"):
+        PseudoProjective("heads")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 20),
+       st.sampled_from(["baseline", "head", "path", "head+path"]),
+       st.sampled_from(["shortest", "deepest"]), st.sampled_from(["none", "left", "right", "head", "ignore"]))
+def test_projectivize_gives_projective_tree_and_head_encodings_round_trip(seed, n, strategy, order, covered):
+    rng = random.Random(seed)
+    heads = random_tree(rng, n)
+    labels = ["_"] + [rng.choice("abcd") for _ in range(n)]
+    pp = PseudoProjective(strategy, covered, order)
+    h, l = pp.projectivize(heads, labels)
+    assert is_tree(h)
+    if covered != "ignore":         # "ignore" puts covered roots back under the root afterwards
+        assert not nonprojective_arcs(h)
+    if covered == "none" and strategy != "baseline":
+        assert sum(x != y for x, y in zip(h, heads)) == sum(("|" in lab) for lab in l[1:])
+    h2, l2 = pp.deprojectivize(h, l)
+    assert is_tree(h2)
+    assert l2 == labels, "marks are always stripped"
+    for d in range(1, n + 1):
+        if l[d].endswith("|null"):          # covered roots go back to the root
+            assert h2[d] == 0 and heads[d] == 0
+        elif strategy == "baseline":
+            assert h2[d] == h[d]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 20))
+def test_deprojectivize_survives_arbitrary_parser_labels(seed, n):
+    """Parser output can carry any mix of marks; deprojectivization must still give a tree."""
+    rng = random.Random(seed)
+    heads = random_tree(rng, n)
+    marks = ["a", "b", "a|b", "b|a", "a%", "a|b%", "a|", "a|%", "b|null", "|", "%"]
+    labels = ["_"] + [rng.choice(marks) for _ in range(n)]
+    for strategy in ("head", "path", "head+path"):
+        h, l = PseudoProjective(strategy).deprojectivize(heads, labels)
+        assert is_tree(h)
+        assert all("%" not in x and "|" not in x for x in l[1:])
+
+
+@pytest.mark.parametrize("lang", ["cs", "sl"])
+def test_head_path_round_trip_on_ud(lang):
+    from maltpy.formats.conll import read_conll
+    path = shared_file("ud", lang, "train.conllu")
+    pp = PseudoProjective("head+path")
+    total = restored = 0
+    for sent in read_conll(path, "conllu", need_heads=True):
+        heads, labels = [-1] + sent.heads, ["_"] + sent.column(7)
+        bad = nonprojective_arcs(heads)
+        h, l = pp.projectivize(heads, labels)
+        assert not nonprojective_arcs(h)
+        h2, l2 = pp.deprojectivize(h, l)
+        total += len(bad)
+        restored += sum(h2[d] == heads[d] and l2[d] == labels[d] for d in bad)
+    assert total > 0
+    assert restored >= 0.99 * total
