@@ -31,7 +31,10 @@ def _main_parser():
         prog="maltpy",
         description="MaltParser-style transition-based dependency parsing. Settings come from a "
                     "YAML file (-c config.yaml) and MaltParser's flags, which override it.",
-        epilog="sub-commands: 'maltpy eval GOLD SYSTEM' prints LAS/UAS/LA; "
+        epilog="sub-commands: 'maltpy eval GOLD SYSTEM [--compare SYSTEM_B]' prints LAS/UAS/LA "
+               "(and a permutation test); 'maltpy fragmentation MODEL GOLD' reports what is left on "
+               "the stack at the end of the input; 'maltpy experiment TRAIN...' runs multilingual "
+               "experiments; "
                "'maltpy convert-features MODEL.xml' converts a MaltParser feature model to YAML. "
                "Run 'maltpy eval -h' for their options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -184,13 +187,55 @@ def run_pseudo_projective(settings, log, mode):
 
 def cmd_eval(argv):
     from maltpy.evaluation.scores import evaluate_files, format_scores
+    from maltpy.formats.conll import read_conll
     p = argparse.ArgumentParser(prog="maltpy eval", description="Attachment scores of SYSTEM against GOLD "
                                 "(LAS, UAS, LA; with all tokens and without punctuation, as eval.pl).")
     p.add_argument("gold")
     p.add_argument("system")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    p.add_argument("--compare", metavar="SYSTEM_B",
+                   help="a second system output: print both systems' LAS/UAS (all tokens) and the "
+                        "p-values of a randomized permutation test on the difference")
+    p.add_argument("--rounds", type=int, default=10000, help="permutation test rounds (default 10000)")
     a = p.parse_args(argv)
+    if a.compare:
+        from maltpy.evaluation.significance import compare, format_comparison
+        gold = read_conll(a.gold, a.fmt, need_heads=True)
+        sys_a = read_conll(a.system, a.fmt, need_heads=True)
+        sys_b = read_conll(a.compare, a.fmt, need_heads=True)
+        print(format_comparison(compare(gold, sys_a, sys_b, a.rounds),
+                                os.path.basename(a.system), os.path.basename(a.compare)))
+        return
     print(format_scores(evaluate_files(a.gold, a.system, a.fmt)))
+
+
+def cmd_fragmentation(argv):
+    from maltpy.evaluation.fragmentation import diagnose
+    from maltpy.evaluation.scores import evaluate
+    from maltpy.formats.conll import read_conll, write_conll
+    from maltpy.parsing.parser import Parser
+    p = argparse.ArgumentParser(
+        prog="maltpy fragmentation",
+        description="Fragmentation diagnostics (Nivre & Fernandez-Gonzalez 2014, Table 1): parse GOLD once "
+                    "with an arc-eager MODEL and the tree constraint, report the words left on the stack "
+                    "when the input ends and how the old heuristic and the tree constraint attach them.")
+    p.add_argument("model", help="a nivreeager model file")
+    p.add_argument("gold", help="gold CoNLL file (HEAD and DEPREL filled)")
+    p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of GOLD")
+    p.add_argument("--old", metavar="FILE", help="write the old-heuristic parse here")
+    p.add_argument("--new", metavar="FILE", help="write the tree-constrained parse here")
+    a = p.parse_args(argv)
+    parser = Parser.load(a.model if os.path.splitext(a.model)[1] else a.model + ".mpz")
+    gold = read_conll(a.gold, a.fmt or parser.format, need_heads=True)
+    stats, old, new = diagnose(parser, gold)
+    for path, sents in ((a.old, old), (a.new, new)):
+        if path:
+            write_conll(sents, path)
+    print(stats.format())
+    print("UAS / LAS (all tokens):")
+    for name, sents in (("old", old), ("new", new)):
+        s = evaluate(gold, sents)["all"]
+        print(f"  {name}  UAS {s.uas:6.2f}  LAS {s.las:6.2f}")
 
 
 def cmd_convert_features(argv):
@@ -214,7 +259,39 @@ def cmd_convert_features(argv):
             out.write(m.to_yaml(f"converted from {os.path.basename(a.xml)} by maltpy convert-features"))
 
 
-SUBCOMMANDS = {"eval": cmd_eval, "convert-features": cmd_convert_features}
+def cmd_experiment(argv):
+    from maltpy.experiments.runner import (markdown_tables, parse_experiment_args, parse_treebank_args,
+                                           run_experiments)
+    p = argparse.ArgumentParser(
+        prog="maltpy experiment",
+        description="Train and evaluate every configuration on every treebank; print (or write) "
+                    "Markdown tables shaped like Nivre (2008) Tables 3 and 4.",
+        epilog="example: maltpy experiment ../shared/data/ud/*/train.conllu -a nivreeager covnonproj "
+               "--config PP-E='-a nivreeager -pp head' -o docs/results.md")
+    p.add_argument("train", nargs="+", help="training files; the language is the directory name")
+    p.add_argument("-a", "--algorithms", nargs="*", default=[], help="configurations '-a NAME' (name = algorithm)")
+    p.add_argument("--config", action="append", default=[], metavar="NAME=FLAGS",
+                   help="a named configuration of MaltParser flags, e.g. PP-E='-a nivreeager -pp head'")
+    p.add_argument("--test", action="append", default=[], metavar="LANG=FILE",
+                   help="explicit test file for a language (default: hold out the last --holdout of train)")
+    p.add_argument("--holdout", type=float, default=0.1, help="held-out fraction (default 0.1)")
+    p.add_argument("--no-punct", action="store_true", help="score without punctuation tokens")
+    p.add_argument("-j", "--jobs", type=int, default=0, help="threads for split models")
+    p.add_argument("-o", metavar="FILE", help="write the Markdown tables here (default: standard output)")
+    p.add_argument("--outputs", metavar="DIR", help="keep every parsed test file in DIR")
+    a = p.parse_args(argv)
+    from maltpy.formats.conll import atomic_output
+    treebanks = parse_treebank_args(a.train, a.test)
+    experiments = parse_experiment_args(a.config, a.algorithms)
+    results = run_experiments(treebanks, experiments, a.holdout, a.jobs,
+                              log=lambda m: print(m, file=sys.stderr), outdir=a.outputs)
+    text = markdown_tables(results, experiments, punctuation=not a.no_punct)
+    with atomic_output(a.o) as out:
+        out.write(text)
+
+
+SUBCOMMANDS = {"eval": cmd_eval, "convert-features": cmd_convert_features,
+               "fragmentation": cmd_fragmentation, "experiment": cmd_experiment}
 
 
 def main(argv=None):

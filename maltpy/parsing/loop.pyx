@@ -338,13 +338,22 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
     }
 
 
+cdef inline void record_stack(const State* s, signed char* out) noexcept nogil:
+    """Mark the words on the stack: 1 without a head (left fragmented), 2 with one."""
+    cdef int i, w
+    for i in range(s.stack_len):
+        w = s.stack[i]
+        if w > 0:
+            out[w] = 1 if s.heads[w] == -1 else 2
+
+
 def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTable classes,
                  Corpus corpus, progress=None, bint record_end=False):
     """Parse every sentence; return heads and labels per corpus row (root rows -1).
 
-    With ``record_end``, also return for every row whether that word was on the
-    stack without a head when the buffer first became empty (fragmentation
-    diagnostics), as a third array.
+    With ``record_end``, also return per row where that word was when the buffer
+    first became empty (fragmentation diagnostics), as a third int8 array:
+    1 = on the stack without a head, 2 = on the stack with a head, 0 = elsewhere.
     """
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
@@ -382,9 +391,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                 while not system.is_terminal(&s) and s.n_transitions < max_steps:
                     if record_end and not recorded and s.end_seen:
                         recorded = True
-                        for i in range(s.stack_len):
-                            if s.stack[i] > 0 and s.heads[s.stack[i]] == -1:
-                                eo[r0 + s.stack[i]] = 1
+                        record_stack(&s, &eo[r0])
                     n_valid = system.valid_moves(&s, mask)
                     if n_valid == 0:
                         break
@@ -411,9 +418,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                                     best_score = scores[c]
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
                 if record_end and not recorded:
-                    for i in range(s.stack_len):
-                        if s.stack[i] > 0 and s.heads[s.stack[i]] == -1:
-                            eo[r0 + s.stack[i]] = 1
+                    record_stack(&s, &eo[r0])
                 system.finish(&s)
                 for i in range(1, sent.n + 1):
                     ho[r0 + i] = s.heads[i]
