@@ -84,8 +84,10 @@ cdef class NivreStandard(TransitionSystem):
         if i > 0 and g.heads[i] == j:
             label[0] = g.labels[i]
             return LEFT_ARC
+        # MaltParser's test: j already has its rightmost gold dependent (on projective trees the
+        # same as "j is complete"; on non-projective ones it keeps arcs coming instead of shifts)
         if (g.heads[j] == i and (i > 0 or self.allow_root)
-                and s.n_ldeps[j] + s.n_rdeps[j] == g.n_children[j]):
+                and s.rdep[j] == g.rmost_right[j]):
             label[0] = g.labels[j]
             return RIGHT_ARC
         return SHIFT

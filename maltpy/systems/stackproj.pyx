@@ -2,9 +2,9 @@
 """MaltParser's ``stackproj``: the stack system without SWAP (projective arc-standard
 with arcs between the two top stack nodes; see :mod:`maltpy.systems.stack`).
 
-Static oracle: LEFT-ARC when Stack[1] is a gold dependent of Stack[0];
-RIGHT-ARC when Stack[0] is a gold dependent of Stack[1] and has all its
-dependents; SHIFT otherwise. 2n transitions for a projective tree.
+Static oracle (MaltParser's): LEFT-ARC when Stack[1] is a gold dependent of
+Stack[0]; RIGHT-ARC when Stack[0] is a gold dependent of Stack[1] and already has
+its rightmost gold dependent; SHIFT otherwise. 2n transitions for a projective tree.
 """
 from maltpy.systems.stack cimport StackSystem
 from maltpy.systems.state cimport State, Gold, stack_at
@@ -13,10 +13,6 @@ cdef enum:
     SHIFT = 0
     RIGHT_ARC = 2
     LEFT_ARC = 3
-
-
-cdef inline bint complete(const State* s, const Gold* g, int i) noexcept nogil:
-    return s.n_ldeps[i] + s.n_rdeps[i] == g.n_children[i]
 
 
 cdef class StackProj(StackSystem):
@@ -32,10 +28,13 @@ cdef class StackProj(StackSystem):
             return SHIFT
         s0 = stack_at(s, 0)
         s1 = stack_at(s, 1)
-        if s1 != 0 and g.heads[s1] == s0 and complete(s, g, s1):
+        # MaltParser's conditions: on projective trees they equal "the dependent is complete",
+        # and on non-projective training trees they keep building arcs instead of shifting
+        # everything and popping it unattached at the end
+        if s1 != 0 and g.heads[s1] == s0:
             label[0] = g.labels[s1]
             return LEFT_ARC
-        if g.heads[s0] == s1 and complete(s, g, s0):
+        if g.heads[s0] == s1 and s.rdep[s0] == g.rmost_right[s0]:
             label[0] = g.labels[s0]
             return RIGHT_ARC
         return SHIFT
