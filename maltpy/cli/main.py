@@ -96,7 +96,7 @@ def _settings_from_args(args):
             config_path = args.c
             values.update(load_config(args.c))
         else:
-            values["model"] = args.c if os.path.splitext(args.c)[1] else args.c + ".mpz"
+            values["model"] = _model_path(args.c)
     for flag, name in FLAGS.items():
         value = getattr(args, flag.lstrip("-"), None)
         if value is not None:
@@ -105,6 +105,11 @@ def _settings_from_args(args):
         values["jobs"] = args.jobs
     settings = Settings(**values)
     return settings, config_path
+
+
+def _model_path(name):
+    """A model name as MaltParser's -c: ``.mpz`` is added when there is no extension."""
+    return name if os.path.splitext(name)[1] else name + ".mpz"
 
 
 def _detect(path, given):
@@ -225,7 +230,7 @@ def cmd_fragmentation(argv):
     p.add_argument("--old", metavar="FILE", help="write the old-heuristic parse here")
     p.add_argument("--new", metavar="FILE", help="write the tree-constrained parse here")
     a = p.parse_args(argv)
-    parser = Parser.load(a.model if os.path.splitext(a.model)[1] else a.model + ".mpz")
+    parser = Parser.load(_model_path(a.model))
     gold = read_conll(a.gold, a.fmt or parser.format, need_heads=True)
     stats, old, new = diagnose(parser, gold)
     for path, sents in ((a.old, old), (a.new, new)):

@@ -17,8 +17,8 @@ whose gold head is the root and the others.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import List, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Sequence
 
 from maltpy.errors import MaltpyError
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shlex
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from maltpy.config import FLAGS, coerce, make_settings

@@ -8,3 +8,4 @@ cdef class Covington(TransitionSystem):
     cdef bint allow_shift
     cdef int leftstop
     cdef void advance(self, State* s, int move) noexcept nogil
+    cdef void move_left_to(self, State* s, int i) noexcept nogil

@@ -73,8 +73,7 @@ cdef class Covington(TransitionSystem):
         elif move == RIGHT_ARC:
             add_arc(s, s.left, s.right, label)
         if move == SHIFT:
-            s.right += 1
-            s.left = s.right - 1
+            self.move_left_to(s, -1)
         else:
             self.advance(s, move)
         s.last_move = move
@@ -82,6 +81,14 @@ cdef class Covington(TransitionSystem):
 
     cdef void advance(self, State* s, int move) noexcept nogil:
         pass
+
+    cdef void move_left_to(self, State* s, int i) noexcept nogil:
+        """Left[0] becomes i, or the next word is shifted when i is past ``leftstop``."""
+        if i < self.leftstop:
+            s.right += 1
+            s.left = s.right - 1
+        else:
+            s.left = i
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = s.left, j = s.right

@@ -23,8 +23,4 @@ cdef class CovNonProj(Covington):
             if component_root(s, i) != cj and not (j_headed and s.heads[i] != -1):
                 break
             i -= 1
-        if i < self.leftstop:
-            s.right += 1
-            s.left = s.right - 1
-        else:
-            s.left = i
+        self.move_left_to(s, i)

@@ -21,8 +21,7 @@ cdef class CovProj(Covington):
     cdef void advance(self, State* s, int move) noexcept nogil:
         cdef int i, cj
         if move == RIGHT_ARC:
-            s.right += 1
-            s.left = s.right - 1
+            self.move_left_to(s, -1)      # RIGHT-ARC shifts: Right[0] joins λ1
             return
         if move == NO_ARC:
             i = s.heads[s.left] if s.heads[s.left] != -1 else self.leftstop - 1
@@ -31,8 +30,4 @@ cdef class CovProj(Covington):
             i = s.left - 1
             while i >= self.leftstop and component_root(s, i) == cj:
                 i -= 1
-        if i < self.leftstop:
-            s.right += 1
-            s.left = s.right - 1
-        else:
-            s.left = i
+        self.move_left_to(s, i)

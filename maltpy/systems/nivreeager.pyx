@@ -33,7 +33,7 @@ Without ``enforce_tree`` parsing ends when the buffer is empty and
 """
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_top, buffer_front, stack_at, buffer_at, fill_buffer,
+    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, fill_buffer,
 )
 
 cdef enum:
@@ -139,6 +139,4 @@ cdef class NivreEager(TransitionSystem):
         return SHIFT
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
-        if fn == 0:
-            return stack_at(s, i)
-        return buffer_at(s, i)
+        return stack_or_buffer_at(s, fn, i)

@@ -30,8 +30,9 @@ Static oracle (MaltParser's): LA / RA for a gold arc between i and j not yet
 built; REDUCE if j has a gold neighbour left of i; else SHIFT.
 """
 from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_top, buffer_front, stack_at, buffer_at, fill_buffer,
+    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, stack_at, buffer_at, fill_buffer,
     component_root,
 )
 
@@ -82,7 +83,6 @@ cdef class Planar(TransitionSystem):
 
     cdef int valid_moves(self, const State* s, bint* out) noexcept nogil:
         cdef int i = stack_top(s), j = buffer_front(s), k
-        cdef bint linked = self.acyclicity and component_root(s, i) == component_root(s, j)
         if self.relaxed_root and i == 0:
             out[SHIFT] = True
             out[REDUCE] = out[RIGHT_ARC] = out[LEFT_ARC] = False
@@ -95,8 +95,7 @@ cdef class Planar(TransitionSystem):
             k = stack_at(s, 1)
             out[REDUCE] = (component_root(s, i) == component_root(s, j)
                            or (k != -1 and component_root(s, k) == component_root(s, i)))
-        out[RIGHT_ARC] = s.heads[j] == -1 and not linked
-        out[LEFT_ARC] = i != 0 and s.heads[i] == -1 and not linked
+        arc_validity(s, i, j, self.acyclicity, &out[RIGHT_ARC], &out[LEFT_ARC])
         k = out[SHIFT] + out[REDUCE] + out[RIGHT_ARC] + out[LEFT_ARC]
         if k == 0:
             # full connectedness can leave nothing: MaltParser's default action, SHIFT
@@ -120,19 +119,14 @@ cdef class Planar(TransitionSystem):
         s.n_transitions += 1
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
-        cdef int i = stack_top(s), j = buffer_front(s)
+        cdef int i = stack_top(s), j = buffer_front(s), k
         label[0] = -1
-        if i != 0 and g.heads[i] == j and s.heads[i] != j:
-            label[0] = g.labels[i]
-            return LEFT_ARC
-        if g.heads[j] == i and s.heads[j] != i:
-            label[0] = g.labels[j]
-            return RIGHT_ARC
+        k = gold_arc(s, g, i, j, label)
+        if k != NO_GOLD_ARC:
+            return LEFT_ARC if k == GOLD_LEFT else RIGHT_ARC
         if (g.lmost_left[j] != -1 and g.lmost_left[j] < i) or g.heads[j] < i:
             return REDUCE
         return SHIFT
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
-        if fn == 0:
-            return stack_at(s, i)
-        return buffer_at(s, i)
+        return stack_or_buffer_at(s, fn, i)

@@ -128,6 +128,11 @@ cdef inline int buffer_at(const State* s, int i) noexcept nogil:
     return s.buffer[s.buf_len - 1 - i] if 0 <= i < s.buf_len else -1
 
 
+cdef inline int stack_or_buffer_at(const State* s, int fn, int i) noexcept nogil:
+    """Address functions of the single-stack systems: fn 0 = Stack[i], otherwise Input[i]."""
+    return stack_at(s, i) if fn == 0 else buffer_at(s, i)
+
+
 cdef inline void fill_buffer(State* s, int first, int last) noexcept nogil:
     """Buffer = [first .. last] in order (front = first)."""
     cdef int i

@@ -30,9 +30,9 @@ inactive plane, switches; a pending arc in the active plane reduces.
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport (
     State, Gold, add_arc, stack_top, buffer_front, stack_at, buffer_at, fill_buffer,
-    component_root,
 )
 from maltpy.systems.planar import check_choice, ROOT_HANDLING
+from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT, GOLD_RIGHT
 
 cdef enum:
     SHIFT = 0
@@ -100,7 +100,6 @@ cdef class TwoPlanar(TransitionSystem):
     cdef int valid_moves(self, const State* s, bint* out) noexcept nogil:
         cdef int a = stack_top(s), j = buffer_front(s)
         cdef int t = s.aux[s.aux_len - 1]
-        cdef bint linked = self.acyclicity and component_root(s, a) == component_root(s, j)
         out[SHIFT] = True
         if self.relaxed_root and a == 0:
             out[SWITCH] = out[REDUCE] = out[RIGHT_ARC] = out[LEFT_ARC] = False
@@ -110,8 +109,7 @@ cdef class TwoPlanar(TransitionSystem):
         else:
             out[SWITCH] = s.last_move != SWITCH
         out[REDUCE] = a != 0 and not (self.no_covered_roots and s.heads[a] == -1)
-        out[RIGHT_ARC] = s.heads[j] == -1 and not linked
-        out[LEFT_ARC] = a != 0 and s.heads[a] == -1 and not linked
+        arc_validity(s, a, j, self.acyclicity, &out[RIGHT_ARC], &out[LEFT_ARC])
         return out[SHIFT] + out[SWITCH] + out[REDUCE] + out[RIGHT_ARC] + out[LEFT_ARC]
 
     cdef void apply(self, State* s, int move, int label) noexcept nogil:
@@ -160,18 +158,16 @@ cdef class TwoPlanar(TransitionSystem):
         cdef int t = s.aux[s.aux_len - 1]
         cdef int active_plane = 1 + s.active
         label[0] = -1
-        if a != 0 and g.heads[a] == j and s.heads[a] != j:
-            propagate(g, s.n, a, active_plane)
-            label[0] = g.labels[a]
+        cdef int arc = gold_arc(s, g, a, j, label)
+        if arc == GOLD_LEFT:
+            propagate(g, s.n, a, active_plane)      # this arc's plane is now the active one
             return LEFT_ARC
-        if g.heads[j] == a and s.heads[j] != a:
+        if arc == GOLD_RIGHT:
             propagate(g, s.n, j, active_plane)
-            label[0] = g.labels[j]
             return RIGHT_ARC
-        if t != 0 and g.heads[t] == j and s.heads[t] != j:
-            return SWITCH
-        if g.heads[j] == t and s.heads[j] != t:
-            return SWITCH
+        cdef int unused
+        if gold_arc(s, g, t, j, &unused) != NO_GOLD_ARC:
+            return SWITCH                           # the arc belongs to the other plane
         if self.pending(s, g, active_plane, a):
             return REDUCE
         if self.pending(s, g, 3 - active_plane, t):

@@ -28,6 +28,7 @@ visited in order of distance to the lifted node, as MaltParser does
 """
 from __future__ import annotations
 
+import sys
 from collections import deque
 from typing import List, Sequence, Tuple
 
@@ -241,8 +242,9 @@ class PseudoProjective:
             cands.sort(key=lambda c: (abs(c - avoid), c))
         return cands
 
-    def _search(self, heads, kids, start, avoid, target, mode, on_path):
+    def _search(self, labels, kids, start, avoid, target, on_path):
         """Breadth-first search below start (avoid's subtree excluded) for the new head."""
+        mode = self.strategy
         path_only = mode != "head"
         queue = deque(self._dependents(kids, start, avoid, path_only, on_path))
         fallback = None
@@ -250,13 +252,13 @@ class PseudoProjective:
             node = queue.popleft()
             below = self._dependents(kids, node, avoid, path_only, on_path)
             if mode == "head":
-                if target is not None and self._label[node] == target:
+                if target is not None and labels[node] == target:
                     return node
             elif mode == "path":
                 if not below:
                     return node
             else:  # head+path: the labelled node on the path, else the path's end
-                if target is not None and self._label[node] == target:
+                if target is not None and labels[node] == target:
                     return node
                 if not below and fallback is None:
                     fallback = node
@@ -293,8 +295,6 @@ class PseudoProjective:
             labels[d] = lab
         if self.strategy in ("none", "baseline") or not any(lifted):
             return heads, labels
-        self._label = labels
-        mode = {"head": "head", "path": "path", "head+path": "head+path"}[self.strategy]
         kids = _children(heads)
 
         def move(d, new):
@@ -306,7 +306,7 @@ class PseudoProjective:
         def visit(node) -> bool:
             ok = True
             if lifted[node] and heads[node] >= 0:
-                new = self._search(heads, kids, heads[node], node, target[node], mode, on_path)
+                new = self._search(labels, kids, heads[node], node, target[node], on_path)
                 if new is not None:
                     move(node, new)
                     lifted[node] = False
@@ -322,10 +322,7 @@ class PseudoProjective:
                     break
             return ok and child_ok
 
-        import sys
-        limit = sys.getrecursionlimit()
-        if n + 50 > limit:
+        if n + 50 > sys.getrecursionlimit():    # visit() recurses once per tree level
             sys.setrecursionlimit(n + 100)
         visit(0)
-        del self._label
         return heads, labels

@@ -1,0 +1,29 @@
+# cython: language_level=3
+"""Arc transitions shared by the planar and 2-planar systems: arcs link the top a of the
+(active) stack and the buffer front j, and move nothing."""
+from maltpy.systems.state cimport State, Gold, component_root
+
+cdef enum:
+    NO_GOLD_ARC = 0
+    GOLD_LEFT = 1
+    GOLD_RIGHT = 2
+
+
+cdef inline void arc_validity(const State* s, int a, int j, bint acyclicity,
+                              bint* right_arc, bint* left_arc) noexcept nogil:
+    """RIGHT-ARC: j has no head; LEFT-ARC: a is a word without a head; with
+    ``acyclicity``, neither when a and j are already connected."""
+    cdef bint linked = acyclicity and component_root(s, a) == component_root(s, j)
+    right_arc[0] = s.heads[j] == -1 and not linked
+    left_arc[0] = a != 0 and s.heads[a] == -1 and not linked
+
+
+cdef inline int gold_arc(const State* s, const Gold* g, int a, int j, int* label) noexcept nogil:
+    """The gold arc between a and j not built yet (MaltParser's oracles), with its label."""
+    if a != 0 and g.heads[a] == j and s.heads[a] != j:
+        label[0] = g.labels[a]
+        return GOLD_LEFT
+    if g.heads[j] == a and s.heads[j] != a:
+        label[0] = g.labels[j]
+        return GOLD_RIGHT
+    return NO_GOLD_ARC
