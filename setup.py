@@ -37,6 +37,7 @@ MODULES = [
     "maltpy.features.featmap",
     "maltpy.features.extract",
     "maltpy.parsing.loop",
+    "maltpy.parsing.kernel",
 ]
 
 extensions = [

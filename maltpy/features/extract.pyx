@@ -266,6 +266,35 @@ cdef class Extractor:
         """Value of the data-split feature (after :meth:`extract` resolved the addresses)."""
         return self._atom(self.split_atom, s, sent, nodes)
 
+    def keys(self, Configuration config, tok, ints=None):
+        """Feature keys and data-split value at a configuration, as the C loops see them (tests).
+
+        ``tok``/``ints`` as for :meth:`inspect`; sentences without FEATS-style columns only.
+        """
+        cdef Sent sent
+        t = np.ascontiguousarray(tok, dtype=np.int32)
+        i = np.ascontiguousarray(ints if ints is not None else np.full((config.state.n + 1, self.n_int), -1),
+                                 dtype=np.int32)
+        ro = np.zeros(config.state.n + 2, dtype=np.int32)
+        cdef int[:, ::1] tv = t
+        cdef int[:, ::1] iv = i
+        cdef int[::1] rv = ro
+        sent.n = config.state.n
+        sent.tok = &tv[0, 0]
+        sent.ints = &iv[0, 0]
+        sent.rag_off = &rv[0]
+        sent.rag_stride = 0
+        sent.rag_ids = &rv[0]
+        nodes = np.zeros(self.n_addr + 1, dtype=np.int32)
+        values = np.zeros(self.n_atoms + 1, dtype=np.int64)
+        out = np.zeros(self.max_keys + 1, dtype=np.uint64)
+        cdef int[::1] nv = nodes
+        cdef int64_t[::1] vv = values
+        cdef uint64_t[::1] ov = out
+        cdef int nk = self.extract(config.system, &config.state, &sent, &nv[0], &vv[0], &ov[0])
+        split = int(self.split_value(config.system, &config.state, &sent, &nv[0])) if self.split_atom >= 0 else 0
+        return out[:nk].copy(), split
+
     def inspect(self, Configuration config, tok, ints=None):
         """Resolved address nodes and atom values at a configuration (tests, debugging).
 

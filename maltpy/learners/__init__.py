@@ -1,8 +1,9 @@
 """Learners: train on sparse one-hot instances with scikit-learn, export weights for the C loop."""
 from maltpy.errors import MaltpyError
 from maltpy.learners.liblinear import LiblinearLearner, parse_liblinear_options
+from maltpy.learners.libsvm import LibsvmLearner, SvmModel, parse_libsvm_options
 
-LEARNERS = {"liblinear": LiblinearLearner}
+LEARNERS = {"liblinear": LiblinearLearner, "libsvm": LibsvmLearner}
 
 
 def make_learner(name: str, options: str = ""):
@@ -12,4 +13,5 @@ def make_learner(name: str, options: str = ""):
     return LEARNERS[name].from_options(options)
 
 
-__all__ = ["LEARNERS", "LiblinearLearner", "make_learner", "parse_liblinear_options"]
+__all__ = ["LEARNERS", "LiblinearLearner", "LibsvmLearner", "SvmModel", "make_learner",
+           "parse_liblinear_options", "parse_libsvm_options"]

@@ -59,6 +59,9 @@ class LiblinearLearner:
     #: LIBLINEAR visits instances in random order; a fixed seed makes training reproducible
     random_state: int = 1
 
+    #: the parse loop adds weight rows (see maltpy.parsing.loop)
+    kind = "linear"
+
     @classmethod
     def from_options(cls, text: str) -> "LiblinearLearner":
         o = parse_liblinear_options(text)

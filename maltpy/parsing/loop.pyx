@@ -24,10 +24,6 @@ from maltpy.features.featmap cimport FeatMap, probe
 
 cnp.import_array()
 
-cdef enum:
-    MAX_MOVES = 64
-
-
 cdef struct Vec:
     char* data
     Py_ssize_t size
@@ -69,13 +65,6 @@ cdef object vec_to_numpy(Vec* v, dtype):
 @cython.final
 cdef class ClassTable:
     """Classes = unlabeled moves plus (labeled move, label) pairs."""
-    cdef readonly int n_classes
-    cdef int* first
-    cdef int* end          # classes of move m are first[m] .. end[m]-1
-    cdef bint* labeled
-    cdef int* class_move
-    cdef int* class_label
-    cdef int n_moves
 
     def __cinit__(self, labeled_moves, int n_labels):
         self.n_moves = len(labeled_moves)
@@ -107,21 +96,8 @@ cdef class ClassTable:
         free(self.class_move)
         free(self.class_label)
 
-    cdef inline int class_of(self, int move, int label) noexcept nogil:
-        return self.first[move] + (label if self.labeled[move] else 0)
-
     def move_and_label(self, int c):
         return self.class_move[c], self.class_label[c]
-
-
-cdef inline int forced_move(ClassTable classes, const bint* mask, int n_valid) noexcept nogil:
-    """The move to apply without asking the classifier: the only permissible one, if unlabeled."""
-    cdef int m = 0
-    if n_valid != 1:
-        return -1
-    while not mask[m]:
-        m += 1
-    return -1 if classes.labeled[m] else m
 
 
 @cython.final
@@ -188,15 +164,6 @@ cdef class Weights:
 
 cdef class Corpus:
     """Flat encoded sentences; built by :func:`maltpy.parsing.encode.encode`."""
-    cdef readonly object offsets, tok, ints, rag_off, rag_ids
-    cdef int64_t* off_p
-    cdef int* tok_p
-    cdef int* ints_p
-    cdef int* rag_off_p
-    cdef int* rag_ids_p
-    cdef readonly int n_tok, n_int, n_rag
-    cdef readonly Py_ssize_t n_rows, n_sentences
-    cdef int max_n
 
     def __cinit__(self, offsets, tok, ints, rag_off, rag_ids):
         self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
@@ -221,14 +188,6 @@ cdef class Corpus:
         sizes = np.diff(self.offsets)
         self.max_n = int(sizes.max()) - 1 if len(sizes) else 0
 
-    cdef inline void sentence(self, Py_ssize_t k, Sent* sent) noexcept nogil:
-        cdef int64_t r0 = self.off_p[k]
-        sent.n = <int>(self.off_p[k + 1] - r0 - 1)
-        sent.tok = self.tok_p + r0 * self.n_tok
-        sent.ints = self.ints_p + r0 * self.n_int
-        sent.rag_off = self.rag_off_p + r0
-        sent.rag_stride = <int>(self.n_rows + 1)
-        sent.rag_ids = self.rag_ids_p
 
 
 def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable classes,
@@ -336,15 +295,6 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
         "split": vec_to_numpy(&splits, np.int64),
         "oracle_errors": n_errors,
     }
-
-
-cdef inline void record_stack(const State* s, signed char* out) noexcept nogil:
-    """Mark the words on the stack: 1 without a head (left fragmented), 2 with one."""
-    cdef int i, w
-    for i in range(s.stack_len):
-        w = s.stack[i]
-        if w > 0:
-            out[w] = 1 if s.heads[w] == -1 else 2
 
 
 def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTable classes,

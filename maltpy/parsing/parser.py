@@ -23,8 +23,9 @@ from maltpy.features.extract import Extractor
 from maltpy.features.featmap import FeatMap
 from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_feature_model
 from maltpy.formats.conll import COLUMNS, INPUT_COLUMNS, Sentence, to_conllx
-from maltpy.learners import make_learner
+from maltpy.learners import SvmModel, make_learner
 from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
+from maltpy.parsing.kernel import KernelModels, parse_corpus_kernel
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
 from maltpy.parsing.modelfile import load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, system_class
@@ -170,6 +171,13 @@ class Parser:
                 remap = np.full(X.shape[1], -1, dtype=np.int32)
                 remap[cols] = np.arange(len(cols), dtype=np.int32)
                 Xs = sp.csr_matrix((Xs.data, remap[Xs.indices], Xs.indptr), shape=(Xs.shape[0], len(cols)))
+            if learner.kind == "kernel":  # keep the features some support vector has
+                svm = learner.fit(Xs, ys, C)
+                used = svm.used_features()
+                remap = np.full(Xs.shape[1], -1, dtype=np.int32)
+                remap[used] = np.arange(len(used), dtype=np.int32)
+                svm.remap_features(remap)
+                return all_keys[cols[used]], svm
             W, bias = learner.fit(Xs, ys, C)
             keep = np.flatnonzero(np.any(W != 0, axis=1))
             return all_keys[cols[keep]], W[keep], bias
@@ -189,6 +197,7 @@ class Parser:
         if bar:
             bar.close()
         self.splits = results
+        self.learner = learner
         log(f"trained {len(groups)} model(s) with {s.learner} {learner.options_string()} "
             f"in {time.perf_counter() - t1:.1f} s")
         self.train_stats["seconds"] = time.perf_counter() - t0
@@ -224,9 +233,14 @@ class Parser:
             raise MaltpyError("this parser is not trained: call fit() or load a model file")
 
     def _get_weights(self):
+        """The scoring tables of the C loop: Weights (linear) or KernelModels (kernel)."""
         if self._weights is None:
-            models = [(FeatMap.from_keys(k), W, b) for k, W, b in self.splits]
-            self._weights = Weights(models, self.split_map, self.default_split, self.classes.n_classes)
+            if self.learner.kind == "kernel":
+                self._weights = KernelModels(self.splits, self.split_map, self.default_split,
+                                             self.learner.kernel_function())
+            else:
+                models = [(FeatMap.from_keys(k), W, b) for k, W, b in self.splits]
+                self._weights = Weights(models, self.split_map, self.default_split, self.classes.n_classes)
         return self._weights
 
     def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False):
@@ -236,8 +250,9 @@ class Parser:
         system = self._system(training=False)
         bar = _progress_bar(len(sentences), "parsing", progress)
         try:
-            out = parse_corpus(system, self.extractor, self._get_weights(), self.classes, corpus,
-                               progress=bar.update if bar else None, record_end=record_end)
+            loop = parse_corpus_kernel if self.learner.kind == "kernel" else parse_corpus
+            out = loop(system, self.extractor, self._get_weights(), self.classes, corpus,
+                       progress=bar.update if bar else None, record_end=record_end)
         finally:
             if bar:
                 bar.close()
@@ -285,6 +300,13 @@ class Parser:
         arrays = {"split_map": self.split_map}
         C = self.classes.n_classes
         col_dtype = np.uint16 if C < 65536 else np.int32
+        if self.learner.kind == "kernel":
+            for k, (keys, svm) in enumerate(self.splits):
+                arrays[f"keys{k}"] = keys
+                for name in SvmModel.ARRAYS:
+                    arrays[f"svm{k}_{name}"] = getattr(svm, name)
+            save_model(path, header, arrays)
+            return
         for k, (keys, W, bias) in enumerate(self.splits):
             nz_rows, nz_cols = np.nonzero(W)
             arrays[f"keys{k}"] = keys
@@ -312,9 +334,16 @@ class Parser:
             C = int(header["n_classes"])
             if C != self.classes.n_classes:
                 raise ModelFileError(f"{path}: class count does not match the {settings.algorithm} system")
+            self.learner = make_learner(settings.learner, settings.learner_options)
             self.splits = []
             for k in range(int(header["n_splits"])):
                 keys = arrays[f"keys{k}"].astype(np.uint64)
+                if self.learner.kind == "kernel":
+                    svm = SvmModel(*(arrays[f"svm{k}_{name}"] for name in SvmModel.ARRAYS))
+                    if np.any(svm.classes < 0) or np.any(svm.classes >= C):
+                        raise ModelFileError(f"{path}: SVM class ids out of range")
+                    self.splits.append((keys, svm))
+                    continue
                 indptr = arrays[f"w{k}_indptr"]
                 W = np.zeros((len(keys), C), dtype=np.float32)
                 rows = np.repeat(np.arange(len(keys)), np.diff(indptr))
@@ -322,7 +351,10 @@ class Parser:
                 self.splits.append((keys, W, arrays[f"bias{k}"].astype(np.float32)))
             self.split_map = arrays["split_map"].astype(np.int32)
             self.default_split = int(header["default_split"])
+            if len(self.split_map) and (self.split_map.min() < 0 or self.split_map.max() >= len(self.splits)):
+                raise ModelFileError(f"{path}: split map refers to a missing model")
             self.train_stats = header.get("train_stats", {})
+            self._get_weights()  # validates the arrays against each other
         except ModelFileError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, FeatureSpecError, MaltpyError) as e:

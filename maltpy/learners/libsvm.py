@@ -1,0 +1,162 @@
+"""LIBSVM through scikit-learn's SVC, with the settings of Nivre (2008).
+
+Defaults are the 2008 experiments' ``svm-train -s 0 -t 1 -d 2 -g 0.2 -r 0 -c 0.5 -e 1.0``
+(MaltParser's own default differs only in ``-c 1``). SVC trains LIBSVM's
+one-vs-one classifiers; :meth:`LibsvmLearner.fit` exports the support vectors,
+their coefficients and the intercepts as plain arrays, which the batched
+parse loop (:mod:`maltpy.parsing.kernel`) scores in C without calling
+scikit-learn.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from maltpy.errors import MaltpyError
+
+#: LIBSVM kernel types (-t) that maltpy can score.
+KERNELS = {0: "linear", 1: "poly", 2: "rbf", 3: "sigmoid"}
+
+_FLAGS = {"s": int, "t": int, "d": int, "g": float, "r": float, "c": float, "e": float, "m": float}
+
+
+def parse_libsvm_options(text: str) -> dict:
+    """``"-s 0 -t 1 -d 2 -g 0.2 -r 0 -c 0.5 -e 1.0"`` (svm-train flags; underscores allowed for spaces)."""
+    opts = {"s": 0, "t": 1, "d": 2, "g": 0.2, "r": 0.0, "c": 0.5, "e": 1.0, "m": 1000.0}
+    tokens = (text or "").replace("_", " ").split()
+    if len(tokens) % 2:
+        raise MaltpyError(f"libsvm options {text!r}: every flag needs a value, e.g. '-t 1 -d 2'")
+    for flag, value in zip(tokens[::2], tokens[1::2]):
+        key = flag.lstrip("-")
+        if key not in _FLAGS:
+            raise MaltpyError(f"libsvm option {flag} is not supported; use {', '.join('-' + k for k in _FLAGS)}")
+        try:
+            opts[key] = _FLAGS[key](value)
+        except ValueError:
+            raise MaltpyError(f"libsvm option {flag} needs a number, got {value!r}") from None
+    if opts["s"] != 0:
+        raise MaltpyError(f"libsvm -s {opts['s']}: only C-SVC (-s 0) makes a parser's classifier")
+    if opts["t"] not in KERNELS:
+        raise MaltpyError(f"libsvm kernel -t {opts['t']} is not available; use one of "
+                          + ", ".join(f"{k}: {v}" for k, v in KERNELS.items()))
+    return opts
+
+
+@dataclass
+class SvmModel:
+    """One multi-class (one-vs-one) SVM as arrays.
+
+    Support vectors are binary rows of local feature ids (``sv_indptr``/``sv_indices``);
+    ``coef`` is LIBSVM's ``sv_coef`` ((k-1) x nSV), ``intercept`` the pairwise
+    constants (-rho, pairs (0,1), (0,2) .. (k-2,k-1)), ``n_support`` the SVs of
+    each local class and ``classes`` the parser's class id of each local class.
+    The decision for pair (i, j) is positive when class i wins the vote.
+    """
+    sv_indptr: np.ndarray
+    sv_indices: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+    n_support: np.ndarray
+    classes: np.ndarray
+
+    ARRAYS = ("sv_indptr", "sv_indices", "coef", "intercept", "n_support", "classes")
+
+    @property
+    def n_sv(self) -> int:
+        return len(self.sv_indptr) - 1
+
+    def used_features(self) -> np.ndarray:
+        return np.unique(self.sv_indices)
+
+    def remap_features(self, remap: np.ndarray) -> None:
+        self.sv_indices = remap[self.sv_indices].astype(np.int32)
+
+    def decision(self, X, kernel) -> np.ndarray:
+        """Pairwise decision values for rows of X (numpy, for tests and checks)."""
+        import scipy.sparse as sp
+        S = sp.csr_matrix((np.ones(len(self.sv_indices)), self.sv_indices, self.sv_indptr),
+                          shape=(self.n_sv, X.shape[1]))
+        dots = np.asarray((X @ S.T).todense(), dtype=np.float64)
+        xn = np.asarray(X.multiply(X).sum(axis=1)).reshape(-1, 1)
+        K = kernel.apply(dots, xn, np.diff(self.sv_indptr)[None, :])
+        start = np.concatenate([[0], np.cumsum(self.n_support)])
+        k = len(self.classes)
+        out = []
+        for i in range(k):
+            for j in range(i + 1, k):
+                si, sj = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
+                out.append(K[:, si] @ self.coef[j - 1, si] + K[:, sj] @ self.coef[i, sj])
+        return np.stack(out, axis=1) + self.intercept[None, :] if out else np.zeros((X.shape[0], 0))
+
+
+@dataclass
+class Kernel:
+    """K(x, y) from the dot product and the squared norms of binary vectors."""
+    kind: int = 1
+    degree: int = 2
+    gamma: float = 0.2
+    coef0: float = 0.0
+
+    def apply(self, dots, xnorm, ynorm):
+        if self.kind == 0:
+            return dots
+        if self.kind == 1:
+            return (self.gamma * dots + self.coef0) ** self.degree
+        if self.kind == 2:
+            return np.exp(-self.gamma * (xnorm + ynorm - 2 * dots))
+        return np.tanh(self.gamma * dots + self.coef0)
+
+
+@dataclass
+class LibsvmLearner:
+    """C-SVC with a kernel; one-vs-one multi-class as LIBSVM does it."""
+    kernel: int = 1
+    degree: int = 2
+    gamma: float = 0.2
+    coef0: float = 0.0
+    C: float = 0.5
+    eps: float = 1.0
+    cache_mb: float = 1000.0
+
+    #: the parse loop scores this learner's models in batches (see maltpy.parsing.kernel)
+    kind = "kernel"
+
+    @classmethod
+    def from_options(cls, text: str) -> "LibsvmLearner":
+        o = parse_libsvm_options(text)
+        return cls(kernel=o["t"], degree=o["d"], gamma=o["g"], coef0=o["r"], C=o["c"], eps=o["e"],
+                   cache_mb=o["m"])
+
+    def options_string(self) -> str:
+        return (f"-s 0 -t {self.kernel} -d {self.degree} -g {self.gamma:g} -r {self.coef0:g} "
+                f"-c {self.C:g} -e {self.eps:g}")
+
+    def kernel_function(self) -> Kernel:
+        return Kernel(self.kernel, self.degree, self.gamma, self.coef0)
+
+    def fit(self, X, y, n_classes: int) -> SvmModel:
+        """Train on X (binary CSR, n x features) and y (class ids); return the model as arrays."""
+        seen = np.unique(y).astype(np.int32)
+        if len(seen) < 2:  # one class: no support vectors, it wins every vote
+            return SvmModel(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros((0, 0), np.float32),
+                            np.zeros(0, np.float32), np.zeros(1, np.int32), seen)
+        from sklearn.svm import SVC
+        est = SVC(kernel=KERNELS[self.kernel], degree=self.degree, gamma=self.gamma, coef0=self.coef0,
+                  C=self.C, tol=self.eps, cache_size=self.cache_mb, shrinking=True,
+                  decision_function_shape="ovo")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X, y)
+        S = est.support_vectors_.tocsr()
+        S.sort_indices()
+        # the private arrays are LIBSVM's own; the public ones are sign-flipped for two classes
+        coef = est._dual_coef_
+        coef = coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef)
+        return SvmModel(
+            sv_indptr=S.indptr.astype(np.int64), sv_indices=S.indices.astype(np.int32),
+            coef=np.ascontiguousarray(coef, dtype=np.float32),
+            intercept=np.asarray(est._intercept_, dtype=np.float32).ravel(),
+            n_support=np.asarray(est.n_support_, dtype=np.int32),
+            classes=np.asarray(est.classes_, dtype=np.int32))

@@ -1,0 +1,383 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The batched parse loop for kernel (LIBSVM) models.
+
+A kernel model scores a decision against every support vector of its split,
+so one decision costs (k-1) x nSV multiply-adds for k classes. Done one
+decision at a time (as MaltParser does) that is slow; here many sentences are
+parsed together: each round advances every unfinished sentence to its next
+decision, groups the pending decisions by split model and scores each group
+with one matrix product per class (BLAS ``sgemm``), then applies the chosen
+moves. Everything runs in C without the GIL.
+
+Per decision x and split model:
+  dots[sv] = |x & sv| through an inverted index (feature -> support vectors),
+  K[sv] = kernel(dots[sv]),
+  P[c][r] = sum over the SVs of class c of coef[r][sv] * K[sv]   (the sgemm),
+  decision(i, j) = P[i][j-1] + P[j][i] + intercept(i, j) > 0 votes i, else j,
+and the valid class with the most votes wins (ties: the lower class), as in
+MaltParser's ranking of LIBSVM's votes.
+"""
+cimport cython
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
+from libc.math cimport exp, tanh
+from libc.stdint cimport uint64_t, int64_t, int32_t
+from scipy.linalg.cython_blas cimport sgemm
+
+from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
+from maltpy.systems.base cimport TransitionSystem
+from maltpy.features.extract cimport Extractor, Sent
+from maltpy.features.featmap cimport FeatMap, probe
+from maltpy.parsing.loop cimport ClassTable, Corpus, MAX_MOVES, forced_move, record_stack
+
+cnp.import_array()
+
+
+cdef struct SvmC:
+    int k                    # local classes
+    int n_sv
+    const int64_t* inv_ptr   # local feature f -> support vectors inv_sv[inv_ptr[f] .. inv_ptr[f+1]-1]
+    const int32_t* inv_sv
+    const float* sv_norm     # squared norm of each SV (active features), for the RBF kernel
+    const float* coef        # (k-1) x n_sv, row-major
+    const float* intercept   # k(k-1)/2, pairs (0,1), (0,2) .. (k-2,k-1)
+    const int* start         # k+1: SVs of local class c are start[c] .. start[c+1]-1
+    const int* classes       # parser class id of each local class
+    const uint64_t* keys     # feature key -> local feature id (open addressing)
+    const int32_t* vals
+    Py_ssize_t mask
+
+
+@cython.final
+cdef class KernelModels:
+    """Per-split kernel models in the layout the batched loop reads."""
+    cdef SvmC* m
+    cdef int n_splits
+    cdef int* split_map
+    cdef int split_map_len
+    cdef int default_split
+    cdef int kind, degree
+    cdef float gamma, coef0
+    cdef readonly int max_k, max_sv
+    cdef list _keep
+
+    def __cinit__(self, list models, split_map, int default_split, kernel):
+        """``models``: list of (feature keys uint64[n_feat], SvmModel over local ids 0..n_feat-1)."""
+        self.n_splits = len(models)
+        self.m = <SvmC*>calloc(max(self.n_splits, 1), sizeof(SvmC))
+        if self.m == NULL:
+            raise MemoryError()
+        self._keep = []
+        self.kind, self.degree = kernel.kind, kernel.degree
+        self.gamma, self.coef0 = kernel.gamma, kernel.coef0
+        self.max_k, self.max_sv = 1, 1
+        cdef FeatMap fm
+        cdef SvmC* c
+        for i, (keys, svm) in enumerate(models):
+            c = &self.m[i]
+            keys = np.ascontiguousarray(keys, dtype=np.uint64)
+            fm = FeatMap.from_keys(keys)
+            n_feat, n_sv, k = len(keys), svm.n_sv, len(svm.classes)
+            sv_idx = np.asarray(svm.sv_indices, dtype=np.int64)
+            indptr = np.asarray(svm.sv_indptr, dtype=np.int64)
+            if (indptr.ndim != 1 or len(indptr) < 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0)
+                    or indptr[-1] != len(sv_idx)):
+                raise ValueError("malformed support vector offsets")
+            if len(sv_idx) and (sv_idx.min() < 0 or sv_idx.max() >= n_feat):
+                raise ValueError("support vector feature out of range")
+            if svm.coef.shape != ((k - 1, n_sv) if n_sv else svm.coef.shape) or len(svm.intercept) != k * (k - 1) // 2:
+                raise ValueError("SVM coefficient shapes do not match its classes")
+            if int(np.sum(svm.n_support)) != n_sv or len(svm.n_support) != k:
+                raise ValueError("SVM support counts do not match its support vectors")
+            # inverted index: the SVs of each feature, by a stable sort of the SV rows' entries
+            sv_of_entry = np.repeat(np.arange(n_sv, dtype=np.int32), np.diff(svm.sv_indptr))
+            order = np.argsort(sv_idx, kind="stable")
+            inv_sv = np.ascontiguousarray(sv_of_entry[order], dtype=np.int32)
+            inv_ptr = np.zeros(n_feat + 1, dtype=np.int64)
+            np.cumsum(np.bincount(sv_idx, minlength=n_feat), out=inv_ptr[1:])
+            sv_norm = np.ascontiguousarray(np.diff(svm.sv_indptr), dtype=np.float32)
+            coef = np.ascontiguousarray(svm.coef if n_sv else np.zeros((max(k - 1, 1), 1)), dtype=np.float32)
+            intercept = np.ascontiguousarray(svm.intercept if len(svm.intercept) else np.zeros(1), dtype=np.float32)
+            start = np.zeros(k + 1, dtype=np.int32)
+            np.cumsum(svm.n_support, out=start[1:])
+            classes = np.ascontiguousarray(svm.classes, dtype=np.int32)
+            self._keep.append((fm, inv_ptr, inv_sv, sv_norm, coef, intercept, start, classes))
+            c.k, c.n_sv = k, n_sv
+            c.inv_ptr = <int64_t*>cnp.PyArray_DATA(inv_ptr)
+            c.inv_sv = <int32_t*>cnp.PyArray_DATA(inv_sv)
+            c.sv_norm = <float*>cnp.PyArray_DATA(sv_norm)
+            c.coef = <float*>cnp.PyArray_DATA(coef)
+            c.intercept = <float*>cnp.PyArray_DATA(intercept)
+            c.start = <int*>cnp.PyArray_DATA(start)
+            c.classes = <int*>cnp.PyArray_DATA(classes)
+            c.keys, c.vals, c.mask = fm.keys, fm.vals, fm.cap - 1
+            self.max_k = max(self.max_k, k)
+            self.max_sv = max(self.max_sv, n_sv)
+        sm = np.ascontiguousarray(split_map, dtype=np.int32)
+        self._keep.append(sm)
+        self.split_map_len = len(sm)
+        self.split_map = <int*>cnp.PyArray_DATA(sm)
+        self.default_split = default_split
+
+    def __dealloc__(self):
+        free(self.m)
+
+    cdef inline int split_of(self, int64_t value) noexcept nogil:
+        if 0 <= value < self.split_map_len:
+            return self.split_map[value]
+        return self.default_split
+
+    cdef inline float kernel(self, float dot, float xnorm, float svnorm) noexcept nogil:
+        cdef float base, r
+        cdef int t
+        if self.kind == 0:
+            return dot
+        if self.kind == 1:
+            base = self.gamma * dot + self.coef0
+            r = 1
+            for t in range(self.degree):
+                r *= base
+            return r
+        if self.kind == 2:
+            return <float>exp(-self.gamma * (xnorm + svnorm - 2 * dot))
+        return <float>tanh(self.gamma * dot + self.coef0)
+
+
+cdef struct Pending:
+    int sent          # index of the sentence in the window
+    int split
+    uint64_t moves    # bit m set = move m permissible
+    int n_feat        # features of this decision known to the split model
+    int n_all         # all features of the decision (its squared norm, for RBF)
+    int64_t feat0     # offset of its feature ids in the shared buffer
+
+
+cdef void score_group(KernelModels km, const SvmC* m, ClassTable classes, Pending* pend, const int* idx,
+                      int nb, const int32_t* feats, float* kv, float* P, int* votes,
+                      int* chosen) noexcept nogil:
+    """Choose a class for each of nb pending decisions of split model m."""
+    cdef int b, f, c, i, j, p, k = m.k, n_sv = m.n_sv, km1 = m.k - 1, ldc, n_c, best, g
+    cdef int64_t t
+    cdef float* row
+    cdef float* pb
+    cdef float alpha = 1, beta = 0, dec
+    cdef const Pending* e
+    if k > 1 and n_sv > 0:
+        for b in range(nb):
+            e = &pend[idx[b]]
+            row = kv + <Py_ssize_t>b * n_sv
+            memset(row, 0, sizeof(float) * n_sv)
+            for f in range(e.n_feat):
+                g = feats[e.feat0 + f]
+                for t in range(m.inv_ptr[g], m.inv_ptr[g + 1]):
+                    row[m.inv_sv[t]] += 1
+            for i in range(n_sv):
+                row[i] = km.kernel(row[i], e.n_all, m.sv_norm[i])
+        ldc = k * km1
+        for c in range(k):
+            n_c = m.start[c + 1] - m.start[c]
+            if n_c == 0:
+                for b in range(nb):
+                    memset(P + <Py_ssize_t>b * ldc + c * km1, 0, sizeof(float) * km1)
+                continue
+            sgemm(b"T", b"N", &km1, &nb, &n_c, &alpha, <float*>m.coef + m.start[c], &n_sv,
+                  kv + m.start[c], &n_sv, &beta, P + c * km1, &ldc)
+    for b in range(nb):
+        e = &pend[idx[b]]
+        pb = P + <Py_ssize_t>b * k * km1
+        memset(votes, 0, sizeof(int) * k)
+        if n_sv > 0:
+            p = 0
+            for i in range(k):
+                for j in range(i + 1, k):
+                    dec = pb[i * km1 + j - 1] + pb[j * km1 + i] + m.intercept[p]
+                    if dec > 0:
+                        votes[i] += 1
+                    else:
+                        votes[j] += 1
+                    p += 1
+        best = -1
+        for c in range(k):
+            g = m.classes[c]
+            if (e.moves >> classes.class_move[g]) & 1 and (best < 0 or votes[c] > votes[best]):
+                best = c
+        if best >= 0:
+            chosen[b] = m.classes[best]
+        else:  # no class this model knows is permissible: the first permissible move
+            g = 0
+            while not (e.moves >> g) & 1:
+                g += 1
+            chosen[b] = classes.first[g]
+
+
+def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, ClassTable classes,
+                        Corpus corpus, progress=None, bint record_end=False, int window=8192,
+                        int batch=0):
+    """Parse every sentence with kernel models, many sentences at a time.
+
+    Same result arrays as :func:`maltpy.parsing.loop.parse_corpus`. ``window``
+    sentences are in flight together; ``batch`` bounds the decisions scored
+    in one matrix product (0: from the largest model's size).
+    """
+    heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
+    labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
+    end_out = np.zeros(corpus.n_rows if record_end else 0, dtype=np.int8)
+    cdef int[::1] ho = heads_out
+    cdef int[::1] lo = labels_out
+    cdef signed char[::1] eo = end_out
+    cdef Py_ssize_t n_sent = corpus.n_sentences
+    if classes.n_moves > 64:
+        raise ValueError("the batched loop supports at most 64 moves")
+    if batch <= 0:  # about 32 MB of kernel values per product
+        batch = max(8, min(512, (8 << 20) // km.max_sv))
+    window = max(1, min(window, n_sent if n_sent else 1))
+    cdef int W = window, B = batch, K = km.max_k, MK = ex.max_keys + 1
+    cdef State* states = <State*>calloc(W, sizeof(State))
+    cdef int* active = <int*>malloc(sizeof(int) * W)
+    cdef bint* recorded = <bint*>calloc(W, sizeof(bint))
+    cdef Pending* pend = <Pending*>malloc(sizeof(Pending) * W)
+    cdef int32_t* feats = <int32_t*>malloc(sizeof(int32_t) * W * MK)
+    cdef int* by_split = <int*>malloc(sizeof(int) * W)
+    cdef int* split_count = <int*>calloc(km.n_splits + 1, sizeof(int))
+    cdef int* split_pos = <int*>calloc(km.n_splits + 1, sizeof(int))
+    cdef int* chosen = <int*>malloc(sizeof(int) * B)
+    cdef int* votes = <int*>malloc(sizeof(int) * K)
+    cdef float* kv = <float*>malloc(sizeof(float) * B * <Py_ssize_t>km.max_sv)
+    cdef float* P = <float*>malloc(sizeof(float) * B * <Py_ssize_t>K * K)
+    cdef int* nodes = <int*>malloc(sizeof(int) * (ex.n_addr + 1))
+    cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1))
+    cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * MK)
+    cdef bint mask[MAX_MOVES]
+    cdef Sent sent
+    cdef State* s
+    cdef Pending* e
+    cdef const SvmC* m
+    cdef Py_ssize_t w0, a, r0
+    cdef int n, n_active, n_next, n_pend, n_done, i, q, sp, nk, fid, only, n_valid, lo_b, nb, max_steps
+    cdef uint64_t moves
+    cdef bint ok = True
+    if (states == NULL or active == NULL or recorded == NULL or pend == NULL or feats == NULL
+            or by_split == NULL or split_count == NULL or split_pos == NULL or chosen == NULL
+            or votes == NULL or kv == NULL or P == NULL or nodes == NULL or values == NULL or keys == NULL):
+        ok = False
+    try:
+        if not ok:
+            raise MemoryError("out of memory for the batched parse")
+        w0 = 0
+        while w0 < n_sent:
+            n = <int>min(W, n_sent - w0)
+            with nogil:
+                for i in range(n):
+                    corpus.sentence(w0 + i, &sent)
+                    if not state_alloc(&states[i], sent.n):
+                        ok = False
+                        break
+                    system.init_state(&states[i])
+                    active[i] = i
+                    recorded[i] = False
+            if not ok:
+                raise MemoryError("out of memory for the batched parse")
+            n_active = n
+            while n_active > 0:
+                with nogil:
+                    # 1. advance every unfinished sentence to its next classifier decision
+                    n_pend = 0
+                    n_next = 0
+                    n_done = 0
+                    for q in range(n_active):
+                        i = active[q]
+                        s = &states[i]
+                        corpus.sentence(w0 + i, &sent)
+                        r0 = corpus.off_p[w0 + i]
+                        max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
+                        while True:
+                            if record_end and not recorded[i] and s.end_seen:
+                                recorded[i] = True
+                                record_stack(s, &eo[r0])
+                            n_valid = 0
+                            if not system.is_terminal(s) and s.n_transitions < max_steps:
+                                n_valid = system.valid_moves(s, mask)
+                            if n_valid == 0:  # finished
+                                if record_end and not recorded[i]:
+                                    record_stack(s, &eo[r0])
+                                system.finish(s)
+                                for a in range(1, sent.n + 1):
+                                    ho[r0 + a] = s.heads[a]
+                                    lo[r0 + a] = s.labels[a]
+                                state_free(s)
+                                n_done += 1
+                                break
+                            only = forced_move(classes, mask, n_valid)
+                            if only >= 0:
+                                system.apply(s, only, -1)
+                                continue
+                            nk = ex.extract(system, s, &sent, nodes, values, keys)
+                            sp = km.split_of(ex.split_value(system, s, &sent, nodes)) if ex.split_atom >= 0 else 0
+                            m = &km.m[sp]
+                            e = &pend[n_pend]
+                            e.sent, e.split, e.n_all, e.n_feat = i, sp, nk, 0
+                            e.feat0 = <int64_t>n_pend * MK
+                            for a in range(nk):
+                                fid = probe(m.keys, m.vals, m.mask, keys[a])
+                                if fid >= 0:
+                                    feats[e.feat0 + e.n_feat] = fid
+                                    e.n_feat += 1
+                            moves = 0
+                            for a in range(classes.n_moves):
+                                if mask[a]:
+                                    moves |= (<uint64_t>1) << a
+                            e.moves = moves
+                            n_pend += 1
+                            active[n_next] = i
+                            n_next += 1
+                            break
+                    n_active = n_next
+                    # 2. group the pending decisions by split model, score, apply
+                    memset(split_count, 0, sizeof(int) * (km.n_splits + 1))
+                    for q in range(n_pend):
+                        split_count[pend[q].split + 1] += 1
+                    for sp in range(km.n_splits):
+                        split_count[sp + 1] += split_count[sp]
+                        split_pos[sp] = split_count[sp]
+                    for q in range(n_pend):
+                        sp = pend[q].split
+                        by_split[split_pos[sp]] = q
+                        split_pos[sp] += 1
+                    for sp in range(km.n_splits):
+                        lo_b = split_count[sp]
+                        while lo_b < split_count[sp + 1]:
+                            nb = min(B, split_count[sp + 1] - lo_b)
+                            score_group(km, &km.m[sp], classes, pend, by_split + lo_b, nb, feats, kv, P,
+                                        votes, chosen)
+                            for q in range(nb):
+                                e = &pend[by_split[lo_b + q]]
+                                system.apply(&states[e.sent], classes.class_move[chosen[q]],
+                                             classes.class_label[chosen[q]])
+                            lo_b += nb
+                if progress is not None and n_done:
+                    progress(n_done)
+            w0 += n
+    finally:
+        if states != NULL:
+            for i in range(W):
+                state_free(&states[i])
+        free(states)
+        free(active)
+        free(recorded)
+        free(pend)
+        free(feats)
+        free(by_split)
+        free(split_count)
+        free(split_pos)
+        free(chosen)
+        free(votes)
+        free(kv)
+        free(P)
+        free(nodes)
+        free(values)
+        free(keys)
+    if record_end:
+        return heads_out, labels_out, end_out
+    return heads_out, labels_out

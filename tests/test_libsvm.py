@@ -1,0 +1,176 @@
+"""The LIBSVM learner and the batched kernel parse loop."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from maltpy.errors import MaltpyError, ModelFileError
+from maltpy.formats.conll import read_conll
+from maltpy.learners import LibsvmLearner, parse_libsvm_options
+from maltpy.parsing.encode import encode
+from maltpy.parsing.kernel import parse_corpus_kernel
+from maltpy.parsing.parser import Parser
+import maltpy
+
+from conftest import EXAMPLES
+
+import os
+
+TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
+TEST = os.path.join(EXAMPLES, "toy-test.conll")
+
+
+def random_binary(rng, n, f, density):
+    X = sp.random(n, f, density=density, random_state=int(rng.integers(1 << 30)), format="csr")
+    X.data[:] = 1
+    return X
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 6])
+@pytest.mark.parametrize("kernel", [0, 1, 2, 3])
+def test_exported_model_reproduces_sklearn_decisions(n_classes, kernel):
+    from sklearn.svm import SVC
+    rng = np.random.default_rng(n_classes * 10 + kernel)
+    X = random_binary(rng, 300, 40, 0.15)
+    y = rng.integers(0, n_classes, 300) * 3 + 1  # class ids need not be 0..k-1
+    learner = LibsvmLearner(kernel=kernel)
+    model = learner.fit(X, y, 3 * n_classes + 1)
+    assert list(model.classes) == sorted(set(y.tolist()))
+    est = SVC(kernel=["linear", "poly", "rbf", "sigmoid"][kernel], degree=2, gamma=0.2, coef0=0.0, C=0.5,
+              tol=1.0, decision_function_shape="ovo").fit(X, y)
+    expected = est.decision_function(X)
+    if n_classes == 2:  # scikit-learn reports the binary decision with the opposite sign
+        expected = -expected[:, None]
+    got = model.decision(X, learner.kernel_function())
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_single_class_training_data_gives_a_model_without_support_vectors():
+    X = random_binary(np.random.default_rng(0), 20, 10, 0.3)
+    model = LibsvmLearner().fit(X, np.full(20, 4), 9)
+    assert model.n_sv == 0 and list(model.classes) == [4]
+
+
+def test_options_follow_svm_train_flags():
+    o = parse_libsvm_options("-s_0_-t_1_-d_3_-g_0.5_-r_1_-c_2_-e_0.01")
+    assert (o["t"], o["d"], o["g"], o["r"], o["c"], o["e"]) == (1, 3, 0.5, 1.0, 2.0, 0.01)
+    assert parse_libsvm_options("")["c"] == 0.5  # Nivre (2008), not MaltParser's -c 1
+    for bad in ("-t 7", "-s 1", "-x 1", "-c", "-g high"):
+        with pytest.raises(MaltpyError):
+            parse_libsvm_options(bad)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return read_conll(TRAIN, need_heads=True), read_conll(TEST, need_heads=True)
+
+
+def _fit(train, algorithm):
+    structure = "Right[0]" if algorithm.startswith("cov") else "Input[0]"  # the next input word
+    return Parser(algorithm=algorithm, learner="libsvm", split_column="POSTAG", split_structure=structure,
+                  split_threshold=40, verbose=False).fit(train)
+
+
+def _reference_parse(p, sentence):
+    """One decision at a time through Python: keys -> SvmModel.decision -> votes -> best valid class."""
+    corpus = encode([sentence], p.compiled, p.token_tables, p.rag_tables, grow=False)
+    tok = np.asarray(corpus.tok)
+    system = p._system(training=False)
+    config = system.new_configuration(len(sentence))
+    kernel = p.learner.kernel_function()
+    lookup = [{int(k): i for i, k in enumerate(keys)} for keys, _ in p.splits]
+    n_moves = system.n_moves
+    labeled = [p.classes.move_and_label(c)[1] >= 0 for c in range(p.classes.n_classes)]
+    move_of = [p.classes.move_and_label(c)[0] for c in range(p.classes.n_classes)]
+    steps = 0
+    while not config.is_terminal() and steps < 10000:
+        steps += 1
+        valid = config.valid_moves()
+        if not valid:
+            break
+        first_class = {m: move_of.index(m) for m in range(n_moves)}
+        if len(valid) == 1 and not labeled[first_class[valid[0]]]:
+            config.apply(valid[0])
+            continue
+        keys, split = p.extractor.keys(config, tok)
+        sp_id = int(p.split_map[split]) if 0 <= split < len(p.split_map) else p.default_split
+        _, svm = p.splits[sp_id]
+        fids = sorted({lookup[sp_id][int(k)] for k in keys if int(k) in lookup[sp_id]})
+        x = sp.csr_matrix((np.ones(len(fids)), fids, [0, len(fids)]), shape=(1, len(lookup[sp_id])))
+        k = len(svm.classes)
+        votes = np.zeros(k, dtype=int)
+        if svm.n_sv:
+            dec = svm.decision(x, kernel)[0]
+            pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+            for (i, j), d in zip(pairs, dec):
+                votes[i if d > 0 else j] += 1
+        ok = [c for c in range(k) if move_of[svm.classes[c]] in valid]
+        if ok:
+            best = max(ok, key=lambda c: (votes[c], -c))
+            move, label = p.classes.move_and_label(int(svm.classes[best]))
+        else:
+            move, label = p.classes.move_and_label(first_class[valid[0]])
+        config.apply(move, label)
+    config.finish()
+    return config.heads[1:], config.labels[1:]
+
+
+@pytest.mark.parametrize("algorithm", ["nivreeager", "covnonproj", "2planar", "stackeager"])
+def test_batched_loop_makes_the_decisions_of_a_one_at_a_time_reference(toy, algorithm):
+    train, test = toy
+    p = _fit(train, algorithm)
+    assert len(p.splits) > 1  # the split models are exercised
+    offsets, heads, labels = p.parse_arrays(test)
+    mismatches = 0
+    for k, sentence in enumerate(test):
+        r0 = offsets[k]
+        h, l = _reference_parse(p, sentence)
+        n = len(sentence)
+        if h != heads[r0 + 1:r0 + n + 1].tolist() or l != labels[r0 + 1:r0 + n + 1].tolist():
+            mismatches += 1
+    assert mismatches == 0
+
+
+def test_window_and_batch_sizes_do_not_change_the_parse(toy):
+    train, test = toy
+    p = _fit(train, "nivreeager")
+    corpus = encode(test, p.compiled, p.token_tables, p.rag_tables, grow=False)
+    system = p._system(training=False)
+    runs = [parse_corpus_kernel(system, p.extractor, p._get_weights(), p.classes, corpus,
+                                window=w, batch=b, record_end=True) for w, b in ((1, 1), (3, 2), (1000, 0))]
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_kernel_model_file_round_trip_and_corruption(toy, tmp_path):
+    train, test = toy
+    p = _fit(train, "nivreeager")
+    path = str(tmp_path / "svm.mpz")
+    p.save(path)
+    q = maltpy.load(path)
+    assert [s.rows for s in q.parse(test)] == [s.rows for s in p.parse(test)]
+    # a model whose support vectors name a class the system does not have is refused
+    from maltpy.parsing.modelfile import load_model, save_model
+    header, arrays = load_model(path)
+    arrays = dict(arrays)
+    big = max(range(len(p.splits)), key=lambda k: p.splits[k][1].n_sv)
+    arrays["svm0_classes"] = arrays["svm0_classes"] + 10_000
+    bad = str(tmp_path / "bad.mpz")
+    save_model(bad, header, arrays)
+    with pytest.raises(ModelFileError):
+        maltpy.load(bad)
+    arrays["svm0_classes"] = arrays["svm0_classes"] - 10_000
+    arrays[f"svm{big}_sv_indptr"] = arrays[f"svm{big}_sv_indptr"][::-1].copy()
+    save_model(bad, header, arrays)
+    with pytest.raises(ModelFileError):
+        maltpy.load(bad)
+
+
+def test_libsvm_learns_a_useful_parser_from_the_command_line(tmp_path):
+    from maltpy.cli.main import main
+    model, out = str(tmp_path / "m.mpz"), str(tmp_path / "out.conll")
+    assert main(["-c", model, "-m", "learn", "-i", TRAIN, "-l", "libsvm", "-q"]) == 0
+    assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", out, "-q"]) == 0
+    from maltpy.evaluation import evaluate
+    scores = evaluate(read_conll(TEST, need_heads=True), read_conll(out, need_heads=True))
+    assert scores["all"].las > 80.0
