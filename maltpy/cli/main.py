@@ -57,8 +57,10 @@ def _main_parser():
     g.add_argument("-F", metavar="NAME|PATH",
                    help="feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
                         "(default: MaltParser's model for the algorithm, learner and input format)")
-    g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default)")
-    g.add_argument("-lo", metavar="OPTIONS", help="learner options, e.g. '-s_4_-c_0.1_-e_0.1_-B_-1'")
+    g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default) or libsvm (kernel SVM; "
+                   "slower, use with a data split -d/-s/-T)")
+    g.add_argument("-lo", metavar="OPTIONS", help="learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); "
+                   "libsvm svm-train flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_0.5_-e_1.0' (Nivre 2008)")
     g.add_argument("-d", metavar="COLUMN", help="data split column, e.g. POSTAG")
     g.add_argument("-s", metavar="STRUCTURE", help="data split structure, e.g. Input[0]")
     g.add_argument("-T", metavar="N", help="data split threshold (default 50)")

@@ -10,8 +10,10 @@ with one matrix product per class (BLAS ``sgemm``), then applies the chosen
 moves. Everything runs in C without the GIL.
 
 Per decision x and split model:
-  dots[sv] = |x & sv| through an inverted index (feature -> support vectors),
-  K[sv] = kernel(dots[sv]),
+  dots[sv] = |x & sv| through an inverted index (feature -> support vectors;
+    a feature most SVs have is stored as the list of SVs without it, and
+    counts +1 for all minus 1 for those, which halves the work on EWT),
+  K[sv] = kernel(dots[sv]) (a table look-up: dots are small integers),
   P[c][r] = sum over the SVs of class c of coef[r][sv] * K[sv]   (the sgemm),
   decision(i, j) = P[i][j-1] + P[j][i] + intercept(i, j) > 0 votes i, else j,
 and the valid class with the most votes wins (ties: the lower class), as in
@@ -40,6 +42,7 @@ cdef struct SvmC:
     int n_sv
     const int64_t* inv_ptr   # local feature f -> support vectors inv_sv[inv_ptr[f] .. inv_ptr[f+1]-1]
     const int32_t* inv_sv
+    const char* inv_neg      # the list of f holds the SVs *without* f
     const float* sv_norm     # squared norm of each SV (active features), for the RBF kernel
     const float* coef        # (k-1) x n_sv, row-major
     const float* intercept   # k(k-1)/2, pairs (0,1), (0,2) .. (k-2,k-1)
@@ -48,6 +51,36 @@ cdef struct SvmC:
     const uint64_t* keys     # feature key -> local feature id (open addressing)
     const int32_t* vals
     Py_ssize_t mask
+
+
+def _inverted_index(indptr, sv_idx, int n_feat, int n_sv):
+    """Feature -> SVs with it, or -> SVs without it when more than half have it."""
+    sv_of_entry = np.repeat(np.arange(n_sv, dtype=np.int32), np.diff(indptr))
+    counts = np.bincount(sv_idx, minlength=n_feat)
+    neg = counts * 2 > n_sv
+    lists = []
+    order = np.argsort(sv_idx, kind="stable")
+    sv_sorted = sv_of_entry[order]
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    for f in np.flatnonzero(neg):
+        has = np.zeros(n_sv, dtype=bool)
+        has[sv_sorted[bounds[f]:bounds[f + 1]]] = True
+        lists.append((f, np.flatnonzero(~has).astype(np.int32)))
+    sizes = np.where(neg, 0, counts)
+    for f, without in lists:
+        sizes[f] = len(without)
+    inv_ptr = np.zeros(n_feat + 1, dtype=np.int64)
+    np.cumsum(sizes, out=inv_ptr[1:])
+    inv_sv = np.empty(int(inv_ptr[-1]), dtype=np.int32)
+    keep = ~neg[sv_idx[order]]  # entries of positive lists, in feature order
+    pos_entries = sv_sorted[keep]
+    pos_feats = sv_idx[order][keep]
+    # place positive lists
+    starts = inv_ptr[pos_feats] + (np.arange(len(pos_feats)) - np.searchsorted(pos_feats, pos_feats))
+    inv_sv[starts] = pos_entries
+    for f, without in lists:
+        inv_sv[inv_ptr[f]:inv_ptr[f + 1]] = without
+    return inv_ptr, inv_sv, np.ascontiguousarray(neg, dtype=np.int8)
 
 
 @cython.final
@@ -91,22 +124,18 @@ cdef class KernelModels:
                 raise ValueError("SVM coefficient shapes do not match its classes")
             if int(np.sum(svm.n_support)) != n_sv or len(svm.n_support) != k:
                 raise ValueError("SVM support counts do not match its support vectors")
-            # inverted index: the SVs of each feature, by a stable sort of the SV rows' entries
-            sv_of_entry = np.repeat(np.arange(n_sv, dtype=np.int32), np.diff(svm.sv_indptr))
-            order = np.argsort(sv_idx, kind="stable")
-            inv_sv = np.ascontiguousarray(sv_of_entry[order], dtype=np.int32)
-            inv_ptr = np.zeros(n_feat + 1, dtype=np.int64)
-            np.cumsum(np.bincount(sv_idx, minlength=n_feat), out=inv_ptr[1:])
+            inv_ptr, inv_sv, inv_neg = _inverted_index(indptr, sv_idx, n_feat, n_sv)
             sv_norm = np.ascontiguousarray(np.diff(svm.sv_indptr), dtype=np.float32)
             coef = np.ascontiguousarray(svm.coef if n_sv else np.zeros((max(k - 1, 1), 1)), dtype=np.float32)
             intercept = np.ascontiguousarray(svm.intercept if len(svm.intercept) else np.zeros(1), dtype=np.float32)
             start = np.zeros(k + 1, dtype=np.int32)
             np.cumsum(svm.n_support, out=start[1:])
             classes = np.ascontiguousarray(svm.classes, dtype=np.int32)
-            self._keep.append((fm, inv_ptr, inv_sv, sv_norm, coef, intercept, start, classes))
+            self._keep.append((fm, inv_ptr, inv_sv, inv_neg, sv_norm, coef, intercept, start, classes))
             c.k, c.n_sv = k, n_sv
             c.inv_ptr = <int64_t*>cnp.PyArray_DATA(inv_ptr)
             c.inv_sv = <int32_t*>cnp.PyArray_DATA(inv_sv)
+            c.inv_neg = <char*>cnp.PyArray_DATA(inv_neg)
             c.sv_norm = <float*>cnp.PyArray_DATA(sv_norm)
             c.coef = <float*>cnp.PyArray_DATA(coef)
             c.intercept = <float*>cnp.PyArray_DATA(intercept)
@@ -155,10 +184,14 @@ cdef struct Pending:
 
 
 cdef void score_group(KernelModels km, const SvmC* m, ClassTable classes, Pending* pend, const int* idx,
-                      int nb, const int32_t* feats, float* kv, float* P, int* votes,
-                      int* chosen) noexcept nogil:
-    """Choose a class for each of nb pending decisions of split model m."""
-    cdef int b, f, c, i, j, p, k = m.k, n_sv = m.n_sv, km1 = m.k - 1, ldc, n_c, best, g
+                      int nb, const int32_t* feats, short* cnt, const float* ktab, float* kv, float* P,
+                      int* votes, int* chosen) noexcept nogil:
+    """Choose a class for each of nb pending decisions of split model m.
+
+    ``cnt``: scratch of max_sv counts; ``ktab[d]``: kernel value of dot product d
+    (every kernel but RBF depends on the dot product alone).
+    """
+    cdef int b, f, c, i, j, p, k = m.k, n_sv = m.n_sv, km1 = m.k - 1, ldc, n_c, best, g, off
     cdef int64_t t
     cdef float* row
     cdef float* pb
@@ -168,13 +201,25 @@ cdef void score_group(KernelModels km, const SvmC* m, ClassTable classes, Pendin
         for b in range(nb):
             e = &pend[idx[b]]
             row = kv + <Py_ssize_t>b * n_sv
-            memset(row, 0, sizeof(float) * n_sv)
+            memset(cnt, 0, sizeof(short) * n_sv)
+            off = 0
             for f in range(e.n_feat):
                 g = feats[e.feat0 + f]
-                for t in range(m.inv_ptr[g], m.inv_ptr[g + 1]):
-                    row[m.inv_sv[t]] += 1
-            for i in range(n_sv):
-                row[i] = km.kernel(row[i], e.n_all, m.sv_norm[i])
+                if m.inv_neg[g]:  # listed: the SVs without g
+                    off += 1
+                    for t in range(m.inv_ptr[g], m.inv_ptr[g + 1]):
+                        cnt[m.inv_sv[t]] -= 1
+                else:
+                    for t in range(m.inv_ptr[g], m.inv_ptr[g + 1]):
+                        cnt[m.inv_sv[t]] += 1
+            if km.kind == 2:
+                for i in range(n_sv):
+                    row[i] = km.kernel(cnt[i] + off, e.n_all, m.sv_norm[i])
+            else:
+                ktab += off
+                for i in range(n_sv):
+                    row[i] = ktab[cnt[i]]
+                ktab -= off
         ldc = k * km1
         for c in range(k):
             n_c = m.start[c + 1] - m.start[c]
@@ -245,6 +290,8 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
     cdef int* chosen = <int*>malloc(sizeof(int) * B)
     cdef int* votes = <int*>malloc(sizeof(int) * K)
     cdef float* kv = <float*>malloc(sizeof(float) * B * <Py_ssize_t>km.max_sv)
+    cdef short* cnt = <short*>malloc(sizeof(short) * km.max_sv)
+    cdef float* ktab = <float*>malloc(sizeof(float) * (MK + 1))
     cdef float* P = <float*>malloc(sizeof(float) * B * <Py_ssize_t>K * K)
     cdef int* nodes = <int*>malloc(sizeof(int) * (ex.n_addr + 1))
     cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1))
@@ -260,8 +307,12 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
     cdef bint ok = True
     if (states == NULL or active == NULL or recorded == NULL or pend == NULL or feats == NULL
             or by_split == NULL or split_count == NULL or split_pos == NULL or chosen == NULL
-            or votes == NULL or kv == NULL or P == NULL or nodes == NULL or values == NULL or keys == NULL):
+            or votes == NULL or kv == NULL or P == NULL or nodes == NULL or values == NULL or keys == NULL
+            or cnt == NULL or ktab == NULL):
         ok = False
+    else:
+        for i in range(MK + 1):
+            ktab[i] = km.kernel(i, 0, 0)
     try:
         if not ok:
             raise MemoryError("out of memory for the batched parse")
@@ -349,8 +400,8 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
                         lo_b = split_count[sp]
                         while lo_b < split_count[sp + 1]:
                             nb = min(B, split_count[sp + 1] - lo_b)
-                            score_group(km, &km.m[sp], classes, pend, by_split + lo_b, nb, feats, kv, P,
-                                        votes, chosen)
+                            score_group(km, &km.m[sp], classes, pend, by_split + lo_b, nb, feats, cnt,
+                                        ktab, kv, P, votes, chosen)
                             for q in range(nb):
                                 e = &pend[by_split[lo_b + q]]
                                 system.apply(&states[e.sent], classes.class_move[chosen[q]],
@@ -374,6 +425,8 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
         free(chosen)
         free(votes)
         free(kv)
+        free(cnt)
+        free(ktab)
         free(P)
         free(nodes)
         free(values)
