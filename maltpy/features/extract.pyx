@@ -269,55 +269,54 @@ cdef class Extractor:
     def keys(self, Configuration config, tok, ints=None):
         """Feature keys and data-split value at a configuration, as the C loops see them (tests).
 
-        ``tok``/``ints`` as for :meth:`inspect`; sentences without FEATS-style columns only.
+        ``tok``/``ints`` as for :meth:`inspect`.
         """
-        cdef Sent sent
-        t = np.ascontiguousarray(tok, dtype=np.int32)
-        i = np.ascontiguousarray(ints if ints is not None else np.full((config.state.n + 1, self.n_int), -1),
-                                 dtype=np.int32)
-        ro = np.zeros(config.state.n + 2, dtype=np.int32)
-        cdef int[:, ::1] tv = t
-        cdef int[:, ::1] iv = i
-        cdef int[::1] rv = ro
-        sent.n = config.state.n
-        sent.tok = &tv[0, 0]
-        sent.ints = &iv[0, 0]
-        sent.rag_off = &rv[0]
-        sent.rag_stride = 0
-        sent.rag_ids = &rv[0]
+        cdef _SentView view = _SentView(config.state.n, tok, ints, self.n_int)
         nodes = np.zeros(self.n_addr + 1, dtype=np.int32)
         values = np.zeros(self.n_atoms + 1, dtype=np.int64)
         out = np.zeros(self.max_keys + 1, dtype=np.uint64)
         cdef int[::1] nv = nodes
         cdef int64_t[::1] vv = values
         cdef uint64_t[::1] ov = out
-        cdef int nk = self.extract(config.system, &config.state, &sent, &nv[0], &vv[0], &ov[0])
-        split = int(self.split_value(config.system, &config.state, &sent, &nv[0])) if self.split_atom >= 0 else 0
+        cdef int nk = self.extract(config.system, &config.state, &view.sent, &nv[0], &vv[0], &ov[0])
+        split = int(self.split_value(config.system, &config.state, &view.sent, &nv[0])) \
+            if self.split_atom >= 0 else 0
         return out[:nk].copy(), split
 
     def inspect(self, Configuration config, tok, ints=None):
         """Resolved address nodes and atom values at a configuration (tests, debugging).
 
-        ``tok``: (n+1) x n_tok int32 token ids for the configuration's sentence.
-        Split atoms are reported as 0.
+        ``tok``: (n+1) x n_tok int32 token ids for the configuration's sentence;
+        ``ints``: (n+1) x n_int integer columns (default: all ``_``). No FEATS-style
+        (set-valued) columns. Split atoms are reported as 0.
         """
-        cdef Sent sent
-        t = np.ascontiguousarray(tok, dtype=np.int32)
-        i = np.ascontiguousarray(ints if ints is not None else np.full((config.state.n + 1, self.n_int), -1),
-                                 dtype=np.int32)
-        ro = np.zeros(1, dtype=np.int32)
-        cdef int[:, ::1] tv = t
-        cdef int[:, ::1] iv = i
-        cdef int[::1] rv = ro
-        sent.n = config.state.n
-        sent.tok = &tv[0, 0]
-        sent.ints = &iv[0, 0]
-        sent.rag_off = &rv[0]
-        sent.rag_stride = 0
-        sent.rag_ids = &rv[0]
+        cdef _SentView view = _SentView(config.state.n, tok, ints, self.n_int)
         nodes = np.zeros(self.n_addr + 1, dtype=np.int32)
         cdef int[::1] nv = nodes
         self._resolve(config.system, &config.state, &nv[0])
-        values = [int(self._atom(a, &config.state, &sent, &nv[0])) if self.atom_kind[a] != A_SPLIT else 0
+        values = [int(self._atom(a, &config.state, &view.sent, &nv[0])) if self.atom_kind[a] != A_SPLIT else 0
                   for a in range(self.n_atoms)]
         return nodes[:self.n_addr].tolist(), values
+
+
+cdef class _SentView:
+    """A :c:type:`Sent` over arrays given from Python (tests and debugging; empty set-valued columns)."""
+    cdef Sent sent
+    cdef object _arrays
+
+    def __cinit__(self, int n, tok, ints, int n_int):
+        t = np.ascontiguousarray(tok, dtype=np.int32)
+        i = np.ascontiguousarray(ints if ints is not None else np.full((n + 1, n_int), -1), dtype=np.int32)
+        if t.ndim != 2 or t.shape[0] != n + 1 or i.ndim != 2 or i.shape[0] != n + 1:
+            raise ValueError("token arrays must have n+1 rows")
+        empty = np.zeros(n + 2, dtype=np.int32)
+        self._arrays = (t, i, empty)
+        cdef int[:, ::1] tv = t
+        cdef int[:, ::1] iv = i
+        cdef int[::1] ev = empty
+        self.sent.n = n
+        self.sent.tok = &tv[0, 0]
+        self.sent.ints = &iv[0, 0]
+        self.sent.rag_off = &ev[0]
+        self.sent.rag_stride = 0
+        self.sent.rag_ids = &ev[0]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.learners.options import parse_flags
 
 #: Score of a class a model never saw in training: never chosen while a seen class is valid.
 UNSEEN = np.float32(-1e30)
@@ -30,18 +31,8 @@ _SOLVERS = {
 
 def parse_liblinear_options(text: str) -> dict:
     """``"-s 4 -c 0.1 -e 0.1 -B -1"`` (MaltParser's ``-lo``, underscores allowed for spaces)."""
-    opts = {"s": 4, "c": 0.1, "e": 0.1, "B": -1.0}
-    tokens = (text or "").replace("_", " ").split()
-    if len(tokens) % 2:
-        raise MaltpyError(f"liblinear options {text!r}: every flag needs a value, e.g. '-s 4 -c 0.1'")
-    for flag, value in zip(tokens[::2], tokens[1::2]):
-        key = flag.lstrip("-")
-        if key not in opts:
-            raise MaltpyError(f"liblinear option {flag} is not supported; use -s, -c, -e or -B")
-        try:
-            opts[key] = int(value) if key == "s" else float(value)
-        except ValueError:
-            raise MaltpyError(f"liblinear option {flag} needs a number, got {value!r}") from None
+    opts = parse_flags(text, {"s": 4, "c": 0.1, "e": 0.1, "B": -1.0},
+                       {"s": int, "c": float, "e": float, "B": float}, "liblinear")
     if opts["s"] not in _SOLVERS:
         raise MaltpyError(f"liblinear solver -s {opts['s']} is not available; use one of "
                           + "; ".join(f"{k}: {v}" for k, v in _SOLVERS.items()))

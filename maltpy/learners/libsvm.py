@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.learners.options import parse_flags
 
 #: LIBSVM kernel types (-t) that maltpy can score.
 KERNELS = {0: "linear", 1: "poly", 2: "rbf", 3: "sigmoid"}
@@ -24,18 +25,8 @@ _FLAGS = {"s": int, "t": int, "d": int, "g": float, "r": float, "c": float, "e":
 
 def parse_libsvm_options(text: str) -> dict:
     """``"-s 0 -t 1 -d 2 -g 0.2 -r 0 -c 0.5 -e 1.0"`` (svm-train flags; underscores allowed for spaces)."""
-    opts = {"s": 0, "t": 1, "d": 2, "g": 0.2, "r": 0.0, "c": 0.5, "e": 1.0, "m": 1000.0}
-    tokens = (text or "").replace("_", " ").split()
-    if len(tokens) % 2:
-        raise MaltpyError(f"libsvm options {text!r}: every flag needs a value, e.g. '-t 1 -d 2'")
-    for flag, value in zip(tokens[::2], tokens[1::2]):
-        key = flag.lstrip("-")
-        if key not in _FLAGS:
-            raise MaltpyError(f"libsvm option {flag} is not supported; use {', '.join('-' + k for k in _FLAGS)}")
-        try:
-            opts[key] = _FLAGS[key](value)
-        except ValueError:
-            raise MaltpyError(f"libsvm option {flag} needs a number, got {value!r}") from None
+    opts = parse_flags(text, {"s": 0, "t": 1, "d": 2, "g": 0.2, "r": 0.0, "c": 0.5, "e": 1.0, "m": 1000.0},
+                       _FLAGS, "libsvm")
     if opts["s"] != 0:
         raise MaltpyError(f"libsvm -s {opts['s']}: only C-SVC (-s 0) makes a parser's classifier")
     if opts["t"] not in KERNELS:

@@ -32,7 +32,7 @@ from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.features.featmap cimport FeatMap, probe
-from maltpy.parsing.loop cimport ClassTable, Corpus, MAX_MOVES, forced_move, record_stack
+from maltpy.parsing.loop cimport ClassTable, Corpus, SplitModels, MAX_MOVES, forced_move, record_stack
 
 cnp.import_array()
 
@@ -84,13 +84,9 @@ def _inverted_index(indptr, sv_idx, int n_feat, int n_sv):
 
 
 @cython.final
-cdef class KernelModels:
+cdef class KernelModels(SplitModels):
     """Per-split kernel models in the layout the batched loop reads."""
     cdef SvmC* m
-    cdef int n_splits
-    cdef int* split_map
-    cdef int split_map_len
-    cdef int default_split
     cdef int kind, degree
     cdef float gamma, coef0
     cdef readonly int max_k, max_sv
@@ -144,19 +140,10 @@ cdef class KernelModels:
             c.keys, c.vals, c.mask = fm.keys, fm.vals, fm.cap - 1
             self.max_k = max(self.max_k, k)
             self.max_sv = max(self.max_sv, n_sv)
-        sm = np.ascontiguousarray(split_map, dtype=np.int32)
-        self._keep.append(sm)
-        self.split_map_len = len(sm)
-        self.split_map = <int*>cnp.PyArray_DATA(sm)
-        self.default_split = default_split
+        self.set_split_map(split_map, default_split)
 
     def __dealloc__(self):
         free(self.m)
-
-    cdef inline int split_of(self, int64_t value) noexcept nogil:
-        if 0 <= value < self.split_map_len:
-            return self.split_map[value]
-        return self.default_split
 
     cdef inline float kernel(self, float dot, float xnorm, float svnorm) noexcept nogil:
         cdef float base, r

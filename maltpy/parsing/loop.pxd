@@ -23,6 +23,22 @@ cdef class ClassTable:
         return self.first[move] + (label if self.labeled[move] else 0)
 
 
+cdef class SplitModels:
+    """Base of the per-split scoring tables: which model scores a data-split value."""
+    cdef int n_splits
+    cdef int* split_map
+    cdef int split_map_len
+    cdef int default_split
+    cdef object _split_map_array
+
+    cdef set_split_map(self, split_map, int default_split)
+
+    cdef inline int split_of(self, int64_t value) noexcept nogil:
+        if 0 <= value < self.split_map_len:
+            return self.split_map[value]
+        return self.default_split
+
+
 cdef class Corpus:
     cdef readonly object offsets, tok, ints, rag_off, rag_ids
     cdef int64_t* off_p

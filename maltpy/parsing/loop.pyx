@@ -100,19 +100,28 @@ cdef class ClassTable:
         return self.class_move[c], self.class_label[c]
 
 
+cdef class SplitModels:
+    cdef set_split_map(self, split_map, int default_split):
+        """Model of each split value (-d/-s/-T); values outside the map use ``default_split``."""
+        sm = np.ascontiguousarray(split_map, dtype=np.int32)
+        if sm.ndim != 1 or not 0 <= default_split < self.n_splits or (
+                len(sm) and (sm.min() < 0 or sm.max() >= self.n_splits)):
+            raise ValueError("split map refers to a missing model")
+        self._split_map_array = sm
+        self.split_map_len = len(sm)
+        self.split_map = <int*>cnp.PyArray_DATA(sm)
+        self.default_split = default_split
+
+
 @cython.final
-cdef class Weights:
+cdef class Weights(SplitModels):
     """Per-split weight tables: feature key -> row of a float32 (rows x classes) matrix."""
-    cdef int n_splits
     cdef int n_classes
     cdef uint64_t** keys
     cdef int32_t** vals
     cdef Py_ssize_t* masks
     cdef float** W
     cdef float** bias
-    cdef int* split_map
-    cdef int split_map_len
-    cdef int default_split
     cdef list _keep
 
     def __cinit__(self, list models, split_map, int default_split, int n_classes):
@@ -139,11 +148,7 @@ cdef class Weights:
             self.masks[k] = fm.cap - 1
             self.W[k] = <float*>cnp.PyArray_DATA(w)
             self.bias[k] = <float*>cnp.PyArray_DATA(b)
-        sm = np.ascontiguousarray(split_map, dtype=np.int32)
-        self._keep.append(sm)
-        self.split_map_len = len(sm)
-        self.split_map = <int*>cnp.PyArray_DATA(sm)
-        self.default_split = default_split
+        self.set_split_map(split_map, default_split)
 
     def __dealloc__(self):
         free(self.keys)
@@ -154,11 +159,6 @@ cdef class Weights:
 
     cdef inline int32_t row(self, int sp, uint64_t key) noexcept nogil:
         return probe(self.keys[sp], self.vals[sp], self.masks[sp], key)
-
-    cdef inline int split_of(self, int64_t value) noexcept nogil:
-        if 0 <= value < self.split_map_len:
-            return self.split_map[value]
-        return self.default_split
 
 
 

@@ -351,10 +351,8 @@ class Parser:
                 self.splits.append((keys, W, arrays[f"bias{k}"].astype(np.float32)))
             self.split_map = arrays["split_map"].astype(np.int32)
             self.default_split = int(header["default_split"])
-            if len(self.split_map) and (self.split_map.min() < 0 or self.split_map.max() >= len(self.splits)):
-                raise ModelFileError(f"{path}: split map refers to a missing model")
             self.train_stats = header.get("train_stats", {})
-            self._get_weights()  # validates the arrays against each other
+            self._get_weights()  # validates the arrays against each other (split map, shapes)
         except ModelFileError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, FeatureSpecError, MaltpyError) as e:
