@@ -10,6 +10,7 @@ from maltpy.parsing.encode import encode
 from maltpy.parsing.kernel import parse_corpus_kernel
 from maltpy.parsing.parser import Parser
 import maltpy
+from maltpy.systems import SYSTEMS
 
 from conftest import EXAMPLES
 
@@ -114,7 +115,7 @@ def _reference_parse(p, sentence):
     return config.heads[1:], config.labels[1:]
 
 
-@pytest.mark.parametrize("algorithm", ["nivreeager", "covnonproj", "2planar", "stackeager"])
+@pytest.mark.parametrize("algorithm", sorted(SYSTEMS))
 def test_batched_loop_makes_the_decisions_of_a_one_at_a_time_reference(toy, algorithm):
     train, test = toy
     p = _fit(train, algorithm)

@@ -161,6 +161,11 @@ class Parser:
         groups, self.split_map, self.default_split = self._split_groups(inst["split"], n_inst)
         learner = make_learner(s.learner, s.learner_options)
         C = self.classes.n_classes
+        largest = max(n_inst if g is None else len(g) for g in groups)
+        if learner.kind == "kernel" and largest > 100_000:
+            # kernel SVM training grows faster than linearly with the instances of one model
+            log(f"note: one {s.learner} model gets {largest} instances, which can take hours; "
+                "a data split keeps the models small (e.g. -d POSTAG -s Input[0] -T 1000)")
 
         def train(rows):
             if rows is None:  # every feature occurs in the full instance set
