@@ -1,6 +1,7 @@
 """Build the Cython extensions; all metadata lives in pyproject.toml."""
 import os
 import shutil
+import sys
 
 import numpy
 from Cython.Build import cythonize
@@ -40,12 +41,17 @@ MODULES = [
     "maltpy.parsing.kernel",
 ]
 
+#: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially
+OPENMP_MODULES = {"maltpy.parsing.kernel"}
+OPENMP = ["-fopenmp"] if sys.platform.startswith("linux") and os.environ.get("MALTPY_NO_OPENMP") is None else []
+
 extensions = [
     Extension(
         name,
         [name.replace(".", "/") + ".pyx"],
         include_dirs=[numpy.get_include()],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3"] + (OPENMP if name in OPENMP_MODULES else []),
+        extra_link_args=OPENMP if name in OPENMP_MODULES else [],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in MODULES

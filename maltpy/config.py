@@ -44,7 +44,7 @@ class Settings:
     marking_strategy: str = "none"         # -pp  none|baseline|head|path|head+path
     covered_root: str = "none"             # -pcr none|ignore|left|right|head
     lifting_order: str = "shortest"        # -plo shortest|deepest
-    jobs: int = 0                          # parallel trainings of split models (0 = all cores)
+    jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
     def system_options(self, cls) -> dict:

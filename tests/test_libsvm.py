@@ -131,13 +131,14 @@ def test_batched_loop_makes_the_decisions_of_a_one_at_a_time_reference(toy, algo
     assert mismatches == 0
 
 
-def test_window_and_batch_sizes_do_not_change_the_parse(toy):
+def test_window_batch_and_thread_counts_do_not_change_the_parse(toy):
     train, test = toy
     p = _fit(train, "nivreeager")
     corpus = encode(test, p.compiled, p.token_tables, p.rag_tables, grow=False)
     system = p._system(training=False)
     runs = [parse_corpus_kernel(system, p.extractor, p._get_weights(), p.classes, corpus,
-                                window=w, batch=b, record_end=True) for w, b in ((1, 1), (3, 2), (1000, 0))]
+                                window=w, batch=b, n_threads=t, record_end=True)
+            for w, b, t in ((1, 1, 1), (3, 2, 1), (1000, 0, 1), (1000, 1, 4), (7, 2, 3))]
     for other in runs[1:]:
         for a, b in zip(runs[0], other):
             np.testing.assert_array_equal(a, b)

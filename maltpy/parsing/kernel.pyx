@@ -27,6 +27,7 @@ from libc.string cimport memset
 from libc.math cimport exp, tanh
 from libc.stdint cimport uint64_t, int64_t, int32_t
 from scipy.linalg.cython_blas cimport sgemm
+from cython.parallel cimport prange, threadid
 
 from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem
@@ -71,7 +72,7 @@ def _inverted_index(indptr, sv_idx, int n_feat, int n_sv):
         sizes[f] = len(without)
     inv_ptr = np.zeros(n_feat + 1, dtype=np.int64)
     np.cumsum(sizes, out=inv_ptr[1:])
-    inv_sv = np.empty(int(inv_ptr[-1]), dtype=np.int32)
+    inv_sv = np.empty(int(inv_ptr[n_feat]), dtype=np.int32)
     keep = ~neg[sv_idx[order]]  # entries of positive lists, in feature order
     pos_entries = sv_sorted[keep]
     pos_feats = sv_idx[order][keep]
@@ -112,7 +113,7 @@ cdef class KernelModels(SplitModels):
             sv_idx = np.asarray(svm.sv_indices, dtype=np.int64)
             indptr = np.asarray(svm.sv_indptr, dtype=np.int64)
             if (indptr.ndim != 1 or len(indptr) < 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0)
-                    or indptr[-1] != len(sv_idx)):
+                    or indptr[len(indptr) - 1] != len(sv_idx)):
                 raise ValueError("malformed support vector offsets")
             if len(sv_idx) and (sv_idx.min() < 0 or sv_idx.max() >= n_feat):
                 raise ValueError("support vector feature out of range")
@@ -244,18 +245,89 @@ cdef void score_group(KernelModels km, const SvmC* m, ClassTable classes, Pendin
             chosen[b] = classes.first[g]
 
 
+cdef void apply_chosen(TransitionSystem system, ClassTable classes, State* states, const Pending* pend,
+                       const int* idx, int nb, const int* chosen) noexcept nogil:
+    cdef int q
+    cdef const Pending* e
+    for q in range(nb):
+        e = &pend[idx[q]]
+        system.apply(&states[e.sent], classes.class_move[chosen[q]], classes.class_label[chosen[q]])
+
+
+cdef struct Scratch:
+    # per-thread buffers of the advance step
+    Sent sent
+    bint mask[MAX_MOVES]
+    int* nodes
+    int64_t* values
+    uint64_t* keys
+
+
+cdef bint advance(TransitionSystem system, Extractor ex, KernelModels km, ClassTable classes, Corpus corpus,
+                  State* s, int i, Py_ssize_t k, Scratch* w, Pending* e, int32_t* feats, bint record_end,
+                  bint* recorded, signed char* eo, int* ho, int* lo) noexcept nogil:
+    """Apply forced moves to sentence k (window slot i) until the classifier must decide.
+
+    Returns True with the decision described in ``e`` (features in ``feats``), or
+    False when the sentence is finished (its heads and labels written out).
+    """
+    cdef int n_valid, only, nk, sp, a, fid
+    cdef int64_t r0 = corpus.off_p[k]
+    cdef uint64_t moves = 0
+    cdef const SvmC* m
+    corpus.sentence(k, &w.sent)
+    cdef int max_steps = 4 * (w.sent.n + 1) * (w.sent.n + 2) + 16
+    while True:
+        if record_end and not recorded[i] and s.end_seen:
+            recorded[i] = True
+            record_stack(s, &eo[r0])
+        n_valid = 0
+        if not system.is_terminal(s) and s.n_transitions < max_steps:
+            n_valid = system.valid_moves(s, w.mask)
+        if n_valid == 0:
+            if record_end and not recorded[i]:
+                record_stack(s, &eo[r0])
+            system.finish(s)
+            for a in range(1, w.sent.n + 1):
+                ho[r0 + a] = s.heads[a]
+                lo[r0 + a] = s.labels[a]
+            state_free(s)
+            return False
+        only = forced_move(classes, w.mask, n_valid)
+        if only < 0:
+            break
+        system.apply(s, only, -1)
+    nk = ex.extract(system, s, &w.sent, w.nodes, w.values, w.keys)
+    sp = km.split_of(ex.split_value(system, s, &w.sent, w.nodes)) if ex.split_atom >= 0 else 0
+    m = &km.m[sp]
+    e.sent, e.split, e.n_all, e.n_feat = i, sp, nk, 0
+    for a in range(nk):
+        fid = probe(m.keys, m.vals, m.mask, w.keys[a])
+        if fid >= 0:
+            feats[e.feat0 + e.n_feat] = fid
+            e.n_feat += 1
+    for a in range(classes.n_moves):
+        if w.mask[a]:
+            moves |= (<uint64_t>1) << a
+    e.moves = moves
+    return True
+
+
 def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, ClassTable classes,
                         Corpus corpus, progress=None, bint record_end=False, int window=8192,
-                        int batch=0):
+                        int batch=0, int n_threads=1):
     """Parse every sentence with kernel models, many sentences at a time.
 
     Same result arrays as :func:`maltpy.parsing.loop.parse_corpus`. ``window``
     sentences are in flight together; ``batch`` bounds the decisions scored
-    in one matrix product (0: from the largest model's size).
+    in one matrix product (0: from the largest model's size); ``n_threads``
+    threads advance the sentences and score the groups of each round (keep
+    BLAS itself at one thread, as :meth:`maltpy.parsing.parser.Parser.parse_arrays`
+    does). The result does not depend on any of the three.
     """
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
-    end_out = np.zeros(corpus.n_rows if record_end else 0, dtype=np.int8)
+    end_out = np.zeros(max(corpus.n_rows, 1) if record_end else 1, dtype=np.int8)
     cdef int[::1] ho = heads_out
     cdef int[::1] lo = labels_out
     cdef signed char[::1] eo = end_out
@@ -265,41 +337,52 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
     if batch <= 0:  # about 32 MB of kernel values per product
         batch = max(8, min(512, (8 << 20) // km.max_sv))
     window = max(1, min(window, n_sent if n_sent else 1))
-    cdef int W = window, B = batch, K = km.max_k, MK = ex.max_keys + 1
+    n_threads = max(1, n_threads)
+    cdef int W = window, B = batch, K = km.max_k, MK = ex.max_keys + 1, T = n_threads
+    cdef Py_ssize_t max_sv = km.max_sv
     cdef State* states = <State*>calloc(W, sizeof(State))
     cdef int* active = <int*>malloc(sizeof(int) * W)
     cdef bint* recorded = <bint*>calloc(W, sizeof(bint))
+    cdef bint* pending = <bint*>malloc(sizeof(bint) * W)
     cdef Pending* pend = <Pending*>malloc(sizeof(Pending) * W)
     cdef int32_t* feats = <int32_t*>malloc(sizeof(int32_t) * W * MK)
     cdef int* by_split = <int*>malloc(sizeof(int) * W)
     cdef int* split_count = <int*>calloc(km.n_splits + 1, sizeof(int))
     cdef int* split_pos = <int*>calloc(km.n_splits + 1, sizeof(int))
-    cdef int* chosen = <int*>malloc(sizeof(int) * B)
-    cdef int* votes = <int*>malloc(sizeof(int) * K)
-    cdef float* kv = <float*>malloc(sizeof(float) * B * <Py_ssize_t>km.max_sv)
-    cdef short* cnt = <short*>malloc(sizeof(short) * km.max_sv)
+    # scratch per thread
+    cdef Scratch* scratch = <Scratch*>calloc(T, sizeof(Scratch))
+    cdef int* nodes = <int*>malloc(sizeof(int) * (ex.n_addr + 1) * T)
+    cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1) * T)
+    cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * MK * T)
+    cdef int* chosen = <int*>malloc(sizeof(int) * B * T)
+    cdef int* votes = <int*>malloc(sizeof(int) * K * T)
+    cdef float* kv = <float*>malloc(sizeof(float) * B * max_sv * T)
+    cdef short* cnt = <short*>malloc(sizeof(short) * max_sv * T)
+    cdef float* P = <float*>malloc(sizeof(float) * B * <Py_ssize_t>K * K * T)
     cdef float* ktab = <float*>malloc(sizeof(float) * (MK + 1))
-    cdef float* P = <float*>malloc(sizeof(float) * B * <Py_ssize_t>K * K)
-    cdef int* nodes = <int*>malloc(sizeof(int) * (ex.n_addr + 1))
-    cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1))
-    cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * MK)
-    cdef bint mask[MAX_MOVES]
+    # one work item = up to B pending decisions of one split model
+    cdef int* work_sp = <int*>malloc(sizeof(int) * W)
+    cdef int* work_lo = <int*>malloc(sizeof(int) * W)
+    cdef int* work_nb = <int*>malloc(sizeof(int) * W)
     cdef Sent sent
-    cdef State* s
-    cdef Pending* e
-    cdef const SvmC* m
-    cdef Py_ssize_t w0, a, r0
-    cdef int n, n_active, n_next, n_pend, n_done, i, q, sp, nk, fid, only, n_valid, lo_b, nb, max_steps
-    cdef uint64_t moves
+    cdef Py_ssize_t w0
+    cdef int n, n_active, n_next, n_done, i, q, sp, lo_b, nb, n_work, wi, t
     cdef bint ok = True
-    if (states == NULL or active == NULL or recorded == NULL or pend == NULL or feats == NULL
-            or by_split == NULL or split_count == NULL or split_pos == NULL or chosen == NULL
-            or votes == NULL or kv == NULL or P == NULL or nodes == NULL or values == NULL or keys == NULL
-            or cnt == NULL or ktab == NULL):
+    if (states == NULL or active == NULL or recorded == NULL or pending == NULL or pend == NULL
+            or feats == NULL or by_split == NULL or split_count == NULL or split_pos == NULL
+            or scratch == NULL or nodes == NULL or values == NULL or keys == NULL or chosen == NULL
+            or votes == NULL or kv == NULL or cnt == NULL or P == NULL or ktab == NULL
+            or work_sp == NULL or work_lo == NULL or work_nb == NULL):
         ok = False
     else:
         for i in range(MK + 1):
             ktab[i] = km.kernel(i, 0, 0)
+        for t in range(T):
+            scratch[t].nodes = nodes + t * (ex.n_addr + 1)
+            scratch[t].values = values + t * (ex.n_atoms + 1)
+            scratch[t].keys = keys + t * MK
+        for q in range(W):
+            pend[q].feat0 = <int64_t>q * MK
     try:
         if not ok:
             raise MemoryError("out of memory for the batched parse")
@@ -319,81 +402,55 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
                 raise MemoryError("out of memory for the batched parse")
             n_active = n
             while n_active > 0:
+                n_done = 0
                 with nogil:
-                    # 1. advance every unfinished sentence to its next classifier decision
-                    n_pend = 0
-                    n_next = 0
-                    n_done = 0
-                    for q in range(n_active):
+                    # 1. advance every unfinished sentence to its next classifier decision;
+                    #    slot q of pend/feats belongs to the q-th active sentence
+                    for q in prange(n_active, num_threads=T, schedule="dynamic", chunksize=32):
+                        t = threadid()
                         i = active[q]
-                        s = &states[i]
-                        corpus.sentence(w0 + i, &sent)
-                        r0 = corpus.off_p[w0 + i]
-                        max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
-                        while True:
-                            if record_end and not recorded[i] and s.end_seen:
-                                recorded[i] = True
-                                record_stack(s, &eo[r0])
-                            n_valid = 0
-                            if not system.is_terminal(s) and s.n_transitions < max_steps:
-                                n_valid = system.valid_moves(s, mask)
-                            if n_valid == 0:  # finished
-                                if record_end and not recorded[i]:
-                                    record_stack(s, &eo[r0])
-                                system.finish(s)
-                                for a in range(1, sent.n + 1):
-                                    ho[r0 + a] = s.heads[a]
-                                    lo[r0 + a] = s.labels[a]
-                                state_free(s)
-                                n_done += 1
-                                break
-                            only = forced_move(classes, mask, n_valid)
-                            if only >= 0:
-                                system.apply(s, only, -1)
-                                continue
-                            nk = ex.extract(system, s, &sent, nodes, values, keys)
-                            sp = km.split_of(ex.split_value(system, s, &sent, nodes)) if ex.split_atom >= 0 else 0
-                            m = &km.m[sp]
-                            e = &pend[n_pend]
-                            e.sent, e.split, e.n_all, e.n_feat = i, sp, nk, 0
-                            e.feat0 = <int64_t>n_pend * MK
-                            for a in range(nk):
-                                fid = probe(m.keys, m.vals, m.mask, keys[a])
-                                if fid >= 0:
-                                    feats[e.feat0 + e.n_feat] = fid
-                                    e.n_feat += 1
-                            moves = 0
-                            for a in range(classes.n_moves):
-                                if mask[a]:
-                                    moves |= (<uint64_t>1) << a
-                            e.moves = moves
-                            n_pend += 1
-                            active[n_next] = i
+                        pending[q] = advance(system, ex, km, classes, corpus, &states[i], i, w0 + i,
+                                             &scratch[t], &pend[q], feats, record_end, recorded,
+                                             &eo[0], &ho[0], &lo[0])
+                        if not pending[q]:
+                            n_done += 1
+                    n_next = 0
+                    for q in range(n_active):
+                        if pending[q]:
+                            pend[n_next] = pend[q]   # keeps feat0: the features stay where they are
+                            active[n_next] = active[q]
                             n_next += 1
-                            break
                     n_active = n_next
                     # 2. group the pending decisions by split model, score, apply
                     memset(split_count, 0, sizeof(int) * (km.n_splits + 1))
-                    for q in range(n_pend):
+                    for q in range(n_active):
                         split_count[pend[q].split + 1] += 1
                     for sp in range(km.n_splits):
                         split_count[sp + 1] += split_count[sp]
                         split_pos[sp] = split_count[sp]
-                    for q in range(n_pend):
+                    for q in range(n_active):
                         sp = pend[q].split
                         by_split[split_pos[sp]] = q
                         split_pos[sp] += 1
+                    n_work = 0
                     for sp in range(km.n_splits):
                         lo_b = split_count[sp]
                         while lo_b < split_count[sp + 1]:
                             nb = min(B, split_count[sp + 1] - lo_b)
-                            score_group(km, &km.m[sp], classes, pend, by_split + lo_b, nb, feats, cnt,
-                                        ktab, kv, P, votes, chosen)
-                            for q in range(nb):
-                                e = &pend[by_split[lo_b + q]]
-                                system.apply(&states[e.sent], classes.class_move[chosen[q]],
-                                             classes.class_label[chosen[q]])
+                            work_sp[n_work], work_lo[n_work], work_nb[n_work] = sp, lo_b, nb
+                            n_work += 1
                             lo_b += nb
+                    # each work item touches its own sentences' states and its thread's scratch
+                    for wi in prange(n_work, num_threads=T, schedule="dynamic"):
+                        t = threadid()
+                        score_group(km, &km.m[work_sp[wi]], classes, pend, by_split + work_lo[wi], work_nb[wi],
+                                    feats, cnt + t * max_sv, ktab, kv + t * B * max_sv,
+                                    P + t * B * K * K, votes + t * K, chosen + t * B)
+                        apply_chosen(system, classes, states, pend, by_split + work_lo[wi], work_nb[wi],
+                                     chosen + t * B)
+                    # the compaction moved entries: restore each slot's own feature offset
+                    for q in range(W):
+                        pend[q].feat0 = <int64_t>q * MK
                 if progress is not None and n_done:
                     progress(n_done)
             w0 += n
@@ -404,20 +461,25 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
         free(states)
         free(active)
         free(recorded)
+        free(pending)
         free(pend)
         free(feats)
         free(by_split)
         free(split_count)
         free(split_pos)
+        free(scratch)
+        free(nodes)
+        free(values)
+        free(keys)
         free(chosen)
         free(votes)
         free(kv)
         free(cnt)
-        free(ktab)
         free(P)
-        free(nodes)
-        free(values)
-        free(keys)
+        free(ktab)
+        free(work_sp)
+        free(work_lo)
+        free(work_nb)
     if record_end:
-        return heads_out, labels_out, end_out
+        return heads_out, labels_out, end_out[:corpus.n_rows]
     return heads_out, labels_out

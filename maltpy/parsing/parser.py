@@ -255,9 +255,16 @@ class Parser:
         system = self._system(training=False)
         bar = _progress_bar(len(sentences), "parsing", progress)
         try:
-            loop = parse_corpus_kernel if self.learner.kind == "kernel" else parse_corpus
-            out = loop(system, self.extractor, self._get_weights(), self.classes, corpus,
-                       progress=bar.update if bar else None, record_end=record_end)
+            if self.learner.kind == "kernel":
+                from threadpoolctl import threadpool_limits
+                # the loop scores groups on its own threads; BLAS threads inside them would oversubscribe
+                with threadpool_limits(limits=1, user_api="blas"):
+                    out = parse_corpus_kernel(system, self.extractor, self._get_weights(), self.classes, corpus,
+                                              progress=bar.update if bar else None, record_end=record_end,
+                                              n_threads=self.settings.jobs or os.cpu_count() or 1)
+            else:
+                out = parse_corpus(system, self.extractor, self._get_weights(), self.classes, corpus,
+                                   progress=bar.update if bar else None, record_end=record_end)
         finally:
             if bar:
                 bar.close()
