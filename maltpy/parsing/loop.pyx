@@ -320,7 +320,9 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
     cdef float* scores = <float*>malloc(sizeof(float) * (C + 1))
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0
-    cdef int n_valid, only, nk, i, c, m, sp, best, row, max_steps
+    cdef int n_valid, only, nk, i, c, m, sp, best, row, max_steps, n_runs, r
+    cdef int run_lo[MAX_MOVES]
+    cdef int run_end[MAX_MOVES]
     cdef float best_score
     cdef float* wrow
     cdef bint recorded
@@ -351,13 +353,26 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                         continue
                     nk = ex.extract(system, &s, &sent, nodes, values, keys)
                     sp = weights.split_of(ex.split_value(system, &s, &sent, nodes)) if ex.split_atom >= 0 else 0
-                    memcpy(scores, weights.bias[sp], sizeof(float) * C)
+                    # score only the classes of permissible moves: runs of adjacent classes
+                    n_runs = 0
+                    for m in range(classes.n_moves):
+                        if mask[m]:
+                            if n_runs and run_end[n_runs - 1] == classes.first[m]:
+                                run_end[n_runs - 1] = classes.end[m]
+                            else:
+                                run_lo[n_runs] = classes.first[m]
+                                run_end[n_runs] = classes.end[m]
+                                n_runs += 1
+                    for r in range(n_runs):
+                        memcpy(scores + run_lo[r], weights.bias[sp] + run_lo[r],
+                               sizeof(float) * (run_end[r] - run_lo[r]))
                     for i in range(nk):
                         row = weights.row(sp, keys[i])
                         if row >= 0:
                             wrow = weights.W[sp] + <Py_ssize_t>row * C
-                            for c in range(C):
-                                scores[c] += wrow[c]
+                            for r in range(n_runs):
+                                for c in range(run_lo[r], run_end[r]):
+                                    scores[c] += wrow[c]
                     best = -1
                     best_score = 0
                     for m in range(classes.n_moves):
