@@ -61,9 +61,15 @@ class LiblinearLearner:
     def options_string(self) -> str:
         return f"-s {self.solver} -c {self.C:g} -e {self.eps:g} -B {self.bias:g}"
 
-    def _estimator(self):
+    @staticmethod
+    def import_estimator():
+        """Import the scikit-learn estimators (slow the first time), e.g. ahead of :meth:`fit`."""
         from sklearn.linear_model import LogisticRegression
         from sklearn.svm import LinearSVC
+        return LogisticRegression, LinearSVC
+
+    def _estimator(self):
+        LogisticRegression, LinearSVC = self.import_estimator()
         fit_intercept = self.bias > 0
         common = dict(C=self.C, tol=self.eps, fit_intercept=fit_intercept, max_iter=self.max_iter,
                       random_state=self.random_state)

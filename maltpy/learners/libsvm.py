@@ -124,6 +124,12 @@ class LibsvmLearner:
         return (f"-s 0 -t {self.kernel} -d {self.degree} -g {self.gamma:g} -r {self.coef0:g} "
                 f"-c {self.C:g} -e {self.eps:g}")
 
+    @staticmethod
+    def import_estimator():
+        """Import scikit-learn's SVC (slow the first time), e.g. ahead of :meth:`fit`."""
+        from sklearn.svm import SVC
+        return SVC
+
     def kernel_function(self) -> Kernel:
         return Kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
@@ -133,7 +139,7 @@ class LibsvmLearner:
         if len(seen) < 2:  # one class: no support vectors, it wins every vote
             return SvmModel(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros((0, 0), np.float32),
                             np.zeros(0, np.float32), np.zeros(1, np.int32), seen)
-        from sklearn.svm import SVC
+        SVC = self.import_estimator()
         est = SVC(kernel=KERNELS[self.kernel], degree=self.degree, gamma=self.gamma, coef0=self.coef0,
                   C=self.C, tol=self.eps, cache_size=self.cache_mb, shrinking=True,
                   decision_function_shape="ovo")

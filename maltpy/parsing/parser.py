@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional, Sequence
@@ -136,6 +137,10 @@ class Parser:
         system = self._system(training=True)
         self.classes = ClassTable(self.system_cls.labeled_moves, len(labels))
         fmap = FeatMap(1 << 16)
+        learner = make_learner(s.learner, s.learner_options)
+        # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
+        warm_up = threading.Thread(target=learner.import_estimator, daemon=True)
+        warm_up.start()
         bar = _progress_bar(len(sentences), "instances", s.verbose)
         try:
             inst = collect_instances(system, self.extractor, fmap, self.classes, corpus, heads,
@@ -143,6 +148,7 @@ class Parser:
         finally:
             if bar:
                 bar.close()
+        warm_up.join()
         n_inst = len(inst["y"])
         self.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences)),
                             "instances": n_inst, "features": len(fmap),
@@ -159,7 +165,6 @@ class Parser:
         all_keys = fmap.keys_in_order()
         del fmap
         groups, self.split_map, self.default_split = self._split_groups(inst["split"], n_inst)
-        learner = make_learner(s.learner, s.learner_options)
         C = self.classes.n_classes
         largest = max(n_inst if g is None else len(g) for g in groups)
         if learner.kind == "kernel" and largest > 100_000:
