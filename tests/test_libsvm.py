@@ -65,10 +65,10 @@ def toy():
     return read_conll(TRAIN, need_heads=True), read_conll(TEST, need_heads=True)
 
 
-def _fit(train, algorithm):
+def _fit(train, algorithm, options=""):
     structure = "Right[0]" if algorithm.startswith("cov") else "Input[0]"  # the next input word
-    return Parser(algorithm=algorithm, learner="libsvm", split_column="POSTAG", split_structure=structure,
-                  split_threshold=40, verbose=False).fit(train)
+    return Parser(algorithm=algorithm, learner="libsvm", learner_options=options, split_column="POSTAG",
+                  split_structure=structure, split_threshold=40, verbose=False).fit(train)
 
 
 def _reference_parse(p, sentence):
@@ -100,7 +100,7 @@ def _reference_parse(p, sentence):
         k = len(svm.classes)
         votes = np.zeros(k, dtype=int)
         if svm.n_sv:
-            dec = svm.decision(x, kernel)[0]
+            dec = svm.decision(x, kernel, xnorm=[len(keys)])[0]
             pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
             for (i, j), d in zip(pairs, dec):
                 votes[i if d > 0 else j] += 1
@@ -129,6 +129,17 @@ def test_batched_loop_makes_the_decisions_of_a_one_at_a_time_reference(toy, algo
         if h != heads[r0 + 1:r0 + n + 1].tolist() or l != labels[r0 + 1:r0 + n + 1].tolist():
             mismatches += 1
     assert mismatches == 0
+
+
+@pytest.mark.parametrize("options", ["-t 0", "-t 2 -g 0.05", "-t 3 -g 0.01", "-t 1 -d 3 -r 1"])
+def test_other_kernels_make_the_decisions_of_the_reference(toy, options):
+    train, test = toy
+    p = _fit(train, "nivreeager", options)
+    offsets, heads, labels = p.parse_arrays(test)
+    for k, sentence in enumerate(test[:20]):
+        r0, n = offsets[k], len(sentence)
+        h, l = _reference_parse(p, sentence)
+        assert h == heads[r0 + 1:r0 + n + 1].tolist() and l == labels[r0 + 1:r0 + n + 1].tolist()
 
 
 def test_window_batch_and_thread_counts_do_not_change_the_parse(toy):

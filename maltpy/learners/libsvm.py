@@ -64,13 +64,17 @@ class SvmModel:
     def remap_features(self, remap: np.ndarray) -> None:
         self.sv_indices = remap[self.sv_indices].astype(np.int32)
 
-    def decision(self, X, kernel) -> np.ndarray:
-        """Pairwise decision values for rows of X (numpy, for tests and checks)."""
+    def decision(self, X, kernel, xnorm=None) -> np.ndarray:
+        """Pairwise decision values for rows of X (numpy, for tests and checks).
+
+        ``xnorm``: squared norms of the rows when they have features outside X's columns
+        (features unseen in training still count in the RBF kernel's distance).
+        """
         import scipy.sparse as sp
         S = sp.csr_matrix((np.ones(len(self.sv_indices)), self.sv_indices, self.sv_indptr),
                           shape=(self.n_sv, X.shape[1]))
         dots = np.asarray((X @ S.T).todense(), dtype=np.float64)
-        xn = np.asarray(X.multiply(X).sum(axis=1)).reshape(-1, 1)
+        xn = np.asarray(X.multiply(X).sum(axis=1) if xnorm is None else xnorm, dtype=np.float64).reshape(-1, 1)
         K = kernel.apply(dots, xn, np.diff(self.sv_indptr)[None, :])
         start = np.concatenate([[0], np.cumsum(self.n_support)])
         k = len(self.classes)
