@@ -47,7 +47,6 @@ def main():
     import maltpy
     from maltpy.evaluation import evaluate
     from maltpy.formats.conll import read_conll
-    from maltpy.parsing.encode import encode
     from maltpy.parsing.kernel import parse_corpus_kernel
     from maltpy.parsing.loop import parse_corpus
     gold = read_conll(dev, need_heads=True)
@@ -62,7 +61,7 @@ def main():
         out = p.parse(gold)
         s = evaluate(gold, out)
         # core loop speed: encoded corpus, weights loaded, one thread
-        corpus = encode(gold, p.compiled, p.token_tables, p.rag_tables)
+        corpus = p.encode(gold)
         system, weights = p._system(False), p._get_weights()
         loop = parse_corpus_kernel if p.learner.kind == "kernel" else parse_corpus
         best = min(_timed(lambda: loop(system, p.extractor, weights, p.classes, corpus))

@@ -44,6 +44,7 @@ class Settings:
     marking_strategy: str = "none"         # -pp  none|baseline|head|path|head+path
     covered_root: str = "none"             # -pcr none|ignore|left|right|head
     lifting_order: str = "shortest"        # -plo shortest|deepest
+    null_value: str = "one"                # -nv one|rootnode|novalue: kinds of null feature values
     jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
@@ -72,6 +73,7 @@ FLAGS = {
     "-pcon": "connectedness", "-pacy": "acyclicity", "-pcov": "no_covered_roots",
     "-prh": "planar_root_handling", "-2pr": "reduceonswitch",
     "-pp": "marking_strategy", "-pcr": "covered_root", "-plo": "lifting_order",
+    "-nv": "null_value",
 }
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}

@@ -161,3 +161,42 @@ def test_feature_counts_of_default_models():
     for name, count in (("NivreEager", 22), ("NivreStandard", 21)):
         with open(os.path.join(MODELS_DIR, "liblinear", "conllx", name + ".yaml")) as f:
             assert len(load_feature_model(f.read()).features) == count
+
+
+@pytest.mark.parametrize("mode", ["one", "rootnode", "novalue"])
+def test_null_values_follow_maltparsers_nv_option(mode):
+    """-nv: no node is always 0; the root and an unlabeled node get values of their own as asked."""
+    from maltpy.features.extract import NO_VALUE, ROOT_VALUE
+    model = load_feature_model("""features:
+  - InputColumn(POSTAG, Stack[0])
+  - InputColumn(POSTAG, Stack[1])
+  - OutputColumn(DEPREL, Stack[0])
+  - OutputColumn(DEPREL, Input[0])
+  - OutputColumn(DEPREL, Stack[1])
+""")
+    comp = compile_model(model, "conllx", NivreEager)
+    ex = Extractor(comp.tables, len(comp.token_columns), 1, -1, mode)
+    cfg = make(NivreEager).new_configuration(3)  # stack [0], buffer [1, 2, 3]
+    tok = np.array([[ex.root_value]] + [[10 + i] for i in range(1, 4)], dtype=np.int32)
+    root = {"one": 0, "rootnode": ROOT_VALUE, "novalue": ROOT_VALUE}[mode]
+    unlabeled = {"one": 0, "rootnode": ROOT_VALUE, "novalue": NO_VALUE}[mode]
+    _, values = ex.inspect(cfg, tok)
+    assert values == [root, 0, root, unlabeled, 0]
+    with pytest.raises(ValueError):
+        Extractor(comp.tables, len(comp.token_columns), 1, -1, "none")
+
+
+def test_null_value_option_reaches_training_and_parsing(tmp_path):
+    from conftest import EXAMPLES
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing.parser import Parser
+    import maltpy
+    train = read_conll(os.path.join(EXAMPLES, "toy-train.conll"), need_heads=True)
+    test = read_conll(os.path.join(EXAMPLES, "toy-test.conll"), need_heads=True)
+    p = Parser(null_value="novalue", verbose=False).fit(train)
+    assert p.extractor.root_value != 0 and p.encode(test[:1]).tok[0, 0] == p.extractor.root_value
+    path = str(tmp_path / "nv.mpz")
+    p.save(path)
+    q = maltpy.load(path)
+    assert q.settings.null_value == "novalue"
+    assert [s.rows for s in q.parse(test)] == [s.rows for s in p.parse(test)]

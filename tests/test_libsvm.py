@@ -6,7 +6,6 @@ import scipy.sparse as sp
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.formats.conll import read_conll
 from maltpy.learners import LibsvmLearner, parse_libsvm_options
-from maltpy.parsing.encode import encode
 from maltpy.parsing.kernel import parse_corpus_kernel
 from maltpy.parsing.parser import Parser
 import maltpy
@@ -73,7 +72,7 @@ def _fit(train, algorithm, options=""):
 
 def _reference_parse(p, sentence):
     """One decision at a time through Python: keys -> SvmModel.decision -> votes -> best valid class."""
-    corpus = encode([sentence], p.compiled, p.token_tables, p.rag_tables, grow=False)
+    corpus = p.encode([sentence])
     tok = np.asarray(corpus.tok)
     system = p._system(training=False)
     config = system.new_configuration(len(sentence))
@@ -145,7 +144,7 @@ def test_other_kernels_make_the_decisions_of_the_reference(toy, options):
 def test_window_batch_and_thread_counts_do_not_change_the_parse(toy):
     train, test = toy
     p = _fit(train, "nivreeager")
-    corpus = encode(test, p.compiled, p.token_tables, p.rag_tables, grow=False)
+    corpus = p.encode(test)
     system = p._system(training=False)
     runs = [parse_corpus_kernel(system, p.extractor, p._get_weights(), p.classes, corpus,
                                 window=w, batch=b, n_threads=t, record_end=True)

@@ -84,6 +84,9 @@ def _main_parser():
                    help="pseudo-projective covered roots: none (default), ignore, left, right, head")
     g.add_argument("-plo", metavar="ORDER", choices=("shortest", "deepest"),
                    help="pseudo-projective lifting order: shortest (default), deepest")
+    g.add_argument("-nv", metavar="MODE", choices=("one", "rootnode", "novalue"),
+                   help="null feature values: one (default: no node, root and unlabeled node alike), "
+                        "rootnode (the root apart), novalue (the root and unlabeled nodes apart)")
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads for training split models and for scoring kernel (libsvm) models (default: all cores)")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress messages even in pipes")
     p.add_argument("-q", "--quiet", action="store_true", help="no messages or progress bars")

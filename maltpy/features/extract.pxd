@@ -35,6 +35,8 @@ cdef class Extractor:
     cdef int* tpl_atoms
     cdef readonly int split_atom
     cdef readonly int max_keys
+    cdef readonly int null_mode
+    cdef readonly int root_value
 
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil
     cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil

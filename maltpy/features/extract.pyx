@@ -11,9 +11,12 @@ flat tables:
 
 Per decision every address is resolved once, every atom once, and each
 template yields a 64-bit key ``(template << 50) | value``; keys go to the
-weight table. Atom values: 0 = null (no node, the root, or no value yet, as
-MaltParser's ``null_value=one``), -1 = unknown symbol (feature skipped),
-otherwise a positive id.
+weight table. Atom values: -1 = unknown symbol (feature skipped), otherwise
+a non-negative id. Null values follow MaltParser's ``null_value`` (-nv):
+``one`` (default) gives every kind the value 0; ``rootnode`` gives the root
+:data:`ROOT_VALUE` (also a node without a label, for output columns);
+``novalue`` gives the root :data:`ROOT_VALUE` and an unlabeled node
+:data:`NO_VALUE`. A missing node is always 0.
 """
 import numpy as np
 from libc.stdlib cimport malloc, free
@@ -46,6 +49,12 @@ cdef enum:
     A_OUTPUT_ARC = 8
 
 cdef int MAX_SET = 64
+#: null-value ids above every symbol id (the symbol tables count from 1)
+ROOT_VALUE = 1 << 30
+NO_VALUE = (1 << 30) + 1
+NULL_MODES = {"one": 0, "rootnode": 1, "novalue": 2}
+cdef int64_t C_ROOT_VALUE = 1 << 30
+cdef int64_t C_NO_VALUE = (1 << 30) + 1
 cdef uint64_t LOW48 = (<uint64_t>1 << 48) - 1
 cdef uint64_t HASHED = <uint64_t>1 << 49
 
@@ -124,8 +133,14 @@ cdef class Extractor:
     def __cinit__(self, *args, **kwargs):
         self.addr_base = NULL
 
-    def __init__(self, dict tables, int n_tok, int n_int, int split_atom):
-        """``tables``: int32 arrays addr (A x 4), nav_ops, atoms (K x 6), bins, templates (T x 4)."""
+    def __init__(self, dict tables, int n_tok, int n_int, int split_atom, str null_value="one"):
+        """``tables``: int32 arrays addr (A x 4), nav_ops, atoms (K x 6), bins, templates (T x 4);
+        ``null_value``: MaltParser's -nv (one, rootnode, novalue)."""
+        if null_value not in NULL_MODES:
+            raise ValueError(f"null_value must be one of {', '.join(NULL_MODES)}; got {null_value!r}")
+        self.null_mode = NULL_MODES[null_value]
+        # the encoder writes this into the root row of every input column
+        self.root_value = 0 if self.null_mode == 0 else C_ROOT_VALUE
         addr = np.asarray(tables["addr"], dtype=np.int32).reshape(-1, 4)
         atoms = np.asarray(tables["atoms"], dtype=np.int32).reshape(-1, 6)
         tpl = np.asarray(tables["templates"], dtype=np.int32).reshape(-1, 4)
@@ -179,8 +194,12 @@ cdef class Extractor:
         if kind == A_DEPREL:
             if x < 0:
                 return 0
+            if x == 0:
+                return self.root_value
             lab = s.labels[x]
-            return lab + 1 if lab >= 0 else 0
+            if lab >= 0:
+                return lab + 1
+            return C_NO_VALUE if self.null_mode == 2 else self.root_value
         if kind == A_EXISTS:
             return 2 if x >= 0 else 1
         if kind == A_INPUT_ARC_DIR:
@@ -237,8 +256,8 @@ cdef class Extractor:
             a = self.tpl_atoms[3 * t]
             if self.atom_kind[a] == A_SPLIT:
                 x = nodes[self.atom_a1[a]]
-                if x < 0:
-                    keys[n_keys] = tbits
+                if x <= 0:  # no node, or the root: a null value, not an empty set
+                    keys[n_keys] = tbits | <uint64_t>(self.root_value if x == 0 else 0)
                     n_keys += 1
                     continue
                 q = self.atom_arg[a]

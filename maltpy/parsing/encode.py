@@ -58,8 +58,12 @@ def _splitter(sep: str):
 
 
 def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: List[SymbolTable],
-           grow: bool = False) -> Corpus:
-    """Encode sentences for the loop. With ``grow``, unseen strings get new ids (training)."""
+           grow: bool = False, root_value: int = 0) -> Corpus:
+    """Encode sentences for the loop. With ``grow``, unseen strings get new ids (training).
+
+    ``root_value``: the value of the root row in every input column (the
+    extractor's ``root_value``, which depends on MaltParser's -nv).
+    """
     sizes = np.fromiter((len(s) + 1 for s in sentences), dtype=np.int64, count=len(sentences))
     offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
@@ -76,7 +80,7 @@ def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: Lis
                 values.extend(fn(r[ci]) for r in s.rows)
         ids = token_tables[j].encode(values, grow)
         col = np.array(ids, dtype=np.int32)
-        col[offsets[:-1]] = 0  # root rows: null
+        col[offsets[:-1]] = root_value
         tok[:, j] = col
     ints = np.full((n_rows, max(len(compiled.int_columns), 1)), -1, dtype=np.int32)
     for j, ci in enumerate(compiled.int_columns):

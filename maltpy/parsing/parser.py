@@ -98,9 +98,18 @@ class Parser:
             if not (s.split_column and s.split_structure):
                 raise MaltpyError("data split needs both -d (column, e.g. POSTAG) and -s (structure, e.g. Input[0])")
             split = (s.split_column, s.split_structure)
+        if s.null_value not in ("one", "rootnode", "novalue"):
+            raise MaltpyError(f"null_value (-nv) {s.null_value!r}: use one, rootnode or novalue "
+                              "(none is impossible with binarized features, as in MaltParser)")
         self.compiled = compile_model(self.feature_model, fmt, self.system_cls, split)
         self.extractor = Extractor(self.compiled.tables, max(len(self.compiled.token_columns), 1),
-                                   max(len(self.compiled.int_columns), 1), self.compiled.split_atom)
+                                   max(len(self.compiled.int_columns), 1), self.compiled.split_atom,
+                                   s.null_value)
+
+    def encode(self, sentences, grow: bool = False):
+        """Sentences -> the C loops' :class:`~maltpy.parsing.loop.Corpus`, through this parser's symbol tables."""
+        return encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=grow,
+                      root_value=self.extractor.root_value)
 
     def _pseudo_projective(self) -> PseudoProjective:
         s = self.settings
@@ -132,7 +141,7 @@ class Parser:
         self.label_ids = {l: k for k, l in enumerate(labels)}
         self.token_tables = [SymbolTable() for _ in self.compiled.token_columns]
         self.rag_tables = [SymbolTable() for _ in self.compiled.rag_columns]
-        corpus = encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=True)
+        corpus = self.encode(sentences, grow=True)
         heads, label_ids = gold_arrays(sentences, self.label_ids)
         system = self._system(training=True)
         self.classes = ClassTable(self.system_cls.labeled_moves, len(labels))
@@ -256,7 +265,7 @@ class Parser:
     def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False):
         """Parse and return (corpus offsets, heads, label ids[, end flags]) per corpus row."""
         self._check_fitted()
-        corpus = encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=False)
+        corpus = self.encode(sentences)
         system = self._system(training=False)
         bar = _progress_bar(len(sentences), "parsing", progress)
         try:
