@@ -7,7 +7,9 @@ decision at a time (as MaltParser does) that is slow; here many sentences are
 parsed together: each round advances every unfinished sentence to its next
 decision, groups the pending decisions by split model and scores each group
 with one matrix product per class (BLAS ``sgemm``), then applies the chosen
-moves. Everything runs in C without the GIL.
+moves. Everything runs in C without the GIL; with ``n_threads`` > 1 (OpenMP on
+Linux builds) the sentences of a round advance in parallel and the groups are
+scored in parallel, each thread with its own scratch buffers.
 
 Per decision x and split model:
   dots[sv] = |x & sv| through an inverted index (feature -> support vectors;
