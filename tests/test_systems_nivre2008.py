@@ -150,7 +150,7 @@ def test_stack_swap_moves_second_node_back():
 
 
 def test_stack_arcs_and_shift_pop_at_end():
-    s = make(StackProj)
+    s = make(StackProj, **StackProj.training_options)  # as in training
     cfg = s.new_configuration(2)
     cfg.apply(0)
     cfg.apply(0)
@@ -160,6 +160,15 @@ def test_stack_arcs_and_shift_pop_at_end():
     assert cfg.stack == [0] and cfg.is_terminal()
     cfg.finish()
     assert cfg.heads[2] == 0
+
+
+@pytest.mark.parametrize("cls", [StackProj, StackEager, StackLazy])
+def test_stack_parsing_never_shifts_on_an_empty_buffer(cls):
+    """MaltParser 1.9 refuses SHIFT on an empty buffer when parsing: what is left gets arcs."""
+    cfg = make(cls).new_configuration(3)
+    for _ in range(3):
+        cfg.apply(0)
+    assert cfg.buffer == [] and 0 not in cfg.valid_moves() and 2 in cfg.valid_moves()
 
 
 def test_stack_oracles_reproduce_czech_g1():
@@ -238,7 +247,7 @@ def test_oracle_reproduces_every_tree_the_system_covers(seed, n, name, projectiv
     cls, covers, bound = TREE_SYSTEMS[name]
     heads = random_projective_tree(rng, n) if projective else random_tree(rng, n)
     labels = labels_for(heads, rng)
-    opts = {}
+    opts = dict(cls.training_options)  # the oracle runs as in training
     if name.startswith("cov"):
         opts["allow_shift"] = option
     elif name == "2planar":

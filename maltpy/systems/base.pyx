@@ -26,6 +26,9 @@ Python-level attributes every subclass defines:
 ``process_options``
     those of ``options`` that only matter when parsing (MaltParser's "process"
     usage); training always runs with their defaults.
+``training_options``
+    option values training always uses, whatever the settings (e.g. the stack
+    systems' ``pop_at_end``, a move only the oracle may take).
 """
 from libc.stdlib cimport malloc, free
 
@@ -96,6 +99,8 @@ cdef class TransitionSystem:
     address_functions = ()
     options = {}
     process_options = ()
+    #: option values that training always uses (e.g. moves only the oracle may take)
+    training_options = {}
 
     def __init__(self, int n_labels, int root_label, **options):
         unknown = set(options) - set(type(self).options)

@@ -5,3 +5,4 @@ from maltpy.systems.state cimport State, Gold
 
 cdef class StackSystem(TransitionSystem):
     cdef bint has_swap
+    cdef bint pop_at_end

@@ -9,8 +9,11 @@ nodes swapped back to the buffer front and not yet shifted again).
 Moves (MaltParser's names; SWAP only in the non-projective systems):
 
 SHIFT (SH)
-    Validity: always (a configuration is terminal when the buffer is empty and
-    only the root is left).
+    Validity: the buffer is not empty. In training also with an empty buffer
+    (option ``pop_at_end``): MaltParser's oracle then answers SHIFT for words
+    of a non-projective tree it cannot attach, and applying SHIFT pops them.
+    When parsing, MaltParser 1.9 refuses SHIFT on an empty buffer, so the words
+    left on the stack are attached by RIGHT-ARC and LEFT-ARC.
     Action: push the buffer front; with an empty buffer pop the stack instead
     (the popped word is attached to the root afterwards, as in MaltParser).
 SWAP (SW)
@@ -41,10 +44,13 @@ cdef class StackSystem(TransitionSystem):
     move_names = ("SH", "SW", "RA", "LA")
     labeled_moves = (False, False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
-    options = {}
+    options = {"pop_at_end": False}
+    #: training replays the oracle, which may pop words it cannot attach
+    training_options = {"pop_at_end": True}
 
-    def configure(self):
+    def configure(self, pop_at_end=False):
         self.has_swap = True
+        self.pop_at_end = bool(pop_at_end)
 
     cdef void init_state(self, State* s) noexcept nogil:
         s.stack[0] = 0
@@ -57,7 +63,7 @@ cdef class StackSystem(TransitionSystem):
     cdef int valid_moves(self, const State* s, bint* out) noexcept nogil:
         cdef bint two = s.stack_len >= 2
         cdef int s0 = stack_at(s, 0), s1 = stack_at(s, 1)
-        out[SHIFT] = s.buf_len > 0 or two
+        out[SHIFT] = s.buf_len > 0 or (two and self.pop_at_end)
         out[SWAP] = self.has_swap and two and s1 != 0 and s1 < s0
         out[RIGHT_ARC] = two
         out[LEFT_ARC] = two and s1 != 0

@@ -18,7 +18,8 @@ cdef enum:
 cdef class StackProj(StackSystem):
     name = "stackproj"
 
-    def configure(self):
+    def configure(self, pop_at_end=False):
+        StackSystem.configure(self, pop_at_end)
         self.has_swap = False
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
