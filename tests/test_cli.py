@@ -102,6 +102,9 @@ def test_model_file_holds_no_pickle(model):
 def test_help_and_unknown_settings(tmp_path):
     r = run("--help")
     assert r.returncode == 0 and "-nt" in r.stdout and "eval" in r.stdout
+    import maltpy
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"maltpy {maltpy.__version__}"
     cfg = tmp_path / "c.yaml"
     cfg.write_text("modle: x.mpz\n")
     r = run("-c", str(cfg), "-m", "learn")

@@ -38,6 +38,8 @@ def _main_parser():
                "'maltpy convert-features MODEL.xml' converts a MaltParser feature model to YAML. "
                "Run 'maltpy eval -h' for their options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    from maltpy import __version__
+    p.add_argument("--version", action="version", version=f"maltpy {__version__}")
     p.add_argument("-c", metavar="CONFIG|MODEL",
                    help="YAML configuration file (.yaml/.yml), or the model file itself (.mpz is "
                         "added when there is no extension), like MaltParser's configuration name")
