@@ -68,7 +68,6 @@ def tables(results, alpha=0.05):
            "| Language | UAS Old | UAS New | Stack-Token | Stack-Head | Correct Old | Correct New | "
            "Recall Old | Recall New | Recall root Old/New | Recall non-root Old/New |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    keys = ["uas_old", "uas_new"]
     avg = {k: [] for k in ["uas_old", "uas_new", "st", "sh", "co", "cn", "ro", "rn", "las_old", "las_new"]}
     for lang, r in results.items():
         s = r["stats"]

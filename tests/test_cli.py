@@ -1,6 +1,5 @@
 """The maltpy command end to end, and the Python API, on the shipped example treebank."""
 import os
-import random
 import subprocess
 import sys
 import zipfile

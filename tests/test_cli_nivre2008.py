@@ -94,7 +94,6 @@ def test_eval_compare_and_fragmentation(tmp_path, capsys):
     assert main(["fragmentation", model, TEST, "--old", str(old), "--new", str(new)]) == 0
     text = capsys.readouterr().out
     assert "Stack-Token" in text and "Recall" in text
-    gold = read_conll(TEST, need_heads=True)
     o, n = read_conll(str(old), need_heads=True), read_conll(str(new), need_heads=True)
     # one parse: the two outputs differ only on words left on the stack, and the new one is projective
     for s_o, s_n in zip(o, n):

@@ -12,9 +12,9 @@ from maltpy.features.spec import (
     Address, FeatureSpecError, InputColumn, Merge, convert_maltparser_xml, load_feature_model,
     parse_feature,
 )
-from maltpy.systems import NivreEager, NivreStandard
+from maltpy.systems import NivreEager
 from conftest import SHARED
-from test_systems import G2_HEADS, G2_LABELS, LABELS, LID, g2_labels, make, oracle_run
+from test_systems import G2_HEADS, LID, g2_labels, make
 
 EXAMPLES = [
     "InputColumn(POSTAG, Stack[0])",

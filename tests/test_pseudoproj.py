@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import MaltpyError
 from maltpy.transform import PseudoProjective, nonprojective_arcs
-from conftest import is_projective, is_tree, random_tree, shared_file
+from conftest import is_tree, random_tree, shared_file
 
 # G1 of Nivre (2008): (5, AuxP, 1) is the one non-projective arc
 G1_HEADS = [-1, 5, 1, 0, 5, 3, 3, 6, 0]

@@ -23,7 +23,7 @@ from maltpy.features.compiler import compile_model
 from maltpy.features.extract import Extractor
 from maltpy.features.featmap import FeatMap
 from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_feature_model
-from maltpy.formats.conll import COLUMNS, INPUT_COLUMNS, Sentence, to_conllx
+from maltpy.formats.conll import Sentence
 from maltpy.learners import SvmModel, make_learner
 from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
 from maltpy.parsing.kernel import KernelModels, parse_corpus_kernel
