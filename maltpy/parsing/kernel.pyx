@@ -57,32 +57,24 @@ cdef struct SvmC:
 
 
 def _inverted_index(indptr, sv_idx, int n_feat, int n_sv):
-    """Feature -> SVs with it, or -> SVs without it when more than half have it."""
-    sv_of_entry = np.repeat(np.arange(n_sv, dtype=np.int32), np.diff(indptr))
-    counts = np.bincount(sv_idx, minlength=n_feat)
+    """Feature -> SVs with it, or -> SVs without it when more than half have it.
+
+    Returns (offsets int64[n_feat + 1], SV ids int32, int8[n_feat] "list holds the SVs without").
+    """
+    import scipy.sparse as sp
+    by_feature = sp.csr_matrix((np.ones(len(sv_idx), dtype=np.int8), sv_idx, indptr),
+                               shape=(n_sv, n_feat)).tocsc()  # column f = the SVs with feature f
+    by_feature.sort_indices()
+    counts = np.diff(by_feature.indptr)
     neg = counts * 2 > n_sv
-    lists = []
-    order = np.argsort(sv_idx, kind="stable")
-    sv_sorted = sv_of_entry[order]
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    for f in np.flatnonzero(neg):
-        has = np.zeros(n_sv, dtype=bool)
-        has[sv_sorted[bounds[f]:bounds[f + 1]]] = True
-        lists.append((f, np.flatnonzero(~has).astype(np.int32)))
-    sizes = np.where(neg, 0, counts)
-    for f, without in lists:
-        sizes[f] = len(without)
+    everyone = np.arange(n_sv, dtype=np.int32)
+    lists = [np.setdiff1d(everyone, by_feature.indices[by_feature.indptr[f]:by_feature.indptr[f + 1]],
+                          assume_unique=True) if neg[f]
+             else by_feature.indices[by_feature.indptr[f]:by_feature.indptr[f + 1]]
+             for f in range(n_feat)]
     inv_ptr = np.zeros(n_feat + 1, dtype=np.int64)
-    np.cumsum(sizes, out=inv_ptr[1:])
-    inv_sv = np.empty(int(inv_ptr[n_feat]), dtype=np.int32)
-    keep = ~neg[sv_idx[order]]  # entries of positive lists, in feature order
-    pos_entries = sv_sorted[keep]
-    pos_feats = sv_idx[order][keep]
-    # place positive lists
-    starts = inv_ptr[pos_feats] + (np.arange(len(pos_feats)) - np.searchsorted(pos_feats, pos_feats))
-    inv_sv[starts] = pos_entries
-    for f, without in lists:
-        inv_sv[inv_ptr[f]:inv_ptr[f + 1]] = without
+    np.cumsum([len(x) for x in lists], out=inv_ptr[1:])
+    inv_sv = np.ascontiguousarray(np.concatenate(lists) if lists else np.zeros(0), dtype=np.int32)
     return inv_ptr, inv_sv, np.ascontiguousarray(neg, dtype=np.int8)
 
 

@@ -33,7 +33,7 @@ Without ``enforce_tree`` parsing ends when the buffer is empty and
 """
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, fill_buffer,
+    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, init_root_stack,
 )
 
 cdef enum:
@@ -62,9 +62,7 @@ cdef class NivreEager(TransitionSystem):
         self.enforce_tree = bool(enforce_tree)
 
     cdef void init_state(self, State* s) noexcept nogil:
-        s.stack[0] = 0
-        s.stack_len = 1
-        fill_buffer(s, 1, s.n)
+        init_root_stack(s)
         s.end_seen = s.n == 0
 
     cdef bint is_terminal(self, const State* s) noexcept nogil:

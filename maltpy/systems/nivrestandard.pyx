@@ -21,7 +21,7 @@ attached word: at most 2n transitions.
 """
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, fill_buffer,
+    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, init_root_stack,
 )
 
 cdef enum:
@@ -43,9 +43,7 @@ cdef class NivreStandard(TransitionSystem):
         self.allow_root = bool(allow_root)
 
     cdef void init_state(self, State* s) noexcept nogil:
-        s.stack[0] = 0
-        s.stack_len = 1
-        fill_buffer(s, 1, s.n)
+        init_root_stack(s)
 
     cdef bint is_terminal(self, const State* s) noexcept nogil:
         return s.buf_len == 0

@@ -32,8 +32,8 @@ built; REDUCE if j has a gold neighbour left of i; else SHIFT.
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, stack_at, buffer_at, fill_buffer,
-    component_root,
+    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, stack_at, component_root,
+    init_root_stack,
 )
 
 cdef enum:
@@ -52,7 +52,15 @@ def check_choice(name, value, choices):
     return choices.index(value)
 
 
-cdef class Planar(TransitionSystem):
+cdef class PlanarFamily(TransitionSystem):
+    def set_constraints(self, acyclicity, no_covered_roots, planar_root_handling):
+        self.acyclicity = bool(acyclicity)
+        self.no_covered_roots = bool(no_covered_roots)
+        self.relaxed_root = check_choice("planar_root_handling (-prh)", planar_root_handling,
+                                         ROOT_HANDLING) == 1
+
+
+cdef class Planar(PlanarFamily):
     name = "planar"
     move_names = ("SH", "RE", "RA", "LA")
     labeled_moves = (False, False, True, True)
@@ -61,22 +69,14 @@ cdef class Planar(TransitionSystem):
                "planar_root_handling": "normal"}
 
     cdef int connectedness
-    cdef bint acyclicity
-    cdef bint no_covered_roots
-    cdef bint relaxed_root
 
     def configure(self, connectedness="none", acyclicity=True, no_covered_roots=False,
                   planar_root_handling="normal"):
         self.connectedness = check_choice("connectedness (-pcon)", connectedness, CONNECTEDNESS)
-        self.acyclicity = bool(acyclicity)
-        self.no_covered_roots = bool(no_covered_roots)
-        self.relaxed_root = check_choice("planar_root_handling (-prh)", planar_root_handling,
-                                         ROOT_HANDLING) == 1
+        self.set_constraints(acyclicity, no_covered_roots, planar_root_handling)
 
     cdef void init_state(self, State* s) noexcept nogil:
-        s.stack[0] = 0
-        s.stack_len = 1
-        fill_buffer(s, 1, s.n)
+        init_root_stack(s)
 
     cdef bint is_terminal(self, const State* s) noexcept nogil:
         return s.buf_len == 0

@@ -31,7 +31,7 @@ Address functions (MaltParser's): Stack[i]; Input[i] = the i-th buffer node if
 i < lookahead (swapped nodes only); Lookahead[i] = buffer node lookahead + i.
 """
 from maltpy.systems.base cimport TransitionSystem
-from maltpy.systems.state cimport State, Gold, add_arc, stack_at, buffer_at, fill_buffer
+from maltpy.systems.state cimport State, add_arc, stack_at, buffer_at, init_root_stack
 
 cdef enum:
     SHIFT = 0
@@ -53,9 +53,7 @@ cdef class StackSystem(TransitionSystem):
         self.pop_at_end = bool(pop_at_end)
 
     cdef void init_state(self, State* s) noexcept nogil:
-        s.stack[0] = 0
-        s.stack_len = 1
-        fill_buffer(s, 1, s.n)
+        init_root_stack(s)
 
     cdef bint is_terminal(self, const State* s) noexcept nogil:
         return s.buf_len == 0 and s.stack_len <= 1

@@ -133,6 +133,13 @@ cdef inline int stack_or_buffer_at(const State* s, int fn, int i) noexcept nogil
     return stack_at(s, i) if fn == 0 else buffer_at(s, i)
 
 
+cdef inline void init_root_stack(State* s) noexcept nogil:
+    """The usual start: stack [0] (the root), buffer [1 .. n]."""
+    s.stack[0] = 0
+    s.stack_len = 1
+    fill_buffer(s, 1, s.n)
+
+
 cdef inline void fill_buffer(State* s, int first, int last) noexcept nogil:
     """Buffer = [first .. last] in order (front = first)."""
     cdef int i

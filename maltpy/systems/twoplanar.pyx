@@ -27,11 +27,10 @@ plane, and the plane of every gold arc crossing them is fixed to the other one
 gold arc between t and j, or a pending arc that has to be built in the
 inactive plane, switches; a pending arc in the active plane reduces.
 """
-from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_top, buffer_front, stack_at, buffer_at, fill_buffer,
+    State, Gold, add_arc, stack_top, buffer_front, stack_at, buffer_at, init_root_stack,
 )
-from maltpy.systems.planar import check_choice, ROOT_HANDLING
+from maltpy.systems.planar cimport PlanarFamily
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT, GOLD_RIGHT
 
 cdef enum:
@@ -66,7 +65,7 @@ cdef void propagate(const Gold* g, int n, int dep, int plane) noexcept nogil:
                 propagate(g, n, f, NO_PLANE)
 
 
-cdef class TwoPlanar(TransitionSystem):
+cdef class TwoPlanar(PlanarFamily):
     name = "2planar"
     move_names = ("SH", "SW", "RE", "RA", "LA")
     labeled_moves = (False, False, False, True, True)
@@ -75,24 +74,16 @@ cdef class TwoPlanar(TransitionSystem):
                "planar_root_handling": "normal"}
 
     cdef bint reduce_on_switch
-    cdef bint acyclicity
-    cdef bint no_covered_roots
-    cdef bint relaxed_root
 
     def configure(self, reduceonswitch=False, acyclicity=True, no_covered_roots=False,
                   planar_root_handling="normal"):
         self.reduce_on_switch = bool(reduceonswitch)
-        self.acyclicity = bool(acyclicity)
-        self.no_covered_roots = bool(no_covered_roots)
-        self.relaxed_root = check_choice("planar_root_handling (-prh)", planar_root_handling,
-                                         ROOT_HANDLING) == 1
+        self.set_constraints(acyclicity, no_covered_roots, planar_root_handling)
 
     cdef void init_state(self, State* s) noexcept nogil:
-        s.stack[0] = 0
-        s.stack_len = 1
+        init_root_stack(s)
         s.aux[0] = 0
         s.aux_len = 1
-        fill_buffer(s, 1, s.n)
 
     cdef bint is_terminal(self, const State* s) noexcept nogil:
         return s.buf_len == 0
