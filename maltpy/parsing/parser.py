@@ -118,8 +118,6 @@ class Parser:
     def _system(self, training: bool):
         opts = self.settings.system_options(self.system_cls)
         if training:
-            for k in self.system_cls.process_options:
-                opts[k] = self.system_cls.options[k]
             opts.update(self.system_cls.training_options)
         root = self.label_ids.get(self.settings.root_label, 0)
         return self.system_cls(len(self.labels), root, **opts)

@@ -23,12 +23,11 @@ Python-level attributes every subclass defines:
     = ``fn`` argument of :meth:`address`.
 ``options``
     dict of option name -> default value the system accepts.
-``process_options``
-    those of ``options`` that only matter when parsing (MaltParser's "process"
-    usage); training always runs with their defaults.
 ``training_options``
-    option values training always uses, whatever the settings (e.g. the stack
-    systems' ``pop_at_end``, a move only the oracle may take).
+    option values training always uses, whatever the settings: options that only
+    matter when parsing (MaltParser's "process" usage, e.g. arc-eager's
+    ``enforce_tree``) and moves only the oracle may take (the stack systems'
+    ``pop_at_end``).
 """
 from libc.stdlib cimport malloc, free
 
@@ -98,7 +97,6 @@ cdef class TransitionSystem:
     labeled_moves = ()
     address_functions = ()
     options = {}
-    process_options = ()
     #: option values that training always uses (e.g. moves only the oracle may take)
     training_options = {}
 

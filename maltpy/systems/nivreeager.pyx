@@ -50,7 +50,7 @@ cdef class NivreEager(TransitionSystem):
     labeled_moves = (False, False, False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
     options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False}
-    process_options = ("enforce_tree",)
+    training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
 
     cdef bint allow_root
     cdef bint allow_reduce
