@@ -111,7 +111,7 @@ cdef class KernelModels(SplitModels):
                 raise ValueError("malformed support vector offsets")
             if len(sv_idx) and (sv_idx.min() < 0 or sv_idx.max() >= n_feat):
                 raise ValueError("support vector feature out of range")
-            if svm.coef.shape != ((k - 1, n_sv) if n_sv else svm.coef.shape) or len(svm.intercept) != k * (k - 1) // 2:
+            if (n_sv and svm.coef.shape != (k - 1, n_sv)) or len(svm.intercept) != k * (k - 1) // 2:
                 raise ValueError("SVM coefficient shapes do not match its classes")
             if int(np.sum(svm.n_support)) != n_sv or len(svm.n_support) != k:
                 raise ValueError("SVM support counts do not match its support vectors")
