@@ -37,6 +37,7 @@ MODULES = [
     "maltpy.systems.twoplanar",
     "maltpy.features.featmap",
     "maltpy.features.extract",
+    "maltpy.learners.mcsvm",
     "maltpy.parsing.loop",
     "maltpy.parsing.kernel",
 ]

@@ -1,4 +1,8 @@
-"""LIBLINEAR through scikit-learn, with MaltParser's defaults (``-s 4 -c 0.1 -e 0.1 -B -1``).
+"""LIBLINEAR's solvers, with MaltParser's defaults (``-s 4 -c 0.1 -e 0.1 -B -1``).
+
+The default, Crammer and Singer's multi-class SVM (``-s 4``), is maltpy's own
+Cython solver for 0/1 features (:mod:`maltpy.learners.mcsvm`); the other
+solvers run through scikit-learn's LIBLINEAR.
 
 Training gets a CSR matrix of one-hot feature ids and class ids; the result is
 exported as a dense float32 (features x classes) matrix over the classes of
@@ -12,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.learners.mcsvm import train_crammer_singer
 from maltpy.learners.options import parse_flags
 
 #: Score of a class a model never saw in training: never chosen while a seen class is valid.
@@ -61,9 +66,13 @@ class LiblinearLearner:
     def options_string(self) -> str:
         return f"-s {self.solver} -c {self.C:g} -e {self.eps:g} -B {self.bias:g}"
 
-    @staticmethod
-    def import_estimator():
-        """Import the scikit-learn estimators (slow the first time), e.g. ahead of :meth:`fit`."""
+    def import_estimator(self):
+        """Import the scikit-learn estimators (slow the first time), e.g. ahead of :meth:`fit`.
+
+        Crammer and Singer's solver (``-s 4``) is maltpy's own and needs none.
+        """
+        if self.solver == 4:
+            return None
         from sklearn.linear_model import LogisticRegression
         from sklearn.svm import LinearSVC
         return LogisticRegression, LinearSVC
@@ -76,8 +85,6 @@ class LiblinearLearner:
         if fit_intercept:
             common["intercept_scaling"] = self.bias
         s = self.solver
-        if s == 4:
-            return LinearSVC(multi_class="crammer_singer", **common)
         if s in (1, 2, 3):
             return LinearSVC(loss="hinge" if s == 3 else "squared_hinge", dual=s != 2, **common)
         if s == 5:
@@ -88,6 +95,7 @@ class LiblinearLearner:
     def fit(self, X, y, n_classes: int):
         """Train on X (CSR, n x features), y (class ids in 0..n_classes-1).
 
+        X must hold 0/1 values: Crammer and Singer's solver reads only its pattern.
         Returns ``(W, bias)``: W float32 (features x n_classes), bias float32
         (n_classes); classes absent from y score :data:`UNSEEN`.
         """
@@ -98,6 +106,15 @@ class LiblinearLearner:
         bias[seen] = 0.0
         if len(seen) < 2:
             return W, bias  # one class: it always wins among the valid ones
+        if self.solver == 4:
+            # maltpy's own solver for 0/1 features (maltpy.learners.mcsvm), over the seen classes only
+            W_seen, b_seen, _ = train_crammer_singer(
+                X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False),
+                np.searchsorted(seen, y).astype(np.int32), n_features, len(seen), C=self.C, eps=self.eps,
+                bias=self.bias, max_iter=self.max_iter, seed=self.random_state)
+            W[:, seen] = W_seen
+            bias[seen] = b_seen
+            return W, bias
         est = self._estimator()
         with warnings.catch_warnings():
             # LIBLINEAR stops at max_iter like the original; MaltParser does not warn either

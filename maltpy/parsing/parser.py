@@ -123,8 +123,14 @@ class Parser:
         return self.system_cls(len(self.labels), root, **opts)
 
     # ------------------------------------------------------------------ training
-    def fit(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
-        """Train on gold sentences (HEAD and DEPREL filled). Returns self."""
+    def training_instances(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
+        """The oracle's classifier instances for gold sentences, as the learner gets them.
+
+        Sets up the symbol tables and classes as :meth:`fit` does (which calls it).
+        Returns ``(X, y, split_values, feature_keys)``: X a 0/1 CSR matrix
+        (instances x features), y the class ids, the split feature's value per
+        instance and the key of each feature column.
+        """
         s = self.settings
         if not sentences:
             raise MaltpyError("no training sentences")
@@ -145,10 +151,6 @@ class Parser:
         system = self._system(training=True)
         self.classes = ClassTable(self.system_cls.labeled_moves, len(labels))
         fmap = FeatMap(1 << 16)
-        learner = make_learner(s.learner, s.learner_options)
-        # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
-        warm_up = threading.Thread(target=learner.import_estimator, daemon=True)
-        warm_up.start()
         bar = _progress_bar(len(sentences), "instances", s.verbose)
         try:
             inst = collect_instances(system, self.extractor, fmap, self.classes, corpus, heads,
@@ -156,7 +158,6 @@ class Parser:
         finally:
             if bar:
                 bar.close()
-        warm_up.join()
         n_inst = len(inst["y"])
         self.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences)),
                             "instances": n_inst, "features": len(fmap),
@@ -169,10 +170,21 @@ class Parser:
                 "algorithm or pseudo-projective parsing)")
         X = sp.csr_matrix((np.ones(len(inst["indices"]), dtype=np.float64), inst["indices"], inst["indptr"]),
                           shape=(n_inst, len(fmap)))
-        y = inst["y"]
-        all_keys = fmap.keys_in_order()
-        del fmap
-        groups, self.split_map, self.default_split = self._split_groups(inst["split"], n_inst)
+        return X, inst["y"], inst["split"], fmap.keys_in_order()
+
+    def fit(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
+        """Train on gold sentences (HEAD and DEPREL filled). Returns self."""
+        s = self.settings
+        log = log or (lambda msg: None)
+        t0 = time.perf_counter()
+        learner = make_learner(s.learner, s.learner_options)
+        # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
+        warm_up = threading.Thread(target=learner.import_estimator, daemon=True)
+        warm_up.start()
+        X, y, split_values, all_keys = self.training_instances(sentences, fmt, log)
+        warm_up.join()
+        n_inst = len(y)
+        groups, self.split_map, self.default_split = self._split_groups(split_values, n_inst)
         C = self.classes.n_classes
         largest = max(n_inst if g is None else len(g) for g in groups)
         if learner.kind == "kernel" and largest > 100_000:

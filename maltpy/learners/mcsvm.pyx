@@ -1,0 +1,278 @@
+"""Crammer and Singer's multi-class linear SVM for 0/1 features (LIBLINEAR's ``-s 4``).
+
+The dual is solved by sequential coordinate descent over instances with
+shrinking of classes and instances (Keerthi et al., KDD 2008: "A sequential
+dual method for large scale multi-class linear SVMs"), the method LIBLINEAR
+and so MaltParser use. maltpy has its own copy because its feature vectors are
+0/1 and the default learner is this one: skipping the value products and
+LIBLINEAR's per-instance full sort of the sub-problem, and summing whole weight
+rows while most classes are active, makes it several times faster than
+scikit-learn's LIBLINEAR on the same data (see docs/benchmarks.md), and it
+trains without the GIL, so split models train in parallel threads.
+
+Problem (w_m: the weights of class m, e_i^m = 0 if m = y_i else 1)::
+
+    min_alpha  1/2 sum_m |w_m|^2 + sum_i sum_m e_i^m alpha_i^m,   w_m = sum_i alpha_i^m x_i
+    s.t.       sum_m alpha_i^m = 0,   alpha_i^m <= C if m = y_i else 0
+"""
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport fabs, INFINITY
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
+from libc.string cimport memset
+
+cnp.import_array()
+
+#: an update below this size is dropped, as in LIBLINEAR
+DEF TINY = 1e-12
+
+
+cdef inline uint64_t _next(uint64_t* state) noexcept nogil:
+    """xorshift64*: a small, fast generator; the solver only needs to shuffle."""
+    cdef uint64_t x = state[0]
+    x ^= x >> 12
+    x ^= x << 25
+    x ^= x >> 27
+    state[0] = x
+    return x * <uint64_t>2685821657736338717
+
+
+cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
+    """splitmix64's finalizer: neighbouring seeds give unrelated generator states."""
+    z += <uint64_t>0x9E3779B9 * <uint64_t>0x100000000 + <uint64_t>0x7F4A7C15
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D * <uint64_t>0x100000000 + (z ^ (z >> 30)) * <uint64_t>0x1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB * <uint64_t>0x100000000 + (z ^ (z >> 27)) * <uint64_t>0x133111EB
+    return z ^ (z >> 31)
+
+
+cdef inline int64_t _below(uint64_t* state, int64_t n) noexcept nogil:
+    """A random integer in [0, n) (multiply-shift; n < 2**32)."""
+    return <int64_t>(((_next(state) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline void _sift_down(double* heap, int n, int k) noexcept nogil:
+    cdef int child
+    cdef double v = heap[k]
+    while True:
+        child = 2 * k + 1
+        if child >= n:
+            break
+        if child + 1 < n and heap[child + 1] > heap[child]:
+            child += 1
+        if heap[child] <= v:
+            break
+        heap[k] = heap[child]
+        k = child
+    heap[k] = v
+
+
+cdef inline double _pop_max(double* heap, int* n) noexcept nogil:
+    cdef double top = heap[0]
+    n[0] -= 1
+    if n[0] > 0:
+        heap[0] = heap[n[0]]
+        _sift_down(heap, n[0], 0)
+    return top
+
+
+cdef void _solve_sub_problem(double A, int y_pos, double C, int k, const double* B,
+                             double* D, double* alpha_new) noexcept nogil:
+    """The optimal alpha_i over its k active classes, given B_m = G_m - A alpha_i^m.
+
+    alpha_m = min(bound_m, (beta - B_m) / A), where beta is found by walking the
+    values D_m = B_m + A bound_m in descending order. The walk usually stops after
+    a few values, so they come off a heap instead of a full sort.
+    """
+    cdef int m, r, n = k
+    cdef double beta, d
+    for m in range(k):
+        D[m] = B[m]
+    if y_pos < k:
+        D[y_pos] += A * C
+    for m in range(k // 2 - 1, -1, -1):
+        _sift_down(D, n, m)
+    beta = _pop_max(D, &n) - A * C
+    r = 1
+    while r < k:
+        d = D[0]  # the next largest value
+        if not beta < r * d:
+            break
+        beta += _pop_max(D, &n)
+        r += 1
+    beta /= r
+    for m in range(k):
+        d = (beta - B[m]) / A
+        if m == y_pos:
+            alpha_new[m] = d if d < C else C
+        else:
+            alpha_new[m] = d if d < 0 else 0.0
+
+
+cdef inline bint _shrinkable(int m, int y_pos, double alpha, double C, double G, double min_G) noexcept nogil:
+    """A class at its bound whose gradient is below every free class's leaves the active set."""
+    return alpha == (C if m == y_pos else 0.0) and G < min_G
+
+
+def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, const int32_t[::1] y,
+                         int n_features, int n_classes, double C=0.1, double eps=0.1, double bias=-1.0,
+                         int max_iter=1000, unsigned long long seed=1):
+    """Train on 0/1 instances in CSR form (``indptr``, ``indices``) with classes ``y`` in 0..n_classes-1.
+
+    ``bias > 0`` adds a constant feature of that value (LIBLINEAR's ``-B``).
+    Returns ``(W, b, n_iter)``: W float64 (n_features x n_classes), b the bias
+    term per class (zeros without bias), n_iter the passes over the data.
+    """
+    cdef int64_t l = indptr.shape[0] - 1
+    if l < 1 or y.shape[0] != l:
+        raise ValueError("indptr and y must describe the same, non-empty set of instances")
+    if n_classes < 2 or n_classes > 65535:
+        raise ValueError(f"need 2..65535 classes, got {n_classes}")
+    if np.any(np.asarray(y) < 0) or np.any(np.asarray(y) >= n_classes):
+        raise ValueError("class ids must lie in 0..n_classes-1")
+    if indices.shape[0] and (np.min(indices) < 0 or np.max(indices) >= n_features):
+        raise ValueError("feature ids must lie in 0..n_features-1")
+    cdef bint has_bias = bias > 0
+    cdef int nc = n_classes
+    cdef int64_t n_rows = n_features + (1 if has_bias else 0)
+    w_arr = np.zeros((n_rows, nc), dtype=np.float64)
+    alpha_arr = np.zeros((l, nc), dtype=np.float64)
+    class_order = np.empty((l, nc), dtype=np.uint16)  # per instance: its active classes first
+    class_order[:] = np.arange(nc, dtype=np.uint16)
+    cdef double[:, ::1] w = w_arr
+    cdef double[:, ::1] alpha = alpha_arr
+    cdef uint16_t[:, ::1] order = class_order
+    cdef int64_t[::1] index = np.arange(l, dtype=np.int64)
+    cdef int32_t[::1] n_active_classes = np.full(l, nc, dtype=np.int32)
+    cdef int32_t[::1] y_pos = np.asarray(y, dtype=np.int32).copy()  # where y_i sits in order[i]
+    cdef double[::1] G = np.empty(nc), G_all = np.empty(nc), B = np.empty(nc), D = np.empty(nc)
+    cdef double[::1] alpha_new = np.empty(nc), d_val = np.empty(nc)
+    cdef int32_t[::1] d_cls = np.empty(nc, dtype=np.int32)
+    cdef uint64_t state = _mix(seed)
+    cdef int64_t active = l, s, i, j, p, t, it = 0
+    cdef int k, m, c, yp, n_d, f
+    cdef double A, min_G, max_G, stopping, d, C_y = C, bias2 = bias * bias if has_bias else 0.0
+    cdef double eps_shrink = max(10.0 * eps, 1.0)
+    cdef bint start_from_all = True
+    cdef double* row
+    cdef double* alpha_i
+    cdef uint16_t* order_i
+    if state == 0:
+        state = 1
+    with nogil:
+        while it < max_iter:
+            stopping = -INFINITY
+            for s in range(active):
+                j = s + _below(&state, active - s)
+                t = index[s]; index[s] = index[j]; index[j] = t
+            s = 0
+            while s < active:
+                i = index[s]
+                A = (indptr[i + 1] - indptr[i]) + bias2
+                if A <= 0:
+                    s += 1
+                    continue
+                k = n_active_classes[i]
+                yp = y_pos[i]
+                alpha_i = &alpha[i, 0]
+                order_i = &order[i, 0]
+                # gradient over the active classes: e_i^m + w_m . x_i
+                if 2 * k >= nc:  # most classes active: add whole rows, which vectorizes
+                    memset(&G_all[0], 0, nc * sizeof(double))
+                    for p in range(indptr[i], indptr[i + 1]):
+                        row = &w[indices[p], 0]
+                        for c in range(nc):
+                            G_all[c] += row[c]
+                    if has_bias:
+                        row = &w[n_features, 0]
+                        for c in range(nc):
+                            G_all[c] += bias * row[c]
+                    for m in range(k):
+                        G[m] = G_all[order_i[m]]
+                else:
+                    for m in range(k):
+                        G[m] = 0.0
+                    for p in range(indptr[i], indptr[i + 1]):
+                        row = &w[indices[p], 0]
+                        for m in range(k):
+                            G[m] += row[order_i[m]]
+                    if has_bias:
+                        row = &w[n_features, 0]
+                        for m in range(k):
+                            G[m] += bias * row[order_i[m]]
+                for m in range(k):
+                    if m != yp:
+                        G[m] += 1.0
+                min_G = INFINITY
+                max_G = -INFINITY
+                for m in range(k):
+                    if alpha_i[order_i[m]] < 0 and G[m] < min_G:
+                        min_G = G[m]
+                    if G[m] > max_G:
+                        max_G = G[m]
+                if yp < k and alpha_i[y[i]] < C_y and G[yp] < min_G:
+                    min_G = G[yp]
+                # shrinking: move the classes at their bounds behind the active ones
+                m = 0
+                while m < k:
+                    if _shrinkable(m, yp, alpha_i[order_i[m]], C_y, G[m], min_G):
+                        k -= 1
+                        while k > m:
+                            if not _shrinkable(k, yp, alpha_i[order_i[k]], C_y, G[k], min_G):
+                                order_i[m], order_i[k] = order_i[k], order_i[m]
+                                G[m], G[k] = G[k], G[m]
+                                if yp == k:
+                                    yp = m
+                                elif yp == m:
+                                    yp = k
+                                break
+                            k -= 1
+                    m += 1
+                n_active_classes[i] = k
+                y_pos[i] = yp
+                if k <= 1:  # nothing left to optimize for this instance until the next full pass
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                s += 1
+                if max_G - min_G <= TINY:
+                    continue
+                if max_G - min_G > stopping:
+                    stopping = max_G - min_G
+                for m in range(k):
+                    B[m] = G[m] - A * alpha_i[order_i[m]]
+                _solve_sub_problem(A, yp, C_y, k, &B[0], &D[0], &alpha_new[0])
+                n_d = 0
+                for m in range(k):
+                    c = order_i[m]
+                    d = alpha_new[m] - alpha_i[c]
+                    alpha_i[c] = alpha_new[m]
+                    if fabs(d) >= TINY:
+                        d_cls[n_d] = c
+                        d_val[n_d] = d
+                        n_d += 1
+                if n_d == 0:
+                    continue
+                for p in range(indptr[i], indptr[i + 1]):
+                    row = &w[indices[p], 0]
+                    for m in range(n_d):
+                        row[d_cls[m]] += d_val[m]
+                if has_bias:
+                    row = &w[n_features, 0]
+                    for m in range(n_d):
+                        row[d_cls[m]] += bias * d_val[m]
+            it += 1
+            if stopping < eps_shrink:
+                if stopping < eps and start_from_all:
+                    break
+                # converged on the shrunk problem: check again with everything active
+                active = l
+                for j in range(l):
+                    n_active_classes[j] = nc
+                eps_shrink = max(eps_shrink / 2, eps)
+                start_from_all = True
+            else:
+                start_from_all = False
+    if has_bias:
+        return w_arr[:n_features], w_arr[n_features] * bias, int(it)
+    return w_arr, np.zeros(nc), int(it)
