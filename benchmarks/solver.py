@@ -1,6 +1,7 @@
 """maltpy's Crammer-Singer solver against scikit-learn's LIBLINEAR (-s 4) on real parser instances.
 
     python benchmarks/solver.py [--shared ../shared] [--algorithm nivreeager] [--seeds 1,2,3]
+                                [--setting marking_strategy=head]
 
 Collects the oracle's instances of EWT train.conllu (CoNLL-X, XPOS as POSTAG, the
 algorithm's default liblinear feature model), trains both solvers with MaltParser's
@@ -31,6 +32,8 @@ def main():
     ap.add_argument("--shared", default=os.path.join(here, "..", "..", "shared"))
     ap.add_argument("--algorithm", default="nivreeager")
     ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="a Parser setting, e.g. marking_strategy=head (repeatable)")
     a = ap.parse_args()
     train = os.path.join(a.shared, "data", "ud", "en_ewt", "train.conllu")
     if not os.path.exists(train):
@@ -42,11 +45,12 @@ def main():
     from maltpy.learners.mcsvm import train_crammer_singer
     from maltpy.parsing.parser import Parser
 
+    settings = dict(kv.split("=", 1) for kv in a.setting)
     sentences = [to_conllx(s) for s in read_conll(train, "conllu", need_heads=True)]
-    X, y, _, _ = Parser(algorithm=a.algorithm, verbose=False).training_instances(sentences, "conllx")
+    X, y, _, _ = Parser(algorithm=a.algorithm, verbose=False, **settings).training_instances(sentences, "conllx")
     classes, y = np.unique(y, return_inverse=True)
     y = y.astype(np.int32)
-    print(f"{a.algorithm}: {X.shape[0]} instances, {X.shape[1]} features, {len(classes)} classes, "
+    print(f"{a.algorithm} {' '.join(a.setting)}: {X.shape[0]} instances, {X.shape[1]} features, {len(classes)} classes, "
           f"{X.nnz} non-zeros")
     print(f"{'solver':<22}{'seed':>5}{'time, s':>9}{'passes':>8}{'objective':>12}{'train acc':>11}")
     for seed in map(int, a.seeds.split(",")):

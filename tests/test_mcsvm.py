@@ -84,6 +84,8 @@ def test_instances_without_features_are_skipped():
     dict(indices=np.array([0, 1, 9], dtype=np.int32)),  # feature out of range
     dict(n_classes=1),
     dict(y=np.array([0, 1], dtype=np.int32)),          # y and indptr disagree
+    dict(indptr=np.array([0, 2, 1, 3], dtype=np.int32)),  # not CSR
+    dict(indptr=np.array([0, 1, 2, 4], dtype=np.int32)),
 ])
 def test_bad_input_is_refused(bad):
     args = dict(indptr=np.array([0, 1, 2, 3], dtype=np.int32), indices=np.array([0, 1, 2], dtype=np.int32),

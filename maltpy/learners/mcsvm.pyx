@@ -130,6 +130,9 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
         raise ValueError(f"need 2..65535 classes, got {n_classes}")
     if np.any(np.asarray(y) < 0) or np.any(np.asarray(y) >= n_classes):
         raise ValueError("class ids must lie in 0..n_classes-1")
+    ptr = np.asarray(indptr)
+    if ptr[0] != 0 or ptr[-1] != indices.shape[0] or np.any(np.diff(ptr) < 0):
+        raise ValueError("indptr must rise from 0 to len(indices)")
     if indices.shape[0] and (np.min(indices) < 0 or np.max(indices) >= n_features):
         raise ValueError("feature ids must lie in 0..n_features-1")
     cdef bint has_bias = bias > 0
