@@ -71,6 +71,20 @@ def test_seed_fixes_the_result_and_threads_do_not_change_it():
         np.testing.assert_array_equal(a, b)
 
 
+def test_progress_follows_every_pass_and_its_errors_stop_training():
+    X, y = random_problem(6)
+    seen = []
+    _, _, n_iter = train(X, y, 5, progress=lambda n, violation: seen.append((n, violation)))
+    assert [n for n, _ in seen] == list(range(1, n_iter + 1))
+    assert seen[-1][1] < 0.1  # the last pass is the one that met the tolerance
+
+    def cancel(n, violation):
+        if n == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        train(X, y, 5, progress=cancel)
+
+
 def test_instances_without_features_are_skipped():
     X, y = random_problem(4, empty_rows=5)
     W, b, _ = train(X, y, 5, eps=1e-6, max_iter=100000)

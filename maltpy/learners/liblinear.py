@@ -92,10 +92,11 @@ class LiblinearLearner:
         penalty = "l1" if s == 6 else "l2"
         return LogisticRegression(solver="liblinear", penalty=penalty, dual=s == 7, **common)
 
-    def fit(self, X, y, n_classes: int):
+    def fit(self, X, y, n_classes: int, progress=None):
         """Train on X (CSR, n x features), y (class ids in 0..n_classes-1).
 
         X must hold 0/1 values: Crammer and Singer's solver reads only its pattern.
+        ``progress(n_passes, violation)`` follows that solver's passes over the data.
         Returns ``(W, bias)``: W float32 (features x n_classes), bias float32
         (n_classes); classes absent from y score :data:`UNSEEN`.
         """
@@ -111,7 +112,7 @@ class LiblinearLearner:
             W_seen, b_seen, _ = train_crammer_singer(
                 X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False),
                 np.searchsorted(seen, y).astype(np.int32), n_features, len(seen), C=self.C, eps=self.eps,
-                bias=self.bias, max_iter=self.max_iter, seed=self.random_state)
+                bias=self.bias, max_iter=self.max_iter, seed=self.random_state, progress=progress)
             W[:, seen] = W_seen
             bias[seen] = b_seen
             return W, bias

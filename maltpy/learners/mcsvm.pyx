@@ -116,10 +116,12 @@ cdef inline bint _shrinkable(int m, int y_pos, double alpha, double C, double G,
 
 def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, const int32_t[::1] y,
                          int n_features, int n_classes, double C=0.1, double eps=0.1, double bias=-1.0,
-                         int max_iter=1000, unsigned long long seed=1):
+                         int max_iter=1000, unsigned long long seed=1, progress=None):
     """Train on 0/1 instances in CSR form (``indptr``, ``indices``) with classes ``y`` in 0..n_classes-1.
 
     ``bias > 0`` adds a constant feature of that value (LIBLINEAR's ``-B``).
+    ``progress(n_passes, violation)``, if given, is called after every pass; the
+    solver stops when a pass over all instances finds the largest KKT violation below eps.
     Returns ``(W, b, n_iter)``: W float64 (n_features x n_classes), b the bias
     term per class (zeros without bias), n_iter the passes over the data.
     """
@@ -265,6 +267,9 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
                     for m in range(n_d):
                         row[d_cls[m]] += bias * d_val[m]
             it += 1
+            if progress is not None:
+                with gil:
+                    progress(it, stopping)
             if stopping < eps_shrink:
                 if stopping < eps and start_from_all:
                     break

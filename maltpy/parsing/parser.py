@@ -33,12 +33,12 @@ from maltpy.systems import FEATURE_MODEL_NAMES, system_class
 from maltpy.transform import PseudoProjective
 
 
-def _progress_bar(total, desc, enabled):
+def _progress_bar(total, desc, enabled, unit="sent"):
     """A tqdm bar on a terminal, nothing in pipes."""
     if not enabled or not sys.stderr.isatty():
         return None
     from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit="sent", leave=False, file=sys.stderr)
+    return tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr)
 
 
 def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str):
@@ -208,12 +208,20 @@ class Parser:
                 remap[used] = np.arange(len(used), dtype=np.int32)
                 svm.remap_features(remap)
                 return all_keys[cols[used]], svm
-            W, bias = learner.fit(Xs, ys, C)
+            W, bias = learner.fit(Xs, ys, C, progress=on_pass if pass_bar is not None else None)
             keep = np.flatnonzero(np.any(W != 0, axis=1))
             return all_keys[cols[keep]], W[keep], bias
 
         jobs = s.jobs or os.cpu_count() or 1
-        bar = _progress_bar(len(groups), "training", s.verbose)
+        # one model (no split): follow the solver's passes instead of a one-step bar
+        pass_bar = (_progress_bar(None, "training", s.verbose, unit="pass")
+                    if len(groups) == 1 and learner.kind == "linear" and learner.solver == 4 else None)
+
+        def on_pass(n_passes, violation):
+            pass_bar.update(1)
+            pass_bar.set_postfix_str(f"KKT violation {max(violation, 0.0):.3g}, stops below {learner.eps:g}", refresh=False)
+
+        bar = None if pass_bar is not None else _progress_bar(len(groups), "training", s.verbose, unit="model")
         t1 = time.perf_counter()
         results = [None] * len(groups)
         # largest groups first so the pool finishes together; liblinear releases the GIL
@@ -224,8 +232,9 @@ class Parser:
                 results[futures[fut]] = fut.result()
                 if bar:
                     bar.update(1)
-        if bar:
-            bar.close()
+        for b in (bar, pass_bar):
+            if b is not None:
+                b.close()
         self.splits = results
         self.learner = learner
         log(f"trained {len(groups)} model(s) with {s.learner} {learner.options_string()} "
