@@ -124,3 +124,10 @@ def test_learner_scores_unseen_classes_out_and_keeps_class_ids():
 def test_learner_does_not_import_scikit_learn_for_crammer_singer():
     assert LiblinearLearner().import_estimator() is None
     assert LiblinearLearner(solver=1).import_estimator() is not None
+
+
+def test_learner_refuses_more_classes_than_the_solver_takes():
+    from maltpy.errors import MaltpyError
+    X = sp.csr_matrix(np.ones((70000, 1)))
+    with pytest.raises(MaltpyError, match="at most 65535"):
+        LiblinearLearner().fit(X, np.arange(70000), 70000)

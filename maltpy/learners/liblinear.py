@@ -108,6 +108,9 @@ class LiblinearLearner:
         if len(seen) < 2:
             return W, bias  # one class: it always wins among the valid ones
         if self.solver == 4:
+            if len(seen) > 65535:
+                raise MaltpyError(f"{len(seen)} transition classes in the training data; the Crammer-Singer "
+                                  "solver takes at most 65535 (use another -lo \"-s ...\" solver or fewer labels)")
             # maltpy's own solver for 0/1 features (maltpy.learners.mcsvm), over the seen classes only
             W_seen, b_seen, _ = train_crammer_singer(
                 X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False),
