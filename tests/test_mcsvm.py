@@ -124,6 +124,8 @@ def test_learner_scores_unseen_classes_out_and_keeps_class_ids():
 def test_learner_does_not_import_scikit_learn_for_crammer_singer():
     assert LiblinearLearner().import_estimator() is None
     assert LiblinearLearner(solver=1).import_estimator() is not None
+    # only maltpy's own solver reports its passes to the learning progress bar
+    assert LiblinearLearner().reports_passes and not LiblinearLearner(solver=1).reports_passes
 
 
 def test_learner_refuses_more_classes_than_the_solver_takes():

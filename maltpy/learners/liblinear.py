@@ -58,6 +58,11 @@ class LiblinearLearner:
     #: the parse loop adds weight rows (see maltpy.parsing.loop)
     kind = "linear"
 
+    @property
+    def reports_passes(self) -> bool:
+        """Whether :meth:`fit` calls ``progress(n_passes, violation)`` (maltpy's own solver does)."""
+        return self.solver == 4
+
     @classmethod
     def from_options(cls, text: str) -> "LiblinearLearner":
         o = parse_liblinear_options(text)

@@ -117,6 +117,8 @@ class LibsvmLearner:
 
     #: the parse loop scores this learner's models in batches (see maltpy.parsing.kernel)
     kind = "kernel"
+    #: scikit-learn's SVC trains without progress reports
+    reports_passes = False
 
     @classmethod
     def from_options(cls, text: str) -> "LibsvmLearner":

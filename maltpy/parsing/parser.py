@@ -215,7 +215,7 @@ class Parser:
         jobs = s.jobs or os.cpu_count() or 1
         # one model (no split): follow the solver's passes instead of a one-step bar
         pass_bar = (_progress_bar(None, "training", s.verbose, unit="pass")
-                    if len(groups) == 1 and learner.kind == "linear" and learner.solver == 4 else None)
+                    if len(groups) == 1 and learner.reports_passes else None)
 
         def on_pass(n_passes, violation):
             pass_bar.update(1)
