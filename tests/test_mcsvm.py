@@ -1,4 +1,6 @@
 """maltpy's Crammer-Singer solver (LIBLINEAR -s 4) against scikit-learn's LIBLINEAR."""
+import shutil
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -6,8 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 from maltpy.learners import LiblinearLearner
-from maltpy.learners.liblinear import UNSEEN
-from maltpy.learners.mcsvm import train_crammer_singer
+from maltpy.learners.liblinear import UNSEEN, liblinear_order
+from maltpy.learners.mcsvm import java_random_ints, train_crammer_singer
 
 
 def random_problem(seed, n=600, n_features=80, n_classes=5, empty_rows=0):
@@ -133,3 +135,68 @@ def test_learner_refuses_more_classes_than_the_solver_takes():
     X = sp.csr_matrix(np.ones((70000, 1)))
     with pytest.raises(MaltpyError, match="at most 65535"):
         LiblinearLearner().fit(X, np.arange(70000), 70000)
+
+
+class JavaRandom:
+    """java.util.Random as its Javadoc specifies it, written plainly as a reference."""
+    MASK = (1 << 48) - 1
+
+    def __init__(self, seed):
+        self.seed = (seed ^ 0x5DEECE66D) & self.MASK
+
+    def next(self, bits):
+        self.seed = (self.seed * 0x5DEECE66D + 0xB) & self.MASK
+        return self.seed >> (48 - bits)
+
+    def next_int(self, bound):
+        if bound & -bound == bound:
+            return (bound * self.next(31)) >> 31
+        while True:
+            bits = self.next(31)
+            val = bits % bound
+            if bits - val + (bound - 1) < 2 ** 31:  # Java: no 32-bit overflow
+                return val
+
+
+BOUNDS = [10, 7, 1024, 382817, 2 ** 31 - 1, 3, 1, 1_000_000_007, 65536, 1_500_000_000]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345, 2 ** 40 + 7])
+def test_solver_draws_the_numbers_of_java_util_random(seed):
+    bounds = [BOUNDS[k % len(BOUNDS)] for k in range(3000)]
+    reference = JavaRandom(seed)
+    expected = [reference.next_int(b) for b in bounds]
+    assert java_random_ints(seed, bounds) == expected
+    assert len(set(expected[4::len(BOUNDS)])) > 250  # bound 2**31-1 exercises the rejection step
+
+
+@pytest.mark.skipif(not (shutil.which("java") and shutil.which("javac")), reason="no Java on this machine")
+def test_solver_draws_the_numbers_java_draws(tmp_path):
+    src = tmp_path / "Draw.java"
+    src.write_text("public class Draw { public static void main(String[] a) {\n"
+                   "  java.util.Random r = new java.util.Random(Long.parseLong(a[0]));\n"
+                   "  for (int k = 1; k < a.length; k++) System.out.println(r.nextInt(Integer.parseInt(a[k]))); } }\n")
+    subprocess.run(["javac", str(src)], check=True, cwd=tmp_path)
+    bounds = [BOUNDS[k % len(BOUNDS)] for k in range(500)]
+    out = subprocess.run(["java", "-cp", str(tmp_path), "Draw", "0", *map(str, bounds)], check=True,
+                         capture_output=True, text=True).stdout.split()
+    assert java_random_ints(0, bounds) == [int(v) for v in out]
+
+
+def test_liblinear_order_groups_instances_by_first_occurring_class():
+    rng = np.random.default_rng(11)
+    X, _ = random_problem(11, n=300, n_classes=4)
+    y = rng.choice([9, 2, 40, 7, 3], size=X.shape[0]).astype(np.int32)
+    shuffled = X.tolil()  # rows with their features out of order, as the feature extractor emits them
+    for r in shuffled.rows:
+        rng.shuffle(r)
+    X_unsorted = sp.csr_matrix((np.ones(X.nnz), np.concatenate(shuffled.rows).astype(np.int32), X.indptr),
+                               shape=X.shape)
+    classes, Xg, yg = liblinear_order(X_unsorted, y)
+    _, first = np.unique(y, return_index=True)
+    assert list(classes) == list(np.unique(y)[np.argsort(first)])
+    assert np.all(np.diff(yg) >= 0) and yg.dtype == np.int32
+    originals = np.concatenate([np.flatnonzero(y == c) for c in classes])  # stable within a class
+    np.testing.assert_array_equal(classes[yg], y[originals])
+    assert Xg.has_sorted_indices
+    np.testing.assert_array_equal(Xg.toarray(), X.toarray()[originals])

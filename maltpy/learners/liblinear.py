@@ -44,6 +44,28 @@ def parse_liblinear_options(text: str) -> dict:
     return opts
 
 
+def liblinear_order(X, y):
+    """The instances as LIBLINEAR hands them to its solver: grouped by class.
+
+    Classes are numbered in the order they first occur, instances keep their
+    order within a class and each row's features are in ascending order. With
+    the same generator and seed the solver then visits instances and sums
+    gradients in the order MaltParser's LIBLINEAR does.
+    Returns ``(classes, X_grouped, y_grouped)``: ``classes[k]`` is the class id
+    of solver class k, ``y_grouped`` int32 solver classes.
+    """
+    y = np.asarray(y)
+    seen, first = np.unique(y, return_index=True)
+    classes = seen[np.argsort(first)]
+    rank = np.empty(len(seen), dtype=np.int32)
+    rank[np.argsort(first)] = np.arange(len(seen), dtype=np.int32)
+    yk = rank[np.searchsorted(seen, y)]
+    perm = np.argsort(yk, kind="stable")
+    Xg = X[perm]
+    Xg.sort_indices()
+    return classes, Xg, yk[perm]
+
+
 @dataclass
 class LiblinearLearner:
     """A LIBLINEAR model type with its parameters (C, tolerance, bias)."""
@@ -52,8 +74,10 @@ class LiblinearLearner:
     eps: float = 0.1
     bias: float = -1.0
     max_iter: int = 1000
-    #: LIBLINEAR visits instances in random order; a fixed seed makes training reproducible
-    random_state: int = 1
+    #: LIBLINEAR visits instances in random order. For ``-s 4`` this seeds
+    #: java.util.Random as MaltParser's LIBLINEAR does (seed 0), so a fixed seed
+    #: makes training reproducible and the same as MaltParser's.
+    random_state: int = 0
 
     #: the parse loop adds weight rows (see maltpy.parsing.loop)
     kind = "linear"
@@ -117,12 +141,13 @@ class LiblinearLearner:
                 raise MaltpyError(f"{len(seen)} transition classes in the training data; the Crammer-Singer "
                                   "solver takes at most 65535 (use another -lo \"-s ...\" solver or fewer labels)")
             # maltpy's own solver for 0/1 features (maltpy.learners.mcsvm), over the seen classes only
+            classes, Xg, yg = liblinear_order(X, y)
             W_seen, b_seen, _ = train_crammer_singer(
-                X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False),
-                np.searchsorted(seen, y).astype(np.int32), n_features, len(seen), C=self.C, eps=self.eps,
-                bias=self.bias, max_iter=self.max_iter, seed=self.random_state, progress=progress)
-            W[:, seen] = W_seen
-            bias[seen] = b_seen
+                Xg.indptr.astype(np.int32, copy=False), Xg.indices.astype(np.int32, copy=False), yg,
+                n_features, len(classes), C=self.C, eps=self.eps, bias=self.bias, max_iter=self.max_iter,
+                seed=self.random_state, progress=progress)
+            W[:, classes] = W_seen
+            bias[classes] = b_seen
             return W, bias
         est = self._estimator()
         with warnings.catch_warnings():

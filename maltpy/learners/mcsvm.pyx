@@ -10,6 +10,13 @@ the sub-problem makes it 1.3-1.9 times as fast as scikit-learn's LIBLINEAR on
 the EWT instances (about as fast with 177 classes; see docs/benchmarks.md), and
 it trains without the GIL, so split models train in parallel threads.
 
+Where LIBLINEAR leaves a choice, the solver makes the one of the Java port of
+LIBLINEAR that MaltParser trains with: instances are shuffled with
+java.util.Random's numbers (seed 0 by default, as there) and gradients are
+summed in the same order, so given instances grouped as LIBLINEAR groups them
+(:func:`maltpy.learners.liblinear.liblinear_order`) it visits the same
+instances in the same order as MaltParser's LIBLINEAR would.
+
 Problem (w_m: the weights of class m, e_i^m = 0 if m = y_i else 1)::
 
     min_alpha  1/2 sum_m |w_m|^2 + sum_i sum_m e_i^m alpha_i^m,   w_m = sum_i alpha_i^m x_i
@@ -27,27 +34,33 @@ cnp.import_array()
 DEF TINY = 1e-12
 
 
-cdef inline uint64_t _next(uint64_t* state) noexcept nogil:
-    """xorshift64*: a small, fast generator; the solver only needs to shuffle."""
-    cdef uint64_t x = state[0]
-    x ^= x >> 12
-    x ^= x << 25
-    x ^= x >> 27
-    state[0] = x
-    return x * 2685821657736338717ULL
+cdef inline int64_t _java_next31(uint64_t* state) noexcept nogil:
+    """The next 31 random bits of java.util.Random (a 48-bit linear congruential generator)."""
+    state[0] = (state[0] * 0x5DEECE66DULL + 0xBULL) & ((1ULL << 48) - 1)
+    return <int64_t>(state[0] >> 17)
 
 
-cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
-    """splitmix64's finalizer: neighbouring seeds give unrelated generator states."""
-    z += 0x9E3779B97F4A7C15ULL
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
+cdef inline int64_t _java_below(uint64_t* state, int64_t bound) noexcept nogil:
+    """java.util.Random.nextInt(bound) for 0 < bound < 2**31, draw for draw.
+
+    LIBLINEAR's Java port, which MaltParser trains with, shuffles instances with
+    it; drawing the same numbers makes maltpy visit instances in the same order.
+    """
+    cdef int64_t bits, val
+    if (bound & -bound) == bound:  # a power of two: the high bits
+        return (bound * _java_next31(state)) >> 31
+    while True:
+        bits = _java_next31(state)
+        val = bits % bound
+        # Java rejects draws whose 32-bit sum overflows (the last, partial block of bound values)
+        if bits - val + (bound - 1) < (1LL << 31):
+            return val
 
 
-cdef inline int64_t _below(uint64_t* state, int64_t n) noexcept nogil:
-    """A random integer in [0, n) (multiply-shift; n < 2**32)."""
-    return <int64_t>(((_next(state) >> 32) * <uint64_t>n) >> 32)
+def java_random_ints(unsigned long long seed, bounds):
+    """``new java.util.Random(seed)``'s ``nextInt(b)`` for each b in bounds, in order (for tests)."""
+    cdef uint64_t state = (seed ^ 0x5DEECE66DULL) & ((1ULL << 48) - 1)
+    return [int(_java_below(&state, b)) for b in bounds]
 
 
 cdef inline void _sift_down(double* heap, int n, int k) noexcept nogil:
@@ -115,7 +128,7 @@ cdef inline bint _shrinkable(int m, int y_pos, double alpha, double C, double G,
 
 def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, const int32_t[::1] y,
                          int n_features, int n_classes, double C=0.1, double eps=0.1, double bias=-1.0,
-                         int max_iter=1000, unsigned long long seed=1, progress=None):
+                         int max_iter=1000, unsigned long long seed=0, progress=None):
     """Train on 0/1 instances in CSR form (``indptr``, ``indices``) with classes ``y`` in 0..n_classes-1.
 
     ``bias > 0`` adds a constant feature of that value (LIBLINEAR's ``-B``).
@@ -152,7 +165,7 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     cdef double[::1] G = np.empty(nc), B = np.empty(nc), D = np.empty(nc)
     cdef double[::1] alpha_new = np.empty(nc), d_val = np.empty(nc)
     cdef int32_t[::1] d_cls = np.empty(nc, dtype=np.int32)
-    cdef uint64_t state = _mix(seed)
+    cdef uint64_t state = (seed ^ 0x5DEECE66DULL) & ((1ULL << 48) - 1)  # new java.util.Random(seed)
     cdef int64_t active = l, s, i, j, p, t, it = 0
     cdef int k, m, c, yp, n_d
     cdef double A, min_G, max_G, stopping, d, bias2 = bias * bias if has_bias else 0.0
@@ -161,13 +174,11 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     cdef double* row
     cdef double* alpha_i
     cdef uint16_t* order_i
-    if state == 0:
-        state = 1
     with nogil:
         while it < max_iter:
             stopping = -INFINITY
             for s in range(active):
-                j = s + _below(&state, active - s)
+                j = s + _java_below(&state, active - s)
                 t = index[s]; index[s] = index[j]; index[j] = t
             s = 0
             while s < active:
@@ -180,9 +191,11 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
                 yp = y_pos[i]
                 alpha_i = &alpha[i, 0]
                 order_i = &order[i, 0]
-                # gradient over the active classes: e_i^m + w_m . x_i
+                # gradient over the active classes: e_i^m + w_m . x_i, summed in LIBLINEAR's order
                 for m in range(k):
-                    G[m] = 0.0
+                    G[m] = 1.0
+                if yp < k:
+                    G[yp] = 0.0
                 for p in range(indptr[i], indptr[i + 1]):
                     row = &w[indices[p], 0]
                     for m in range(k):
@@ -191,9 +204,6 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
                     row = &w[n_features, 0]
                     for m in range(k):
                         G[m] += bias * row[order_i[m]]
-                for m in range(k):
-                    if m != yp:
-                        G[m] += 1.0
                 min_G = INFINITY
                 max_G = -INFINITY
                 for m in range(k):
