@@ -4,18 +4,21 @@ The dual is solved by sequential coordinate descent over instances with
 shrinking of classes and instances (Keerthi et al., KDD 2008: "A sequential
 dual method for large scale multi-class linear SVMs"), the method LIBLINEAR
 and so MaltParser use. maltpy has its own copy because its feature vectors are
-0/1 and the default learner is this one: skipping the value products, the copy
+0/1 and the default learner is this one: it skips the value products, the copy
 into LIBLINEAR's (index, value) nodes and LIBLINEAR's per-instance full sort of
-the sub-problem makes it 1.3-1.9 times as fast as scikit-learn's LIBLINEAR on
-the EWT instances (about as fast with 177 classes; see docs/benchmarks.md), and
-it trains without the GIL, so split models train in parallel threads.
+the sub-problem (as fast as scikit-learn's LIBLINEAR on the EWT instances, up to
+1.9 times as fast on a loaded machine; see docs/benchmarks.md), it trains
+without the GIL, so split models train in parallel threads, and it visits
+instances in the order MaltParser's LIBLINEAR does.
 
 Where LIBLINEAR leaves a choice, the solver makes the one of the Java port of
 LIBLINEAR that MaltParser trains with: instances are shuffled with
 java.util.Random's numbers (seed 0 by default, as there) and gradients are
 summed in the same order, so given instances grouped as LIBLINEAR groups them
 (:func:`maltpy.learners.liblinear.liblinear_order`) it visits the same
-instances in the same order as MaltParser's LIBLINEAR would.
+instances in the same order as MaltParser's LIBLINEAR would. (MaltParser's
+generator runs on from one split model to the next; maltpy seeds every model
+afresh, so that split models can train in parallel.)
 
 Problem (w_m: the weights of class m, e_i^m = 0 if m = y_i else 1)::
 
