@@ -1,6 +1,6 @@
 """maltpy's Crammer-Singer solver against scikit-learn's LIBLINEAR (-s 4) on real parser instances.
 
-    python benchmarks/solver.py [--shared ../shared] [--algorithm nivreeager] [--seeds 1,2,3]
+    python benchmarks/solver.py [--shared ../shared] [--algorithm nivreeager] [--seeds 0,1,2]
                                 [--setting marking_strategy=head]
 
 Collects the oracle's instances of EWT train.conllu (CoNLL-X, XPOS as POSTAG, the
@@ -8,13 +8,12 @@ algorithm's default liblinear feature model), trains both solvers with MaltParse
 settings (C 0.1, eps 0.1, no bias) and prints training time, passes over the data,
 the primal objective reached and training accuracy. Prints figures; it is not a test.
 """
-import argparse
-import os
-import sys
 import time
 import warnings
 
 import numpy as np
+
+from _ewt import read_ewt, seeded_argument_parser
 
 
 def primal_objective(X, y, W, C):
@@ -27,27 +26,16 @@ def primal_objective(X, y, W, C):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=os.path.join(here, "..", "..", "shared"))
-    ap.add_argument("--algorithm", default="nivreeager")
-    ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
-                    help="a Parser setting, e.g. marking_strategy=head (repeatable)")
-    a = ap.parse_args()
-    train = os.path.join(a.shared, "data", "ud", "en_ewt", "train.conllu")
-    if not os.path.exists(train):
-        sys.exit(f"EWT not found: {train}")
+    a = seeded_argument_parser(__doc__).parse_args()
+    sentences = read_ewt(a.shared, "train")
 
     from sklearn.svm import LinearSVC
 
-    from maltpy.formats.conll import read_conll, to_conllx
     from maltpy.learners.liblinear import liblinear_order
     from maltpy.learners.mcsvm import train_crammer_singer
     from maltpy.parsing.parser import Parser
 
     settings = dict(kv.split("=", 1) for kv in a.setting)
-    sentences = [to_conllx(s) for s in read_conll(train, "conllu", need_heads=True)]
     X, y, _, _ = Parser(algorithm=a.algorithm, verbose=False, **settings).training_instances(sentences, "conllx")
     # the instance order the learner hands to the solver (grouped by class, as LIBLINEAR does)
     classes, X, y = liblinear_order(X, y)

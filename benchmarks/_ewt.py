@@ -1,0 +1,25 @@
+"""What the EWT benchmarks share: their command-line options and reading EWT as CoNLL-X."""
+import argparse
+import os
+import sys
+
+
+def seeded_argument_parser(doc: str) -> argparse.ArgumentParser:
+    """Options of the benchmarks that train one algorithm with several solver seeds."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shared", default=os.path.join(here, "..", "..", "shared"))
+    ap.add_argument("--algorithm", default="nivreeager")
+    ap.add_argument("--seeds", default="0,1,2", help="comma-separated solver seeds (0 is the default)")
+    ap.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="a Parser setting, e.g. marking_strategy=head (repeatable)")
+    return ap
+
+
+def read_ewt(shared: str, part: str):
+    """EWT ``part`` (train or dev) as CoNLL-X sentences (XPOS as POSTAG); exits if it is missing."""
+    path = os.path.join(shared, "data", "ud", "en_ewt", f"{part}.conllu")
+    if not os.path.exists(path):
+        sys.exit(f"EWT not found: {path}")
+    from maltpy.formats.conll import read_conll, to_conllx
+    return [to_conllx(s) for s in read_conll(path, "conllu", need_heads=True)]
