@@ -54,16 +54,15 @@ def liblinear_order(X, y):
     Returns ``(classes, X_grouped, y_grouped)``: ``classes[k]`` is the class id
     of solver class k, ``y_grouped`` int32 solver classes.
     """
-    y = np.asarray(y)
-    seen, first = np.unique(y, return_index=True)
-    classes = seen[np.argsort(first)]
+    seen, first, inverse = np.unique(np.asarray(y), return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
     rank = np.empty(len(seen), dtype=np.int32)
-    rank[np.argsort(first)] = np.arange(len(seen), dtype=np.int32)
-    yk = rank[np.searchsorted(seen, y)]
+    rank[by_first] = np.arange(len(seen), dtype=np.int32)
+    yk = rank[inverse.ravel()]
     perm = np.argsort(yk, kind="stable")
     Xg = X[perm]
     Xg.sort_indices()
-    return classes, Xg, yk[perm]
+    return seen[by_first], Xg, yk[perm]
 
 
 @dataclass

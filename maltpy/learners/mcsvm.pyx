@@ -37,6 +37,11 @@ cnp.import_array()
 DEF TINY = 1e-12
 
 
+cdef inline uint64_t _java_seed(uint64_t seed) noexcept nogil:
+    """The generator state of ``new java.util.Random(seed)``."""
+    return (seed ^ 0x5DEECE66DULL) & ((1ULL << 48) - 1)
+
+
 cdef inline int64_t _java_next31(uint64_t* state) noexcept nogil:
     """The next 31 random bits of java.util.Random (a 48-bit linear congruential generator)."""
     state[0] = (state[0] * 0x5DEECE66DULL + 0xBULL) & ((1ULL << 48) - 1)
@@ -62,7 +67,7 @@ cdef inline int64_t _java_below(uint64_t* state, int64_t bound) noexcept nogil:
 
 def java_random_ints(unsigned long long seed, bounds):
     """``new java.util.Random(seed)``'s ``nextInt(b)`` for each b in bounds, in order (for tests)."""
-    cdef uint64_t state = (seed ^ 0x5DEECE66DULL) & ((1ULL << 48) - 1)
+    cdef uint64_t state = _java_seed(seed)
     return [int(_java_below(&state, b)) for b in bounds]
 
 
@@ -168,7 +173,7 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     cdef double[::1] G = np.empty(nc), B = np.empty(nc), D = np.empty(nc)
     cdef double[::1] alpha_new = np.empty(nc), d_val = np.empty(nc)
     cdef int32_t[::1] d_cls = np.empty(nc, dtype=np.int32)
-    cdef uint64_t state = (seed ^ 0x5DEECE66DULL) & ((1ULL << 48) - 1)  # new java.util.Random(seed)
+    cdef uint64_t state = _java_seed(seed)
     cdef int64_t active = l, s, i, j, p, t, it = 0
     cdef int k, m, c, yp, n_d
     cdef double A, min_G, max_G, stopping, d, bias2 = bias * bias if has_bias else 0.0
