@@ -35,7 +35,7 @@ def main():
             t = time.perf_counter()
             parser = Parser(algorithm=a.algorithm, verbose=False, **settings).fit(train, "conllx")
             learn_s = time.perf_counter() - t
-            line = [f"seed {seed:>3}  learning {learn_s:5.1f} s"]
+            line = [f"seed {seed:>3}  {parser.train_stats['instances']} instances  learning {learn_s:5.1f} s"]
             for mode in modes:
                 parser.settings.enforce_tree = mode
                 s = evaluate(dev, parser.parse(dev))["all"]

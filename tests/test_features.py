@@ -200,3 +200,43 @@ def test_null_value_option_reaches_training_and_parsing(tmp_path):
     q = maltpy.load(path)
     assert q.settings.null_value == "novalue"
     assert [s.rows for s in q.parse(test)] == [s.rows for s in p.parse(test)]
+
+
+def _template_keys(model_text, mode="one"):
+    """Template index of every key extracted at the start of a 3-word sentence (stack [0])."""
+    comp = compile_model(load_feature_model(model_text), "conllx", NivreEager)
+    ex = Extractor(comp.tables, len(comp.token_columns), 1, -1, mode)
+    cfg = make(NivreEager).new_configuration(3)
+    tok = np.array([[ex.root_value] * len(comp.token_columns)]
+                   + [[10 + i] * len(comp.token_columns) for i in range(1, 4)], dtype=np.int32)
+    keys, _ = ex.keys(cfg, tok)
+    return [int(k) >> 50 for k in keys]
+
+
+@pytest.mark.parametrize("mode", ["one", "rootnode", "novalue"])
+def test_merge_of_null_values_only_is_left_out(mode):
+    """MaltParser gives a Merge whose parts are all null values the value 0: no feature.
+
+    A merge with one real part, and a single null-valued feature, stay.
+    """
+    model = """features:
+  - Merge3(InputColumn(POSTAG, Stack[0]), OutputColumn(DEPREL, ldep(Stack[0])), OutputColumn(DEPREL, rdep(Stack[0])))
+  - Merge(InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0]))
+  - Merge(OutputColumn(DEPREL, Input[0]), InputColumn(POSTAG, Input[3]))
+  - InputColumn(POSTAG, Input[3])
+"""
+    # stack [0]: POSTAG of the root, ldep/rdep of the root, DEPREL of unattached
+    # Input[0] and Input[3] (no such node) are null values
+    assert sorted(_template_keys(model, mode)) == [1, 3]
+
+
+def test_features_are_extracted_in_maltparsers_sorted_order():
+    """MaltParser keeps the specifications in a sorted set; the learner numbers features in that order."""
+    model = """features:
+  - OutputColumn(DEPREL, ldep(Input[0]))
+  - InputColumn(POSTAG, Input[0])
+  - Merge(InputColumn(POSTAG, Input[0]), InputColumn(POSTAG, Input[1]))
+  - InputColumn(FORM, Input[1])
+  - Merge3(InputColumn(POSTAG, Input[0]), InputColumn(POSTAG, Input[1]), InputColumn(POSTAG, Input[2]))
+"""
+    assert _template_keys(model) == [3, 1, 2, 4, 0]

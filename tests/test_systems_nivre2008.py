@@ -1,5 +1,6 @@
 """Covington, stack (swap), planar and 2-planar systems: per-transition checks and
 property tests (oracle round trips, random decisions, transition bounds)."""
+import os
 import random
 
 import pytest
@@ -306,3 +307,22 @@ def test_random_decisions_give_a_forest_of_the_promised_class(seed, n, name, opt
 def test_registry_lists_every_maltparser_algorithm():
     assert set(SYSTEMS) == {"nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj",
                             "stackeager", "stacklazy", "planar", "2planar"}
+
+
+def test_training_records_every_decision_maltparser_leaves_to_the_classifier():
+    """MaltParser records an instance for every oracle decision, even with one permissible move,
+    and none for a system's deterministic moves (planar's relaxed root handling shifts past the root)."""
+    from conftest import EXAMPLES
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing.parser import Parser
+    from maltpy.transform.pseudoproj import nonprojective_arcs
+    train = [s for s in read_conll(os.path.join(EXAMPLES, "toy-train.conll"), need_heads=True)
+             if not nonprojective_arcs([-1] + s.heads)]
+    n_words = sum(len(s.rows) for s in train)
+    # stackproj: a projective tree takes n SHIFTs and n arcs; the first SHIFT is the only permissible move
+    X, y, _, _ = Parser(algorithm="stackproj", verbose=False).training_instances(train, "conllx")
+    assert X.shape[0] == 2 * n_words
+    normal, _, _, _ = Parser(algorithm="planar", verbose=False).training_instances(train, "conllx")
+    relaxed, _, _, _ = Parser(algorithm="planar", planar_root_handling="relaxed",
+                              verbose=False).training_instances(train, "conllx")
+    assert relaxed.shape[0] < normal.shape[0]

@@ -6,6 +6,7 @@ once per token when a sentence is encoded, never per decision.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
@@ -152,5 +153,10 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
         "atoms": np.array(atoms, dtype=np.int32).reshape(-1, 6),
         "bins": np.array(bins, dtype=np.int32),
         "templates": np.array(templates, dtype=np.int32).reshape(-1, 4),
+        # MaltParser keeps a feature model's specifications in a sorted set (whitespace
+        # removed) and numbers the learner's features in that order of first appearance;
+        # extracting in the same order gives the solver the same feature order
+        "order": np.array(sorted(range(len(templates)), key=lambda t: re.sub(r"\s+", "", str(model.features[t]))),
+                          dtype=np.int32),
     }
     return Compiled(tables, token_cols, int_cols, rag_cols, split_atom)

@@ -33,6 +33,7 @@ cdef class Extractor:
     cdef int* bins
     cdef int* tpl_n
     cdef int* tpl_atoms
+    cdef int* tpl_order      # templates in MaltParser's feature order (sorted specifications)
     cdef readonly int split_atom
     cdef readonly int max_keys
     cdef readonly int null_mode

@@ -11,7 +11,10 @@ flat tables:
 
 Per decision every address is resolved once, every atom once, and each
 template yields a 64-bit key ``(template << 50) | value``; keys go to the
-weight table. Atom values: -1 = unknown symbol (feature skipped), otherwise
+weight table. As in MaltParser, templates are visited in the sorted order of
+their specifications (the learner numbers features by first appearance, so
+the solver sees MaltParser's feature order), and a Merge/Merge3 whose parts
+are all null values yields no key. Atom values: -1 = unknown symbol (feature skipped), otherwise
 a non-negative id. Null values follow MaltParser's ``null_value`` (-nv):
 ``one`` (default) gives every kind the value 0; ``rootnode`` gives the root
 :data:`ROOT_VALUE` (also a node without a label, for output columns);
@@ -100,6 +103,12 @@ cdef inline int64_t binned(int value, const int* bins, int n_bins) noexcept nogi
     return k + 1
 
 
+cdef inline bint is_null_value(int kind, int64_t v) noexcept nogil:
+    """Whether an input or output column value is one of MaltParser's null values
+    (no node, the root, or a node without a value)."""
+    return (kind == A_INPUT or kind == A_DEPREL) and (v == 0 or v == C_ROOT_VALUE or v == C_NO_VALUE)
+
+
 cdef inline uint64_t merge_values(const int64_t* v, int n) noexcept nogil:
     """Exact packing while ids are small, otherwise a 48-bit hash marked by bit 49."""
     if n == 1:
@@ -160,6 +169,8 @@ cdef class Extractor:
         self.bins = _copy(tables["bins"])
         self.tpl_n = _copy(tpl[:, 0])
         self.tpl_atoms = _copy(tpl[:, 1:])
+        order = tables.get("order")
+        self.tpl_order = _copy(np.arange(len(tpl)) if order is None else order)
         self.split_atom = split_atom
         n_set = sum(1 for t in tpl if atoms[t[1], 0] == A_SPLIT)
         self.max_keys = self.n_tpl + n_set * MAX_SET
@@ -173,7 +184,7 @@ cdef class Extractor:
                   <size_t>self.nav_len, <size_t>self.nav_ops, <size_t>self.atom_kind,
                   <size_t>self.atom_arg, <size_t>self.atom_a1, <size_t>self.atom_a2,
                   <size_t>self.atom_bins_start, <size_t>self.atom_bins_len, <size_t>self.bins,
-                  <size_t>self.tpl_n, <size_t>self.tpl_atoms):
+                  <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpl_order):
             free(<void*>p)
 
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil:
@@ -242,7 +253,7 @@ cdef class Extractor:
                      int* nodes, int64_t* values, uint64_t* keys) noexcept nogil:
         """Write this decision's feature keys; return how many. ``nodes`` and
         ``values`` are scratch arrays of n_addr and n_atoms entries."""
-        cdef int a, t, k, m, n_keys = 0, x, q, lo, hi
+        cdef int a, t, ti, k, m, n_keys = 0, x, q, lo, hi, n_null
         cdef int64_t v[3]
         cdef bint skip
         cdef uint64_t tbits
@@ -250,7 +261,8 @@ cdef class Extractor:
         for a in range(self.n_atoms):
             if self.atom_kind[a] != A_SPLIT:
                 values[a] = self._atom(a, s, sent, nodes)
-        for t in range(self.n_tpl):
+        for ti in range(self.n_tpl):
+            t = self.tpl_order[ti]
             tbits = <uint64_t>t << 50
             m = self.tpl_n[t]
             a = self.tpl_atoms[3 * t]
@@ -271,11 +283,17 @@ cdef class Extractor:
                         n_keys += 1
                 continue
             skip = False
+            n_null = 0
             for k in range(m):
-                v[k] = values[self.tpl_atoms[3 * t + k]]
+                a = self.tpl_atoms[3 * t + k]
+                v[k] = values[a]
                 if v[k] < 0:
                     skip = True
-            if not skip:
+                elif is_null_value(self.atom_kind[a], v[k]):
+                    n_null += 1
+            # MaltParser leaves a Merge/Merge3 feature out (value 0) when every part is a
+            # null value, in training and in parsing alike
+            if not skip and not (m > 1 and n_null == m):
                 keys[n_keys] = tbits | merge_values(v, m)
                 n_keys += 1
         return n_keys

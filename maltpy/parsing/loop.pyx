@@ -240,8 +240,11 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
                     n_valid = system.valid_moves(&s, mask)
                     if n_valid == 0:
                         break
-                    only = forced_move(classes, mask, n_valid)
-                    if only >= 0:
+                    # MaltParser asks the oracle, and records an instance, for every decision
+                    # but its transition system's deterministic ones, even when only one move
+                    # is permissible; the solver then sees the instances MaltParser's does
+                    only = system.deterministic_move(&s)
+                    if only >= 0 and mask[only]:
                         system.apply(&s, only, -1)
                         continue
                     move = system.oracle(&s, &g, &label)

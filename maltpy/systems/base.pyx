@@ -88,6 +88,10 @@ cdef class TransitionSystem:
     * ``prepare_gold(gold, n)``: per-sentence oracle preparation (fills the
       scratch arrays of :c:type:`Gold`); called once before the oracle runs.
     * ``oracle(s, gold, &label)``: the static oracle's move (and its label).
+    * ``deterministic_move(s)``: the move MaltParser's ``getDeterministicAction``
+      takes without asking the oracle or the classifier, or -1. Training records an
+      instance for every other decision, even when only one move is permissible,
+      as MaltParser does; the default is -1 (no such move).
     * ``address(s, fn, i)``: node of address function ``fn`` at offset i, -1 if none.
     * ``finish(s)``: post-processing once terminal; the default attaches every
       headless word to the root with ``root_label`` (MaltParser's behaviour).
@@ -130,6 +134,9 @@ cdef class TransitionSystem:
         pass
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
+        return -1
+
+    cdef int deterministic_move(self, const State* s) noexcept nogil:
         return -1
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:

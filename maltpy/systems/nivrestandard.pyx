@@ -75,6 +75,10 @@ cdef class NivreStandard(TransitionSystem):
             s.stack_len -= 1
         s.n_transitions += 1
 
+    cdef int deterministic_move(self, const State* s) noexcept nogil:
+        # MaltParser's ArcStandard.getDeterministicAction
+        return SHIFT if not self.allow_root and stack_top(s) == 0 else -1
+
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s)
         cdef int j = buffer_front(s)

@@ -118,6 +118,10 @@ cdef class Planar(PlanarFamily):
         s.last_move = move
         s.n_transitions += 1
 
+    cdef int deterministic_move(self, const State* s) noexcept nogil:
+        # MaltParser's getDeterministicAction: relaxed root handling shifts past the root
+        return SHIFT if self.relaxed_root and stack_top(s) == 0 else -1
+
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s), j = buffer_front(s), k
         label[0] = -1
