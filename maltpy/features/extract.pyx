@@ -143,7 +143,7 @@ cdef class Extractor:
         self.addr_base = NULL
 
     def __init__(self, dict tables, int n_tok, int n_int, int split_atom, str null_value="one"):
-        """``tables``: int32 arrays addr (A x 4), nav_ops, atoms (K x 6), bins, templates (T x 4);
+        """``tables``: int32 arrays addr (A x 4), nav_ops, atoms (K x 6), bins, templates (T x 4), order (T);
         ``null_value``: MaltParser's -nv (one, rootnode, novalue)."""
         if null_value not in NULL_MODES:
             raise ValueError(f"null_value must be one of {', '.join(NULL_MODES)}; got {null_value!r}")
@@ -169,8 +169,7 @@ cdef class Extractor:
         self.bins = _copy(tables["bins"])
         self.tpl_n = _copy(tpl[:, 0])
         self.tpl_atoms = _copy(tpl[:, 1:])
-        order = tables.get("order")
-        self.tpl_order = _copy(np.arange(len(tpl)) if order is None else order)
+        self.tpl_order = _copy(tables["order"])
         self.split_atom = split_atom
         n_set = sum(1 for t in tpl if atoms[t[1], 0] == A_SPLIT)
         self.max_keys = self.n_tpl + n_set * MAX_SET
@@ -289,11 +288,11 @@ cdef class Extractor:
                 v[k] = values[a]
                 if v[k] < 0:
                     skip = True
-                elif is_null_value(self.atom_kind[a], v[k]):
+                elif m > 1 and is_null_value(self.atom_kind[a], v[k]):
                     n_null += 1
             # MaltParser leaves a Merge/Merge3 feature out (value 0) when every part is a
             # null value, in training and in parsing alike
-            if not skip and not (m > 1 and n_null == m):
+            if not skip and (m == 1 or n_null < m):
                 keys[n_keys] = tbits | merge_values(v, m)
                 n_keys += 1
         return n_keys

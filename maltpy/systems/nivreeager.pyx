@@ -116,13 +116,9 @@ cdef class NivreEager(TransitionSystem):
             s.end_seen = True
 
     cdef int deterministic_move(self, const State* s) noexcept nogil:
-        # MaltParser's ArcEager.getDeterministicAction
-        cdef int i = stack_top(s)
-        if not self.allow_root and i == 0 and not (self.enforce_tree and s.end_seen):
-            return SHIFT
-        if self.enforce_tree and s.buf_len == 0 and i > 0:
-            return REDUCE if s.heads[i] != -1 else UNSHIFT
-        return -1
+        # MaltParser's ArcEager.getDeterministicAction without the tree constraint's
+        # moves: only training asks, and training never runs with enforce_tree
+        return SHIFT if not self.allow_root and stack_top(s) == 0 else -1
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s)

@@ -1,5 +1,6 @@
 # cython: language_level=3
 from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.state cimport State
 
 
 cdef class PlanarFamily(TransitionSystem):
@@ -7,3 +8,4 @@ cdef class PlanarFamily(TransitionSystem):
     cdef bint acyclicity
     cdef bint no_covered_roots
     cdef bint relaxed_root
+    cdef int deterministic_move(self, const State* s) noexcept nogil

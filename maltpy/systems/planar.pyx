@@ -59,6 +59,11 @@ cdef class PlanarFamily(TransitionSystem):
         self.relaxed_root = check_choice("planar_root_handling (-prh)", planar_root_handling,
                                          ROOT_HANDLING) == 1
 
+    cdef int deterministic_move(self, const State* s) noexcept nogil:
+        # MaltParser's getDeterministicAction (planar and 2-planar): relaxed root
+        # handling shifts past the root (SHIFT is move 0 in both systems)
+        return SHIFT if self.relaxed_root and stack_top(s) == 0 else -1
+
 
 cdef class Planar(PlanarFamily):
     name = "planar"
@@ -117,10 +122,6 @@ cdef class Planar(PlanarFamily):
             add_arc(s, j, i, label)
         s.last_move = move
         s.n_transitions += 1
-
-    cdef int deterministic_move(self, const State* s) noexcept nogil:
-        # MaltParser's getDeterministicAction: relaxed root handling shifts past the root
-        return SHIFT if self.relaxed_root and stack_top(s) == 0 else -1
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s), j = buffer_front(s), k

@@ -144,10 +144,6 @@ cdef class TwoPlanar(PlanarFamily):
                 k += 1
         return lowest < g.heads[j] < limit and self.decision(s, g, j) == plane
 
-    cdef int deterministic_move(self, const State* s) noexcept nogil:
-        # MaltParser's getDeterministicAction: relaxed root handling shifts past the root
-        return SHIFT if self.relaxed_root and stack_top(s) == 0 else -1
-
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int a = stack_top(s), j = buffer_front(s)
         cdef int t = s.aux[s.aux_len - 1]
