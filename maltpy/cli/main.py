@@ -3,7 +3,8 @@
     maltpy -c config.yaml -m learn            train (settings from the YAML file)
     maltpy -c model.mpz -i test.conll -m parse   parse (stdin/stdout when -i/-o are absent or -)
     maltpy -m convert -i in.conllu -o out.conll  CoNLL-U -> CoNLL-X
-    maltpy eval GOLD SYSTEM                   LAS, UAS, LA
+    maltpy eval GOLD SYSTEM                   LAS, UAS, LA (--report FILE.html: grouped figures, plots)
+    maltpy draw FILE -o trees.html            trees as pictures (--gold GOLD marks the errors)
     maltpy convert-features MODEL.xml         MaltParser XML feature model -> YAML
 """
 from __future__ import annotations
@@ -31,8 +32,9 @@ def _main_parser():
         prog="maltpy",
         description="MaltParser-style transition-based dependency parsing. Settings come from a "
                     "YAML file (-c config.yaml) and MaltParser's flags, which override it.",
-        epilog="sub-commands: 'maltpy eval GOLD SYSTEM [--compare SYSTEM_B]' prints LAS/UAS/LA "
-               "(and a permutation test); 'maltpy fragmentation MODEL GOLD' reports what is left on "
+        epilog="sub-commands: 'maltpy eval GOLD SYSTEM [--compare SYSTEM_B] [--report FILE.html]' prints "
+               "LAS/UAS/LA (and a permutation test, and writes a MaltEval-style report); 'maltpy draw FILE "
+               "[--gold GOLD] -o trees.html' draws the trees; 'maltpy fragmentation MODEL GOLD' reports what is left on "
                "the stack at the end of the input; 'maltpy experiment TRAIN...' runs multilingual "
                "experiments; "
                "'maltpy convert-features MODEL.xml' converts a MaltParser feature model to YAML. "
@@ -198,10 +200,14 @@ def run_pseudo_projective(settings, log, mode):
 
 
 def cmd_eval(argv):
-    from maltpy.evaluation.scores import evaluate_files, format_scores
+    from maltpy.evaluation.scores import evaluate, format_scores
     from maltpy.formats.conll import read_conll
-    p = argparse.ArgumentParser(prog="maltpy eval", description="Attachment scores of SYSTEM against GOLD "
-                                "(LAS, UAS, LA; with all tokens and without punctuation, as eval.pl).")
+    p = argparse.ArgumentParser(
+        prog="maltpy eval",
+        description="Attachment scores of SYSTEM against GOLD (LAS, UAS, LA; with all tokens and without "
+                    "punctuation, as eval.pl), optionally a MaltEval-style HTML report with plots.",
+        epilog="example: maltpy eval gold.conll out.conll --compare out2.conll --report report.html "
+               "--plots plots/")
     p.add_argument("gold")
     p.add_argument("system")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
@@ -209,16 +215,125 @@ def cmd_eval(argv):
                    help="a second system output: print both systems' LAS/UAS (all tokens) and the "
                         "p-values of a randomized permutation test on the difference")
     p.add_argument("--rounds", type=int, default=10000, help="permutation test rounds (default 10000)")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write an HTML report: accuracy by arc length, sentence length, distance to root, "
+                        "label and POS (both systems side by side with --compare, and the sentences where "
+                        "they differ most, drawn); plots when matplotlib is installed")
+    p.add_argument("--plots", metavar="DIR", help="write the report's plots as PNG and SVG files into DIR "
+                                                  "(needs matplotlib: pip install 'maltpy[plots]')")
+    p.add_argument("--no-plots", action="store_true", help="tables only in the report")
+    p.add_argument("--no-punct", action="store_true",
+                   help="the report's grouped figures leave out punctuation tokens (default: all tokens)")
+    p.add_argument("--differing", type=int, default=10, metavar="N",
+                   help="with --compare and --report: draw the N sentences where the systems differ most "
+                        "(default 10)")
     a = p.parse_args(argv)
+    if a.rounds < 1 or a.differing < 0:
+        p.error("--rounds must be at least 1 and --differing at least 0")
+    gold = read_conll(a.gold, a.fmt, need_heads=True)
+    systems = [(os.path.basename(a.system), read_conll(a.system, a.fmt, need_heads=True))]
+    if a.compare:
+        systems.append((os.path.basename(a.compare), read_conll(a.compare, a.fmt, need_heads=True)))
+        if systems[0][0] == systems[1][0]:
+            systems = [(a.system, systems[0][1]), (a.compare, systems[1][1])]
+    # scores first: a mismatch between the files stops here with its message
+    scores = [evaluate(gold, s, a.gold, name) for name, s in systems]
+    comparison = None
     if a.compare:
         from maltpy.evaluation.significance import compare, format_comparison
-        gold = read_conll(a.gold, a.fmt, need_heads=True)
-        sys_a = read_conll(a.system, a.fmt, need_heads=True)
-        sys_b = read_conll(a.compare, a.fmt, need_heads=True)
-        print(format_comparison(compare(gold, sys_a, sys_b, a.rounds),
-                                os.path.basename(a.system), os.path.basename(a.compare)))
-        return
-    print(format_scores(evaluate_files(a.gold, a.system, a.fmt)))
+        comparison = compare(gold, systems[0][1], systems[1][1], a.rounds)
+        print(format_comparison(comparison, systems[0][0], systems[1][0]))
+    else:
+        print(format_scores(scores[0]))
+    if a.report or a.plots:
+        # the report's test counts the same tokens as its tables: reuse the printed one only then
+        _write_report(a, gold, systems, comparison if not a.no_punct else None)
+
+
+def _write_report(a, gold, systems, comparison=None):
+    from maltpy.evaluation.breakdown import breakdown
+    from maltpy.formats.conll import atomic_output
+    figs = None
+    results = [breakdown(gold, s, not a.no_punct, a.gold, name) for name, s in systems]
+    if a.plots or (a.report and not a.no_plots):
+        try:
+            from maltpy.visual.plots import figures
+            figs = figures([(name, b) for (name, _), b in zip(systems, results)])
+        except MaltpyError:
+            if a.plots:
+                raise
+            print("maltpy: note: the report has tables only; for plots: pip install 'maltpy[plots]'",
+                  file=sys.stderr)
+    if a.plots:
+        from maltpy.visual.plots import save_figures
+        paths = save_figures(figs, a.plots)
+        print(f"maltpy: {len(paths)} plot files written to {a.plots}", file=sys.stderr)
+    if a.report:
+        from maltpy.visual.report import report_html
+        page = report_html(gold, systems, punctuation=not a.no_punct, plots=False, rounds=a.rounds,
+                           differing=a.differing, figures=figs, comparison=comparison, breakdowns=results)
+        with atomic_output(a.report) as out:
+            out.write(page)
+        print(f"maltpy: report written to {a.report}", file=sys.stderr)
+
+
+def cmd_draw(argv):
+    import html
+    from maltpy.formats.conll import atomic_output, read_conll
+    from maltpy.visual.trees import LEGEND, html_page, sentence_block, sentence_svg
+    p = argparse.ArgumentParser(
+        prog="maltpy draw",
+        description="Draw dependency trees: arcs over the words with labels and POS, as one self-contained "
+                    "HTML page (any browser, no network) or, for one sentence, an SVG file. With --gold, "
+                    "wrong heads are red with the gold arc drawn in green below the words, wrong labels "
+                    "orange with the gold label beside them.",
+        epilog="examples: maltpy draw out.conll --gold gold.conll -o trees.html; "
+               "maltpy draw out.conll --sentence 12 -o tree.svg")
+    p.add_argument("input", help="CoNLL file to draw ('-' for standard input)")
+    p.add_argument("-o", metavar="FILE", help="output: .html (default, standard output when absent) or .svg "
+                                              "(one sentence)")
+    p.add_argument("--gold", metavar="GOLD", help="gold CoNLL file of the same sentences: mark the errors")
+    p.add_argument("--sentence", type=int, metavar="N", help="only sentence N (1 = the first)")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N sentences")
+    p.add_argument("--errors", action="store_true", help="with --gold: only sentences with an error")
+    p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of the input files")
+    a = p.parse_args(argv)
+    if a.sentence is not None and a.sentence < 1:
+        p.error("--sentence counts from 1")
+    if a.limit is not None and a.limit < 1:
+        p.error("--limit must be at least 1")
+    if a.errors and not a.gold:
+        p.error("--errors needs --gold")
+    sentences = read_conll(a.input, a.fmt)
+    gold = read_conll(a.gold, a.fmt, need_heads=True) if a.gold else None
+    if gold is not None:
+        from maltpy.evaluation.scores import evaluate
+        evaluate(gold, sentences, a.gold, a.input)   # the same words, sentence by sentence
+    index = list(range(len(sentences)))
+    if a.sentence is not None:
+        if a.sentence > len(sentences):
+            raise MaltpyError(f"{a.input} has {len(sentences)} sentences; there is no sentence {a.sentence}")
+        index = [a.sentence - 1]
+    if a.errors:
+        index = [k for k in index if sentences[k].heads != gold[k].heads or sentences[k].labels != gold[k].labels]
+    if a.limit is not None:
+        index = index[:a.limit]
+    svg = str(a.o or "").lower().endswith(".svg")
+    if svg and len(index) != 1:
+        raise MaltpyError(f"an SVG file holds one sentence but {len(index)} are selected; "
+                          "give --sentence N, or write .html")
+    if not index:
+        raise MaltpyError("no sentence to draw (every sentence is right)" if a.errors else "no sentence to draw")
+    if svg:
+        k = index[0]
+        text = sentence_svg(sentences[k], gold[k] if gold else None)
+    else:
+        title = f"maltpy draw: {os.path.basename(a.input)}"
+        body = [f"<h2>{html.escape(title)}</h2>"] + ([LEGEND] if gold else [])
+        body += [sentence_block(sentences[k], k, gold[k] if gold else None) for k in index]
+        text = html_page(title, body)
+    with atomic_output(a.o) as out:
+        out.write(text)
 
 
 def cmd_fragmentation(argv):
@@ -302,7 +417,7 @@ def cmd_experiment(argv):
         out.write(text)
 
 
-SUBCOMMANDS = {"eval": cmd_eval, "convert-features": cmd_convert_features,
+SUBCOMMANDS = {"eval": cmd_eval, "draw": cmd_draw, "convert-features": cmd_convert_features,
                "fragmentation": cmd_fragmentation, "experiment": cmd_experiment}
 
 
