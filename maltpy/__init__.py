@@ -4,6 +4,7 @@
 >>> parser = maltpy.train("train.conll", algorithm="nivreeager")
 >>> parser.save("model.mpz")
 >>> trees = maltpy.load("model.mpz").parse(maltpy.read_conll("test.conll"))
+>>> maltpy.draw(trees[:5])   # HTML (a Jupyter notebook shows the trees)
 """
 __version__ = "0.1.0"
 
@@ -32,6 +33,9 @@ def __getattr__(name):
     if name in ("read_conll", "write_conll", "Sentence"):
         from maltpy.formats import conll
         return getattr(conll, name)
+    if name == "draw":
+        from maltpy.visual.trees import draw
+        return draw
     if name == "Parser":
         from maltpy.parsing.parser import Parser
         return Parser

@@ -304,9 +304,9 @@ class Parser:
                 bar.close()
         return (corpus.offsets,) + tuple(out)
 
-    def parse(self, sentences: Sequence[Sentence], progress: bool = False) -> List[Sentence]:
-        """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled."""
-        sentences = [s if isinstance(s, Sentence) else Sentence.from_words(list(s)) for s in sentences]
+    def parse_trees(self, sentences: Sequence[Sentence], progress: bool = False):
+        """Parse sentences and return each one's tree as (heads, labels): two lists with one entry
+        per word (head 0 = the root), pseudo-projective labels already decoded."""
         if not sentences:
             return []
         offsets, heads, labels = self.parse_arrays(sentences, progress)
@@ -321,8 +321,13 @@ class Parser:
             if pp.active:
                 h, l = pp.deprojectivize([-1] + h, ["_"] + l)
                 h, l = h[1:], l[1:]
-            out.append(sent.with_tree(h, l))
+            out.append((h, l))
         return out
+
+    def parse(self, sentences: Sequence[Sentence], progress: bool = False) -> List[Sentence]:
+        """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled."""
+        sentences = [s if isinstance(s, Sentence) else Sentence.from_words(list(s)) for s in sentences]
+        return [sent.with_tree(h, l) for sent, (h, l) in zip(sentences, self.parse_trees(sentences, progress))]
 
     # ------------------------------------------------------------------ files
     def save(self, path: str) -> None:

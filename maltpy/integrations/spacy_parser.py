@@ -1,0 +1,272 @@
+"""maltpy as a spaCy pipeline component (the optional extra ``maltpy[spacy]``).
+
+    import spacy
+    nlp = spacy.blank("en")            # or any pipeline that tags: tagger, morphologizer, ...
+    nlp.add_pipe("maltpy_parser", config={"model": "model.mpz"})
+    doc = nlp("Dogs bark .")
+    [(t.text, t.head.text, t.dep_) for t in doc]
+
+The component reads each token's text and tags, parses with the maltpy model and
+sets ``token.head`` and ``token.dep_``, so ``displacy``, ``doc.sents`` and
+``doc.noun_chunks`` (where the language has noun chunks and the labels are the
+ones it knows) work on maltpy's parses. Which token attribute feeds which CoNLL
+column is the ``columns`` setting; the default follows the model's format:
+CoNLL-X models read CPOSTAG from ``pos_`` and POSTAG from ``tag_``, CoNLL-U
+models UPOSTAG from ``pos_`` and XPOSTAG from ``tag_``. A doc whose sentences are
+already set (a sentencizer or senter before this component) is parsed sentence by
+sentence; otherwise the whole doc is one sentence. As in spaCy, every word maltpy
+attaches to the root starts a sentence of its own in ``doc.sents``.
+
+The factory is found through the ``spacy_factories`` entry point, so ``add_pipe``
+works without importing maltpy first.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence
+
+import numpy as np
+from spacy.attrs import DEP, HEAD
+from spacy.language import Language
+from spacy.parts_of_speech import IDS as UPOS_IDS
+from spacy.tokens import Doc
+
+from maltpy.errors import MaltpyError
+from maltpy.formats.conll import COLUMNS, Sentence
+
+#: Token attribute for each CoNLL column, per model format (columns not named stay ``_``).
+DEFAULT_COLUMNS = {
+    "conllx": {"FORM": "text", "LEMMA": "lemma_", "CPOSTAG": "pos_", "POSTAG": "tag_", "FEATS": "morph"},
+    "conllu": {"FORM": "text", "LEMMA": "lemma_", "UPOSTAG": "pos_", "XPOSTAG": "tag_", "FEATS": "morph"},
+}
+MODEL_FILE = "model.mpz"
+
+
+def _column_getters(columns: Dict[str, str], fmt: str):
+    """(column index, attribute name) pairs, checked against the format's column names."""
+    names = COLUMNS[fmt]
+    out = []
+    for column, attr in columns.items():
+        if column not in names or column in ("ID", "HEAD", "DEPREL"):
+            raise MaltpyError(f"maltpy_parser: columns: {column!r} is not an input column of {fmt} "
+                              f"(use {', '.join(n for n in names if n not in ('ID', 'HEAD', 'DEPREL'))})")
+        if not isinstance(attr, str) or not attr:
+            raise MaltpyError(f"maltpy_parser: columns: the attribute for {column} must be a token "
+                              "attribute name such as 'tag_'")
+        out.append((names.index(column), attr))
+    return out
+
+
+#: Token attributes read in bulk with Doc.to_array (others are read token by token).
+ARRAY_ATTRS = {"text": "ORTH", "orth_": "ORTH", "lemma_": "LEMMA", "norm_": "NORM", "lower_": "LOWER",
+               "shape_": "SHAPE", "tag_": "TAG", "pos_": "POS", "morph": "MORPH", "dep_": "DEP",
+               "ent_type_": "ENT_TYPE"}
+
+
+def _value(token, attr: str) -> str:
+    v = str(getattr(token, attr))
+    return v if v else "_"
+
+
+def spans_to_sentences(spans, getters) -> List[Sentence]:
+    """Blind :class:`Sentence` objects (no HEAD/DEPREL) from spaCy Docs or Spans.
+
+    Columns with an array attribute are read with one ``Doc.to_array`` per doc and each distinct
+    value decoded once, which keeps this close to the cost of reading the same words from a file.
+    """
+    from spacy.attrs import IDS
+    from spacy.parts_of_speech import NAMES as POS_NAMES
+    bulk = [(ci, attr) for ci, attr in getters if attr in ARRAY_ATTRS]
+    slow = [(ci, attr) for ci, attr in getters if attr not in ARRAY_ATTRS]
+    lengths = [len(span) for span in spans]
+    total = sum(lengths)
+    cols: Dict[int, list] = {}
+    if bulk and total:
+        attr_ids = [IDS[ARRAY_ATTRS[attr]] for _, attr in bulk]
+        arr = np.concatenate([span.doc.to_array(attr_ids)[span.start:span.end] for span in spans if len(span)])
+        arr = arr.reshape(total, len(bulk))
+        for j, (ci, attr) in enumerate(bulk):
+            uniq, inv = np.unique(arr[:, j], return_inverse=True)
+            if attr == "pos_":
+                names = [POS_NAMES.get(int(h), "") for h in uniq]
+            else:
+                strings = spans[0].doc.vocab.strings
+                names = [strings[int(h)] for h in uniq]
+            names = np.array([v if v else "_" for v in names], dtype=object)
+            cols[ci] = names[inv.ravel()].tolist()
+    ids = [str(k) for k in range(1, max(lengths, default=0) + 1)]
+    out, a = [], 0
+    for span, n in zip(spans, lengths):
+        parts = [ids[:n]]
+        for ci in range(1, 10):
+            parts.append(cols[ci][a:a + n] if ci in cols else ["_"] * n)
+        rows = [list(r) for r in zip(*parts)]
+        for ci, attr in slow:
+            for row, token in zip(rows, span):
+                row[ci] = _value(token, attr)
+        out.append(Sentence(rows, source="<spacy>"))
+        a += n
+    return out
+
+
+def span_to_sentence(span, getters) -> Sentence:
+    """A blind :class:`Sentence` (no HEAD/DEPREL) from a spaCy Doc or Span."""
+    return spans_to_sentences([span], getters)[0]
+
+
+def doc_to_sentences(doc, columns: Optional[Dict[str, str]] = None, fmt: str = "conllx") -> List[Sentence]:
+    """A Doc as maltpy sentences: one per ``doc.sents`` when the doc has sentences, else one.
+
+    HEAD and DEPREL are filled when the doc is parsed (head 0 for a token that is its own head).
+    """
+    getters = _column_getters(columns or DEFAULT_COLUMNS[fmt], fmt)
+    spans = list(doc.sents) if doc.has_annotation("SENT_START") or doc.has_annotation("DEP") else [doc[:]]
+    if doc.has_annotation("DEP"):
+        spans = _closed_under_heads(doc, spans)
+    out = []
+    for span in spans:
+        sent = span_to_sentence(span, getters)
+        if doc.has_annotation("DEP"):
+            start = span.start
+            for row, token in zip(sent.rows, span):
+                row[6] = "0" if token.head.i == token.i else str(token.head.i - start + 1)
+                row[7] = token.dep_ or "_"
+        out.append(sent)
+    return out
+
+
+def _closed_under_heads(doc, spans):
+    """Merge neighbouring spans where an arc crosses the boundary between them (spaCy starts a
+    sentence at every root, so one parsed sentence with two root words is two of doc.sents)."""
+    n = len(doc)
+    delta = [0] * (n + 2)
+    for t in doc:
+        lo, hi = sorted((t.i, t.head.i))
+        if lo < hi:   # the arc crosses every boundary b with lo < b <= hi (b: before token b)
+            delta[lo + 1] += 1
+            delta[hi + 1] -= 1
+    crossed, running = [], 0
+    for b in range(n + 1):
+        running += delta[b]
+        crossed.append(running > 0)
+    out, start = [], 0
+    for span in spans[1:]:
+        if not crossed[span.start]:
+            out.append(doc[start:span.start])
+            start = span.start
+    out.append(doc[start:])
+    return out
+
+
+def sentences_to_doc(vocab, sentences: Sequence[Sentence], fmt: str = "conllx") -> Doc:
+    """maltpy sentences as one spaCy Doc: words, tags (POSTAG/XPOSTAG), UD part-of-speech tags
+    where CPOSTAG/UPOSTAG holds one, lemmas, FEATS as morphology, sentence starts, and heads and labels when every
+    word has them. CoNLL-U ``SpaceAfter=No`` is honoured."""
+    words, spaces, tags, lemmas, morphs, upos, heads, deps, starts = [], [], [], [], [], [], [], [], []
+    parsed = all(h >= 0 for s in sentences for h in s.heads)
+    for s in sentences:
+        base = len(words)
+        for k, r in enumerate(s.rows):
+            words.append(r[1])
+            spaces.append(not (fmt == "conllu" and "SpaceAfter=No" in r[9]))
+            tags.append(r[4] if r[4] != "_" else "")
+            lemmas.append(r[2] if r[2] != "_" else "")
+            morphs.append(r[5] if r[5] != "_" else "")
+            upos.append(r[3])
+            starts.append(k == 0)
+            if parsed:
+                h = int(r[6])
+                heads.append(base + k if h == 0 else base + h - 1)
+                deps.append(r[7])
+    doc = Doc(vocab, words=words, spaces=spaces, tags=tags, lemmas=lemmas, morphs=morphs,
+              heads=heads if parsed else None, deps=deps if parsed else None,
+              sent_starts=None if parsed else starts)
+    for token, p in zip(doc, upos):
+        if p in UPOS_IDS and p != "":
+            token.pos_ = p
+    return doc
+
+
+class MaltpyParser:
+    """The spaCy pipeline component: parses each doc with a maltpy model."""
+
+    def __init__(self, nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]] = None,
+                 batch_size: int = 1000):
+        self.name = name
+        self.vocab = nlp.vocab
+        self.columns = dict(columns) if columns else None
+        self.batch_size = int(batch_size)
+        self.parser = None
+        self.model_path = model
+        if model:
+            self._load(model)
+
+    def _load(self, path: str):
+        from maltpy.parsing.parser import Parser
+        self.parser = Parser.load(str(path))
+        fmt = self.parser.format
+        self.getters = _column_getters(self.columns or DEFAULT_COLUMNS[fmt], fmt)
+
+    def _check(self):
+        if self.parser is None:
+            raise MaltpyError("maltpy_parser has no model: add it with config={'model': 'model.mpz'}")
+
+    def __call__(self, doc: Doc) -> Doc:
+        self._check()
+        self._parse_batch([doc])
+        return doc
+
+    def pipe(self, docs: Iterable[Doc], batch_size: Optional[int] = None) -> Iterator[Doc]:
+        """Parse docs in batches (one call into maltpy's C loop per batch)."""
+        self._check()
+        size = max(1, int(batch_size or self.batch_size))
+        batch = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= size:
+                yield from self._parse_batch(batch)
+                batch = []
+        if batch:
+            yield from self._parse_batch(batch)
+
+    def _parse_batch(self, docs: List[Doc]) -> List[Doc]:
+        spans = []
+        for doc in docs:
+            if len(doc):
+                spans.extend(doc.sents if doc.has_annotation("SENT_START") else [doc[:]])
+        trees = self.parser.parse_trees(spans_to_sentences(spans, self.getters))
+        # the spans cover the docs in order, so one array holds the whole batch
+        lengths = np.fromiter((len(span) for span in spans), dtype=np.int64, count=len(spans))
+        heads = np.fromiter((h for hs, _ in trees for h in hs), dtype=np.int64, count=int(lengths.sum()))
+        within = np.arange(len(heads), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        # spaCy keeps heads relative to the token; a root is its own head
+        rel = np.where(heads == 0, 0, heads - 1 - within)
+        strings = self.vocab.strings
+        hashes = {}
+        labels = [hashes.get(l) or hashes.setdefault(l, strings.add(l)) for _, ls in trees for l in ls]
+        batch = np.empty((len(heads), 2), dtype=np.uint64)
+        batch[:, 0] = rel.astype(np.uint64)
+        batch[:, 1] = labels
+        a = 0
+        for doc in docs:
+            if len(doc):
+                doc.from_array([HEAD, DEP], batch[a:a + len(doc)])
+                a += len(doc)
+        return docs
+
+    # serialization: the model file travels with the pipeline
+    def to_disk(self, path, exclude=tuple()):
+        self._check()
+        os.makedirs(path, exist_ok=True)
+        self.parser.save(os.path.join(path, MODEL_FILE))
+
+    def from_disk(self, path, exclude=tuple()):
+        self._load(os.path.join(path, MODEL_FILE))
+        return self
+
+
+@Language.factory("maltpy_parser", default_config={"model": None, "columns": None, "batch_size": 1000})
+def make_maltpy_parser(nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]],
+                       batch_size: int):
+    """spaCy factory: ``nlp.add_pipe("maltpy_parser", config={"model": "model.mpz"})``."""
+    return MaltpyParser(nlp, name, model, columns, batch_size)

@@ -1,0 +1,128 @@
+"""maltpy as a spaCy pipeline component (maltpy[spacy]), with the model trained on the example treebank."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+spacy = pytest.importorskip("spacy")
+
+from maltpy.cli.main import main  # noqa: E402
+from maltpy.errors import MaltpyError  # noqa: E402
+from maltpy.formats.conll import Sentence, read_conll  # noqa: E402
+from maltpy.integrations.spacy_parser import doc_to_sentences, sentences_to_doc  # noqa: E402
+from conftest import EXAMPLES  # noqa: E402
+
+TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
+TEST = os.path.join(EXAMPLES, "toy-test.conll")
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("sp") / "toy.mpz")
+    assert main(["-c", path, "-m", "learn", "-i", TRAIN, "-q"]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def cli_parse(model, tmp_path_factory):
+    """The example test set parsed by `maltpy -m parse`, as a user runs it."""
+    out = str(tmp_path_factory.mktemp("sp") / "out.conll")
+    r = subprocess.run([sys.executable, "-m", "maltpy", "-c", model, "-m", "parse", "-i", TEST, "-o", out, "-q"],
+                       capture_output=True, text=True, timeout=300, cwd=EXAMPLES)
+    assert r.returncode == 0, r.stderr
+    return read_conll(out)
+
+
+def blind_docs(nlp):
+    """One Doc per test sentence with the words and tags only (what a tagger would give)."""
+    return [sentences_to_doc(nlp.vocab, [Sentence([r[:6] + ["_"] * 4 for r in s.rows])])
+            for s in read_conll(TEST)]
+
+
+def tree(doc):
+    return [(0 if t.head.i == t.i else t.head.i + 1, t.dep_) for t in doc]
+
+
+def test_component_parses_as_the_command_line_does(model, cli_parse):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": model})
+    docs = blind_docs(nlp)
+    assert not docs[0].has_annotation("DEP")
+    piped = list(nlp.pipe(docs, batch_size=7))
+    assert [tree(d) for d in piped] == [list(zip(s.heads, s.labels)) for s in cli_parse]
+    one = nlp(blind_docs(nlp)[5])   # __call__ on a single doc
+    assert tree(one) == list(zip(cli_parse[5].heads, cli_parse[5].labels))
+
+
+def test_factory_is_found_without_importing_maltpy(model):
+    code = ("import spacy, sys; nlp = spacy.blank('en'); "
+            f"nlp.add_pipe('maltpy_parser', config={{'model': {model!r}}}); "
+            "print('maltpy' in ' '.join(sys.modules) and nlp.pipe_names == ['maltpy_parser'])")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=EXAMPLES)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True"
+
+
+def test_displacy_sents_and_noun_chunks_work_on_the_parse(model):
+    from spacy import displacy
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": model})
+    docs = list(nlp.pipe(blind_docs(nlp)))
+    html = displacy.render(docs[1], style="dep", options={"collapse_punct": False})
+    assert html.count("class=\"displacy-arc\"") == sum(1 for t in docs[1] if t.head.i != t.i)
+    assert all(len(list(d.sents)) >= 1 for d in docs)
+    # English noun chunks start from nsubj and the other labels spaCy knows: "every woman" is one
+    chunks = [c.text for d in docs for c in d.noun_chunks]
+    assert "every woman" in chunks
+
+
+def test_sentence_doc_round_trip_keeps_the_columns_and_the_tree():
+    nlp = spacy.blank("en")
+    gold = read_conll(TEST)[:6]
+    doc = sentences_to_doc(nlp.vocab, gold)
+    assert len(doc) == sum(len(s) for s in gold)
+    back = doc_to_sentences(doc)
+    assert [s.rows for s in back] == [s.rows for s in gold]
+
+
+def test_sentenced_docs_are_parsed_sentence_by_sentence(model):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": model})
+    gold = read_conll(TEST)[:4]
+    doc = sentences_to_doc(nlp.vocab, [Sentence([r[:6] + ["_"] * 4 for r in s.rows]) for s in gold])
+    assert doc.has_annotation("SENT_START")
+    doc = nlp(doc)
+    starts = [0]
+    for s in gold:
+        starts.append(starts[-1] + len(s))
+    for a, b in zip(starts, starts[1:]):   # every head stays inside its own sentence
+        assert all(a <= t.head.i < b for t in doc[a:b])
+
+
+def test_pipeline_saved_to_disk_carries_the_model(model, tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": model})
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    a = [tree(d) for d in nlp.pipe(blind_docs(nlp))]
+    b = [tree(d) for d in loaded.pipe(blind_docs(loaded))]
+    assert a == b
+
+
+def test_columns_setting_chooses_the_attributes(model):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": model, "columns": {"FORM": "text", "POSTAG": "tag_",
+                                                                        "CPOSTAG": "pos_", "LEMMA": "norm_"}})
+    assert len(list(nlp.pipe(blind_docs(nlp)))) == len(read_conll(TEST))
+    with pytest.raises(MaltpyError, match="not an input column"):
+        spacy.blank("en").add_pipe("maltpy_parser", config={"model": model, "columns": {"HEAD": "tag_"}})
+
+
+def test_no_model_is_a_clear_error(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser")
+    with pytest.raises(MaltpyError, match="no model"):
+        nlp("Dogs bark")
+    with pytest.raises(MaltpyError, match="no such file|not found|does not exist"):
+        spacy.blank("en").add_pipe("maltpy_parser", config={"model": str(tmp_path / "missing.mpz")})
