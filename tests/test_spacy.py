@@ -55,6 +55,16 @@ def test_component_parses_as_the_command_line_does(model, cli_parse):
     assert tree(one) == list(zip(cli_parse[5].heads, cli_parse[5].labels))
 
 
+def test_pseudo_projective_model_decodes_as_the_command_line_does(tmp_path):
+    model, out = str(tmp_path / "pp.mpz"), str(tmp_path / "pp.conll")
+    assert main(["-c", model, "-m", "learn", "-i", TRAIN, "-pp", "head", "-q"]) == 0
+    assert main(["-c", model, "-i", TEST, "-o", out, "-q"]) == 0
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": model})
+    assert nlp.get_pipe("maltpy_parser").parser.decodes_output
+    assert [tree(d) for d in nlp.pipe(blind_docs(nlp))] == [list(zip(s.heads, s.labels)) for s in read_conll(out)]
+
+
 def test_factory_is_found_without_importing_maltpy(model):
     code = ("import spacy, sys; nlp = spacy.blank('en'); "
             f"nlp.add_pipe('maltpy_parser', config={{'model': {model!r}}}); "

@@ -33,6 +33,7 @@ from spacy.tokens import Doc
 
 from maltpy.errors import MaltpyError
 from maltpy.formats.conll import COLUMNS, Sentence
+from maltpy.parsing.encode import ColumnBatch
 
 #: Token attribute for each CoNLL column, per model format (columns not named stay ``_``).
 DEFAULT_COLUMNS = {
@@ -68,42 +69,45 @@ def _value(token, attr: str) -> str:
     return v if v else "_"
 
 
-def spans_to_sentences(spans, getters) -> List[Sentence]:
-    """Blind :class:`Sentence` objects (no HEAD/DEPREL) from spaCy Docs or Spans.
+def spans_to_columns(spans, getters) -> ColumnBatch:
+    """The CoNLL columns of spaCy Docs or Spans, as a :class:`ColumnBatch` maltpy can parse.
 
-    Columns with an array attribute are read with one ``Doc.to_array`` per doc and each distinct
-    value decoded once, which keeps this close to the cost of reading the same words from a file.
+    Attributes with an array form are read with one ``Doc.to_array`` per doc and each distinct
+    value is decoded once; other attributes are read token by token.
     """
     from spacy.attrs import IDS
     from spacy.parts_of_speech import NAMES as POS_NAMES
-    bulk = [(ci, attr) for ci, attr in getters if attr in ARRAY_ATTRS]
-    slow = [(ci, attr) for ci, attr in getters if attr not in ARRAY_ATTRS]
     lengths = [len(span) for span in spans]
     total = sum(lengths)
-    cols: Dict[int, list] = {}
+    bulk = [(ci, attr) for ci, attr in getters if attr in ARRAY_ATTRS]
+    columns: Dict[int, List[str]] = {}
     if bulk and total:
         attr_ids = [IDS[ARRAY_ATTRS[attr]] for _, attr in bulk]
         arr = np.concatenate([span.doc.to_array(attr_ids)[span.start:span.end] for span in spans if len(span)])
         arr = arr.reshape(total, len(bulk))
+        strings = spans[0].doc.vocab.strings
         for j, (ci, attr) in enumerate(bulk):
             uniq, inv = np.unique(arr[:, j], return_inverse=True)
-            if attr == "pos_":
+            if attr == "pos_":   # POS is an enum, not a string hash
                 names = [POS_NAMES.get(int(h), "") for h in uniq]
             else:
-                strings = spans[0].doc.vocab.strings
                 names = [strings[int(h)] for h in uniq]
             names = np.array([v if v else "_" for v in names], dtype=object)
-            cols[ci] = names[inv.ravel()].tolist()
-    ids = [str(k) for k in range(1, max(lengths, default=0) + 1)]
+            columns[ci] = names[inv.ravel()].tolist()
+    for ci, attr in getters:
+        if attr not in ARRAY_ATTRS:
+            columns[ci] = [_value(token, attr) for span in spans for token in span]
+    return ColumnBatch(lengths, columns)
+
+
+def spans_to_sentences(spans, getters) -> List[Sentence]:
+    """Blind :class:`Sentence` objects (no HEAD/DEPREL) from spaCy Docs or Spans."""
+    batch = spans_to_columns(spans, getters)
+    ids = [str(k) for k in range(1, max(batch.lengths, default=0) + 1)]
+    columns = [batch.column(ci) for ci in range(1, 10)]
     out, a = [], 0
-    for span, n in zip(spans, lengths):
-        parts = [ids[:n]]
-        for ci in range(1, 10):
-            parts.append(cols[ci][a:a + n] if ci in cols else ["_"] * n)
-        rows = [list(r) for r in zip(*parts)]
-        for ci, attr in slow:
-            for row, token in zip(rows, span):
-                row[ci] = _value(token, attr)
+    for n in batch.lengths:
+        rows = [list(r) for r in zip(ids[:n], *(c[a:a + n] for c in columns))]
         out.append(Sentence(rows, source="<spacy>"))
         a += n
     return out
@@ -197,6 +201,7 @@ class MaltpyParser:
         self.columns = dict(columns) if columns else None
         self.batch_size = int(batch_size)
         self.parser = None
+        self._label_hashes = None   # the model's label strings as spaCy hashes, by label id
         self.model_path = model
         if model:
             self._load(model)
@@ -204,6 +209,7 @@ class MaltpyParser:
     def _load(self, path: str):
         from maltpy.parsing.parser import Parser
         self.parser = Parser.load(str(path))
+        self._label_hashes = None
         fmt = self.parser.format
         self.getters = _column_getters(self.columns or DEFAULT_COLUMNS[fmt], fmt)
 
@@ -234,16 +240,26 @@ class MaltpyParser:
         for doc in docs:
             if len(doc):
                 spans.extend(doc.sents if doc.has_annotation("SENT_START") else [doc[:]])
-        trees = self.parser.parse_trees(spans_to_sentences(spans, self.getters))
+        columns = spans_to_columns(spans, self.getters)
+        strings = self.vocab.strings
+        if self.parser.decodes_output:
+            trees = self.parser.parse_trees(columns)
+            heads = np.fromiter((h for hs, _ in trees for h in hs), dtype=np.int64, count=sum(columns.lengths))
+            labels = np.fromiter((strings.add(l) for _, ls in trees for l in ls), dtype=np.uint64,
+                                 count=len(heads))
+        else:   # the loop's arrays are the parse: no per-word Python on the way back
+            offsets, row_heads, row_labels = self.parser.parse_arrays(columns)
+            word = np.ones(len(row_heads), dtype=bool)
+            word[offsets[:-1]] = False
+            heads = row_heads[word].astype(np.int64)
+            if self._label_hashes is None:
+                self._label_hashes = np.array([strings.add(l) for l in self.parser.labels], dtype=np.uint64)
+            labels = self._label_hashes[row_labels[word]]
         # the spans cover the docs in order, so one array holds the whole batch
-        lengths = np.fromiter((len(span) for span in spans), dtype=np.int64, count=len(spans))
-        heads = np.fromiter((h for hs, _ in trees for h in hs), dtype=np.int64, count=int(lengths.sum()))
+        lengths = np.asarray(columns.lengths, dtype=np.int64)
         within = np.arange(len(heads), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         # spaCy keeps heads relative to the token; a root is its own head
         rel = np.where(heads == 0, 0, heads - 1 - within)
-        strings = self.vocab.strings
-        hashes = {}
-        labels = [hashes.get(l) or hashes.setdefault(l, strings.add(l)) for _, ls in trees for l in ls]
         batch = np.empty((len(heads), 2), dtype=np.uint64)
         batch[:, 0] = rel.astype(np.uint64)
         batch[:, 1] = labels

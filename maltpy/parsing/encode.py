@@ -57,38 +57,65 @@ def _splitter(sep: str):
     return re.compile(sep).split
 
 
+class ColumnBatch:
+    """Sentences given column by column instead of as :class:`Sentence` rows.
+
+    ``lengths``: words per sentence; ``columns``: CoNLL column index -> the values of that
+    column for every word of every sentence, in order (a missing column is ``_`` throughout).
+    Callers that already hold whole columns (the spaCy component) skip building rows.
+    """
+
+    def __init__(self, lengths: Sequence[int], columns: Dict[int, List[str]]):
+        self.lengths = list(lengths)
+        self.columns = columns
+
+    def __len__(self):
+        return len(self.lengths)
+
+    def column(self, ci: int) -> List[str]:
+        values = self.columns.get(ci)
+        return values if values is not None else ["_"] * sum(self.lengths)
+
+
+def _column_source(sentences):
+    """(words per sentence, ci -> that column's values for all words in order)."""
+    if isinstance(sentences, ColumnBatch):
+        return sentences.lengths, sentences.column
+    return [len(s) for s in sentences], lambda ci: [r[ci] for s in sentences for r in s.rows]
+
+
 def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: List[SymbolTable],
            grow: bool = False, root_value: int = 0) -> Corpus:
-    """Encode sentences for the loop. With ``grow``, unseen strings get new ids (training).
+    """Encode sentences (a list of :class:`Sentence` or a :class:`ColumnBatch`) for the loop.
+    With ``grow``, unseen strings get new ids (training).
 
     ``root_value``: the value of the root row in every input column (the
     extractor's ``root_value``, which depends on MaltParser's -nv).
     """
-    sizes = np.fromiter((len(s) + 1 for s in sentences), dtype=np.int64, count=len(sentences))
-    offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
+    lengths, column = _column_source(sentences)
+    sizes = np.asarray(lengths, dtype=np.int64) + 1
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     n_rows = int(offsets[-1])
+    word = np.ones(n_rows, dtype=bool)   # every row but the sentences' root rows
+    word[offsets[:-1]] = False
     tok = np.zeros((n_rows, max(len(compiled.token_columns), 1)), dtype=np.int32)
     for j, (ci, transform, length) in enumerate(compiled.token_columns):
         fn = _transform(transform, length)
-        values = []
-        for s in sentences:
-            values.append(None)
-            if fn is None:
-                values.extend(r[ci] for r in s.rows)
-            else:
-                values.extend(fn(r[ci]) for r in s.rows)
-        ids = token_tables[j].encode(values, grow)
-        col = np.array(ids, dtype=np.int32)
-        col[offsets[:-1]] = root_value
-        tok[:, j] = col
+        values = column(ci)
+        if fn is not None:
+            values = [fn(v) for v in values]
+        table = token_tables[j]
+        if grow and None not in table.ids:
+            # the root rows once took part in the encoding as None, the first value seen, and
+            # so hold symbol 1 of every column table: keep that numbering
+            table.ids[None] = len(table.ids) + 1
+        col = tok[:, j]
+        col[word] = table.encode(values, grow)
+        col[~word] = root_value
     ints = np.full((n_rows, max(len(compiled.int_columns), 1)), -1, dtype=np.int32)
     for j, ci in enumerate(compiled.int_columns):
-        values = []
-        for s in sentences:
-            values.append(-1)
-            values.extend(int(r[ci]) if r[ci].isdigit() else -1 for r in s.rows)
-        ints[:, j] = values
+        ints[word, j] = [int(v) if v.isdigit() else -1 for v in column(ci)]
     n_rag = len(compiled.rag_columns)
     rag_off = np.zeros((n_rag, n_rows + 1), dtype=np.int32)
     rag_ids_parts = []
@@ -96,15 +123,16 @@ def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: Lis
     for q, (ci, transform, length, sep) in enumerate(compiled.rag_columns):
         fn = _transform(transform, length)
         split = _splitter(sep)
-        counts, flat = [], []
-        for s in sentences:
-            counts.append(0)
-            for r in s.rows:
-                v = r[ci] if fn is None else fn(r[ci])
-                parts = [p for p in split(v) if p != ""] or [v]
-                counts.append(len(parts))
-                flat.extend(parts)
+        word_counts, flat = [], []
+        for v in column(ci):
+            if fn is not None:
+                v = fn(v)
+            parts = [p for p in split(v) if p != ""] or [v]
+            word_counts.append(len(parts))
+            flat.extend(parts)
         ids = rag_tables[q].encode(flat, grow)
+        counts = np.zeros(n_rows, dtype=np.int64)
+        counts[word] = word_counts
         rag_off[q, 0] = total
         rag_off[q, 1:] = total + np.cumsum(counts)
         total += len(ids)

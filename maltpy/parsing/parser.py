@@ -304,20 +304,26 @@ class Parser:
                 bar.close()
         return (corpus.offsets,) + tuple(out)
 
-    def parse_trees(self, sentences: Sequence[Sentence], progress: bool = False):
-        """Parse sentences and return each one's tree as (heads, labels): two lists with one entry
-        per word (head 0 = the root), pseudo-projective labels already decoded."""
-        if not sentences:
+    @property
+    def decodes_output(self) -> bool:
+        """Whether :meth:`parse_trees` rewrites the C loop's trees (pseudo-projective decoding);
+        when it does not, the heads and label ids of :meth:`parse_arrays` are the output."""
+        return self._pseudo_projective().active
+
+    def parse_trees(self, sentences, progress: bool = False):
+        """Parse sentences (a list of :class:`Sentence`, or a
+        :class:`~maltpy.parsing.encode.ColumnBatch`) and return each one's tree as (heads, labels):
+        two lists with one entry per word (head 0 = the root), pseudo-projective labels decoded."""
+        if not len(sentences):
             return []
         offsets, heads, labels = self.parse_arrays(sentences, progress)
         names = self.labels
         pp = self._pseudo_projective()
         out = []
-        for k, sent in enumerate(sentences):
-            r0 = offsets[k]
-            n = len(sent)
-            h = heads[r0 + 1:r0 + n + 1].tolist()
-            l = [names[x] for x in labels[r0 + 1:r0 + n + 1].tolist()]
+        bounds = offsets.tolist()
+        for r0, r1 in zip(bounds, bounds[1:]):
+            h = heads[r0 + 1:r1].tolist()
+            l = [names[x] for x in labels[r0 + 1:r1].tolist()]
             if pp.active:
                 h, l = pp.deprojectivize([-1] + h, ["_"] + l)
                 h, l = h[1:], l[1:]

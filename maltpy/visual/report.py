@@ -64,14 +64,13 @@ def overall_section(names, gold, systems, punctuation_note: str) -> str:
 def _arc_table(names, results: Sequence[Breakdown], gold_attr, system_attr, bins, key_name) -> str:
     rows = []
     for key in bins:
-        row = [key]
+        row = [key, str(getattr(results[0], gold_attr)[key].total)]
         for b in results:
             g, s = getattr(b, gold_attr)[key], getattr(b, system_attr)[key]
-            row += [str(g.total), _pct(g.labelled), _pct(g.unlabelled), str(s.total), _pct(s.labelled),
-                    _pct(s.unlabelled)]
+            row += [_pct(g.labelled), _pct(g.unlabelled), str(s.total), _pct(s.labelled), _pct(s.unlabelled)]
         rows.append(row)
-    per = ["gold arcs", "recall", "unl. recall", "system arcs", "precision", "unl. precision"]
-    return table(_system_head(names, per, [key_name]), rows, "arcs")
+    per = ["recall", "unl. recall", "system arcs", "precision", "unl. precision"]
+    return table(_system_head(names, per, [key_name, "gold arcs"]), rows, "arcs")
 
 
 def significance_section(names, gold, systems, punctuation: bool, rounds: int, res=None) -> str:
