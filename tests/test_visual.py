@@ -142,6 +142,7 @@ def test_draw_api_returns_svg_for_one_sentence_and_html_for_many():
     sents = read_conll(TEST)[:3]
     one = draw(sents[0])
     assert one.startswith("<svg") and one._repr_html_() == one
+    assert "<style>" in one   # styled on its own: a notebook cell or an .svg file has no page style
     page = draw(sents, gold=sents)
     assert page.startswith("<!DOCTYPE html>") and page.count('class="tree"') == 3
 
@@ -163,6 +164,7 @@ def test_draw_selection_and_svg_output(parsed, tmp_path, capsys):
     svg = tmp_path / "one.svg"
     assert main(["draw", system, "--sentence", "2", "-o", str(svg)]) == 0
     root = ET.parse(svg).getroot()
+    assert root.find(f"{SVG}style") is not None
     assert [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "form"] == read_conll(system)[1].forms
     assert main(["draw", system, "-o", str(tmp_path / "all.svg")]) == 1
     assert "one sentence" in capsys.readouterr().err

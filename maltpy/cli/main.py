@@ -326,9 +326,9 @@ def cmd_draw(argv):
         raise MaltpyError("no sentence to draw (every sentence is right)" if a.errors else "no sentence to draw")
     if svg:
         k = index[0]
-        text = sentence_svg(sentences[k], gold[k] if gold else None)
+        text = sentence_svg(sentences[k], gold[k] if gold else None, standalone=True)
     else:
-        title = f"maltpy draw: {os.path.basename(a.input)}"
+        title = f"maltpy draw: {'standard input' if a.input == '-' else os.path.basename(a.input)}"
         body = [f"<h2>{html.escape(title)}</h2>"] + ([LEGEND] if gold else [])
         body += [sentence_block(sentences[k], k, gold[k] if gold else None) for k in index]
         text = html_page(title, body)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import List, Optional, Sequence, Tuple
 
+from maltpy.errors import MaltpyError
 from maltpy.evaluation.breakdown import (Breakdown, arc_length_bins, breakdown, depth_bins, most_different,
                                          sentence_length_bins)
 from maltpy.evaluation.scores import evaluate
@@ -114,14 +115,10 @@ def report_html(gold, systems: Sequence[Tuple[str, Sequence]], punctuation: bool
 
     figs = figures
     if figs is None and plots:
+        from maltpy.visual.plots import figures as make_figures
         try:
-            from maltpy.visual.plots import figures as make_figures
             figs = make_figures(list(zip(names, results)))
-        except Exception as e:  # matplotlib missing or broken: the tables still say everything
-            from maltpy.errors import MaltpyError
-            if not isinstance(e, MaltpyError):
-                raise
-            figs = None
+        except MaltpyError:   # no matplotlib: the tables still say everything
             body.append('<p class="note">Plots need matplotlib: <code>pip install "maltpy[plots]"</code>.</p>')
 
     def plot(name):

@@ -27,13 +27,10 @@ WORD_GAP = 18        # px between words
 MARGIN = 12
 ROOT = 0
 
-STYLE = """
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif;margin:1.5em;color:#222}
-.sent{margin:0 0 1.6em 0}
-.sent h3{font-size:14px;font-weight:600;margin:0 0 .2em 0}
-.sent h3 .meta{font-weight:400;color:#666}
-.scroll{overflow-x:auto;overflow-y:hidden;border:1px solid #e4e4e4;border-radius:4px;background:#fff}
-svg.tree{display:block}
+FONTS = "system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif"
+#: The trees' own style: inside every standalone SVG, and in the HTML pages.
+TREE_STYLE = """
+svg.tree{display:block;font-family:""" + FONTS + """;background:#fff}
 svg.tree text{font-family:inherit}
 svg.tree .form{font-size:14px;fill:#111}
 svg.tree .tag{font-size:11px;fill:#777}
@@ -47,6 +44,13 @@ svg.tree .badhead path{stroke:#d62728;stroke-width:1.8}.badhead .lab,.badhead po
 svg.tree .badlabel .lab{fill:#d96b00;font-weight:600}
 svg.tree .gold path{stroke:#2a9d3f;stroke-dasharray:5 3}.gold .lab,.gold polygon{fill:#2a9d3f}
 svg.tree .goldlab{fill:#2a9d3f}
+"""
+STYLE = """
+body{font-family:""" + FONTS + """;margin:1.5em;color:#222}
+.sent{margin:0 0 1.6em 0}
+.sent h3{font-size:14px;font-weight:600;margin:0 0 .2em 0}
+.sent h3 .meta{font-weight:400;color:#666}
+.scroll{overflow-x:auto;overflow-y:hidden;border:1px solid #e4e4e4;border-radius:4px;background:#fff}
 .legend{font-size:13px;color:#444;margin:0 0 1.2em 0}
 .legend span{display:inline-block;margin-right:1.2em}
 .legend i{display:inline-block;width:22px;height:0;border-top:2px solid;vertical-align:middle;margin-right:.35em}
@@ -123,11 +127,12 @@ def _tag(row) -> str:
     return "" if tag == "_" else tag
 
 
-def sentence_svg(sentence, gold=None, title: Optional[str] = None) -> str:
+def sentence_svg(sentence, gold=None, title: Optional[str] = None, standalone: bool = False) -> str:
     """One sentence as an SVG element (a string).
 
     ``gold``: the same sentence with gold HEAD/DEPREL; errors are marked as the module says.
-    Words without a head (HEAD ``_``) are drawn without an arc.
+    Words without a head (HEAD ``_``) are drawn without an arc. ``standalone``: carry the
+    style inside the SVG (an .svg file, a notebook cell) instead of relying on the page's.
     """
     rows = sentence.rows
     n = len(rows)
@@ -186,6 +191,8 @@ def sentence_svg(sentence, gold=None, title: Optional[str] = None) -> str:
            f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">']
     if title:
         out.append(f"<title>{esc(title)}</title>")
+    if standalone:
+        out.append(f"<style>{TREE_STYLE}</style>")
 
     def klass(d: int) -> str:
         if gold is not None:
@@ -279,7 +286,7 @@ def html_page(title: str, body: Iterable[str], style: str = "") -> str:
     """A complete self-contained HTML document (``style``: CSS added to the trees' own)."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>{html.escape(title)}"
-            f"</title><style>{STYLE}{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+            f"</title><style>{TREE_STYLE}{STYLE}{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
 class Drawing(str):
@@ -300,7 +307,7 @@ def draw(sentences, gold=None, title: str = "maltpy trees", start: int = 0):
     if isinstance(sentences, Sentence):
         if gold is not None and not isinstance(gold, Sentence):
             raise MaltpyError("draw: give gold as one Sentence when drawing one sentence")
-        return Drawing(sentence_svg(sentences, gold))
+        return Drawing(sentence_svg(sentences, gold, standalone=True))
     sentences = list(sentences)
     golds = list(gold) if gold is not None else None
     if golds is not None and len(golds) != len(sentences):
