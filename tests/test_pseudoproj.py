@@ -1,12 +1,15 @@
 """Pseudo-projective parsing: projectivize/deprojectivize round trips, encodings, CLI modes."""
+import os
 import random
+
+import numpy as np
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import MaltpyError
 from maltpy.transform import PseudoProjective, nonprojective_arcs
-from conftest import is_tree, random_tree, shared_file
+from conftest import EXAMPLES, is_tree, random_tree, shared_file
 
 # G1 of Nivre (2008): (5, AuxP, 1) is the one non-projective arc
 G1_HEADS = [-1, 5, 1, 0, 5, 3, 3, 6, 0]
@@ -91,3 +94,54 @@ def test_head_path_round_trip_on_ud(lang):
         restored += sum(h2[d] == heads[d] and l2[d] == labels[d] for d in bad)
     assert total > 0
     assert restored >= 0.99 * total
+
+
+def test_plain_labels_share_one_deprel_feature_value():
+    pp = PseudoProjective("head+path", "left")
+    labels = ["ROOT", "nsubj", "obj", "obj%", "obj|", "obj|xcomp", "obj|xcomp%", "xcomp", "nmod|null", "iobj|obl"]
+    values = pp.deprel_feature_values(labels)
+    plain = [pp.plain_label(l) for l in labels]
+    assert plain == ["ROOT", "nsubj", "obj", "obj", "obj", "obj", "obj", "xcomp", "nmod", "iobj"]
+    for a in range(len(labels)):
+        for b in range(len(labels)):
+            assert (values[a] == values[b]) == (plain[a] == plain[b])
+    assert min(values) >= 1
+    assert PseudoProjective("none").deprel_feature_values(labels) is None
+
+
+def test_deprel_features_see_the_plain_label_as_in_maltparser(tmp_path):
+    """MaltParser keeps the lifting marks in PPLIFTED/PPPATH columns: a DEPREL feature of a lifted
+    arc labelled obj|xcomp has the value of obj (this made -pp differ from MaltParser's LAS)."""
+    from maltpy.parsing.parser import Parser
+    from maltpy.formats.conll import read_conll
+    fm = tmp_path / "deprel.yaml"
+    fm.write_text("name: deprel\nfeatures:\n  - OutputColumn(DEPREL, Stack[0])\n"
+                  "  - OutputColumn(DEPREL, ldep(Stack[0]))\n  - InputColumn(POSTAG, Input[0])\n")
+    # the example treebank, and one sentence where acl:relcl (lifted in the example) is not lifted
+    relcl = "1\tthe\tthe\tDET\tDT\t_\t2\tdet\n2\tcat\tcat\tNOUN\tNN\t_\t0\troot\n" \
+            "3\twho\twho\tPRON\tWP\t_\t4\tnsubj\n4\tsleeps\tsleep\tVERB\tVBZ\t_\t2\tacl:relcl\n" \
+            "5\t.\t.\tPUNCT\t.\t_\t2\tpunct\n\n"
+    from maltpy.formats.conll import parse_conll
+    train = read_conll(os.path.join(EXAMPLES, "toy-train.conll"), need_heads=True) + \
+        parse_conll(relcl, "conllx", need_heads=True)
+    p = Parser(features=str(fm), marking_strategy="head", verbose=False)
+    p.training_instances(train, fmt="conllx")
+    assert any("|" in l for l in p.labels)          # the example treebank has lifted arcs
+    # the same instances as a parser that never saw the marks: the projectivized trees with
+    # plain labels give the same feature matrix (the classes differ, the features must not)
+    enc = PseudoProjective("head")
+    plain = []
+    for sent in train:
+        proj = enc.apply(enc.projectivize, sent)
+        plain.append(proj.with_tree(proj.heads, [enc.plain_label(l) for l in proj.labels]))
+    X, _, _, keys = p.training_instances(train, fmt="conllx")
+    Xp, _, _, _ = Parser(features=str(fm), verbose=False).training_instances(plain, fmt="conllx")
+    assert X.shape == Xp.shape
+    assert np.array_equal(X.indptr, Xp.indptr) and np.array_equal(X.indices, Xp.indices)
+    # and the model file keeps them: a loaded model parses as the trained one
+    p.fit(train, fmt="conllx")
+    p.save(str(tmp_path / "m.mpz"))
+    q = Parser.load(str(tmp_path / "m.mpz"))
+    test = read_conll(os.path.join(EXAMPLES, "toy-test.conll"))
+    assert [s.heads for s in q.parse(test)] == [s.heads for s in p.parse(test)]
+    assert q.deprel_values == p.deprel_values

@@ -34,6 +34,8 @@ cdef class Extractor:
     cdef int* tpl_n
     cdef int* tpl_atoms
     cdef int* tpl_order      # templates in MaltParser's feature order (sorted specifications)
+    cdef int* deprel_value   # label id -> OutputColumn(DEPREL) value; NULL: label id + 1
+    cdef int n_deprel_values
     cdef readonly int split_atom
     cdef readonly int max_keys
     cdef readonly int null_mode

@@ -141,6 +141,8 @@ cdef class Extractor:
 
     def __cinit__(self, *args, **kwargs):
         self.addr_base = NULL
+        self.deprel_value = NULL
+        self.n_deprel_values = 0
 
     def __init__(self, dict tables, int n_tok, int n_int, int split_atom, str null_value="one"):
         """``tables``: int32 arrays addr (A x 4), nav_ops, atoms (K x 6), bins, templates (T x 4), order (T);
@@ -176,7 +178,25 @@ cdef class Extractor:
         if self.n_tpl >= (1 << 13):
             raise ValueError("a feature model may have at most 8191 features")
 
+    def set_deprel_values(self, values):
+        """OutputColumn(DEPREL) values by label id (all >= 1), or None for label id + 1.
+
+        Pseudo-projective parsing gives its encoded labels (``obj|xcomp``) the value of the
+        plain label (``obj``): MaltParser keeps the marks in columns of their own, which
+        DEPREL features do not see."""
+        free(self.deprel_value)
+        self.deprel_value = NULL
+        self.n_deprel_values = 0
+        if values is None:
+            return
+        arr = np.asarray(values, dtype=np.int32)
+        if arr.ndim != 1 or (len(arr) and (arr.min() < 1 or arr.max() >= C_ROOT_VALUE)):
+            raise ValueError("DEPREL feature values must be a vector of integers from 1 to 2**30 - 1")
+        self.deprel_value = _copy(arr)
+        self.n_deprel_values = len(arr)
+
     def __dealloc__(self):
+        free(self.deprel_value)
         if self.addr_base == NULL:
             return
         for p in (<size_t>self.addr_base, <size_t>self.addr_index, <size_t>self.nav_start,
@@ -208,6 +228,8 @@ cdef class Extractor:
                 return self.root_value
             lab = s.labels[x]
             if lab >= 0:
+                if lab < self.n_deprel_values:
+                    return self.deprel_value[lab]
                 return lab + 1
             return C_NO_VALUE if self.null_mode == 2 else self.root_value
         if kind == A_EXISTS:

@@ -144,6 +144,8 @@ class Parser:
         labels = sorted({r[7] for sent in sentences for r in sent.rows} | {s.root_label})
         self.labels = labels
         self.label_ids = {l: k for k, l in enumerate(labels)}
+        self.deprel_values = pp.deprel_feature_values(labels)
+        self.extractor.set_deprel_values(self.deprel_values)
         self.token_tables = [SymbolTable() for _ in self.compiled.token_columns]
         self.rag_tables = [SymbolTable() for _ in self.compiled.rag_columns]
         corpus = self.encode(sentences, grow=True)
@@ -353,6 +355,9 @@ class Parser:
             "n_splits": len(self.splits),
             "default_split": self.default_split,
             "train_stats": getattr(self, "train_stats", {}),
+            # OutputColumn(DEPREL) value per label id (pseudo-projective models since 0.1.0's
+            # MaltParser parity fix; absent: label id + 1, as older models were trained)
+            "deprel_values": getattr(self, "deprel_values", None),
         }
         arrays = {"split_map": self.split_map}
         C = self.classes.n_classes
@@ -385,6 +390,10 @@ class Parser:
             self._setup(header["format"], header["feature_model"])
             self.labels = list(header["labels"])
             self.label_ids = {l: k for k, l in enumerate(self.labels)}
+            self.deprel_values = header.get("deprel_values")
+            if self.deprel_values is not None and len(self.deprel_values) != len(self.labels):
+                raise ModelFileError(f"{path}: deprel_values does not match the labels")
+            self.extractor.set_deprel_values(self.deprel_values)
             self.token_tables = [SymbolTable(t) for t in header["token_tables"]]
             self.rag_tables = [SymbolTable(t) for t in header["rag_tables"]]
             self.classes = ClassTable(self.system_cls.labeled_moves, len(self.labels))

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from maltpy.errors import MaltpyError
 
@@ -234,11 +234,37 @@ class PseudoProjective:
                     labels[d] = original[d] + "%"
         return heads, labels
 
+    @staticmethod
+    def plain_label(label: str) -> str:
+        """The dependency label without the encoding's marks: ``obj|xcomp%`` -> ``obj``."""
+        cut = min((k for k in (label.find("|"), label.find("%")) if k > 0), default=len(label))
+        return label[:cut]
+
+    def deprel_feature_values(self, labels: Sequence[str]) -> Optional[List[int]]:
+        """For each label id, the value OutputColumn(DEPREL) features give it (1, 2, ...): the
+        same for every label with the same plain label, as in MaltParser, whose DEPREL column
+        holds only the plain label (the marks live in its PPLIFTED, PPPATH and PPCOVERED columns).
+        None when the encoding is off (a label's value is then its id + 1)."""
+        if not self.active:
+            return None
+        ids = {l: k for k, l in enumerate(labels)}
+        extra = {}
+        values = []
+        for label in labels:
+            plain = self.plain_label(label)
+            k = ids.get(plain)
+            if k is None:
+                k = extra.setdefault(plain, len(labels) + len(extra))
+            values.append(k + 1)
+        return values
+
     # ------------------------------------------------------------------ deprojectivize
     def _dependents(self, kids, governor, avoid, path_only, on_path):
         """Children of governor except avoid, in search order (distance to avoid, or left to right)."""
         cands = [c for c in kids[governor] if c != avoid and (not path_only or on_path[c])]
         if self.search_order == "distance":
+            # MaltParser sorts with a selection sort, which is not stable, but on children in
+            # ascending order by distance to one position it gives this order (checked by brute force)
             cands.sort(key=lambda c: (abs(c - avoid), c))
         return cands
 
