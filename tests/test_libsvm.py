@@ -34,9 +34,11 @@ def test_exported_model_reproduces_sklearn_decisions(n_classes, kernel):
     y = rng.integers(0, n_classes, 300) * 3 + 1  # class ids need not be 0..k-1
     learner = LibsvmLearner(kernel=kernel)
     model = learner.fit(X, y, 3 * n_classes + 1)
-    assert list(model.classes) == sorted(set(y.tolist()))
+    first_seen = list(dict.fromkeys(y.tolist()))       # LIBSVM's class order
+    assert list(model.classes) == first_seen
+    y_local = np.array([first_seen.index(c) for c in y.tolist()])
     est = SVC(kernel=["linear", "poly", "rbf", "sigmoid"][kernel], degree=2, gamma=0.2, coef0=0.0, C=0.5,
-              tol=1.0, decision_function_shape="ovo").fit(X, y)
+              tol=1.0, decision_function_shape="ovo").fit(X, y_local)
     expected = est.decision_function(X)
     if n_classes == 2:  # scikit-learn reports the binary decision with the opposite sign
         expected = -expected[:, None]
@@ -68,6 +70,31 @@ def _fit(train, algorithm, options=""):
     structure = "Right[0]" if algorithm.startswith("cov") else "Input[0]"  # the next input word
     return Parser(algorithm=algorithm, learner="libsvm", learner_options=options, split_column="POSTAG",
                   split_structure=structure, split_threshold=40, verbose=False).fit(train)
+
+
+def maltparser_ranking(votes):
+    """MaltLibsvmModel.predict's ranking of LIBSVM's classes: a selection sort by votes that swaps
+    (not stable: ties end up in the order the swaps leave them)."""
+    votes, order = list(votes), list(range(len(votes)))
+    for i in range(len(votes) - 1):
+        m = max(range(i, len(votes)), key=lambda j: (votes[j], -j))   # the first maximum
+        votes[i], votes[m] = votes[m], votes[i]
+        order[i], order[m] = order[m], order[i]
+    return order
+
+
+def test_maltparser_ranking_is_not_a_stable_sort():
+    assert maltparser_ranking([1, 1, 3]) == [2, 1, 0]     # the swap moved class 0 behind class 1
+    assert maltparser_ranking([2, 0, 2, 1]) == [0, 2, 3, 1]
+
+
+def test_classes_keep_libsvm_order_of_first_appearance():
+    from maltpy.learners.libsvm import LibsvmLearner
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((60, 12)) < 0.3).astype(np.float64))
+    y = np.array([7, 3, 9] * 20)
+    model = LibsvmLearner().fit(X, y, 10)
+    assert model.classes.tolist() == [7, 3, 9]
 
 
 def _reference_parse(p, sentence):
@@ -103,9 +130,9 @@ def _reference_parse(p, sentence):
             pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
             for (i, j), d in zip(pairs, dec):
                 votes[i if d > 0 else j] += 1
-        ok = [c for c in range(k) if move_of[svm.classes[c]] in valid]
+        ok = [c for c in maltparser_ranking(votes) if move_of[svm.classes[c]] in valid]
         if ok:
-            best = max(ok, key=lambda c: (votes[c], -c))
+            best = ok[0]
             move, label = p.classes.move_and_label(int(svm.classes[best]))
         else:
             move, label = p.classes.move_and_label(first_class[valid[0]])

@@ -145,13 +145,21 @@ class LibsvmLearner:
         if len(seen) < 2:  # one class: no support vectors, it wins every vote
             return SvmModel(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros((0, 0), np.float32),
                             np.zeros(0, np.float32), np.zeros(1, np.int32), seen)
+        # LIBSVM orders the classes by first appearance in the data (svm_group_classes), and that
+        # order decides which class of a pair is +1 and which instances come first in each
+        # one-vs-one problem; scikit-learn sorts the labels first. Numbering the classes by
+        # first appearance makes scikit-learn's LIBSVM reach Java LIBSVM's solution (MaltParser's)
+        # exactly: the same rho for every pair on EWT's split models (docs/benchmarks.md).
+        first_seen = np.array(list(dict.fromkeys(np.asarray(y).tolist())), dtype=np.int64)
+        rank = {c: k for k, c in enumerate(first_seen.tolist())}
+        y_local = np.fromiter((rank[c] for c in np.asarray(y).tolist()), dtype=np.int64, count=len(y))
         SVC = self.import_estimator()
         est = SVC(kernel=KERNELS[self.kernel], degree=self.degree, gamma=self.gamma, coef0=self.coef0,
                   C=self.C, tol=self.eps, cache_size=self.cache_mb, shrinking=True,
                   decision_function_shape="ovo")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est.fit(X, y)
+            est.fit(X, y_local)
         S = est.support_vectors_.tocsr()
         S.sort_indices()
         # the private arrays are LIBSVM's own; the public ones are sign-flipped for two classes
@@ -162,4 +170,4 @@ class LibsvmLearner:
             coef=np.ascontiguousarray(coef, dtype=np.float32),
             intercept=np.asarray(est._intercept_, dtype=np.float32).ravel(),
             n_support=np.asarray(est.n_support_, dtype=np.int32),
-            classes=np.asarray(est.classes_, dtype=np.int32))
+            classes=first_seen[np.asarray(est.classes_, dtype=np.int64)].astype(np.int32))

@@ -18,8 +18,9 @@ Per decision x and split model:
   K[sv] = kernel(dots[sv]) (a table look-up: dots are small integers),
   P[c][r] = sum over the SVs of class c of coef[r][sv] * K[sv]   (the sgemm),
   decision(i, j) = P[i][j-1] + P[j][i] + intercept(i, j) > 0 votes i, else j,
-and the valid class with the most votes wins (ties: the lower class), as in
-MaltParser's ranking of LIBSVM's votes.
+and the classes are ranked by votes as MaltParser ranks them (MaltLibsvmModel.predict:
+a selection sort with swaps over the classes in LIBSVM's order, which is not stable,
+so it decides ties); the first permissible class in that ranking wins.
 """
 cimport cython
 import numpy as np
@@ -173,7 +174,8 @@ cdef void score_group(KernelModels km, const SvmC* m, ClassTable classes, Pendin
     ``cnt``: scratch of max_sv counts; ``ktab[d]``: kernel value of dot product d
     (every kernel but RBF depends on the dot product alone).
     """
-    cdef int b, f, c, i, j, p, k = m.k, n_sv = m.n_sv, km1 = m.k - 1, ldc, n_c, best, g, off
+    cdef int b, f, c, i, j, p, k = m.k, n_sv = m.n_sv, km1 = m.k - 1, ldc, n_c, best, g, off, imax
+    cdef int* rank
     cdef int64_t t
     cdef float* row
     cdef float* pb
@@ -225,11 +227,23 @@ cdef void score_group(KernelModels km, const SvmC* m, ClassTable classes, Pendin
                     else:
                         votes[j] += 1
                     p += 1
-        best = -1
+        # MaltParser's ranking: selection sort by votes, swapping votes and classes alike
+        rank = votes + k
         for c in range(k):
-            g = m.classes[c]
-            if (e.moves >> classes.class_move[g]) & 1 and (best < 0 or votes[c] > votes[best]):
-                best = c
+            rank[c] = c
+        best = -1
+        for i in range(k):
+            if i < k - 1:
+                imax = i
+                for j in range(i + 1, k):
+                    if votes[j] > votes[imax]:
+                        imax = j
+                if imax != i:
+                    votes[i], votes[imax] = votes[imax], votes[i]
+                    rank[i], rank[imax] = rank[imax], rank[i]
+            if (e.moves >> classes.class_move[m.classes[rank[i]]]) & 1:
+                best = rank[i]
+                break
         if best >= 0:
             chosen[b] = m.classes[best]
         else:  # no class this model knows is permissible: the first permissible move
@@ -349,7 +363,7 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
     cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1) * T)
     cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * MK * T)
     cdef int* chosen = <int*>malloc(sizeof(int) * B * T)
-    cdef int* votes = <int*>malloc(sizeof(int) * K * T)
+    cdef int* votes = <int*>malloc(sizeof(int) * 2 * K * T)   # votes and ranking, per thread
     cdef float* kv = <float*>malloc(sizeof(float) * B * max_sv * T)
     cdef short* cnt = <short*>malloc(sizeof(short) * max_sv * T)
     cdef float* P = <float*>malloc(sizeof(float) * B * <Py_ssize_t>K * K * T)
@@ -439,7 +453,7 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
                         t = threadid()
                         score_group(km, &km.m[work_sp[wi]], classes, pend, by_split + work_lo[wi], work_nb[wi],
                                     feats, cnt + t * max_sv, ktab, kv + t * B * max_sv,
-                                    P + t * B * K * K, votes + t * K, chosen + t * B)
+                                    P + t * B * K * K, votes + t * 2 * K, chosen + t * B)
                         apply_chosen(system, classes, states, pend, by_split + work_lo[wi], work_nb[wi],
                                      chosen + t * B)
                     # the compaction moved entries: restore each slot's own feature offset
