@@ -160,3 +160,10 @@ def test_train_on_swedish_sample_with_split(tmp_path):
     assert len(p.splits) > 2
     from maltpy.evaluation import evaluate
     assert evaluate(test, p.parse(test))["all"].las > 60
+
+
+def test_learner_options_may_start_with_a_dash_as_in_maltparser(tmp_path):
+    # -lo "-s 4 -c 0.2" is how MaltParser (and the README) writes learner options
+    m = str(tmp_path / "lo.mpz")
+    assert main(["-c", m, "-m", "learn", "-i", TRAIN, "-lo", "-s 4 -c 0.2 -e 0.1 -B -1", "-q"]) == 0
+    assert maltpy.load(m).settings.learner_options == "-s 4 -c 0.2 -e 0.1 -B -1"

@@ -37,7 +37,7 @@ def test_exported_model_reproduces_sklearn_decisions(n_classes, kernel):
     first_seen = list(dict.fromkeys(y.tolist()))       # LIBSVM's class order
     assert list(model.classes) == first_seen
     y_local = np.array([first_seen.index(c) for c in y.tolist()])
-    est = SVC(kernel=["linear", "poly", "rbf", "sigmoid"][kernel], degree=2, gamma=0.2, coef0=0.0, C=0.5,
+    est = SVC(kernel=["linear", "poly", "rbf", "sigmoid"][kernel], degree=2, gamma=0.2, coef0=0.0, C=learner.C,
               tol=1.0, decision_function_shape="ovo").fit(X, y_local)
     expected = est.decision_function(X)
     if n_classes == 2:  # scikit-learn reports the binary decision with the opposite sign
@@ -55,7 +55,10 @@ def test_single_class_training_data_gives_a_model_without_support_vectors():
 def test_options_follow_svm_train_flags():
     o = parse_libsvm_options("-s_0_-t_1_-d_3_-g_0.5_-r_1_-c_2_-e_0.01")
     assert (o["t"], o["d"], o["g"], o["r"], o["c"], o["e"]) == (1, 3, 0.5, 1.0, 2.0, 0.01)
-    assert parse_libsvm_options("")["c"] == 0.5  # Nivre (2008), not MaltParser's -c 1
+    defaults = parse_libsvm_options("")   # MaltParser's LibSvm.getDefaultLibOptions
+    assert (defaults["t"], defaults["d"], defaults["g"], defaults["r"], defaults["c"], defaults["e"]) == \
+        (1, 2, 0.2, 0.0, 1.0, 1.0)
+    assert parse_libsvm_options("-c 0.5")["c"] == 0.5   # Nivre (2008)
     for bad in ("-t 7", "-s 1", "-x 1", "-c", "-g high"):
         with pytest.raises(MaltpyError):
             parse_libsvm_options(bad)
@@ -126,7 +129,8 @@ def _reference_parse(p, sentence):
         k = len(svm.classes)
         votes = np.zeros(k, dtype=int)
         if svm.n_sv:
-            dec = svm.decision(x, kernel, xnorm=[len(keys)])[0]
+            left_out = len(p.compiled.split_templates) if sp_id != p.default_split else 0   # the split feature
+            dec = svm.decision(x, kernel, xnorm=[len(keys) - left_out])[0]
             pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
             for (i, j), d in zip(pairs, dec):
                 votes[i if d > 0 else j] += 1

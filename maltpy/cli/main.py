@@ -64,7 +64,8 @@ def _main_parser():
     g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default) or libsvm (kernel SVM; "
                    "slower, use with a data split -d/-s/-T)")
     g.add_argument("-lo", metavar="OPTIONS", help="learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); "
-                   "libsvm svm-train flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_0.5_-e_1.0' (Nivre 2008)")
+                   "libsvm svm-train flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; "
+                   "Nivre 2008 used -c 0.5); a value may start with '-': -lo \"-s 0 -c 0.5\"")
     g.add_argument("-d", metavar="COLUMN", help="data split column, e.g. POSTAG")
     g.add_argument("-s", metavar="STRUCTURE", help="data split structure, e.g. Input[0]")
     g.add_argument("-T", metavar="N", help="data split threshold (default 50)")
@@ -421,13 +422,31 @@ SUBCOMMANDS = {"eval": cmd_eval, "draw": cmd_draw, "convert-features": cmd_conve
                "fragmentation": cmd_fragmentation, "experiment": cmd_experiment}
 
 
+#: Flags whose value may itself start with '-' (learner options are svm-train/train flags).
+DASH_VALUE_FLAGS = ("-lo",)
+
+
+def _attach_dash_values(argv):
+    """``-lo "-s 0"`` as MaltParser takes it: argparse would read "-s 0" as a flag, so the
+    value is attached (``-lo=-s 0``)."""
+    out, k = [], 0
+    while k < len(argv):
+        if argv[k] in DASH_VALUE_FLAGS and k + 1 < len(argv):
+            out.append(f"{argv[k]}={argv[k + 1]}")
+            k += 2
+        else:
+            out.append(argv[k])
+            k += 1
+    return out
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])
             return 0
-        args = _main_parser().parse_args(argv)
+        args = _main_parser().parse_args(_attach_dash_values(argv))
         settings, config_path = _settings_from_args(args)
         explicit = {name for flag, name in FLAGS.items() if getattr(args, flag.lstrip("-"), None) is not None}
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())

@@ -35,6 +35,9 @@ class Compiled:
     int_columns: List[int] = field(default_factory=list)
     rag_columns: List[Tuple[int, str, int, str]] = field(default_factory=list)
     split_atom: int = -1
+    #: templates that are the data split feature itself: MaltParser leaves them out of the split
+    #: models (constant there), keeping them in the default model only
+    split_templates: List[int] = field(default_factory=list)
 
 
 def compile_model(model: S.FeatureModel, fmt: str, system_cls,
@@ -159,4 +162,5 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
         "order": np.array(sorted(range(len(templates)), key=lambda t: re.sub(r"\s+", "", str(model.features[t]))),
                           dtype=np.int32),
     }
-    return Compiled(tables, token_cols, int_cols, rag_cols, split_atom)
+    split_templates = [t for t, row in enumerate(templates) if split_atom >= 0 and row[0] == 1 and row[1] == split_atom]
+    return Compiled(tables, token_cols, int_cols, rag_cols, split_atom, split_templates)

@@ -1,7 +1,8 @@
 """LIBSVM through scikit-learn's SVC, with the settings of Nivre (2008).
 
-Defaults are the 2008 experiments' ``svm-train -s 0 -t 1 -d 2 -g 0.2 -r 0 -c 0.5 -e 1.0``
-(MaltParser's own default differs only in ``-c 1``). SVC trains LIBSVM's
+Defaults are MaltParser 1.9's (``LibSvm.getDefaultLibOptions``): ``svm-train -s 0 -t 1 -d 2
+-g 0.2 -r 0 -c 1 -e 1.0``; the experiments of Nivre (2008) used ``-c 0.5`` (``-lo "-c 0.5"``).
+Trained on the same instances, these models are Java LIBSVM's (MaltParser's): see :meth:`LibsvmLearner.fit`. SVC trains LIBSVM's
 one-vs-one classifiers; :meth:`LibsvmLearner.fit` exports the support vectors,
 their coefficients and the intercepts as plain arrays, which the batched
 parse loop (:mod:`maltpy.parsing.kernel`) scores in C without calling
@@ -24,8 +25,9 @@ _FLAGS = {"s": int, "t": int, "d": int, "g": float, "r": float, "c": float, "e":
 
 
 def parse_libsvm_options(text: str) -> dict:
-    """``"-s 0 -t 1 -d 2 -g 0.2 -r 0 -c 0.5 -e 1.0"`` (svm-train flags; underscores allowed for spaces)."""
-    opts = parse_flags(text, {"s": 0, "t": 1, "d": 2, "g": 0.2, "r": 0.0, "c": 0.5, "e": 1.0, "m": 1000.0},
+    """``"-s 0 -t 1 -d 2 -g 0.2 -r 0 -c 1 -e 1.0"`` (svm-train flags; underscores allowed for spaces).
+    The cache (-m, MB) only changes the speed; maltpy's default is larger than MaltParser's 100."""
+    opts = parse_flags(text, {"s": 0, "t": 1, "d": 2, "g": 0.2, "r": 0.0, "c": 1.0, "e": 1.0, "m": 1000.0},
                        _FLAGS, "libsvm")
     if opts["s"] != 0:
         raise MaltpyError(f"libsvm -s {opts['s']}: only C-SVC (-s 0) makes a parser's classifier")
@@ -111,7 +113,7 @@ class LibsvmLearner:
     degree: int = 2
     gamma: float = 0.2
     coef0: float = 0.0
-    C: float = 0.5
+    C: float = 1.0
     eps: float = 1.0
     cache_mb: float = 1000.0
 

@@ -52,6 +52,7 @@ cdef struct SvmC:
     const float* intercept   # k(k-1)/2, pairs (0,1), (0,2) .. (k-2,k-1)
     const int* start         # k+1: SVs of local class c are start[c] .. start[c+1]-1
     const int* classes       # parser class id of each local class
+    int n_left_out           # keys of each decision this model's vectors leave out (the split feature)
     const uint64_t* keys     # feature key -> local feature id (open addressing)
     const int32_t* vals
     Py_ssize_t mask
@@ -88,8 +89,10 @@ cdef class KernelModels(SplitModels):
     cdef readonly int max_k, max_sv
     cdef list _keep
 
-    def __cinit__(self, list models, split_map, int default_split, kernel):
-        """``models``: list of (feature keys uint64[n_feat], SvmModel over local ids 0..n_feat-1)."""
+    def __cinit__(self, list models, split_map, int default_split, kernel, left_out=None):
+        """``models``: list of (feature keys uint64[n_feat], SvmModel over local ids 0..n_feat-1);
+        ``left_out``: per model, how many of a decision's keys its vectors leave out (a split
+        model leaves out the split feature, as MaltParser does), for the RBF kernel's norm."""
         self.n_splits = len(models)
         self.m = <SvmC*>calloc(max(self.n_splits, 1), sizeof(SvmC))
         if self.m == NULL:
@@ -125,6 +128,7 @@ cdef class KernelModels(SplitModels):
             classes = np.ascontiguousarray(svm.classes, dtype=np.int32)
             self._keep.append((fm, inv_ptr, inv_sv, inv_neg, sv_norm, coef, intercept, start, classes))
             c.k, c.n_sv = k, n_sv
+            c.n_left_out = int(left_out[i]) if left_out is not None else 0
             c.inv_ptr = <int64_t*>cnp.PyArray_DATA(inv_ptr)
             c.inv_sv = <int32_t*>cnp.PyArray_DATA(inv_sv)
             c.inv_neg = <char*>cnp.PyArray_DATA(inv_neg)
@@ -308,7 +312,7 @@ cdef bint advance(TransitionSystem system, Extractor ex, KernelModels km, ClassT
     nk = ex.extract(system, s, &w.sent, w.nodes, w.values, w.keys)
     sp = km.split_of(ex.split_value(system, s, &w.sent, w.nodes)) if ex.split_atom >= 0 else 0
     m = &km.m[sp]
-    e.sent, e.split, e.n_all, e.n_feat = i, sp, nk, 0
+    e.sent, e.split, e.n_all, e.n_feat = i, sp, nk - m.n_left_out, 0
     for a in range(nk):
         fid = probe(m.keys, m.vals, m.mask, w.keys[a])
         if fid >= 0:

@@ -194,15 +194,21 @@ class Parser:
             log(f"note: one {s.learner} model gets {largest} instances, which can take hours; "
                 "a data split keeps the models small (e.g. -d POSTAG -s Input[0] -T 1000)")
 
-        def train(rows):
+        # MaltParser's split models leave out the split feature itself (FeatureModel's divide
+        # feature vectors); the default model keeps it
+        template_of_key = (all_keys.astype(np.uint64) >> np.uint64(50)).astype(np.int64)
+        split_feature_column = np.isin(template_of_key, self.compiled.split_templates)
+
+        def train(rows, divided):
             if rows is None:  # every feature occurs in the full instance set
                 Xs, ys, cols = X, y, np.arange(X.shape[1])
             else:  # a split model: keep only the columns its instances use
                 Xs, ys = X[rows], y[rows]
                 cols = np.unique(Xs.indices)
-                remap = np.full(X.shape[1], -1, dtype=np.int32)
-                remap[cols] = np.arange(len(cols), dtype=np.int32)
-                Xs = sp.csr_matrix((Xs.data, remap[Xs.indices], Xs.indptr), shape=(Xs.shape[0], len(cols)))
+                if divided:
+                    cols = cols[~split_feature_column[cols]]
+                Xs = Xs[:, cols].tocsr()
+                Xs.sort_indices()
             if learner.kind == "kernel":  # keep the features some support vector has
                 svm = learner.fit(Xs, ys, C)
                 used = svm.used_features()
@@ -229,7 +235,7 @@ class Parser:
         # largest groups first so the pool finishes together; liblinear releases the GIL
         order = sorted(range(len(groups)), key=lambda g: -(n_inst if groups[g] is None else len(groups[g])))
         with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups)))) as pool:
-            futures = {pool.submit(train, groups[g]): g for g in order}
+            futures = {pool.submit(train, groups[g], g != self.default_split): g for g in order}
             for fut in futures:
                 results[futures[fut]] = fut.result()
                 if bar:
@@ -252,14 +258,17 @@ class Parser:
         if self.compiled.split_atom < 0:
             return [None], np.zeros(1, dtype=np.int32), 0
         values, counts = np.unique(split_values, return_counts=True)
-        big = values[counts >= s.split_threshold]
+        # as MaltParser's FeatureDivideModel: a value with at most -T instances goes to the default
+        # model, and the default model's instances come value by value (ascending symbol codes,
+        # a TreeMap), each value's in training order
+        big = values[counts > s.split_threshold]
         order = np.argsort(split_values, kind="stable")
         sorted_vals = split_values[order]
         groups = []
         for v in big:
             lo, hi = np.searchsorted(sorted_vals, v), np.searchsorted(sorted_vals, v, side="right")
-            groups.append(np.sort(order[lo:hi]))
-        rest = np.flatnonzero(~np.isin(split_values, big))
+            groups.append(order[lo:hi])
+        rest = order[~np.isin(sorted_vals, big)]
         groups.append(rest if len(rest) else None)  # default model; all instances if nothing is pooled
         n_values = int(max(split_values.max(initial=0), 0)) + 1
         split_map = np.full(n_values, len(groups) - 1, dtype=np.int32)
@@ -277,8 +286,10 @@ class Parser:
         """The scoring tables of the C loop: Weights (linear) or KernelModels (kernel)."""
         if self._weights is None:
             if self.learner.kind == "kernel":
+                left_out = [0 if k == self.default_split else len(self.compiled.split_templates)
+                            for k in range(len(self.splits))]
                 self._weights = KernelModels(self.splits, self.split_map, self.default_split,
-                                             self.learner.kernel_function())
+                                             self.learner.kernel_function(), left_out)
             else:
                 models = [(FeatMap.from_keys(k), W, b) for k, W, b in self.splits]
                 self._weights = Weights(models, self.split_map, self.default_split, self.classes.n_classes)
