@@ -48,26 +48,25 @@ def _lines(ax, bins, systems, series, ylabel, title):
     ax.set_ylim(0, 100)
 
 
-def arc_length_figure(systems):
-    """Labelled precision by predicted arc length and labelled recall by gold arc length."""
+def _precision_recall_figure(systems, bins, system_groups, gold_groups, what):
+    """Two panels: labelled precision grouped by the system's ``what``, recall by gold's."""
     fig, (ax1, ax2) = _figure(10.0, 3.4, 2)
-    bins = arc_length_bins()
-    _lines(ax1, bins, systems, lambda b: b.system_arc_length, "labelled precision (%)",
-           "precision by predicted arc length")
-    _lines(ax2, bins, systems, lambda b: b.gold_arc_length, "labelled recall (%)", "recall by gold arc length")
+    _lines(ax1, bins, systems, lambda b: getattr(b, system_groups), "labelled precision (%)",
+           f"precision by predicted {what}")
+    _lines(ax2, bins, systems, lambda b: getattr(b, gold_groups), "labelled recall (%)", f"recall by gold {what}")
     ax2.legend(fontsize=8, loc="lower left")
     return fig
+
+
+def arc_length_figure(systems):
+    """Labelled precision by predicted arc length and labelled recall by gold arc length."""
+    return _precision_recall_figure(systems, arc_length_bins(), "system_arc_length", "gold_arc_length",
+                                    "arc length")
 
 
 def depth_figure(systems):
     """Labelled precision by predicted depth and labelled recall by gold depth (arcs to the root)."""
-    fig, (ax1, ax2) = _figure(10.0, 3.2, 2)
-    bins = depth_bins()
-    _lines(ax1, bins, systems, lambda b: b.system_depth, "labelled precision (%)",
-           "precision by predicted distance to root")
-    _lines(ax2, bins, systems, lambda b: b.gold_depth, "labelled recall (%)", "recall by gold distance to root")
-    ax2.legend(fontsize=8, loc="lower left")
-    return fig
+    return _precision_recall_figure(systems, depth_bins(), "system_depth", "gold_depth", "distance to root")
 
 
 def sentence_length_figure(systems):
