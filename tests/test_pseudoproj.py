@@ -145,3 +145,14 @@ def test_deprel_features_see_the_plain_label_as_in_maltparser(tmp_path):
     test = read_conll(os.path.join(EXAMPLES, "toy-test.conll"))
     assert [s.heads for s in q.parse(test)] == [s.heads for s in p.parse(test)]
     assert q.deprel_values == p.deprel_values
+
+
+def test_head_path_deprojectivization_as_maltparser():
+    pp = PseudoProjective("head+path")
+    # word 3 was lifted from a head labelled nmod; the only node on the path, 1, is nmod:poss:
+    # MaltParser leaves word 3 where it is (no falling back to the end of the path)
+    h, l = pp.deprojectivize([-1, 2, 0, 2], ["_", "nmod:poss%", "root", "appos|nmod"])
+    assert h[3] == 2 and l[3] == "appos"
+    # two nodes on the path have the label: the one where the path ends wins over the first found
+    h, l = pp.deprojectivize([-1, 0, 1, 2, 1], ["_", "root", "nmod%", "nmod%", "x|nmod"])
+    assert h[4] == 3 and l[4] == "x"

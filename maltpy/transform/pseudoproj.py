@@ -22,7 +22,8 @@ them and marked ``|null``; ``ignore`` attaches them only while lifting.
 Deprojectivize (parse output): visit nodes top-down; a lifted node goes to the
 first node, breadth first below its current head (its own subtree excluded),
 that matches its encoding: label h (head), the end of a ``%`` path (path), or
-label h along ``%`` arcs, falling back to the path end (head+path). Siblings are
+label h along ``%`` arcs, preferring a node where the path ends, and no move when
+no node on the path has label h (head+path, as MaltParser 1.9.2). Siblings are
 visited in order of distance to the lifted node, as MaltParser does
 (``search_order="distance"``), or left to right as in Nivre (2008).
 """
@@ -273,7 +274,7 @@ class PseudoProjective:
         mode = self.strategy
         path_only = mode != "head"
         queue = deque(self._dependents(kids, start, avoid, path_only, on_path))
-        fallback = None
+        second_choice = None
         while queue:
             node = queue.popleft()
             below = self._dependents(kids, node, avoid, path_only, on_path)
@@ -283,13 +284,15 @@ class PseudoProjective:
             elif mode == "path":
                 if not below:
                     return node
-            else:  # head+path: the labelled node on the path, else the path's end
-                if target is not None and labels[node] == target:
+            elif target is not None and labels[node] == target:
+                # head+path as MaltParser: the first node with the label where the path ends,
+                # else the first with the label anywhere on it; no label, no move
+                if not below:
                     return node
-                if not below and fallback is None:
-                    fallback = node
+                if second_choice is None:
+                    second_choice = node
             queue.extend(below)
-        return fallback
+        return second_choice
 
     def deprojectivize(self, heads: Sequence[int], labels: Sequence[str]) -> Tuple[List[int], List[str]]:
         """Undo the encoding on a parsed tree: move lifted words back, strip the marks."""
