@@ -167,3 +167,15 @@ def test_learner_options_may_start_with_a_dash_as_in_maltparser(tmp_path):
     m = str(tmp_path / "lo.mpz")
     assert main(["-c", m, "-m", "learn", "-i", TRAIN, "-lo", "-s 4 -c 0.2 -e 0.1 -B -1", "-q"]) == 0
     assert maltpy.load(m).settings.learner_options == "-s 4 -c 0.2 -e 0.1 -B -1"
+
+
+def test_python_api_refuses_strings_and_treeless_training_data(model):
+    from maltpy.errors import MaltpyError
+    parser = maltpy.load(model)
+    with pytest.raises(MaltpyError, match="list of sentences"):
+        parser.parse("Dogs bark")
+    with pytest.raises(MaltpyError, match="list of words"):
+        parser.parse(["Dogs", "bark"])
+    assert len(parser.parse([["Dogs", "bark"]])[0]) == 2
+    with pytest.raises(MaltpyError, match="gold trees"):
+        maltpy.train([maltpy.Sentence.from_words(["Dogs", "bark"])])

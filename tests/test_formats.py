@@ -111,3 +111,21 @@ def test_ud_round_trip(path):
     out = format_sentences(sents)
     # the writer ends every sentence with one blank line
     assert out.strip("\n") == expected.strip("\n")
+
+
+@pytest.mark.parametrize("tid, head", [("01", "0"), ("\u00b9", "0"), ("\u0661", "0"), ("1", "\u00b2"),
+                                       ("1", "00"), ("1", " 0"), ("1", "+0")])
+def test_ids_and_heads_must_be_plain_ascii_integers(tid, head):
+    text = f"{tid}\tDogs\t_\tNOUN\tNNS\t_\t{head}\troot\n\n"
+    with pytest.raises(InputFormatError, match=r"<input>:1: "):
+        parse_conll(text, "conllx", need_heads=True)
+
+
+def test_from_words_refuses_what_a_conll_file_cannot_hold():
+    from maltpy.errors import MaltpyError
+    from maltpy.formats.conll import Sentence
+    assert Sentence.from_words(["Dogs", "bark"], postags=["NNS", "VBP"]).column(3) == ["NNS", "VBP"]
+    for bad in (dict(forms=["a", "b"], postags=["X"]), dict(forms="Dogs bark"), dict(forms=["a\tb"]),
+                dict(forms=[""]), dict(forms=["a"], lemmas=["x\ny"])):
+        with pytest.raises(MaltpyError):
+            Sentence.from_words(**bad)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -29,6 +30,8 @@ INPUT_COLUMNS = {
 #: Integer columns usable by InputArc / InputArcDir.
 HEAD_COLUMNS = {"conllx": ("HEAD", "PHEAD"), "conllu": ("HEAD",)}
 FORMATS = tuple(COLUMNS)
+#: a HEAD value as CoNLL writes it (int() would also take "¹", " 7" or "007")
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 HEAD, DEPREL = 6, 7
 
 
@@ -98,8 +101,25 @@ class Sentence:
 
         ``postags`` fills POSTAG, and CPOSTAG too unless ``cpostags`` is given.
         """
+        if isinstance(forms, str):
+            raise MaltpyError("Sentence.from_words takes a list of words, not a string: "
+                              "split it first, e.g. text.split()")
+        forms = list(forms)
         given = {1: forms, 2: lemmas, 3: cpostags if cpostags is not None else postags,
                  4: postags, 5: feats}
+        names = {1: "forms", 2: "lemmas", 3: "cpostags" if cpostags is not None else "postags",
+                 4: "postags", 5: "feats"}
+        for ci, values in given.items():
+            if values is None:
+                continue
+            if isinstance(values, str) or len(values) != len(forms):
+                raise MaltpyError(f"Sentence.from_words: {names[ci]} must be a list with one entry per word "
+                                  f"({len(forms)} words)")
+            for v in values:
+                text = str(v)
+                if text == "" or any(c in text for c in "\t\n\r"):
+                    raise MaltpyError(f"Sentence.from_words: {names[ci]} entry {text!r} is empty or holds a "
+                                      "tab or line break, which a CoNLL file cannot hold (use _ for none)")
         rows = []
         for k in range(len(forms)):
             row = [str(k + 1)] + ["_"] * 9
@@ -176,7 +196,7 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
                 continue
             raise InputFormatError(path, lineno, f"token ID {tid!r} is not an integer "
                                                  "(multiword tokens and empty nodes exist in CoNLL-U only)")
-        if not tid.isdigit() or int(tid) != len(rows) + 1:
+        if tid != str(len(rows) + 1):   # ASCII digits, no leading zeros: "1", not "01" or "¹"
             raise InputFormatError(path, lineno, f"expected token ID {len(rows) + 1}, found {tid!r}")
         if "" in fields:
             ci = fields.index("")
@@ -207,8 +227,8 @@ def _check_heads(rows, linenos, path, need_heads):
                                                      "a head for every token")
             heads.append(-1)
             continue
-        if not (h.isdigit() or (h.startswith("-") and h[1:].isdigit())):
-            raise InputFormatError(path, lineno, f"HEAD {h!r} is not an integer")
+        if not _INTEGER.fullmatch(h):
+            raise InputFormatError(path, lineno, f"HEAD {h!r} is not an integer (ASCII digits, no leading zeros)")
         h = int(h)
         if h < 0 or h > n:
             raise InputFormatError(path, lineno, f"HEAD {h} is out of range: the sentence has {n} tokens")

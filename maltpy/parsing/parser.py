@@ -134,6 +134,14 @@ class Parser:
         s = self.settings
         if not sentences:
             raise MaltpyError("no training sentences")
+        for k, sent in enumerate(sentences):
+            if not isinstance(sent, Sentence):
+                raise MaltpyError(f"training sentence {k + 1} is a {type(sent).__name__}, not a Sentence "
+                                  "(read treebanks with maltpy.read_conll)")
+            if any(r[6] == "_" or r[7] == "_" for r in sent.rows):
+                where = f" ({sent.source}:{sent.first_line})" if sent.first_line else ""
+                raise MaltpyError(f"training sentence {k + 1}{where} has words without HEAD or DEPREL; "
+                                  "training needs gold trees")
         fmt = fmt or s.input_format or "conllx"
         log = log or (lambda msg: None)
         t0 = time.perf_counter()
@@ -345,7 +353,10 @@ class Parser:
 
     def parse(self, sentences: Sequence[Sentence], progress: bool = False) -> List[Sentence]:
         """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled."""
-        sentences = [s if isinstance(s, Sentence) else Sentence.from_words(list(s)) for s in sentences]
+        if isinstance(sentences, (str, Sentence)):
+            raise MaltpyError("parse takes a list of sentences (Sentence objects or lists of words); "
+                              "for one text: parser.parse([text.split()])")
+        sentences = [_as_sentence(s) for s in sentences]
         return [sent.with_tree(h, l) for sent, (h, l) in zip(sentences, self.parse_trees(sentences, progress))]
 
     # ------------------------------------------------------------------ files
@@ -436,6 +447,16 @@ class Parser:
             raise ModelFileError(f"{path}: inconsistent model file ({type(e).__name__}: {e})") from None
         self._fitted = True
         return self
+
+
+def _as_sentence(s) -> Sentence:
+    """A Sentence, or a list of words made into one; anything else is refused."""
+    if isinstance(s, Sentence):
+        return s
+    if isinstance(s, str) or not hasattr(s, "__iter__"):
+        raise MaltpyError(f"each sentence must be a Sentence or a list of words, not {type(s).__name__} "
+                          f"{str(s)[:40]!r}")
+    return Sentence.from_words(list(s))
 
 
 def load(path: str, **overrides) -> Parser:
