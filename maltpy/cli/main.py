@@ -134,6 +134,11 @@ def run_learn(settings, log):
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
+    from maltpy.output import check_output_path
+    from maltpy.parsing.modelfile import make_parent_directory
+    # a model that cannot be saved is found out before training, not after
+    make_parent_directory(settings.model)
+    check_output_path(settings.model)
     fmt = _detect(settings.input, settings.input_format) or "conllx"
     t0 = time.perf_counter()
     sentences = read_conll(settings.input, fmt, need_heads=True)
@@ -149,6 +154,8 @@ def run_parse(settings, log, explicit):
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
+    from maltpy.output import check_output_path
+    check_output_path(settings.output)
     overrides = {k: getattr(settings, k) for k in ("enforce_tree", "verbose", "jobs")}
     ignored = sorted(k for k in explicit if k not in overrides and k not in
                      ("model", "input", "output", "input_format", "output_format"))

@@ -8,14 +8,12 @@ data-format files.
 from __future__ import annotations
 
 import io
-import os
 import re
 import sys
-import tempfile
-from contextlib import contextmanager
 from typing import Iterable, List, Optional
 
 from maltpy.errors import InputFormatError, MaltpyError
+from maltpy.output import open_output
 
 #: MaltParser's column names per format, in file order.
 COLUMNS = {
@@ -288,34 +286,10 @@ def format_sentences(sentences: Iterable[Sentence]) -> str:
     return buf.getvalue()
 
 
-@contextmanager
 def atomic_output(target):
-    """Yield a text stream; the target file appears only if the block succeeds.
-
-    ``-`` or None means stdout, which is written only at the end as well, so a
-    failure never leaves half a file or half a stream behind.
-    """
-    if target in ("-", None):
-        buf = io.StringIO()
-        yield buf
-        sys.stdout.write(buf.getvalue())
-        sys.stdout.flush()
-        return
-    target = str(target)
-    directory = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(directory):
-        raise MaltpyError(f"{target}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".maltpy-", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            yield f
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """A text stream for ``target`` (a path, or ``-``/None for stdout) that appears whole or not
+    at all; see :mod:`maltpy.output` for the rules (links, FIFOs, permissions, umask)."""
+    return open_output(target)
 
 
 def write_conll(sentences: Iterable[Sentence], target) -> None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import zipfile
 
 import numpy as np
 
-from maltpy.errors import ModelFileError
+from maltpy.errors import MaltpyError, ModelFileError
+from maltpy.output import open_output
 
 MAGIC = "maltpy-model"
 FORMAT_VERSION = 1
@@ -25,22 +25,23 @@ HEADER = "maltpy.json"
 def save_model(path: str, header: dict, arrays: dict) -> None:
     """Write header and arrays to ``path`` atomically."""
     header = dict(header, magic=MAGIC, format_version=FORMAT_VERSION, arrays=sorted(arrays))
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".maltpy-model-", dir=directory)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+    make_parent_directory(path)
+    with open_output(path, binary=True) as f:
+        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as z:
             z.writestr(HEADER, json.dumps(header, ensure_ascii=False))
             for name, arr in arrays.items():
                 buf = io.BytesIO()
                 np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
                 z.writestr(f"arrays/{name}.npy", buf.getvalue())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+
+def make_parent_directory(path: str) -> None:
+    """Create the directory a model file goes into, as MaltParser does for its configurations."""
+    directory = os.path.dirname(os.path.abspath(str(path)))
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise MaltpyError(f"{path}: cannot create directory {directory} ({e.strerror or e})") from None
 
 
 def load_model(path: str):
