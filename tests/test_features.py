@@ -78,7 +78,7 @@ features:
 
 
 def test_yaml_errors_name_the_feature():
-    with pytest.raises(FeatureSpecError, match="feature 2"):
+    with pytest.raises(FeatureSpecError, match="m.yaml:3: .*Bogus"):   # the feature's line
         load_feature_model("features:\n  - InputColumn(POSTAG, Stack[0])\n  - Bogus(x)\n", "m.yaml")
     with pytest.raises(FeatureSpecError, match="features"):
         load_feature_model("name: x\n", "m.yaml")
@@ -240,3 +240,25 @@ def test_features_are_extracted_in_maltparsers_sorted_order():
   - Merge3(InputColumn(POSTAG, Input[0]), InputColumn(POSTAG, Input[1]), InputColumn(POSTAG, Input[2]))
 """
     assert _template_keys(model) == [3, 1, 2, 4, 0]
+
+
+@pytest.mark.parametrize("content, expect", [
+    (b"name: x\nfeatures:\n  - InputColumn(POSTAG, Input[0])\n  - InputColumn(POSTAG, Input[2147483648])\n",
+     ":4: offset 2147483648"),
+    (b"name: x\nfeatures:\n  - InputColumn(POSTAG, Input[0])\n  - Distance(Stack[0], Input[0], \"0|99999999999\")\n",
+     ":4: normalization"),
+    (b"name: x\nfeatures:\n  - Suffix(InputColumn(FORM, Input[0]), 4294967296)\n", ":3: Suffix length"),
+    (b"name: x\nfeatures:\n  - InputColumn(POSTAG, Input[0]\n  : -\n", ":4: not valid YAML"),
+    (b"name: x\nfeatures:\n  - InputColumn(POSTAG, Input[0])\n  - \xff\n", ":4: invalid UTF-8"),
+    (b"name: x\nfeatures:\n  - InputColumn(FOO, Input[0])\n", "no input column FOO"),
+])
+def test_feature_model_errors_name_the_file_and_line(tmp_path, capsys, content, expect):
+    from maltpy.cli.main import main
+    fm = tmp_path / "fm.yaml"
+    fm.write_bytes(content)
+    from conftest import EXAMPLES as EXAMPLE_DIR
+    train = os.path.join(EXAMPLE_DIR, "toy-train.conll")
+    assert main(["-c", str(tmp_path / "m.mpz"), "-m", "learn", "-i", train, "-F", str(fm), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"maltpy: error: {fm}") and expect in err and "Traceback" not in err
+    assert err.count("\n") == 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Tuple, Union
+from typing import List, Tuple, Union
 
 import yaml
 
@@ -197,6 +197,10 @@ def _split_args(text: str, whole: str):
     return args
 
 
+#: Largest offset, length or bin a feature may name (the C extractor works with 32-bit integers).
+MAX_NUMBER = 1 << 20
+
+
 def parse_address(text: str, whole: str = None) -> Address:
     """Parse ``Stack[0]`` or ``ldep(head(Input[1]))``."""
     whole = whole or text
@@ -206,6 +210,9 @@ def parse_address(text: str, whole: str = None) -> Address:
         index = int(m.group(2))
         if index < 0:
             raise FeatureSpecError(f"negative offset in {text!r} (feature {whole!r})")
+        if index > MAX_NUMBER:
+            raise FeatureSpecError(f"offset {index} in {text!r} is too large (at most {MAX_NUMBER}; "
+                                   f"feature {whole!r})")
         return Address(m.group(1), index)
     m = _CALL_RE.match(text)
     if m and m.group(1) in NAVIGATION:
@@ -225,6 +232,8 @@ def _parse_bins(text: str, whole: str) -> Tuple[int, ...]:
     except ValueError:
         raise FeatureSpecError(f"normalization {text!r} must be integers separated by '|' "
                                f"(feature {whole!r})") from None
+    if any(b > MAX_NUMBER for b in bins):
+        raise FeatureSpecError(f"normalization {text!r}: bins go up to {MAX_NUMBER} (feature {whole!r})")
     if not bins or bins[0] != 0 or list(bins) != sorted(set(bins)):
         raise FeatureSpecError(f"normalization {text!r} must start with 0 and ascend "
                                f"(feature {whole!r})")
@@ -292,8 +301,8 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
             length = int(args[1])
         except ValueError:
             raise FeatureSpecError(f"{name} length must be an integer in feature {whole!r}") from None
-        if length < 0:
-            raise FeatureSpecError(f"{name} length must be >= 0 in feature {whole!r}")
+        if length < 0 or length > MAX_NUMBER:
+            raise FeatureSpecError(f"{name} length must be from 0 to {MAX_NUMBER} in feature {whole!r}")
         return (Suffix if name == "Suffix" else Prefix)(inner, length)
     if name == "Split":
         _expect(args, 2, name, whole)
@@ -352,22 +361,40 @@ class FeatureModel:
         return "\n".join(lines) + "\n"
 
 
+def _feature_lines(text: str) -> List[int]:
+    """The line of each entry of the 'features:' list (or of a top-level list), for messages."""
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return []
+    if isinstance(node, yaml.MappingNode):
+        node = next((v for k, v in node.value if getattr(k, "value", None) == "features"), None)
+    if isinstance(node, yaml.SequenceNode):
+        return [item.start_mark.line + 1 for item in node.value]
+    return []
+
+
 def load_feature_model(text: str, source: str = "<string>") -> FeatureModel:
     """Parse a YAML feature model (see module docstring)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        raise FeatureSpecError(f"{source}: not valid YAML: {e}".replace("\n", " ")) from None
+        mark = getattr(e, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        what = " ".join(str(x) for x in (getattr(e, "context", None), getattr(e, "problem", None)) if x) or str(e)
+        raise FeatureSpecError(f"{where}: not valid YAML: {what}".replace("\n", " ")) from None
     if isinstance(data, list):
         data = {"features": data}
     if not isinstance(data, dict) or not isinstance(data.get("features"), list):
         raise FeatureSpecError(f"{source}: a feature model needs a 'features:' list")
     features = []
+    lines = _feature_lines(text)
     for k, item in enumerate(data["features"]):
         try:
             features.append(parse_feature(_item_to_string(item)))
         except FeatureSpecError as e:
-            raise FeatureSpecError(f"{source}: feature {k + 1}: {e}") from None
+            where = f"{source}:{lines[k]}" if k < len(lines) else f"{source}: feature {k + 1}"
+            raise FeatureSpecError(f"{where}: {e}") from None
     if not features:
         raise FeatureSpecError(f"{source}: the feature list is empty")
     return FeatureModel(str(data.get("name", "custom")), features)

@@ -57,8 +57,17 @@ def resolve_feature_model(features: Optional[str], algorithm: str, learner: str,
             raise MaltpyError(f"feature model {features!r} is neither a file nor a shipped model; "
                               f"shipped models for {learner}/{fmt}: {', '.join(shipped)}")
         path = candidate
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise MaltpyError(f"{path}: cannot read the feature model ({e.strerror or e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise FeatureSpecError(f"{path}:{line}: invalid UTF-8 (byte 0x{data[e.start]:02x}); "
+                               "the feature model must be UTF-8 encoded") from None
     if path.endswith(".xml"):
         model = convert_maltparser_xml(text, path)[0]
         text = model.to_yaml(f"converted from {os.path.basename(path)}")
@@ -90,9 +99,11 @@ class Parser:
         self.system_cls = system_class(s.algorithm)
         if feature_text is None:
             self.feature_model, self.feature_text = resolve_feature_model(s.features, s.algorithm, s.learner, fmt)
+            source = s.features or f"the default {s.algorithm} feature model"
         else:
             self.feature_text = feature_text
-            self.feature_model = load_feature_model(feature_text, "model file feature model")
+            source = "the model file's feature model"
+            self.feature_model = load_feature_model(feature_text, source)
         split = None
         if s.split_column or s.split_structure:
             if not (s.split_column and s.split_structure):
@@ -101,7 +112,10 @@ class Parser:
         if s.null_value not in ("one", "rootnode", "novalue"):
             raise MaltpyError(f"null_value (-nv) {s.null_value!r}: use one, rootnode or novalue "
                               "(none is impossible with binarized features, as in MaltParser)")
-        self.compiled = compile_model(self.feature_model, fmt, self.system_cls, split)
+        try:
+            self.compiled = compile_model(self.feature_model, fmt, self.system_cls, split)
+        except FeatureSpecError as e:
+            raise FeatureSpecError(f"{source}: {e}") from None
         self.extractor = Extractor(self.compiled.tables, max(len(self.compiled.token_columns), 1),
                                    max(len(self.compiled.int_columns), 1), self.compiled.split_atom,
                                    s.null_value)
