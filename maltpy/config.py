@@ -21,6 +21,8 @@ class Settings:
     """All settings. ``None`` means "decide from the data" (formats, feature model)."""
     model: Optional[str] = None            # -c / model file path
     input: Optional[str] = None            # -i  (None or '-' = stdin)
+    learn_input: Optional[str] = None      # YAML only: what -m learn reads when -i is not given
+    parse_input: Optional[str] = None      # YAML only: what -m parse reads when -i is not given
     output: Optional[str] = None           # -o  (None or '-' = stdout)
     input_format: Optional[str] = None     # -if conllx|conllu (default: from the file name)
     output_format: Optional[str] = None    # -of (default: the input format)
@@ -77,6 +79,10 @@ FLAGS = {
 }
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+#: settings that name files (relative paths in a configuration file are relative to it)
+PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
+#: settings of one run, not of the trained parser (not stored in model files)
+RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs")
 
 
 def coerce(name: str, value, source: str):
@@ -126,7 +132,7 @@ def load_config(path: str) -> dict:
                               f"{', '.join(n for n in _FIELDS if n != 'verbose')}")
         value = coerce(name, value, path)
         # paths in a configuration file are relative to the file
-        if name in ("model", "input", "output") and value and value != "-" and not os.path.isabs(value):
+        if name in PATH_SETTINGS and value and value != "-" and not os.path.isabs(value):
             value = os.path.join(base, value)
         if name == "features" and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
                 and not os.path.isabs(value):

@@ -179,3 +179,20 @@ def test_python_api_refuses_strings_and_treeless_training_data(model):
     assert len(parser.parse([["Dogs", "bark"]])[0]) == 2
     with pytest.raises(MaltpyError, match="gold trees"):
         maltpy.train([maltpy.Sentence.from_words(["Dogs", "bark"])])
+
+
+def test_parse_never_reads_the_configurations_training_file(tmp_path, capsys):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"model: m.mpz\ninput: {TRAIN}\n")
+    assert main(["-c", str(cfg), "-m", "learn", "-q"]) == 0          # input: is the learning input
+    assert main(["-c", str(cfg), "-m", "parse", "-q"]) == 1          # ... and never parsed by accident
+    assert "ambiguous" in capsys.readouterr().err
+    cfg.write_text(f"model: m.mpz\nlearn_input: {TRAIN}\nparse_input: {TEST}\noutput: out.conll\n")
+    assert main(["-c", str(cfg), "-m", "parse", "-q"]) == 0
+    assert len(read_conll(str(tmp_path / "out.conll"))) == len(read_conll(TEST))
+    # as in the shipped example (learn_input only): -m parse < file reads standard input
+    cfg.write_text(f"model: m.mpz\nlearn_input: {TRAIN}\n")
+    with open(TEST) as f:
+        r = run("-c", str(cfg), "-m", "parse", "-q", stdin=f.read())
+    assert r.returncode == 0 and r.stdout.count("\n\n") == len(read_conll(TEST))
+    assert "learn_input:" in open(os.path.join(EXAMPLES, "toy.yaml")).read()

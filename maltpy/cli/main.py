@@ -158,7 +158,7 @@ def run_parse(settings, log, explicit):
     check_output_path(settings.output)
     overrides = {k: getattr(settings, k) for k in ("enforce_tree", "verbose", "jobs")}
     ignored = sorted(k for k in explicit if k not in overrides and k not in
-                     ("model", "input", "output", "input_format", "output_format"))
+                     ("model", "input", "learn_input", "parse_input", "output", "input_format", "output_format"))
     if ignored:
         log(f"note: {', '.join(ignored)} are fixed when learning; the model's values are used")
     t0 = time.perf_counter()
@@ -429,6 +429,23 @@ SUBCOMMANDS = {"eval": cmd_eval, "draw": cmd_draw, "convert-features": cmd_conve
                "fragmentation": cmd_fragmentation, "experiment": cmd_experiment}
 
 
+def _choose_input(settings, mode, given_input, config_path):
+    """Which file a mode reads: -i, else the configuration's learn_input/parse_input. A plain
+    ``input:`` in a configuration is a learning input for -m learn (and the file tools) but
+    never read by -m parse, so that parsing cannot read a training file by accident."""
+    if given_input:
+        return
+    if mode == "learn":
+        settings.input = settings.learn_input or settings.input
+    elif mode == "parse":
+        if settings.parse_input:
+            settings.input = settings.parse_input
+        elif settings.input:
+            raise MaltpyError(f"{config_path}: 'input: {settings.input}' is ambiguous for parsing (it is "
+                              "usually the training file): give -i FILE, '-i -' for standard input, or "
+                              "'parse_input:' in the configuration")
+
+
 #: Flags whose value may itself start with '-' (learner options are svm-train/train flags).
 DASH_VALUE_FLAGS = ("-lo",)
 
@@ -459,6 +476,7 @@ def main(argv=None):
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"
+        _choose_input(settings, mode, given_input=args.i is not None, config_path=config_path)
         if mode == "learn":
             run_learn(settings, log)
         elif mode == "parse":

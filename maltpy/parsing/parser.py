@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import maltpy
-from maltpy.config import Settings, make_settings
+from maltpy.config import RUN_SETTINGS, Settings, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
@@ -378,7 +378,7 @@ class Parser:
         """Write the trained parser to one model file."""
         self._check_fitted()
         train_settings = {k: v for k, v in self.settings.__dict__.items()
-                          if k not in ("model", "input", "output", "verbose", "jobs")}
+                          if k not in RUN_SETTINGS}
         header = {
             "maltpy_version": maltpy.__version__,
             "settings": train_settings,
