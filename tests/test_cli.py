@@ -196,3 +196,22 @@ def test_parse_never_reads_the_configurations_training_file(tmp_path, capsys):
         r = run("-c", str(cfg), "-m", "parse", "-q", stdin=f.read())
     assert r.returncode == 0 and r.stdout.count("\n\n") == len(read_conll(TEST))
     assert "learn_input:" in open(os.path.join(EXAMPLES, "toy.yaml")).read()
+
+
+@pytest.mark.parametrize("solver", [0, 1, 2, 3, 5, 6, 7])
+def test_every_advertised_liblinear_solver_trains_and_parses(tmp_path, solver):
+    m, out = str(tmp_path / "s.mpz"), str(tmp_path / "s.conll")
+    assert main(["-c", m, "-m", "learn", "-i", TRAIN, "-lo", f"-s {solver}", "-q"]) == 0
+    assert main(["-c", m, "-i", TEST, "-o", out, "-q"]) == 0
+    from maltpy.evaluation import evaluate
+    assert evaluate(read_conll(TEST), read_conll(out, need_heads=True))["all"].las > 80
+
+
+@pytest.mark.parametrize("args", [["-lo", "-c -1"], ["-lo", "-e 0"], ["-lo", "-c nan"], ["-lo", "-s 9"],
+                                  ["-l", "libsvm", "-lo", "-c 0"], ["-l", "libsvm", "-lo", "-d 0"]])
+def test_invalid_learner_options_are_refused(tmp_path, capsys, args):
+    m = tmp_path / "bad.mpz"
+    assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, *args, "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("maltpy: error:") and err.count("\n") == 1
+    assert not m.exists()

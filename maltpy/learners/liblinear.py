@@ -17,7 +17,7 @@ import numpy as np
 
 from maltpy.errors import MaltpyError
 from maltpy.learners.mcsvm import train_crammer_singer
-from maltpy.learners.options import parse_flags
+from maltpy.learners.options import parse_flags, require_positive
 
 #: Score of a class a model never saw in training: never chosen while a seen class is valid.
 UNSEEN = np.float32(-1e30)
@@ -41,6 +41,7 @@ def parse_liblinear_options(text: str) -> dict:
     if opts["s"] not in _SOLVERS:
         raise MaltpyError(f"liblinear solver -s {opts['s']} is not available; use one of "
                           + "; ".join(f"{k}: {v}" for k, v in _SOLVERS.items()))
+    require_positive(opts, ("c", "e"), "liblinear")
     return opts
 
 
@@ -149,13 +150,24 @@ class LiblinearLearner:
             bias[classes] = b_seen
             return W, bias
         est = self._estimator()
+        one_vs_rest = self.solver in (0, 6, 7) and len(seen) > 2
+        if one_vs_rest:
+            # LIBLINEAR trains logistic regression one class against the rest; scikit-learn's
+            # liblinear solver does that only inside OneVsRestClassifier
+            from sklearn.multiclass import OneVsRestClassifier
+            est = OneVsRestClassifier(est)
         with warnings.catch_warnings():
             # LIBLINEAR stops at max_iter like the original; MaltParser does not warn either
             warnings.simplefilter("ignore")
             est.fit(X, y)
-        coef = np.asarray(est.coef_, dtype=np.float32)
-        intercept = np.asarray(est.intercept_, dtype=np.float32).ravel() if est.fit_intercept else None
         classes = est.classes_
+        if one_vs_rest:
+            coef = np.vstack([e.coef_ for e in est.estimators_]).astype(np.float32)
+            intercept = (np.concatenate([np.ravel(e.intercept_) for e in est.estimators_]).astype(np.float32)
+                         if self.bias > 0 else None)
+        else:
+            coef = np.asarray(est.coef_, dtype=np.float32)
+            intercept = np.asarray(est.intercept_, dtype=np.float32).ravel() if est.fit_intercept else None
         if coef.shape[0] == 1 and len(classes) == 2:
             W[:, classes[1]] = coef[0]
             W[:, classes[0]] = -coef[0]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
-from maltpy.learners.options import parse_flags
+from maltpy.learners.options import parse_flags, require_positive
 
 #: LIBSVM kernel types (-t) that maltpy can score.
 KERNELS = {0: "linear", 1: "poly", 2: "rbf", 3: "sigmoid"}
@@ -31,6 +31,9 @@ def parse_libsvm_options(text: str) -> dict:
                        _FLAGS, "libsvm")
     if opts["s"] != 0:
         raise MaltpyError(f"libsvm -s {opts['s']}: only C-SVC (-s 0) makes a parser's classifier")
+    require_positive(opts, ("c", "e", "m"), "libsvm")
+    if opts["d"] < 1:
+        raise MaltpyError(f"libsvm option -d (degree) must be at least 1, got {opts['d']}")
     if opts["t"] not in KERNELS:
         raise MaltpyError(f"libsvm kernel -t {opts['t']} is not available; use one of "
                           + ", ".join(f"{k}: {v}" for k, v in KERNELS.items()))

@@ -17,4 +17,13 @@ def parse_flags(text: str, defaults: dict, kinds: dict, learner: str) -> dict:
             opts[key] = kinds[key](value)
         except ValueError:
             raise MaltpyError(f"{learner} option {flag} needs a number, got {value!r}") from None
+        if opts[key] != opts[key] or opts[key] in (float("inf"), float("-inf")):
+            raise MaltpyError(f"{learner} option {flag} needs a finite number, got {value!r}")
     return opts
+
+
+def require_positive(opts: dict, keys, learner: str) -> None:
+    """Refuse a cost, tolerance or other parameter that must be above zero."""
+    for key in keys:
+        if key in opts and not opts[key] > 0:
+            raise MaltpyError(f"{learner} option -{key} must be greater than 0, got {opts[key]:g}")
