@@ -113,11 +113,6 @@ def spans_to_sentences(spans, getters) -> List[Sentence]:
     return out
 
 
-def span_to_sentence(span, getters) -> Sentence:
-    """A blind :class:`Sentence` (no HEAD/DEPREL) from a spaCy Doc or Span."""
-    return spans_to_sentences([span], getters)[0]
-
-
 def doc_to_sentences(doc, columns: Optional[Dict[str, str]] = None, fmt: str = "conllx") -> List[Sentence]:
     """A Doc as maltpy sentences: one per ``doc.sents`` when the doc has sentences, else one.
 
@@ -127,15 +122,12 @@ def doc_to_sentences(doc, columns: Optional[Dict[str, str]] = None, fmt: str = "
     spans = list(doc.sents) if doc.has_annotation("SENT_START") or doc.has_annotation("DEP") else [doc[:]]
     if doc.has_annotation("DEP"):
         spans = _closed_under_heads(doc, spans)
-    out = []
-    for span in spans:
-        sent = span_to_sentence(span, getters)
-        if doc.has_annotation("DEP"):
-            start = span.start
+    out = spans_to_sentences(spans, getters)
+    if doc.has_annotation("DEP"):
+        for span, sent in zip(spans, out):
             for row, token in zip(sent.rows, span):
-                row[6] = "0" if token.head.i == token.i else str(token.head.i - start + 1)
+                row[6] = "0" if token.head.i == token.i else str(token.head.i - span.start + 1)
                 row[7] = token.dep_ or "_"
-        out.append(sent)
     return out
 
 

@@ -55,15 +55,22 @@ def liblinear_order(X, y):
     Returns ``(classes, X_grouped, y_grouped)``: ``classes[k]`` is the class id
     of solver class k, ``y_grouped`` int32 solver classes.
     """
+    classes, yk = first_appearance_order(y)
+    perm = np.argsort(yk, kind="stable")
+    Xg = X[perm]
+    Xg.sort_indices()
+    return classes, Xg, yk[perm]
+
+
+def first_appearance_order(y):
+    """Classes numbered in the order they first occur, as LIBLINEAR and LIBSVM number them
+    (``svm_group_classes``). Returns ``(classes, y_local)``: ``classes[k]`` is the class id of
+    local class k, ``y_local`` (int32) each instance's local class."""
     seen, first, inverse = np.unique(np.asarray(y), return_index=True, return_inverse=True)
     by_first = np.argsort(first)
     rank = np.empty(len(seen), dtype=np.int32)
     rank[by_first] = np.arange(len(seen), dtype=np.int32)
-    yk = rank[inverse.ravel()]
-    perm = np.argsort(yk, kind="stable")
-    Xg = X[perm]
-    Xg.sort_indices()
-    return seen[by_first], Xg, yk[perm]
+    return seen[by_first], rank[inverse.ravel()]
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 Defaults are MaltParser 1.9's (``LibSvm.getDefaultLibOptions``): ``svm-train -s 0 -t 1 -d 2
 -g 0.2 -r 0 -c 1 -e 1.0``; the experiments of Nivre (2008) used ``-c 0.5`` (``-lo "-c 0.5"``).
-Trained on the same instances, these models are Java LIBSVM's (MaltParser's): see :meth:`LibsvmLearner.fit`. SVC trains LIBSVM's
+Trained on the same instances, the models are Java LIBSVM's (MaltParser's): see
+:meth:`LibsvmLearner.fit`. SVC trains LIBSVM's
 one-vs-one classifiers; :meth:`LibsvmLearner.fit` exports the support vectors,
 their coefficients and the intercepts as plain arrays, which the batched
 parse loop (:mod:`maltpy.parsing.kernel`) scores in C without calling
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.learners.liblinear import first_appearance_order
 from maltpy.learners.options import parse_flags, require_positive
 
 #: LIBSVM kernel types (-t) that maltpy can score.
@@ -155,9 +157,7 @@ class LibsvmLearner:
         # one-vs-one problem; scikit-learn sorts the labels first. Numbering the classes by
         # first appearance makes scikit-learn's LIBSVM reach Java LIBSVM's solution (MaltParser's)
         # exactly: the same rho for every pair on EWT's split models (docs/benchmarks.md).
-        first_seen = np.array(list(dict.fromkeys(np.asarray(y).tolist())), dtype=np.int64)
-        rank = {c: k for k, c in enumerate(first_seen.tolist())}
-        y_local = np.fromiter((rank[c] for c in np.asarray(y).tolist()), dtype=np.int64, count=len(y))
+        first_seen, y_local = first_appearance_order(y)
         SVC = self.import_estimator()
         est = SVC(kernel=KERNELS[self.kernel], degree=self.degree, gamma=self.gamma, coef0=self.coef0,
                   C=self.C, tol=self.eps, cache_size=self.cache_mb, shrinking=True,

@@ -106,10 +106,10 @@ def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: Lis
         if fn is not None:
             values = [fn(v) for v in values]
         table = token_tables[j]
-        if grow and None not in table.ids:
+        if grow:
             # the root rows once took part in the encoding as None, the first value seen, and
             # so hold symbol 1 of every column table: keep that numbering
-            table.ids[None] = len(table.ids) + 1
+            table.encode([None], grow=True)
         col = tok[:, j]
         col[word] = table.encode(values, grow)
         col[~word] = root_value
