@@ -85,11 +85,29 @@ PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs")
 
 
+NULL_VALUES = ("one", "rootnode", "novalue")
+
+
+def choices() -> dict:
+    """Setting -> its allowed values, taken from the modules that implement them."""
+    from maltpy.formats.conll import FORMATS
+    from maltpy.learners import LEARNERS
+    from maltpy.systems import SYSTEMS
+    from maltpy.systems.planar import CONNECTEDNESS, ROOT_HANDLING
+    from maltpy.transform.pseudoproj import COVERED_ROOT, LIFTING_ORDERS, MARKING_STRATEGIES
+    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS,
+            "output_format": FORMATS, "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
+            "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
+            "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES}
+
+
 def coerce(name: str, value, source: str):
     """Convert a YAML or command-line value to the setting's type, with a clear error."""
     f = _FIELDS[name]
     kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
     if value is None:
+        if f.default is not None:
+            raise MaltpyError(f"{source}: {name} needs a value (default: {f.default})")
         return None
     if "bool" in kind:
         if isinstance(value, bool):
@@ -103,8 +121,13 @@ def coerce(name: str, value, source: str):
     if "int" in kind:
         try:
             return int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise MaltpyError(f"{source}: {name} must be an integer, got {value!r}") from None
+    if isinstance(value, (list, dict)):
+        raise MaltpyError(f"{source}: {name} must be text, got {value!r}")
+    allowed = choices().get(name)
+    if allowed is not None and str(value) not in allowed:
+        raise MaltpyError(f"{source}: {name} must be one of {', '.join(allowed)}, not {value!r}")
     return str(value)
 
 

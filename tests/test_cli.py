@@ -1,7 +1,10 @@
 """The maltpy command end to end, and the Python API, on the shipped example treebank."""
 import os
+import random
+import signal
 import subprocess
 import sys
+import time
 import zipfile
 
 import numpy as np
@@ -215,3 +218,37 @@ def test_invalid_learner_options_are_refused(tmp_path, capsys, args):
     err = capsys.readouterr().err
     assert err.startswith("maltpy: error:") and err.count("\n") == 1
     assert not m.exists()
+
+
+def _slow_treebank(path, n_sentences=4000, seed=0):
+    """Random words, tags, labels and trees: many features, a solver that takes seconds."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(n_sentences):
+        n = rng.randint(3, 15)
+        for i in range(1, n + 1):
+            h = 0 if i == 1 else rng.randint(1, i - 1)
+            tag = f"T{rng.randint(0, 30)}"
+            lines.append(f"{i}\tw{rng.randint(0, 3000)}\t_\t{tag}\t{tag}\t_\t{h}\tl{rng.randint(0, 20)}")
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("learner_options", ["-e 0.0001", "-s 1 -e 0.0001"])
+def test_ctrl_c_during_training_stops_at_once_without_a_model(tmp_path, learner_options):
+    """maltpy's solver checks for the interrupt between instances; a scikit-learn solver is left
+    behind (the process exits without waiting for it). Either way: no model file, exit 130."""
+    train = tmp_path / "train.conll"
+    _slow_treebank(train)
+    model = tmp_path / "m.mpz"
+    p = subprocess.Popen([sys.executable, "-m", "maltpy", "-c", str(model), "-m", "learn", "-i", str(train),
+                          "-lo", learner_options], stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)  # reading and collecting take about a second; then the solver runs for many more
+    assert p.poll() is None, "training ended before the interrupt: make the treebank harder"
+    t0 = time.perf_counter()
+    p.send_signal(signal.SIGINT)
+    err = p.communicate(timeout=30)[1]
+    waited = time.perf_counter() - t0
+    assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    assert waited < 2.0, f"took {waited:.1f} s to stop"
+    assert list(tmp_path.iterdir()) == [train]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 
 from maltpy.config import FLAGS, Settings, coerce, load_config
@@ -491,6 +492,11 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt:
         print("maltpy: interrupted", file=sys.stderr)
+        if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+            # a scikit-learn solver that cannot be stopped: exit now rather than wait for it at
+            # interpreter shutdown (no model file has been written; outputs were cleaned up)
+            sys.stderr.flush()
+            os._exit(130)
         return 130
     except BrokenPipeError:
         try:

@@ -103,6 +103,8 @@ class Sentence:
             raise MaltpyError("Sentence.from_words takes a list of words, not a string: "
                               "split it first, e.g. text.split()")
         forms = list(forms)
+        if not forms:
+            raise MaltpyError("Sentence.from_words: a sentence needs at least one word (CoNLL has no empty sentences)")
         given = {1: forms, 2: lemmas, 3: cpostags if cpostags is not None else postags,
                  4: postags, 5: feats}
         names = {1: "forms", 2: "lemmas", 3: "cpostags" if cpostags is not None else "postags",

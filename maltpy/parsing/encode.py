@@ -115,7 +115,8 @@ def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: Lis
         col[~word] = root_value
     ints = np.full((n_rows, max(len(compiled.int_columns), 1)), -1, dtype=np.int32)
     for j, ci in enumerate(compiled.int_columns):
-        ints[word, j] = [int(v) if v.isascii() and v.isdigit() else -1 for v in column(ci)]
+        # an unchecked column (PHEAD) may hold anything: what is not a node number counts as none
+        ints[word, j] = [int(v) if v.isascii() and v.isdigit() and len(v) < 10 else -1 for v in column(ci)]
     n_rag = len(compiled.rag_columns)
     rag_off = np.zeros((n_rag, n_rows + 1), dtype=np.int32)
     rag_ids_parts = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import warnings
 import zipfile
 
 import numpy as np
@@ -44,16 +45,26 @@ def make_parent_directory(path: str) -> None:
         raise MaltpyError(f"{path}: cannot create directory {directory} ({e.strerror or e})") from None
 
 
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def load_model(path: str):
-    """Return ``(header, arrays)``; raise ModelFileError for anything but a valid model file."""
+    """Return ``(header, arrays)``; raise ModelFileError for anything but a readable model file.
+
+    This reads the container only; :class:`HeaderReader` and :func:`check_array` check
+    what the values mean."""
     if not os.path.exists(path):
         raise ModelFileError(f"{path}: model file not found (train one with -m learn)")
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path}: is a directory, expected a model file")
     try:
         with zipfile.ZipFile(path) as z:
             try:
-                header = json.loads(z.read(HEADER).decode("utf-8"))
+                raw = z.read(HEADER)
             except KeyError:
                 raise ModelFileError(f"{path}: not a maltpy model (no {HEADER} inside)") from None
+            header = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
             if not isinstance(header, dict) or header.get("magic") != MAGIC:
                 raise ModelFileError(f"{path}: not a maltpy model")
             version = header.get("format_version")
@@ -62,13 +73,105 @@ def load_model(path: str):
                     f"{path}: model format version {version} is not supported by this maltpy "
                     f"(it reads version {FORMAT_VERSION}); retrain the model or use the maltpy "
                     f"version {header.get('maltpy_version', '?')} that wrote it")
+            names = header.get("arrays")
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise ModelFileError(f"{path}: the header's array list is damaged")
             arrays = {}
-            for name in header.get("arrays", []):
-                with z.open(f"arrays/{name}.npy") as f:
-                    arrays[name] = np.lib.format.read_array(io.BytesIO(f.read()), allow_pickle=False)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # numpy warns on some damaged .npy headers
+                for name in names:
+                    with z.open(f"arrays/{name}.npy") as f:
+                        arrays[name] = np.lib.format.read_array(io.BytesIO(f.read()), allow_pickle=False)
     except ModelFileError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, KeyError, ValueError,
-            UnicodeDecodeError, json.JSONDecodeError, OSError) as e:
+    except PermissionError:
+        raise ModelFileError(f"{path}: permission denied") from None
+    except Exception as e:  # noqa: BLE001
+        # zipfile, zlib, json and numpy's .npy reader each fail in their own ways on damaged
+        # bytes (BadZipFile, zlib.error, NotImplementedError, tokenize errors, struct.error, ...);
+        # every one of them means the same thing here
         raise ModelFileError(f"{path}: corrupt or truncated model file ({type(e).__name__}: {e})") from None
     return header, arrays
+
+
+class HeaderReader:
+    """Typed access to a model header: each getter checks the value or raises ModelFileError."""
+
+    def __init__(self, header: dict, path: str):
+        self.header, self.path = header, path
+
+    def fail(self, what: str):
+        raise ModelFileError(f"{self.path}: inconsistent model file ({what})")
+
+    def get(self, key: str, optional: bool = False):
+        if key not in self.header:
+            if optional:
+                return None
+            self.fail(f"{key} is missing")
+        return self.header[key]
+
+    def integer(self, key: str, low: int, high: int) -> int:
+        """An int in [low, high] (JSON true/false are not numbers here)."""
+        v = self.get(key)
+        if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+            self.fail(f"{key} must be an integer from {low} to {high}, not {v!r}"[:200])
+        return v
+
+    def text(self, key: str) -> str:
+        v = self.get(key)
+        if not isinstance(v, str):
+            self.fail(f"{key} must be text")
+        return v
+
+    def mapping(self, key: str, optional: bool = False) -> dict:
+        v = self.get(key, optional)
+        if v is None and optional:
+            return {}
+        if not isinstance(v, dict):
+            self.fail(f"{key} must be a mapping")
+        return v
+
+    def strings(self, key: str, value=None, unique: bool = True) -> list:
+        """A list of distinct strings that CoNLL can hold in a column (no tab, newline or empty)."""
+        v = self.get(key) if value is None else value
+        if not isinstance(v, list) or not all(isinstance(x, str) and x and not _BAD_CHARS.intersection(x)
+                                              for x in v):
+            self.fail(f"{key} must be a list of non-empty strings without tabs or line breaks")
+        if unique and len(set(v)) != len(v):
+            self.fail(f"{key} has repeated entries")
+        return v
+
+    def tables(self, key: str, count: int) -> list:
+        v = self.get(key)
+        if not isinstance(v, list) or len(v) != count:
+            self.fail(f"{key} must be a list of {count} symbol tables")
+        for t in v:
+            # null: the root row's symbol, which training enters first
+            if not isinstance(t, list) or not all(x is None or isinstance(x, str) for x in t) \
+                    or len(set(t)) != len(t):
+                self.fail(f"{key} must hold lists of distinct strings")
+        return v
+
+
+_BAD_CHARS = frozenset("\t\n\r")
+
+
+def check_array(arrays: dict, name: str, path: str, kinds: str, ndim: int = 1, length=None,
+                low=None, high=None) -> np.ndarray:
+    """``arrays[name]`` if it has a dtype of ``kinds`` (numpy kind letters), ``ndim`` dimensions,
+    ``length`` rows and values in [low, high] (finite for floats); else ModelFileError."""
+    a = arrays.get(name)
+    if a is None:
+        raise ModelFileError(f"{path}: inconsistent model file (array {name} is missing)")
+    bad = (a.dtype.kind not in kinds or a.ndim != ndim or (length is not None and len(a) != length))
+    if not bad and a.size:
+        if a.dtype.kind == "f":
+            bad = not np.isfinite(a).all()
+        if low is not None:
+            bad = bad or a.min() < low
+        if high is not None:
+            bad = bad or a.max() > high
+    if bad:
+        raise ModelFileError(f"{path}: inconsistent model file (array {name}: {a.dtype}{list(a.shape)} "
+                             f"does not fit the model)")
+    return a

@@ -23,12 +23,13 @@ from maltpy.features.compiler import compile_model
 from maltpy.features.extract import Extractor
 from maltpy.features.featmap import FeatMap
 from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_feature_model
-from maltpy.formats.conll import Sentence
+from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.learners import SvmModel, make_learner
+from maltpy.learners.mcsvm import request_stop
 from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
 from maltpy.parsing.kernel import KernelModels, parse_corpus_kernel
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
-from maltpy.parsing.modelfile import load_model, save_model
+from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, system_class
 from maltpy.transform import PseudoProjective
 
@@ -95,6 +96,8 @@ class Parser:
     # ------------------------------------------------------------------ setup
     def _setup(self, fmt: str, feature_text: Optional[str] = None):
         s = self.settings
+        if fmt not in FORMATS:
+            raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
         self.format = fmt
         self.system_cls = system_class(s.algorithm)
         if feature_text is None:
@@ -256,12 +259,21 @@ class Parser:
         results = [None] * len(groups)
         # largest groups first so the pool finishes together; liblinear releases the GIL
         order = sorted(range(len(groups)), key=lambda g: -(n_inst if groups[g] is None else len(groups[g])))
-        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups)))) as pool:
+        request_stop(False)
+        pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups))))
+        try:
             futures = {pool.submit(train, groups[g], g != self.default_split): g for g in order}
             for fut in futures:
                 results[futures[fut]] = fut.result()
                 if bar:
                     bar.update(1)
+        except KeyboardInterrupt:
+            # Ctrl-C: maltpy's solver returns at its next instance; scikit-learn's cannot be
+            # stopped, so they are left to finish in the background (the CLI exits without them)
+            request_stop()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         for b in (bar, pass_bar):
             if b is not None:
                 b.close()
@@ -416,51 +428,82 @@ class Parser:
 
     @classmethod
     def load(cls, path: str, **overrides) -> "Parser":
-        """Load a model file. ``overrides``: parse-time settings (e.g. ``enforce_tree=True``)."""
+        """Load a model file. ``overrides``: parse-time settings (e.g. ``enforce_tree=True``).
+
+        Every header value and array is checked here, so that a model either loads
+        completely or is refused with :class:`~maltpy.errors.ModelFileError`; nothing
+        damaged reaches the C loops."""
         header, arrays = load_model(path)
+        h = HeaderReader(header, path)
+        stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS}
         try:
-            settings = make_settings(**header["settings"])
+            settings = make_settings(**stored)
             for k, v in overrides.items():
                 setattr(settings, k, v)
             self = cls(settings)
-            self._setup(header["format"], header["feature_model"])
-            self.labels = list(header["labels"])
-            self.label_ids = {l: k for k, l in enumerate(self.labels)}
-            self.deprel_values = header.get("deprel_values")
-            if self.deprel_values is not None and len(self.deprel_values) != len(self.labels):
-                raise ModelFileError(f"{path}: deprel_values does not match the labels")
-            self.extractor.set_deprel_values(self.deprel_values)
-            self.token_tables = [SymbolTable(t) for t in header["token_tables"]]
-            self.rag_tables = [SymbolTable(t) for t in header["rag_tables"]]
-            self.classes = ClassTable(self.system_cls.labeled_moves, len(self.labels))
-            C = int(header["n_classes"])
-            if C != self.classes.n_classes:
-                raise ModelFileError(f"{path}: class count does not match the {settings.algorithm} system")
+            self._setup(h.text("format"), h.text("feature_model"))
+        except MaltpyError as e:
+            raise ModelFileError(f"{path}: inconsistent model file ({e})") from None
+        self.labels = h.strings("labels")
+        self.label_ids = {l: k for k, l in enumerate(self.labels)}
+        deprel_values = h.get("deprel_values", optional=True)
+        if deprel_values is not None:
+            if not isinstance(deprel_values, list) or len(deprel_values) != len(self.labels) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) and 1 <= v < 2 ** 30 for v in deprel_values):
+                h.fail("deprel_values does not match the labels")
+        self.deprel_values = deprel_values
+        self.extractor.set_deprel_values(deprel_values)
+        self.token_tables = [SymbolTable(t) for t in h.tables("token_tables", len(self.compiled.token_columns))]
+        self.rag_tables = [SymbolTable(t) for t in h.tables("rag_tables", len(self.compiled.rag_columns))]
+        self.classes = ClassTable(self.system_cls.labeled_moves, len(self.labels))
+        C = self.classes.n_classes
+        if h.integer("n_classes", 1, 2 ** 31 - 1) != C:
+            h.fail(f"class count does not match the {settings.algorithm} system")
+        try:
             self.learner = make_learner(settings.learner, settings.learner_options)
-            self.splits = []
-            for k in range(int(header["n_splits"])):
-                keys = arrays[f"keys{k}"].astype(np.uint64)
-                if self.learner.kind == "kernel":
-                    svm = SvmModel(*(arrays[f"svm{k}_{name}"] for name in SvmModel.ARRAYS))
-                    if np.any(svm.classes < 0) or np.any(svm.classes >= C):
-                        raise ModelFileError(f"{path}: SVM class ids out of range")
-                    self.splits.append((keys, svm))
-                    continue
-                indptr = arrays[f"w{k}_indptr"]
-                W = np.zeros((len(keys), C), dtype=np.float32)
-                rows = np.repeat(np.arange(len(keys)), np.diff(indptr))
-                W[rows, arrays[f"w{k}_cols"].astype(np.int64)] = arrays[f"w{k}_vals"]
-                self.splits.append((keys, W, arrays[f"bias{k}"].astype(np.float32)))
-            self.split_map = arrays["split_map"].astype(np.int32)
-            self.default_split = int(header["default_split"])
-            self.train_stats = header.get("train_stats", {})
-            self._get_weights()  # validates the arrays against each other (split map, shapes)
-        except ModelFileError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError, FeatureSpecError, MaltpyError) as e:
-            raise ModelFileError(f"{path}: inconsistent model file ({type(e).__name__}: {e})") from None
+        except MaltpyError as e:
+            h.fail(str(e))
+        n_splits = h.integer("n_splits", 1, len(arrays))
+        self.default_split = h.integer("default_split", 0, n_splits - 1)
+        self.split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
+        self.splits = [self._load_split(arrays, k, C, path) for k in range(n_splits)]
+        self.train_stats = h.mapping("train_stats", optional=True)
+        try:
+            self._get_weights()  # the C tables: distinct feature keys, shapes against each other
+        except ValueError as e:
+            h.fail(str(e))
         self._fitted = True
         return self
+
+    def _load_split(self, arrays: dict, k: int, C: int, path: str):
+        """Split model ``k`` of a model file, every array checked against the others."""
+        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
+        n = len(keys)
+        if self.learner.kind == "kernel":
+            indptr = check_array(arrays, f"svm{k}_sv_indptr", path, "iu", low=0)
+            n_sv = len(indptr) - 1
+            classes = check_array(arrays, f"svm{k}_classes", path, "iu", low=0, high=C - 1)
+            m = len(classes)
+            svm = SvmModel(
+                indptr,
+                check_array(arrays, f"svm{k}_sv_indices", path, "iu", low=0, high=n - 1),
+                check_array(arrays, f"svm{k}_coef", path, "f", ndim=2),
+                check_array(arrays, f"svm{k}_intercept", path, "f", length=m * (m - 1) // 2),
+                check_array(arrays, f"svm{k}_n_support", path, "iu", length=m, low=0, high=max(n_sv, 0)),
+                classes)
+            if n_sv < 0 or len(np.unique(classes)) != m:
+                raise ModelFileError(f"{path}: inconsistent model file (SVM {k} classes or support vectors)")
+            return keys, svm
+        indptr = check_array(arrays, f"w{k}_indptr", path, "iu", length=n + 1, low=0)
+        cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
+        vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
+        bias = check_array(arrays, f"bias{k}", path, "f", length=C)
+        if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
+            raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
+        W = np.zeros((n, C), dtype=np.float32)
+        rows = np.repeat(np.arange(n), np.diff(indptr.astype(np.int64)))
+        W[rows, cols.astype(np.int64)] = vals
+        return keys, W, bias.astype(np.float32)
 
 
 def _as_sentence(s) -> Sentence:

@@ -1,0 +1,306 @@
+"""Fuzz targets: maltpy's input boundaries, each taking one ``bytes`` input.
+
+The rule every target checks: whatever the bytes, maltpy either works (and
+what it writes reads back) or raises its own :class:`~maltpy.errors.MaltpyError`,
+which the command line turns into one line. Any other exception is a bug.
+
+Targets (``TARGETS``):
+
+- ``conll``: the CoNLL reader, both formats, with and without gold trees;
+  whatever it accepts must write out and read back to the same lines.
+- ``features``: a feature-model YAML file, compiled for a system and used to
+  train on and parse a few sentences.
+- ``model``: a model file. The first byte chooses how the rest is used: raw
+  model bytes; a JSON header put into a valid model (wrong types and values
+  that survive the zip's checksums); a valid model with one array replaced;
+  or a valid header with values swapped for others of any type, the rest of
+  the bytes seeding the choice of values.
+- ``parse``: CoNLL input parsed by each algorithm's model (and, one time in
+  four, trained on); outputs must be well-formed trees that read back.
+
+:class:`Harness` trains the small models once (about a second); its
+``seeds()`` give valid inputs to start mutating from, and :func:`mutate` is a
+structure-blind mutator for runs without atheris (the test suite's short run).
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import tempfile
+import zipfile
+
+import numpy as np
+
+from maltpy.errors import MaltpyError
+from maltpy.formats.conll import format_sentences, parse_conll, read_conll
+from maltpy.parsing.modelfile import HEADER
+from maltpy.parsing.parser import Parser
+from maltpy.systems import SYSTEMS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRAIN = os.path.join(ROOT, "examples", "toy-train.conll")
+ALGORITHMS = sorted(SYSTEMS)
+#: extra models exercising other code paths: pseudo-projective labels, the data split, LIBSVM
+VARIANTS = [
+    {"algorithm": "nivreeager", "marking_strategy": "head+path"},
+    {"algorithm": "nivreeager", "split_column": "POSTAG", "split_structure": "Input[0]", "split_threshold": 5},
+    {"algorithm": "nivrestandard", "learner": "libsvm", "split_column": "POSTAG",
+     "split_structure": "Input[0]", "split_threshold": 20},
+]
+
+
+#: every feature function, for nivreeager (Stack/Input addresses)
+RICH_FEATURES = """name: every function
+features:
+  - InputColumn(POSTAG, Stack[0])
+  - OutputColumn(DEPREL, ldep(Input[0]))
+  - InputColumn(FORM, head(Stack[0]))
+  - Merge(InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0]))
+  - Merge3(InputColumn(POSTAG, Stack[1]), InputColumn(POSTAG, Stack[0]), OutputColumn(DEPREL, rdep(Stack[0])))
+  - InputArc(PHEAD, Stack[0], Input[0])
+  - InputArcDir(PHEAD, Stack[0])
+  - OutputArc(HEAD, Stack[0], Input[0])
+  - Exists(ldep(Stack[0]))
+  - Distance(Stack[0], Input[0], 0|1|2|5)
+  - NumOf(Stack[0], ldeps, 0|1|2|5)
+  - Split(InputColumn(FEATS, Input[0]), \\|)
+  - Suffix(InputColumn(FORM, Input[0]), 3)
+  - Prefix(InputColumn(LEMMA, Input[1]), 2)
+  - InputColumn(POSTAG, lsib(rsib(pred(succ(Input[0])))))
+"""
+
+#: CoNLL lines with what the example treebank lacks: features, PHEAD/PDEPREL, comments
+RICH_CONLLX = (b"# a comment\n"
+               b"1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur|Case=Nom\t2\tnsubj\t2\tnsubj\n"
+               b"2\tbark\tbark\tVERB\tVBP\tMood=Ind\t0\troot\t0\troot\n"
+               b"3\tloudly\tloudly\tADV\tRB\t_\t2\tadvmod\t1\tdep\n\n")
+RICH_CONLLU = (b"# text = Don't go\n1-2\tDon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+               b"1\tDo\tdo\tAUX\tVBP\tMood=Ind\t3\taux\t3:aux\t_\n"
+               b"2\tn't\tnot\tPART\tRB\t_\t3\tadvmod\t3:advmod\tSpaceAfter=No\n"
+               b"3\tgo\tgo\tVERB\tVB\t_\t0\troot\t0:root\t_\n"
+               b"3.1\tgo\tgo\tVERB\tVB\t_\t_\t_\t3:conj\t_\n\n")
+
+
+class FuzzFailure(AssertionError):
+    """An invariant broken without an exception (output that does not read back)."""
+
+
+class Harness:
+    """The targets with their models, trained once on the example treebank's first sentences."""
+
+    def __init__(self, n_sentences: int = 30):
+        self.gold = read_conll(TRAIN, "conllx", need_heads=True)[:n_sentences]
+        self.train_sample = self.gold[:8]
+        self.parsers = []
+        self.model_bytes = []
+        self.tmp = tempfile.mkdtemp(prefix="maltpy-fuzz-")
+        for settings in [{"algorithm": a} for a in ALGORITHMS] + VARIANTS:
+            p = Parser(verbose=False, jobs=1, **settings).fit(self.gold, fmt="conllx")
+            path = os.path.join(self.tmp, "m.mpz")
+            p.save(path)
+            with open(path, "rb") as f:
+                self.model_bytes.append(f.read())
+            self.parsers.append(p)
+        self.feature_texts = []
+        for p in self.parsers[:len(ALGORITHMS)]:
+            if p.feature_text not in self.feature_texts:
+                self.feature_texts.append(p.feature_text)
+        self.model_path = os.path.join(self.tmp, "fuzzed.mpz")
+        self.features_path = os.path.join(self.tmp, "fuzzed.yaml")
+
+    # --------------------------------------------------------------- targets
+    def conll(self, data: bytes) -> None:
+        """Read ``data[1:]`` as CoNLL; bit 0 of ``data[0]`` picks the format, bit 1 gold trees."""
+        if not data:
+            return
+        fmt = "conllu" if data[0] & 1 else "conllx"
+        need_heads = bool(data[0] & 2)
+        try:
+            sentences = read_conll(io.BytesIO(data[1:]), fmt, need_heads=need_heads)
+        except MaltpyError:
+            return
+        text = format_sentences(sentences)
+        again = parse_conll(text, fmt, "<written>", need_heads=need_heads)
+        if [s.to_lines() for s in again] != [s.to_lines() for s in sentences]:
+            raise FuzzFailure("sentences written by maltpy read back differently")
+
+    def features(self, data: bytes) -> None:
+        """Train with ``data[1:]`` as the feature-model file, then parse; ``data[0]`` picks the algorithm."""
+        if not data:
+            return
+        with open(self.features_path, "wb") as f:
+            f.write(data[1:])
+        algorithm = ALGORITHMS[data[0] % len(ALGORITHMS)]
+        try:
+            p = Parser(algorithm=algorithm, features=self.features_path, verbose=False, jobs=1)
+            p.fit(self.train_sample, fmt="conllx")
+        except MaltpyError:
+            return
+        self._check_parses(p, self.train_sample)
+
+    def model(self, data: bytes) -> None:
+        """Load a model built from ``data`` (see the module docstring) and parse with it."""
+        if not data:
+            return
+        mode, rest = data[0] % 4, data[1:]
+        base = self.model_bytes[data[0] // 4 % len(self.model_bytes)]
+        if mode == 0:
+            blob = rest
+        elif mode == 1:
+            blob = _replace_member(base, HEADER, rest)
+        elif mode == 2:
+            blob = _replace_array(base, rest)
+        else:
+            blob = _replace_member(base, HEADER, _mutate_header(base, rest))
+        with open(self.model_path, "wb") as f:
+            f.write(blob)
+        try:
+            p = Parser.load(self.model_path)
+        except MaltpyError:
+            return
+        self._check_parses(p, self.gold[:10])
+
+    def parse(self, data: bytes) -> None:
+        """Parse ``data[1:]`` as CoNLL-X with the model ``data[0]`` picks (train on it when bits 6-7 are set)."""
+        if not data:
+            return
+        p = self.parsers[(data[0] & 0x3F) % len(self.parsers)]
+        try:
+            if data[0] >> 6 == 3:
+                sentences = read_conll(io.BytesIO(data[1:]), "conllx", need_heads=True)
+                p = Parser(p.settings).fit(sentences, fmt="conllx")
+            else:
+                sentences = read_conll(io.BytesIO(data[1:]), "conllx")
+        except MaltpyError:
+            return
+        self._check_parses(p, sentences)
+
+    # --------------------------------------------------------------- helpers
+    def _check_parses(self, parser: Parser, sentences) -> None:
+        """Parse; every output must be a tree over the input's words that reads back as gold."""
+        try:
+            parsed = parser.parse(sentences)
+        except MaltpyError:
+            return
+        for before, after in zip(sentences, parsed):
+            if after.forms != before.forms:
+                raise FuzzFailure("parsing changed the words")
+        again = parse_conll(format_sentences(parsed), parser.format, "<parsed>", need_heads=True)
+        if len(again) != len(sentences):
+            raise FuzzFailure("parsed output has a different number of sentences")
+
+    def seeds(self, target: str):
+        """Valid inputs for ``target`` to start mutating from."""
+        with open(TRAIN, "rb") as f:
+            treebank = f.read()
+        sample = b"\n\n".join(treebank.split(b"\n\n")[:4]) + b"\n\n"
+        if target == "conll":
+            return ([bytes([k]) + sample for k in range(4)] + [bytes([k]) + RICH_CONLLX for k in (0, 2)]
+                    + [bytes([k]) + RICH_CONLLU for k in (1, 3)])
+        if target == "features":
+            return [bytes([k]) + t.encode("utf-8") for k, t in enumerate(self.feature_texts)] + [
+                bytes([ALGORITHMS.index("nivreeager")]) + RICH_FEATURES.encode("utf-8")]
+        if target == "model":
+            out = []
+            for k, blob in enumerate(self.model_bytes):
+                with zipfile.ZipFile(io.BytesIO(blob)) as z:
+                    header = z.read(HEADER)
+                out += [bytes([4 * k]) + blob, bytes([4 * k + 1]) + header,
+                        bytes([4 * k + 2]) + b"split_map\n" + _npy(np.zeros(3, dtype=np.int32)),
+                        bytes([4 * k + 3]) + k.to_bytes(4, "little")]
+            return out
+        if target == "parse":
+            return [bytes([k]) + RICH_CONLLX for k in range(len(self.parsers))] + [bytes([k]) + sample for k in range(len(self.parsers))] + [bytes([0xC0 | k]) + sample
+                                                                              for k in range(len(self.parsers))]
+        raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
+
+
+TARGETS = ("conll", "features", "model", "parse")
+
+
+def _npy(arr) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _replace_member(blob: bytes, name: str, content: bytes) -> bytes:
+    """The zip ``blob`` with member ``name`` holding ``content`` (checksums made valid)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(blob)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, content if info.filename == name else src.read(info.filename))
+    return out.getvalue()
+
+
+_ODD_VALUES = [None, True, False, 0, -1, 1, 2, 2 ** 31, 2 ** 64, -2 ** 63, 0.5, float("inf"), float("nan"),
+               "", "bogus", "\t", "ROOT", [], [None], ["x"], [1, 2], {}, {"a": 1}]
+
+
+def _mutate_header(blob: bytes, seed: bytes) -> bytes:
+    """The model's JSON header with 1-3 values (at any depth) replaced, removed or shortened."""
+    rng = random.Random(seed)
+    with zipfile.ZipFile(io.BytesIO(blob)) as z:
+        header = json.loads(z.read(HEADER))
+    for _ in range(rng.randint(1, 3)):
+        parent, key = header, rng.choice(list(header))
+        while isinstance(parent[key], (dict, list)) and parent[key] and rng.random() < 0.6:
+            parent = parent[key]
+            key = rng.choice(list(parent)) if isinstance(parent, dict) else rng.randrange(len(parent))
+        op = rng.randrange(4)
+        if op == 0 and isinstance(parent, dict):
+            del parent[key]
+        elif op == 1 and isinstance(parent[key], (list, str)):
+            parent[key] = parent[key][:rng.randrange(len(parent[key]) + 1)]
+        else:
+            parent[key] = rng.choice(_ODD_VALUES)
+    return json.dumps(header).encode("utf-8")
+
+
+def _replace_array(blob: bytes, data: bytes) -> bytes:
+    """``data`` is ``NAME\\n`` + raw ``.npy`` bytes: that array (of the header's list) replaced."""
+    name, _, content = data.partition(b"\n")
+    name = name.decode("utf-8", "replace")
+    return _replace_member(blob, f"arrays/{name}.npy", content)
+
+
+# ------------------------------------------------------------------ mutation
+_TOKENS = [b"\t", b"\n", b"\n\n", b"_", b"0", b"-1", b"1-2", b"2.1", b"\xc2\xb9", b"\xd9\xa1", b"\r",
+           b"\xef\xbb\xbf", b"\xff", b"#", b" ", b"[", b"]", b"(", b")", b",", b"Input", b"Stack",
+           b"2147483648", b"99999999999999999999", b"null", b"true", b"NaN", b"Infinity", b"{", b"}",
+           b"\"", b":", b"- ", b"\x00"]
+
+
+def mutate(data: bytes, rng: random.Random, max_len: int = 4096) -> bytes:
+    """A few random byte-level edits (flip, insert, delete, duplicate, splice in tokens)."""
+    buf = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(6)
+        pos = rng.randrange(len(buf) + 1)
+        if op == 0 and buf:
+            buf[min(pos, len(buf) - 1)] ^= 1 << rng.randrange(8)
+        elif op == 1 and buf:
+            buf[min(pos, len(buf) - 1)] = rng.randrange(256)
+        elif op == 2:
+            buf[pos:pos] = rng.choice(_TOKENS)
+        elif op == 3 and buf:
+            del buf[pos:pos + rng.randint(1, 16)]
+        elif op == 4 and buf:
+            start = rng.randrange(len(buf))
+            buf[pos:pos] = buf[start:start + rng.randint(1, 64)]
+        elif op == 5 and buf:  # keep the target's selector byte, change only what it selects
+            buf[0] = rng.randrange(256)
+    return bytes(buf[:max_len])
+
+
+def run_one(target_fn, data: bytes):
+    """Run a target; return the unexpected exception (None when maltpy behaved)."""
+    try:
+        target_fn(data)
+    except MaltpyError:
+        return None
+    except Exception as e:  # noqa: BLE001 - anything else is what the fuzzer looks for
+        return e
+    return None
