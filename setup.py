@@ -6,6 +6,7 @@ import sys
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -21,6 +22,15 @@ class BuildPyWithFeatureModels(build_py):
         if os.path.isdir(dst):
             shutil.rmtree(dst)
         shutil.copytree(src, dst, ignore=shutil.ignore_patterns("*.md"))
+
+class ParallelBuildExt(build_ext):
+    """Compile the extensions on every core (``pip install .`` otherwise compiles one at a time)."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = os.cpu_count() or 1
+
 
 MODULES = [
     "maltpy.systems.base",
@@ -46,12 +56,15 @@ MODULES = [
 OPENMP_MODULES = {"maltpy.parsing.kernel"}
 OPENMP = ["-fopenmp"] if sys.platform.startswith("linux") and os.environ.get("MALTPY_NO_OPENMP") is None else []
 
+COMPILE_ARGS = ["-O3", "-g0"] if os.name != "nt" else ["/O2"]
+
 extensions = [
     Extension(
         name,
         [name.replace(".", "/") + ".pyx"],
         include_dirs=[numpy.get_include()],
-        extra_compile_args=["-O3"] + (OPENMP if name in OPENMP_MODULES else []),
+        # -g0: Python's own CFLAGS ask for debug information, which makes compiling slower
+        extra_compile_args=COMPILE_ARGS + (OPENMP if name in OPENMP_MODULES else []),
         extra_link_args=OPENMP if name in OPENMP_MODULES else [],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
@@ -59,9 +72,10 @@ extensions = [
 ]
 
 setup(
-    cmdclass={"build_py": BuildPyWithFeatureModels},
+    cmdclass={"build_py": BuildPyWithFeatureModels, "build_ext": ParallelBuildExt},
     ext_modules=cythonize(
         extensions,
+        nthreads=(os.cpu_count() or 1) if sys.platform.startswith("linux") else 0,  # fork-safe only there
         language_level=3,
         compiler_directives={
             "boundscheck": False,

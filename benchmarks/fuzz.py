@@ -86,11 +86,11 @@ def atheris_child(target: str) -> None:
     atheris.Fuzz()
 
 
-def run_atheris(targets, cases: int, jobs: int) -> int:
+def run_atheris(targets, counts: dict, jobs: int) -> int:
     os.makedirs(CRASHES, exist_ok=True)
     procs = []
     for target in targets:
-        cmd = [sys.executable, __file__, "_child", target, f"-runs={cases}", "-timeout=5",
+        cmd = [sys.executable, __file__, "_child", target, f"-runs={counts[target]}", "-timeout=5",
                f"-artifact_prefix={CRASHES}/{target}-", "-max_len=8192", "-print_final_stats=1"]
         procs.append((target, cmd))
     failures, running = 0, []
@@ -112,7 +112,7 @@ def run_atheris(targets, cases: int, jobs: int) -> int:
     return failures
 
 
-def flip_sweep(model_path: str = None) -> int:
+def flip_sweep(model_path: str = None, which: str = "nivreeager") -> int:
     """Every byte of a model file xor 0x01, 0x80 and 0xff: identical parse or ModelFileError."""
     import tempfile
     from fuzz.targets import Harness
@@ -121,7 +121,9 @@ def flip_sweep(model_path: str = None) -> int:
     harness = Harness()
     sentences = harness.gold[:10]
     if model_path is None:
-        blob = harness.model_bytes[0]
+        from fuzz.targets import ALGORITHMS
+        index = len(harness.model_bytes) - 1 if which == "libsvm" else ALGORITHMS.index(which)
+        blob = harness.model_bytes[index]
     else:
         with open(model_path, "rb") as f:
             blob = f.read()
@@ -175,21 +177,31 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="fuzz the targets")
     run.add_argument("--target", choices=TARGETS + ("all",), default="all")
-    run.add_argument("--cases", type=int, default=250_000, help="cases per target (default 250,000)")
+    run.add_argument("--cases", default="250000",
+                     help="cases per target: a number, or per target as conll=600000,model=60000,...")
     run.add_argument("--engine", choices=("atheris", "random"), default=default_engine)
     run.add_argument("--seed", type=int, default=0, help="random engine's seed")
     run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="atheris: targets at once")
     flips = sub.add_parser("flips", help="single-byte flips over a model file")
-    flips.add_argument("--model", help="model file (default: a small nivreeager model)")
+    flips.add_argument("--model", help="model file (default: a small model trained on the example treebank)")
+    flips.add_argument("--which", default="nivreeager",
+                       help="the small model: an algorithm name, or libsvm (nivrestandard, LIBSVM, POS split)")
     args = ap.parse_args(argv)
     if args.command == "flips":
-        return 1 if flip_sweep(args.model) else 0
+        return 1 if flip_sweep(args.model, args.which) else 0
     targets = TARGETS if args.target == "all" else (args.target,)
-    t0 = time.perf_counter()
-    if args.engine == "atheris":
-        failures = run_atheris(targets, args.cases, args.jobs)
+    if "=" in args.cases:
+        counts = {k: int(v) for k, v in (item.split("=") for item in args.cases.split(","))}
+        targets = tuple(t for t in targets if t in counts)
     else:
-        failures = run_random(targets, args.cases, args.seed)
+        counts = dict.fromkeys(targets, int(args.cases))
+    t0 = time.perf_counter()
+    failures = 0
+    for target in targets:  # one at a time for the random engine; atheris runs -j processes
+        if args.engine == "random":
+            failures += run_random((target,), counts[target], args.seed)
+    if args.engine == "atheris":
+        failures = run_atheris(targets, counts, args.jobs)
     print(f"{failures} failure(s); {time.perf_counter() - t0:.0f} s in all")
     return 1 if failures else 0
 

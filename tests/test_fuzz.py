@@ -42,6 +42,18 @@ def test_short_fuzz_run(harness, target, cases):
     assert failures == []
 
 
+REGRESSIONS = os.path.join(ROOT, "fuzz", "regressions")
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(REGRESSIONS)))
+def test_inputs_the_fuzzer_found(harness, name):
+    """Saved fuzzer finds, named TARGET-what.bin: each once ended in an exception or a broken invariant."""
+    with open(os.path.join(REGRESSIONS, name), "rb") as f:
+        data = f.read()
+    err = F.run_one(getattr(harness, name.split("-")[0]), data)
+    assert err is None, f"{type(err).__name__}: {err}"
+
+
 def test_seeds_go_all_the_way(harness, monkeypatch):
     """The seeds are valid: each one parses (a refused seed would fuzz only the error paths)."""
     parsed = []

@@ -30,6 +30,8 @@ HEAD_COLUMNS = {"conllx": ("HEAD", "PHEAD"), "conllu": ("HEAD",)}
 FORMATS = tuple(COLUMNS)
 #: a HEAD value as CoNLL writes it (int() would also take "¹", " 7" or "007")
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+#: CoNLL-U's other token IDs: a multiword token's range (3-4) and an empty node (3.1)
+_RANGE_OR_EMPTY_NODE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*|(0|[1-9][0-9]*)\.[1-9][0-9]*")
 HEAD, DEPREL = 6, 7
 
 
@@ -173,8 +175,7 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
     if lines and lines[-1] == "":
         lines.pop()
     for lineno, line in enumerate(lines, 1):
-        if line.endswith("\r"):
-            line = line[:-1]
+        line = line.rstrip("\r")  # Windows line ends (and stray carriage returns before them)
         if not line.strip():
             close()
             continue
@@ -189,19 +190,22 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
             hint = " (columns must be separated by tabs)" if len(fields) == 1 and " " in line else ""
             raise InputFormatError(path, lineno, f"expected {expect} tab-separated columns for "
                                                  f"{fmt}, found {len(fields)}{hint}")
-        tid = fields[0]
-        if "-" in tid or "." in tid:
-            if conllu:
-                extra.append((len(rows), line))
-                continue
-            raise InputFormatError(path, lineno, f"token ID {tid!r} is not an integer "
-                                                 "(multiword tokens and empty nodes exist in CoNLL-U only)")
-        if tid != str(len(rows) + 1):   # ASCII digits, no leading zeros: "1", not "01" or "¹"
-            raise InputFormatError(path, lineno, f"expected token ID {len(rows) + 1}, found {tid!r}")
         if "" in fields:
             ci = fields.index("")
             raise InputFormatError(path, lineno, f"column {ci + 1} ({COLUMNS[fmt][ci]}) is empty; "
                                                  "use _ for a missing value")
+        tid = fields[0]
+        if "-" in tid or "." in tid:
+            if not conllu:
+                raise InputFormatError(path, lineno, f"token ID {tid!r} is not an integer "
+                                                     "(multiword tokens and empty nodes exist in CoNLL-U only)")
+            if not _RANGE_OR_EMPTY_NODE.fullmatch(tid):
+                raise InputFormatError(path, lineno, f"token ID {tid!r} is neither a word (3), a multiword "
+                                                     "token (3-4) nor an empty node (3.1)")
+            extra.append((len(rows), line))  # kept as it is, written back in place
+            continue
+        if tid != str(len(rows) + 1):   # ASCII digits, no leading zeros: "1", not "01" or "¹"
+            raise InputFormatError(path, lineno, f"expected token ID {len(rows) + 1}, found {tid!r}")
         if len(fields) < 10:
             fields += ["_"] * (10 - len(fields))
         rows.append(fields)
