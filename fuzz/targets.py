@@ -24,6 +24,7 @@ structure-blind mutator for runs without atheris (the test suite's short run).
 """
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -255,7 +256,7 @@ def _mutate_header(blob: bytes, seed: bytes) -> bytes:
         elif op == 1 and isinstance(parent[key], (list, str)):
             parent[key] = parent[key][:rng.randrange(len(parent[key]) + 1)]
         else:
-            parent[key] = rng.choice(_ODD_VALUES)
+            parent[key] = copy.deepcopy(rng.choice(_ODD_VALUES))  # a fresh list or dict, never shared
     return json.dumps(header).encode("utf-8")
 
 
