@@ -32,24 +32,25 @@ class ParallelBuildExt(build_ext):
             self.parallel = os.cpu_count() or 1
 
 
+# largest generated C first, so that the parallel compile ends with small files on every core
 MODULES = [
-    "maltpy.systems.base",
-    "maltpy.systems.nivreeager",
-    "maltpy.systems.nivrestandard",
-    "maltpy.systems.covington",
-    "maltpy.systems.covproj",
-    "maltpy.systems.covnonproj",
-    "maltpy.systems.stack",
-    "maltpy.systems.stackproj",
-    "maltpy.systems.stackeager",
-    "maltpy.systems.stacklazy",
-    "maltpy.systems.planar",
-    "maltpy.systems.twoplanar",
-    "maltpy.features.featmap",
-    "maltpy.features.extract",
-    "maltpy.learners.mcsvm",
     "maltpy.parsing.loop",
     "maltpy.parsing.kernel",
+    "maltpy.features.extract",
+    "maltpy.learners.mcsvm",
+    "maltpy.systems.base",
+    "maltpy.features.featmap",
+    "maltpy.systems.planar",
+    "maltpy.systems.twoplanar",
+    "maltpy.systems.nivreeager",
+    "maltpy.systems.covington",
+    "maltpy.systems.nivrestandard",
+    "maltpy.systems.stack",
+    "maltpy.systems.stackeager",
+    "maltpy.systems.stacklazy",
+    "maltpy.systems.stackproj",
+    "maltpy.systems.covnonproj",
+    "maltpy.systems.covproj",
 ]
 
 #: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially

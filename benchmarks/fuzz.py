@@ -27,7 +27,7 @@ import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+sys.path.append(ROOT)  # after the installed maltpy: only fuzz/ comes from the checkout
 CRASHES = os.path.join(ROOT, "fuzz", "crashes")
 
 

@@ -4,6 +4,11 @@ import random
 
 import pytest
 
+try:  # the tests use the installed maltpy (README: pip install . first)
+    import maltpy.parsing.loop  # noqa: F401
+except ImportError as e:
+    pytest.exit(f"maltpy is not installed or not compiled ({e}): run `pip install .` first", returncode=2)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))

@@ -252,3 +252,20 @@ def test_ctrl_c_during_training_stops_at_once_without_a_model(tmp_path, learner_
     assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
     assert waited < 2.0, f"took {waited:.1f} s to stop"
     assert list(tmp_path.iterdir()) == [train]
+
+
+def test_internal_errors_are_one_line_and_debug_shows_tracebacks(monkeypatch, capsys, model):
+    import maltpy.cli.main as cli
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(cli, "run_parse", broken)
+    assert main(["-c", model, "-i", TEST]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error (TypeError: a bug)" in err and "--debug" in err
+    with pytest.raises(TypeError):
+        main(["-c", model, "-i", TEST, "--debug"])
+    monkeypatch.undo()
+    with pytest.raises(ModelFileError):
+        main(["--debug", "-c", os.path.join(os.path.dirname(model), "missing.mpz"), "-i", TEST])

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT, random_tree
 
-sys.path.insert(0, ROOT)
+sys.path.append(ROOT)  # after the installed maltpy: only fuzz/ comes from the checkout
 from fuzz import targets as F  # noqa: E402
 
 import maltpy  # noqa: E402

@@ -96,6 +96,8 @@ def _main_parser():
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads for training split models and for scoring kernel (libsvm) models (default: all cores)")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress messages even in pipes")
     p.add_argument("-q", "--quiet", action="store_true", help="no messages or progress bars")
+    # read by main() before parsing (it works with the sub-commands too); listed here for --help
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks instead of one-line errors")
     return p
 
 
@@ -466,7 +468,11 @@ def _attach_dash_values(argv):
 
 
 def main(argv=None):
+    """The maltpy command. Every error a user can cause is one line on stderr and exit status 1
+    (2 for usage errors, from argparse); ``--debug`` (anywhere) shows tracebacks instead."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     try:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])
@@ -488,6 +494,8 @@ def main(argv=None):
             run_convert(settings, log)
         return 0
     except MaltpyError as e:
+        if debug:
+            raise
         print(f"maltpy: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -506,6 +514,13 @@ def main(argv=None):
         return 141
     except MemoryError:
         print("maltpy: error: out of memory", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - a bug in maltpy, not the user's doing
+        if debug:
+            raise
+        what = " ".join(f"{type(e).__name__}: {e}".split())[:300]
+        print(f"maltpy: internal error ({what}); please report it with the command that caused it "
+              "(--debug shows the traceback)", file=sys.stderr)
         return 1
 
 
