@@ -242,7 +242,7 @@ def test_ctrl_c_during_training_stops_at_once_without_a_model(tmp_path, learner_
     _slow_treebank(train)
     model = tmp_path / "m.mpz"
     p = subprocess.Popen([sys.executable, "-m", "maltpy", "-c", str(model), "-m", "learn", "-i", str(train),
-                          "-lo", learner_options], stderr=subprocess.PIPE, text=True)
+                          "-lo", learner_options], stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     time.sleep(4.0)  # reading and collecting take about a second; then the solver runs for many more
     assert p.poll() is None, "training ended before the interrupt: make the treebank harder"
     t0 = time.perf_counter()
@@ -251,7 +251,7 @@ def test_ctrl_c_during_training_stops_at_once_without_a_model(tmp_path, learner_
     waited = time.perf_counter() - t0
     assert p.returncode == 130 and "interrupted" in err and "Traceback" not in err
     assert waited < 2.0, f"took {waited:.1f} s to stop"
-    assert list(tmp_path.iterdir()) == [train]
+    assert sorted(tmp_path.iterdir()) == [train]
 
 
 def test_internal_errors_are_one_line_and_debug_shows_tracebacks(monkeypatch, capsys, model):
