@@ -1,5 +1,5 @@
 """A short run of the fuzz targets (fuzz/targets.py), the crashes fuzzing found, and hypothesis
-strategies over the Python API. The long run is benchmarks/fuzz.py."""
+strategies over the Python API. The long run is benchmarks/fuzzing.py."""
 import io
 import json
 import os
@@ -150,7 +150,7 @@ def test_damaged_npy_header_is_refused(harness, tmp_path):
 
 
 def test_byte_flips_load_identically_or_are_refused(harness, tmp_path):
-    """A sample of benchmarks/fuzz.py's sweep (every 23rd byte; the benchmark does them all)."""
+    """A sample of benchmarks/fuzzing.py's sweep (every 23rd byte; the benchmark does them all)."""
     blob = harness.model_bytes[F.ALGORITHMS.index("nivreeager")]
     path = str(tmp_path / "m.mpz")
     sentences = harness.gold[:5]

@@ -1,8 +1,8 @@
 """Fuzz maltpy's input boundaries (the targets of fuzz/targets.py) and sweep byte flips over a model.
 
-    python benchmarks/fuzz.py run --cases 250000            # every target, 250,000 cases each
-    python benchmarks/fuzz.py run --target model --engine atheris --cases 100000
-    python benchmarks/fuzz.py flips                         # every byte of a model file, 3 flips each
+    python benchmarks/fuzzing.py run --cases 250000            # every target, 250,000 cases each
+    python benchmarks/fuzzing.py run --target model --engine atheris --cases 100000
+    python benchmarks/fuzzing.py flips                         # every byte of a model file, 3 flips each
 
 ``run`` reports cases per second, the slowest case and every failure (an exception other
 than maltpy's own error, or a broken invariant), whose input it saves under
