@@ -5,6 +5,7 @@
 >>> parser.save("model.mpz")
 >>> trees = maltpy.load("model.mpz").parse(maltpy.read_conll("test.conll"))
 >>> maltpy.draw(trees[:5])   # HTML (a Jupyter notebook shows the trees)
+>>> for tree in parser.parse(maltpy.iter_conll("corpus.conll")): ...   # streaming, flat memory
 """
 __version__ = "0.1.0"
 
@@ -30,7 +31,7 @@ def train(treebank, **settings):
 
 def __getattr__(name):
     # light top-level names without importing the compiled modules at import time
-    if name in ("read_conll", "write_conll", "Sentence"):
+    if name in ("read_conll", "iter_conll", "write_conll", "Sentence"):
         from maltpy.formats import conll
         return getattr(conll, name)
     if name == "draw":

@@ -5,7 +5,9 @@
   The new file gets the old file's mode, or the user's umask for a new one.
 * A symbolic link is followed: the file it points to is replaced, the link stays.
 * Anything else (a FIFO, ``/dev/null``, a terminal) is written straight to.
-* ``-`` or ``None`` is standard output, written at the end in one piece.
+* ``-`` or ``None`` is standard output, written at the end in one piece, or as it comes
+  with ``stream=True`` (a pipe then sees output while the input is still arriving; after an
+  error, what was written before it stays written).
 * Every problem a user can cause (a directory, no permission, a full disk, a closed
   standard output) is a :class:`~maltpy.errors.MaltpyError` naming the file.
 """
@@ -52,9 +54,13 @@ def check_output_path(target) -> None:
 
 
 @contextmanager
-def open_output(target, binary: bool = False):
+def open_output(target, binary: bool = False, stream: bool = False):
     """Yield a writable stream for ``target`` following the rules of this module."""
     check_output_path(target)
+    if target in ("-", None) and stream:
+        yield sys.stdout.buffer if binary else sys.stdout
+        sys.stdout.flush()
+        return
     if target in ("-", None):
         buf = io.BytesIO() if binary else io.StringIO()
         yield buf

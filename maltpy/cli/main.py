@@ -153,8 +153,9 @@ def run_learn(settings, log):
 
 
 def run_parse(settings, log, explicit):
-    from maltpy.formats.conll import read_conll, to_conllx, write_conll
-    from maltpy.parsing.parser import Parser
+    from maltpy.formats.conll import format_sentences, iter_conll, to_conllx
+    from maltpy.output import open_output
+    from maltpy.parsing.parser import Parser, chunked
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     from maltpy.output import check_output_path
@@ -167,16 +168,27 @@ def run_parse(settings, log, explicit):
     t0 = time.perf_counter()
     parser = Parser.load(settings.model, **overrides)
     fmt = _detect(settings.input, settings.input_format) or parser.format
-    sentences = read_conll(settings.input, fmt, need_heads=False)
-    t1 = time.perf_counter()
-    parsed = parser.parse(sentences, progress=settings.verbose)
-    t2 = time.perf_counter()
-    if (settings.output_format or fmt) == "conllx" and fmt == "conllu":
-        parsed = [to_conllx(s) for s in parsed]
-    write_conll(parsed, settings.output)
-    n = sum(len(s) for s in sentences)
-    log(f"parsed {len(sentences)} sentences, {n} tokens in {t2 - t1:.2f} s "
-        f"({n / max(t2 - t1, 1e-9):,.0f} tokens/s; {time.perf_counter() - t0:.2f} s in all)")
+    to_conllx_output = (settings.output_format or fmt) == "conllx" and fmt == "conllu"
+    # read, parse and write chunk by chunk: memory stays flat, and a pipe sees output early;
+    # a file appears only when everything is written (standard output gets each chunk at once)
+    n_sentences = n_tokens = 0
+    with open_output(settings.output, stream=True) as out:
+        for parsed in chunked(parser.iter_parse(iter_conll(settings.input, fmt), progress=settings.verbose),
+                              CHUNK_SENTENCES):
+            if to_conllx_output:
+                parsed = [to_conllx(s) for s in parsed]
+            out.write(format_sentences(parsed))
+            if settings.output in (None, "-"):
+                out.flush()
+            n_sentences += len(parsed)
+            n_tokens += sum(len(s) for s in parsed)
+    wall = time.perf_counter() - t0
+    log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
+        f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+
+
+#: sentences parsed and written at a time by -m parse (parser.iter_parse's chunks, at most)
+CHUNK_SENTENCES = 1000
 
 
 def run_convert(settings, log):

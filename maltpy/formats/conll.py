@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import re
 import sys
-from typing import Iterable, List, Optional
+from typing import Iterable, Iterator, List, Optional
 
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.output import open_output
@@ -137,16 +137,13 @@ def detect_format(path: str) -> str:
     return "conllu" if str(path).lower().endswith(".conllu") else "conllx"
 
 
-def _decode(data: bytes, path: str) -> str:
+def _decode(data: bytes, path: str, lines_before: int = 0) -> str:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
+        line = lines_before + data.count(b"\n", 0, e.start) + 1
         raise InputFormatError(path, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); "
                                            "the file must be UTF-8 encoded") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text
 
 
 def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
@@ -156,28 +153,37 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
     ``need_heads``: HEAD and DEPREL must be present and form a tree (training,
     gold standard); otherwise they may be ``_`` or absent (parsing input).
     """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    sentences = list(_sentences(enumerate(lines, 1), fmt, path, need_heads))
+    if not sentences:
+        raise InputFormatError(path, 0, "no sentences found (the input is empty)")
+    return sentences
+
+
+def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
+    """Sentences from ``(line number, line)`` pairs, as they complete.
+
+    A sentence is held back until the next one begins, because comment lines after
+    the last sentence of the input belong to it."""
     if fmt not in COLUMNS:
         raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     conllu = fmt == "conllu"
     min_cols = 10 if conllu else (8 if need_heads else 6)
-    sentences = []
+    names = COLUMNS[fmt]
     rows, extra, first, last_word_line = [], [], 0, []
-
-    def close():
-        nonlocal rows, extra, last_word_line
-        if rows:
-            _check_heads(rows, last_word_line, path, need_heads)
-            sentences.append(Sentence(rows, extra, first, path))
-            rows, extra, last_word_line = [], [], []
-        # comments with no words after them stay for the next sentence
-
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    for lineno, line in enumerate(lines, 1):
+    pending = None
+    for lineno, line in numbered_lines:
         line = line.rstrip("\r")  # Windows line ends (and stray carriage returns before them)
         if not line.strip():
-            close()
+            if rows:
+                _check_heads(rows, last_word_line, path, need_heads)
+                if pending is not None:
+                    yield pending
+                pending = Sentence(rows, extra, first, path)
+                rows, extra, last_word_line = [], [], []
+            # comments with no words after them stay for the next sentence
             continue
         if not rows and not extra:
             first = lineno
@@ -192,7 +198,7 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
                                                  f"{fmt}, found {len(fields)}{hint}")
         if "" in fields:
             ci = fields.index("")
-            raise InputFormatError(path, lineno, f"column {ci + 1} ({COLUMNS[fmt][ci]}) is empty; "
+            raise InputFormatError(path, lineno, f"column {ci + 1} ({names[ci]}) is empty; "
                                                  "use _ for a missing value")
         tid = fields[0]
         if "-" in tid or "." in tid:
@@ -210,14 +216,19 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
             fields += ["_"] * (10 - len(fields))
         rows.append(fields)
         last_word_line.append(lineno)
-    close()
-    if extra and sentences:
+        if pending is not None:  # a new sentence has begun: the previous one is complete
+            yield pending
+            pending = None
+    if rows:
+        _check_heads(rows, last_word_line, path, need_heads)
+        if pending is not None:
+            yield pending
+        pending = Sentence(rows, extra, first, path)
+        extra = []
+    if pending is not None:
         # trailing comment lines after the last sentence
-        last = sentences[-1]
-        last.extra.extend((len(last.rows), l) for _, l in extra)
-    if not sentences:
-        raise InputFormatError(path, 0, "no sentences found (the input is empty)")
-    return sentences
+        pending.extra.extend((len(pending.rows), l) for _, l in extra)
+        yield pending
 
 
 def _check_heads(rows, linenos, path, need_heads):
@@ -261,25 +272,75 @@ def _check_heads(rows, linenos, path, need_heads):
 
 def read_conll(source, fmt: Optional[str] = None, need_heads: bool = False) -> List[Sentence]:
     """Read a CoNLL file (path, ``-`` for stdin, or a binary/text file object)."""
+    sentences = list(iter_conll(source, fmt, need_heads))
+    return sentences
+
+
+def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
+               block_size: int = 1 << 20) -> Iterator[Sentence]:
+    """Sentences of a CoNLL file one at a time, reading ``block_size`` bytes at a time, so that
+    memory does not grow with the file (``-`` or None: standard input, which can be a pipe).
+
+    Errors name the file and line as :func:`read_conll`'s do; an input without any sentence
+    raises at its end."""
     if source in ("-", None):
-        data = sys.stdin.buffer.read()
-        path = "<stdin>"
+        stream, path, close = sys.stdin.buffer, "<stdin>", False
     elif hasattr(source, "read"):
-        data = source.read()
-        path = getattr(source, "name", "<input>")
+        stream, path, close = source, getattr(source, "name", "<input>"), False
     else:
         path = str(source)
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            stream, close = open(path, "rb"), True
         except FileNotFoundError:
             raise MaltpyError(f"{path}: no such file") from None
         except IsADirectoryError:
             raise MaltpyError(f"{path}: is a directory, expected a CoNLL file") from None
         except PermissionError:
             raise MaltpyError(f"{path}: permission denied") from None
-    text = _decode(data, path) if isinstance(data, bytes) else data
-    return parse_conll(text, fmt or detect_format(path), path, need_heads)
+    fmt = fmt or detect_format(path)
+    try:
+        n = 0
+        for sentence in _sentences(_numbered_lines(stream, path, block_size), fmt, path, need_heads):
+            n += 1
+            yield sentence
+        if not n:
+            raise InputFormatError(path, 0, "no sentences found (the input is empty)")
+    finally:
+        if close:
+            stream.close()
+
+
+def _numbered_lines(stream, path: str, block_size: int):
+    """``(line number, line)`` of a binary or text stream, decoded as UTF-8 block by block
+    (the BOM of a first line dropped, a decoding error reported with its line)."""
+    lineno, carry, first = 0, b"", True
+    # read1: what is there (at most block_size), so that a pipe's lines come as they arrive
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        block = read(block_size)
+        if isinstance(block, str):
+            block = block.encode("utf-8", "surrogatepass")
+        if not block:
+            break
+        block = carry + block
+        cut = block.rfind(b"\n")
+        if cut < 0:
+            carry = block
+            continue
+        carry = block[cut + 1:]
+        text = _decode(block[:cut], path, lineno)
+        if first:
+            text, first = (text[1:] if text.startswith("\ufeff") else text), False
+        for line in text.split("\n"):
+            lineno += 1
+            yield lineno, line
+    if carry:
+        text = _decode(carry, path, lineno)
+        if first:
+            text = text[1:] if text.startswith("\ufeff") else text
+        for line in text.split("\n"):
+            lineno += 1
+            yield lineno, line
 
 
 def format_sentences(sentences: Iterable[Sentence]) -> str:

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import List, Optional, Sequence
+from typing import Iterable, Iterator, List, Optional, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -377,13 +377,32 @@ class Parser:
             out.append((h, l))
         return out
 
-    def parse(self, sentences: Sequence[Sentence], progress: bool = False) -> List[Sentence]:
-        """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled."""
+    def parse(self, sentences, progress: bool = False):
+        """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled.
+
+        A list (or tuple) gives a list. Any other iterable, such as :func:`maltpy.iter_conll`
+        or a generator, gives an iterator that parses as it reads (see :meth:`iter_parse`)."""
         if isinstance(sentences, (str, Sentence)):
             raise MaltpyError("parse takes a list of sentences (Sentence objects or lists of words); "
                               "for one text: parser.parse([text.split()])")
+        if not isinstance(sentences, (list, tuple)):
+            return self.iter_parse(sentences, progress=progress)
         sentences = [_as_sentence(s) for s in sentences]
         return [sent.with_tree(h, l) for sent, (h, l) in zip(sentences, self.parse_trees(sentences, progress))]
+
+    def iter_parse(self, sentences: Iterable, chunk_size: int = 1000, progress: bool = False) -> Iterator[Sentence]:
+        """Parse any iterable of sentences ``chunk_size`` at a time, yielding each parse in
+        input order; memory stays that of one chunk however long the input is."""
+        self._check_fitted()
+        bar = _progress_bar(None, "parsing", progress)
+        try:
+            for chunk in chunked(sentences, chunk_size):
+                yield from self.parse(chunk)
+                if bar:
+                    bar.update(len(chunk))
+        finally:
+            if bar:
+                bar.close()
 
     # ------------------------------------------------------------------ files
     def save(self, path: str) -> None:
@@ -504,6 +523,19 @@ class Parser:
         rows = np.repeat(np.arange(n), np.diff(indptr.astype(np.int64)))
         W[rows, cols.astype(np.int64)] = vals
         return keys, W, bias.astype(np.float32)
+
+
+def chunked(items: Iterable, size: int, first: int = 16) -> Iterator[list]:
+    """Lists of consecutive items: ``first`` items, then twice as many each time up to ``size``
+    (the first results come quickly from a slow pipe, later chunks are large enough to be fast)."""
+    chunk, limit = [], min(first, size)
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= limit:
+            yield chunk
+            chunk, limit = [], min(limit * 2, size)
+    if chunk:
+        yield chunk
 
 
 def _as_sentence(s) -> Sentence:
