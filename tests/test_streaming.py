@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 import maltpy
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.formats.conll import iter_conll, parse_conll, read_conll
-from maltpy.parsing.parser import chunked
+from maltpy.chunks import chunked
 from conftest import EXAMPLES
 
 TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
@@ -141,3 +141,19 @@ def test_closed_pipe_ends_quietly(model, tmp_path):
     r = subprocess.run(f"'{sys.executable}' -m maltpy -c '{model}' -i '{big}' | head -n 3",
                        shell=True, capture_output=True, text=True, cwd=EXAMPLES, timeout=120)
     assert r.stdout.count("\n") == 3 and r.stderr == ""
+
+
+def test_write_conll_streams_an_iterator_into_a_file_that_appears_whole(model, tmp_path):
+    parser = maltpy.load(model)
+    out = tmp_path / "out.conll"
+
+    def parses_then_fails():
+        yield from parser.parse(iter_conll(TEST))
+        assert not out.exists()   # still being written, under a temporary name
+        raise MaltpyError("stop")
+
+    with pytest.raises(MaltpyError):
+        maltpy.write_conll(parses_then_fails(), str(out))
+    assert os.listdir(tmp_path) == []
+    maltpy.write_conll(parser.parse(iter_conll(TEST)), str(out))
+    assert out.read_text() == "".join("\n".join(s.to_lines()) + "\n\n" for s in parser.parse(read_conll(TEST)))

@@ -155,7 +155,8 @@ def run_learn(settings, log):
 def run_parse(settings, log, explicit):
     from maltpy.formats.conll import format_sentences, iter_conll, to_conllx
     from maltpy.output import open_output
-    from maltpy.parsing.parser import Parser, chunked
+    from maltpy.chunks import chunked
+    from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     from maltpy.output import check_output_path

@@ -12,6 +12,7 @@ import re
 import sys
 from typing import Iterable, Iterator, List, Optional
 
+from maltpy.chunks import chunked
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.output import open_output
 
@@ -360,9 +361,13 @@ def atomic_output(target):
 
 
 def write_conll(sentences: Iterable[Sentence], target) -> None:
-    """Write sentences to a path or ``-`` (stdout), atomically."""
-    with atomic_output(target) as f:
-        f.write(format_sentences(sentences))
+    """Write sentences to a path (atomically: the file appears whole or not at all) or ``-``
+    (stdout). A list goes to stdout in one piece; any other iterable (a parse in progress) is
+    written as it comes, in flat memory."""
+    streaming = not isinstance(sentences, (list, tuple))
+    with open_output(target, stream=streaming) as f:
+        for chunk in chunked(sentences, 1000, first=1000):
+            f.write(format_sentences(chunk))
 
 
 def to_conllx(sentence: Sentence) -> Sentence:

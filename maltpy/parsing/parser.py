@@ -29,6 +29,7 @@ from maltpy.learners.mcsvm import request_stop
 from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
 from maltpy.parsing.kernel import KernelModels, parse_corpus_kernel
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
+from maltpy.chunks import chunked
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, system_class
 from maltpy.transform import PseudoProjective
@@ -523,19 +524,6 @@ class Parser:
         rows = np.repeat(np.arange(n), np.diff(indptr.astype(np.int64)))
         W[rows, cols.astype(np.int64)] = vals
         return keys, W, bias.astype(np.float32)
-
-
-def chunked(items: Iterable, size: int, first: int = 16) -> Iterator[list]:
-    """Lists of consecutive items: ``first`` items, then twice as many each time up to ``size``
-    (the first results come quickly from a slow pipe, later chunks are large enough to be fast)."""
-    chunk, limit = [], min(first, size)
-    for item in items:
-        chunk.append(item)
-        if len(chunk) >= limit:
-            yield chunk
-            chunk, limit = [], min(limit * 2, size)
-    if chunk:
-        yield chunk
 
 
 def _as_sentence(s) -> Sentence:
