@@ -4,11 +4,24 @@ import os
 import sys
 
 
-def seeded_argument_parser(doc: str) -> argparse.ArgumentParser:
-    """Options of the benchmarks that train one algorithm with several solver seeds."""
+def _parser(doc: str) -> argparse.ArgumentParser:
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", default=os.path.join(here, "..", "..", "shared"))
+    return ap
+
+
+def timing_argument_parser(doc: str) -> argparse.ArgumentParser:
+    """Options of the benchmarks that time commands with an EWT model (trained when not given)."""
+    ap = _parser(doc)
+    ap.add_argument("--model", help="an EWT CoNLL-X nivreeager model (default: train one)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure (the best is kept)")
+    return ap
+
+
+def seeded_argument_parser(doc: str) -> argparse.ArgumentParser:
+    """Options of the benchmarks that train one algorithm with several solver seeds."""
+    ap = _parser(doc)
     ap.add_argument("--algorithm", default="nivreeager")
     ap.add_argument("--seeds", default="0,1,2", help="comma-separated solver seeds (0 is the default)")
     ap.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",

@@ -8,22 +8,17 @@ one spaCy Doc per EWT dev sentence (words, XPOS as tag_, UPOS as pos_; not timed
 ``parser.parse(sentences)`` on the blind dev sentences, best of --repeat runs each, alternated.
 Also checks that both give the same heads and labels.
 """
-import argparse
 import os
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _ewt import read_ewt  # noqa: E402
+from _ewt import read_ewt, timing_argument_parser  # noqa: E402
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=os.path.join(here, "..", "..", "shared"))
-    ap.add_argument("--model", help="an EWT CoNLL-X model (default: train one)")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap = timing_argument_parser(__doc__)
     ap.add_argument("--batch-size", type=int, default=256)
     a = ap.parse_args()
     import spacy

@@ -7,12 +7,14 @@ given, parses dev, then times, best of --repeat, the commands as a user types th
 `maltpy draw` of all dev sentences against gold, and `maltpy eval --report` without and with
 plots, for one system and with --compare (a nivrestandard parse of dev).
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _ewt import timing_argument_parser  # noqa: E402
 
 
 def run(*args):
@@ -31,11 +33,7 @@ def timed(repeat, *args):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=os.path.join(here, "..", "..", "shared"))
-    ap.add_argument("--model", help="an EWT CoNLL-X nivreeager model (default: train one)")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap = timing_argument_parser(__doc__)
     a = ap.parse_args()
     ewt = os.path.join(a.shared, "data", "ud", "en_ewt")
     if not os.path.isdir(ewt):

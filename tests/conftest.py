@@ -15,6 +15,15 @@ SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
 DATA = os.path.join(SHARED, "data")
 
 
+@pytest.fixture(scope="session")
+def model(tmp_path_factory):
+    """The example treebank's model, trained once with the README's defaults (tests only read it)."""
+    from maltpy.cli.main import main
+    path = str(tmp_path_factory.mktemp("toy") / "toy.mpz")
+    assert main(["-c", path, "-m", "learn", "-i", os.path.join(EXAMPLES, "toy-train.conll"), "-q"]) == 0
+    return path
+
+
 def shared_file(*parts):
     """Path under ../shared/data, or skip the test when it is absent (a user's clone)."""
     path = os.path.join(DATA, *parts)

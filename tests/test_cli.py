@@ -20,12 +20,6 @@ TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
 TEST = os.path.join(EXAMPLES, "toy-test.conll")
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("m") / "toy.mpz")
-    assert main(["-c", path, "-m", "learn", "-i", TRAIN, "-q"]) == 0
-    return path
-
 
 def run(*args, stdin=None):
     # run outside the source tree so that the installed (compiled) package is imported

@@ -15,12 +15,6 @@ TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
 TEST = os.path.join(EXAMPLES, "toy-test.conll")
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("out") / "toy.mpz")
-    assert main(["-c", path, "-m", "learn", "-i", TRAIN, "-q"]) == 0
-    return path
-
 
 def test_empty_name_and_directory_are_refused(model, tmp_path, capsys):
     assert main(["-c", model, "-i", TEST, "-o", "", "-q"]) == 1

@@ -17,12 +17,6 @@ TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
 TEST = os.path.join(EXAMPLES, "toy-test.conll")
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("sp") / "toy.mpz")
-    assert main(["-c", path, "-m", "learn", "-i", TRAIN, "-q"]) == 0
-    return path
-
 
 @pytest.fixture(scope="module")
 def cli_parse(model, tmp_path_factory):

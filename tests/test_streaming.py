@@ -19,12 +19,6 @@ TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
 TEST = os.path.join(EXAMPLES, "toy-test.conll")
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("m") / "toy.mpz")
-    maltpy.train(TRAIN, verbose=False).save(path)
-    return path
-
 
 lines = st.lists(st.sampled_from([
     "1\tDogs\tdog\tN\tNNS\t_\t2\tnsubj", "2\tbark\tbark\tV\tVBP\t_\t0\troot", "", "# a comment",

@@ -278,7 +278,7 @@ def test_breakdown_groups_add_up_to_the_overall_scores(seed):
     b = breakdown(gold, system)
     o = b.overall
     for groups in (b.gold_arc_length, b.system_arc_length, b.gold_depth, b.system_depth):
-        assert sum(c.total for c in groups.values()) == o.tokens
+        assert sum(c.tokens for c in groups.values()) == o.tokens
         assert sum(c.head for c in groups.values()) == o.head
         assert sum(c.both for c in groups.values()) == o.both
     assert sum(s.tokens for s in b.sentence_length.values()) == o.tokens

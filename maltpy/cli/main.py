@@ -153,9 +153,7 @@ def run_learn(settings, log):
 
 
 def run_parse(settings, log, explicit):
-    from maltpy.formats.conll import format_sentences, iter_conll, to_conllx
-    from maltpy.output import open_output
-    from maltpy.chunks import chunked
+    from maltpy.formats.conll import iter_conll, to_conllx, write_conll
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
@@ -170,26 +168,21 @@ def run_parse(settings, log, explicit):
     parser = Parser.load(settings.model, **overrides)
     fmt = _detect(settings.input, settings.input_format) or parser.format
     to_conllx_output = (settings.output_format or fmt) == "conllx" and fmt == "conllu"
-    # read, parse and write chunk by chunk: memory stays flat, and a pipe sees output early;
-    # a file appears only when everything is written (standard output gets each chunk at once)
-    n_sentences = n_tokens = 0
-    with open_output(settings.output, stream=True) as out:
-        for parsed in chunked(parser.iter_parse(iter_conll(settings.input, fmt), progress=settings.verbose),
-                              CHUNK_SENTENCES):
-            if to_conllx_output:
-                parsed = [to_conllx(s) for s in parsed]
-            out.write(format_sentences(parsed))
-            if settings.output in (None, "-"):
-                out.flush()
-            n_sentences += len(parsed)
-            n_tokens += sum(len(s) for s in parsed)
+    # a stream from reader to writer: memory stays flat, a pipe sees output early, and a file
+    # appears only when everything is written (write_conll)
+    counts = [0, 0]
+
+    def counted(parsed):
+        for s in parsed:
+            counts[0] += 1
+            counts[1] += len(s)
+            yield to_conllx(s) if to_conllx_output else s
+
+    write_conll(counted(parser.parse(iter_conll(settings.input, fmt), progress=settings.verbose)),
+                settings.output)
     wall = time.perf_counter() - t0
-    log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
-        f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
-
-
-#: sentences parsed and written at a time by -m parse (parser.iter_parse's chunks, at most)
-CHUNK_SENTENCES = 1000
+    log(f"parsed {counts[0]} sentences, {counts[1]} tokens in {wall:.2f} s "
+        f"({counts[1] / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
 
 
 def run_convert(settings, log):

@@ -78,27 +78,6 @@ def depths(heads: Sequence[int]) -> List[int]:
 
 
 @dataclass
-class ArcCounts:
-    """Arcs in one group: how many, how many with the right head, with the right head and label."""
-    total: int = 0
-    head: int = 0
-    both: int = 0
-
-    def add(self, head_ok: bool, both_ok: bool):
-        self.total += 1
-        self.head += head_ok
-        self.both += both_ok
-
-    @property
-    def unlabelled(self) -> float:
-        return 100.0 * self.head / self.total if self.total else 0.0
-
-    @property
-    def labelled(self) -> float:
-        return 100.0 * self.both / self.total if self.total else 0.0
-
-
-@dataclass
 class LabelCounts:
     """One dependency label: gold and system counts and how many of each are right (head and label)."""
     gold: int = 0
@@ -121,17 +100,17 @@ class LabelCounts:
 
 
 def _groups(keys):
-    return field(default_factory=lambda: {k: ArcCounts() for k in keys()})
+    return field(default_factory=lambda: {k: Scores() for k in keys()})
 
 
 @dataclass
 class Breakdown:
     """Grouped accuracy of one system against gold (build with :func:`breakdown`)."""
     overall: Scores = field(default_factory=Scores)
-    gold_arc_length: Dict[str, ArcCounts] = _groups(arc_length_bins)     # recall
-    system_arc_length: Dict[str, ArcCounts] = _groups(arc_length_bins)   # precision
-    gold_depth: Dict[str, ArcCounts] = _groups(depth_bins)               # recall
-    system_depth: Dict[str, ArcCounts] = _groups(depth_bins)             # precision
+    gold_arc_length: Dict[str, Scores] = _groups(arc_length_bins)     # recall
+    system_arc_length: Dict[str, Scores] = _groups(arc_length_bins)   # precision
+    gold_depth: Dict[str, Scores] = _groups(depth_bins)               # recall
+    system_depth: Dict[str, Scores] = _groups(depth_bins)             # precision
     sentence_length: Dict[str, Scores] = field(
         default_factory=lambda: {k: Scores() for k in sentence_length_bins()})
     sentences_per_length: Counter = field(default_factory=Counter)
@@ -160,10 +139,10 @@ class Breakdown:
             correct += both_ok
             self.overall.add(head_ok, label_ok)
             self.sentence_length[length_bin].add(head_ok, label_ok)
-            self.gold_arc_length[arc_length_bin(gh, dep)].add(head_ok, both_ok)
-            self.system_arc_length[arc_length_bin(sh, dep)].add(head_ok, both_ok)
-            self.gold_depth[depth_bin(g_depth[k])].add(head_ok, both_ok)
-            self.system_depth[depth_bin(s_depth[k])].add(head_ok, both_ok)
+            self.gold_arc_length[arc_length_bin(gh, dep)].add(head_ok, label_ok)
+            self.system_arc_length[arc_length_bin(sh, dep)].add(head_ok, label_ok)
+            self.gold_depth[depth_bin(g_depth[k])].add(head_ok, label_ok)
+            self.system_depth[depth_bin(s_depth[k])].add(head_ok, label_ok)
             labels = self.labels
             (labels.get(gl) or labels.setdefault(gl, LabelCounts())).gold += 1
             sc = labels.get(sl) or labels.setdefault(sl, LabelCounts())

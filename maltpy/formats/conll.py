@@ -8,6 +8,7 @@ data-format files.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import sys
 from typing import Iterable, Iterator, List, Optional
@@ -175,7 +176,8 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
     names = COLUMNS[fmt]
     rows, extra, first, last_word_line = [], [], 0, []
     pending = None
-    for lineno, line in numbered_lines:
+    # a blank line after the input closes its last sentence like any other
+    for lineno, line in itertools.chain(numbered_lines, [(None, "")]):
         line = line.rstrip("\r")  # Windows line ends (and stray carriage returns before them)
         if not line.strip():
             if rows:
@@ -220,12 +222,6 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
         if pending is not None:  # a new sentence has begun: the previous one is complete
             yield pending
             pending = None
-    if rows:
-        _check_heads(rows, last_word_line, path, need_heads)
-        if pending is not None:
-            yield pending
-        pending = Sentence(rows, extra, first, path)
-        extra = []
     if pending is not None:
         # trailing comment lines after the last sentence
         pending.extra.extend((len(pending.rows), l) for _, l in extra)
@@ -273,8 +269,7 @@ def _check_heads(rows, linenos, path, need_heads):
 
 def read_conll(source, fmt: Optional[str] = None, need_heads: bool = False) -> List[Sentence]:
     """Read a CoNLL file (path, ``-`` for stdin, or a binary/text file object)."""
-    sentences = list(iter_conll(source, fmt, need_heads))
-    return sentences
+    return list(iter_conll(source, fmt, need_heads))
 
 
 def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
@@ -314,31 +309,27 @@ def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
 def _numbered_lines(stream, path: str, block_size: int):
     """``(line number, line)`` of a binary or text stream, decoded as UTF-8 block by block
     (the BOM of a first line dropped, a decoding error reported with its line)."""
-    lineno, carry, first = 0, b"", True
     # read1: what is there (at most block_size), so that a pipe's lines come as they arrive
     read = getattr(stream, "read1", stream.read)
+    lineno, carry, first = 0, b"", True
     while True:
         block = read(block_size)
         if isinstance(block, str):
             block = block.encode("utf-8", "surrogatepass")
-        if not block:
-            break
-        block = carry + block
-        cut = block.rfind(b"\n")
-        if cut < 0:
-            carry = block
-            continue
-        carry = block[cut + 1:]
-        text = _decode(block[:cut], path, lineno)
+        if block:
+            data = carry + block
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry = data
+                continue
+            data, carry = data[:cut], data[cut + 1:]
+        elif carry:  # a last line without a newline
+            data, carry = carry, b""
+        else:
+            return
+        text = _decode(data, path, lineno)
         if first:
-            text, first = (text[1:] if text.startswith("\ufeff") else text), False
-        for line in text.split("\n"):
-            lineno += 1
-            yield lineno, line
-    if carry:
-        text = _decode(carry, path, lineno)
-        if first:
-            text = text[1:] if text.startswith("\ufeff") else text
+            text, first = text[1:] if text.startswith("\ufeff") else text, False
         for line in text.split("\n"):
             lineno += 1
             yield lineno, line
@@ -366,8 +357,10 @@ def write_conll(sentences: Iterable[Sentence], target) -> None:
     written as it comes, in flat memory."""
     streaming = not isinstance(sentences, (list, tuple))
     with open_output(target, stream=streaming) as f:
-        for chunk in chunked(sentences, 1000, first=1000):
+        for chunk in chunked(sentences, 1000):  # small chunks first: a pipe sees output early
             f.write(format_sentences(chunk))
+            if streaming:
+                f.flush()
 
 
 def to_conllx(sentence: Sentence) -> Sentence:

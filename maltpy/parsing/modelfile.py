@@ -131,13 +131,13 @@ class HeaderReader:
             self.fail(f"{key} must be a mapping")
         return v
 
-    def strings(self, key: str, value=None, unique: bool = True) -> list:
+    def strings(self, key: str) -> list:
         """A list of distinct strings that CoNLL can hold in a column (no tab, newline or empty)."""
-        v = self.get(key) if value is None else value
+        v = self.get(key)
         if not isinstance(v, list) or not all(isinstance(x, str) and x and not _BAD_CHARS.intersection(x)
                                               for x in v):
             self.fail(f"{key} must be a list of non-empty strings without tabs or line breaks")
-        if unique and len(set(v)) != len(v):
+        if len(set(v)) != len(v):
             self.fail(f"{key} has repeated entries")
         return v
 

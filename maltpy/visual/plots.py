@@ -37,7 +37,7 @@ def _lines(ax, bins, systems, series, ylabel, title):
     xs = list(range(len(bins)))
     for k, (name, b) in enumerate(systems):
         groups = series(b)
-        pts = [(x, groups[key].labelled) for x, key in zip(xs, bins) if groups[key].total]
+        pts = [(x, groups[key].las) for x, key in zip(xs, bins) if groups[key].tokens]
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3.5, lw=1.6,
                     color=COLORS[k % len(COLORS)], label=name)

@@ -65,10 +65,10 @@ def overall_section(names, gold, systems, punctuation_note: str) -> str:
 def _arc_table(names, results: Sequence[Breakdown], gold_attr, system_attr, bins, key_name) -> str:
     rows = []
     for key in bins:
-        row = [key, str(getattr(results[0], gold_attr)[key].total)]
+        row = [key, str(getattr(results[0], gold_attr)[key].tokens)]
         for b in results:
             g, s = getattr(b, gold_attr)[key], getattr(b, system_attr)[key]
-            row += [_pct(g.labelled), _pct(g.unlabelled), str(s.total), _pct(s.labelled), _pct(s.unlabelled)]
+            row += [_pct(g.las), _pct(g.uas), str(s.tokens), _pct(s.las), _pct(s.uas)]
         rows.append(row)
     per = ["recall", "unl. recall", "system arcs", "precision", "unl. precision"]
     return table(_system_head(names, per, [key_name, "gold arcs"]), rows, "arcs")
