@@ -40,6 +40,8 @@ MODULES = [
     "maltpy.learners.mcsvm",
     "maltpy.systems.base",
     "maltpy.features.featmap",
+    "maltpy.formats.scan",
+    "maltpy.parsing.intern",
     "maltpy.systems.planar",
     "maltpy.systems.twoplanar",
     "maltpy.systems.nivreeager",

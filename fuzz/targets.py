@@ -37,7 +37,9 @@ import numpy as np
 from maltpy.errors import MaltpyError
 from maltpy.formats.conll import format_sentences, parse_conll, read_conll
 from maltpy.parsing.modelfile import HEADER
+from maltpy.formats.scan import Scanner
 from maltpy.parsing.parser import Parser
+from maltpy.parsing.stream import OrderedOutput, parse_bytes, read_chunks, unsupported
 from maltpy.systems import SYSTEMS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -88,6 +90,51 @@ class FuzzFailure(AssertionError):
     """An invariant broken without an exception (output that does not read back)."""
 
 
+#: labels for the compiled reader's check (one not ASCII)
+CHECK_LABELS = ("nsubj", "root", "obj", "dép")
+
+
+def _check_tree(n: int, i: int):
+    """A made-up head and label for word i of n (anything works: the writer must copy it)."""
+    return (i * 7 + n) % (n + 1), (i * 3 + n) % len(CHECK_LABELS)
+
+
+def check_compiled_reader(data: bytes, fmt: str, expected, block_size: int) -> None:
+    """The compiled reader and writer (maltpy.formats.scan) against the Python ones: the same
+    error message, or the same output bytes for the same trees. ``expected``: the Python
+    reader's sentences, or its error message."""
+    scanner = Scanner(fmt, "<input>")
+    out = io.BytesIO()
+    writer = OrderedOutput(out)
+    label_bytes = [label.encode("utf-8") for label in CHECK_LABELS]
+    try:
+        for chunk in read_chunks(io.BytesIO(data), scanner, block_size):
+            heads, labels = [], []
+            for n in chunk.lengths():
+                heads.append(-1)
+                labels.append(-1)
+                for i in range(1, n + 1):
+                    h, l = _check_tree(n, i)
+                    heads.append(h)
+                    labels.append(l)
+            writer.write(chunk, chunk.render(np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32),
+                                             label_bytes))
+        writer.close()
+    except MaltpyError as e:
+        if str(e) != expected:
+            raise FuzzFailure(f"the compiled reader says {str(e)!r}, the Python reader {expected!r}")
+        return
+    if isinstance(expected, str):
+        raise FuzzFailure(f"the compiled reader accepts what the Python reader refuses ({expected})")
+    trees = []
+    for s in expected:
+        n = len(s)
+        pairs = [_check_tree(n, i) for i in range(1, n + 1)]
+        trees.append(s.with_tree([h for h, _ in pairs], [CHECK_LABELS[l] for _, l in pairs]))
+    if out.getvalue() != format_sentences(trees).encode("utf-8"):
+        raise FuzzFailure("the compiled writer wrote other bytes than the Python writer")
+
+
 class Harness:
     """The targets with their models, trained once on the example treebank's first sentences."""
 
@@ -120,8 +167,12 @@ class Harness:
         need_heads = bool(data[0] & 2)
         try:
             sentences = read_conll(io.BytesIO(data[1:]), fmt, need_heads=need_heads)
-        except MaltpyError:
+        except MaltpyError as e:
+            if not need_heads:
+                check_compiled_reader(data[1:], fmt, str(e), 1 + 7 * (data[0] >> 2))
             return
+        if not need_heads:
+            check_compiled_reader(data[1:], fmt, sentences, 1 + 7 * (data[0] >> 2))
         text = format_sentences(sentences)
         again = parse_conll(text, fmt, "<written>", need_heads=need_heads)
         if [s.to_lines() for s in again] != [s.to_lines() for s in sentences]:
@@ -188,9 +239,17 @@ class Harness:
         for before, after in zip(sentences, parsed):
             if after.forms != before.forms:
                 raise FuzzFailure("parsing changed the words")
-        again = parse_conll(format_sentences(parsed), parser.format, "<parsed>", need_heads=True)
+        written = format_sentences(parsed)
+        again = parse_conll(written, parser.format, "<parsed>", need_heads=True)
         if len(again) != len(sentences):
             raise FuzzFailure("parsed output has a different number of sentences")
+        if unsupported(parser) is None and sentences:
+            # the compiled path (maltpy -m parse) must write the same bytes, whatever the chunking
+            text = format_sentences(sentences).encode("utf-8")
+            compiled = parse_bytes(parser, text, parser.format, block_size=1 + len(text) % 251,
+                                   jobs=1 + len(text) % 2)
+            if compiled != written.encode("utf-8"):
+                raise FuzzFailure("the compiled parse path wrote other bytes than the Python path")
 
     def seeds(self, target: str):
         """Valid inputs for ``target`` to start mutating from."""

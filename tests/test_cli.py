@@ -139,7 +139,7 @@ def test_random_weights_parse_loop_gives_trees(model):
     rng = np.random.default_rng(7)
     for enforce in (True, False):
         p = maltpy.load(model, enforce_tree=enforce)
-        p.splits = [(k, rng.normal(size=W.shape).astype(np.float32), b) for k, W, b in p.splits]
+        p.splits = [(k, rng.normal(size=(len(k), len(b))).astype(np.float32), b) for k, _, b in p.splits]
         sents = read_conll(TEST) * 3
         for s in p.parse(sents):
             heads = [-1] + s.heads

@@ -153,7 +153,6 @@ def run_learn(settings, log):
 
 
 def run_parse(settings, log, explicit):
-    from maltpy.formats.conll import iter_conll, to_conllx, write_conll
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
@@ -167,22 +166,13 @@ def run_parse(settings, log, explicit):
     t0 = time.perf_counter()
     parser = Parser.load(settings.model, **overrides)
     fmt = _detect(settings.input, settings.input_format) or parser.format
-    to_conllx_output = (settings.output_format or fmt) == "conllx" and fmt == "conllu"
-    # a stream from reader to writer: memory stays flat, a pipe sees output early, and a file
-    # appears only when everything is written (write_conll)
-    counts = [0, 0]
-
-    def counted(parsed):
-        for s in parsed:
-            counts[0] += 1
-            counts[1] += len(s)
-            yield to_conllx(s) if to_conllx_output else s
-
-    write_conll(counted(parser.parse(iter_conll(settings.input, fmt), progress=settings.verbose)),
-                settings.output)
+    # read, parsed and written chunk by chunk: memory stays flat, a pipe sees output early,
+    # and a file appears only when everything is written
+    n_sentences, n_tokens = parser.parse_file(settings.input, settings.output, fmt, settings.output_format,
+                                              progress=settings.verbose)
     wall = time.perf_counter() - t0
-    log(f"parsed {counts[0]} sentences, {counts[1]} tokens in {wall:.2f} s "
-        f"({counts[1] / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+    log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
+        f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
 
 
 def run_convert(settings, log):

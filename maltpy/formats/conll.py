@@ -308,7 +308,9 @@ def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
 
 def _numbered_lines(stream, path: str, block_size: int):
     """``(line number, line)`` of a binary or text stream, decoded as UTF-8 block by block
-    (the BOM of a first line dropped, a decoding error reported with its line)."""
+    (the BOM of a first line dropped). Invalid UTF-8 is reported with its line once the lines
+    before it are out, so that an error on an earlier line comes first, as in the compiled
+    reader (:mod:`maltpy.formats.scan`)."""
     # read1: what is there (at most block_size), so that a pipe's lines come as they arrive
     read = getattr(stream, "read1", stream.read)
     lineno, carry, first = 0, b"", True
@@ -327,12 +329,22 @@ def _numbered_lines(stream, path: str, block_size: int):
             data, carry = carry, b""
         else:
             return
-        text = _decode(data, path, lineno)
-        if first:
-            text, first = text[1:] if text.startswith("\ufeff") else text, False
-        for line in text.split("\n"):
-            lineno += 1
-            yield lineno, line
+        try:
+            text, bad = data.decode("utf-8"), None
+        except UnicodeDecodeError as e:
+            good = data.rfind(b"\n", 0, e.start)   # the lines before the bad one decode
+            text, bad = data[:max(good, 0)].decode("utf-8"), data[good + 1:]
+            if good < 0:
+                text = None
+        if text is not None:
+            if first:
+                text = text[1:] if text.startswith("\ufeff") else text
+            first = False
+            for line in text.split("\n"):
+                lineno += 1
+                yield lineno, line
+        if bad is not None:
+            _decode(bad, path, lineno)
 
 
 def format_sentences(sentences: Iterable[Sentence]) -> str:

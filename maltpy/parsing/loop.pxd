@@ -1,9 +1,11 @@
 # cython: language_level=3
 """Declarations shared by the parse loops (loop.pyx: one decision at a time; kernel.pyx: batched)."""
 cimport cython
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, int32_t, uint64_t
 from maltpy.systems.state cimport State
 from maltpy.features.extract cimport Sent
+from maltpy.features.featmap cimport mix64
+from libc.string cimport memcpy
 
 cdef enum:
     MAX_MOVES = 64
@@ -37,6 +39,112 @@ cdef class SplitModels:
         if 0 <= value < self.split_map_len:
             return self.split_map[value]
         return self.default_split
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define MALTPY_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define MALTPY_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
+
+
+cdef extern from *:
+    """
+    /* a dense weight row added over the runs of permissible classes; compiled twice where
+       the compiler can choose at load time (AVX2 adds 8 floats at once, SSE2 4): the sums
+       are the same, element by element */
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+    __attribute__((target_clones("avx2", "default")))
+    #endif
+    static void maltpy_add_runs(float* scores, const float* w, const int* lo, const int* hi, int n) {
+        for (int r = 0; r < n; r++)
+            for (int c = lo[r]; c < hi[r]; c++)
+                scores[c] += w[c];
+    }
+    """
+    void add_runs "maltpy_add_runs"(float* scores, const float* w, const int* lo, const int* hi, int n) nogil
+
+
+cdef enum:
+    SLOT_EMPTY = -2
+    SLOT_DENSE = -1
+
+
+cdef struct WSlot:
+    # one slot of a split model's hash table: a feature key and where its weights are
+    uint64_t key
+    int32_t start     # sparse row: its first entry; dense row: its index among the dense rows
+    int32_t count     # sparse row: its entries; SLOT_DENSE; SLOT_EMPTY
+
+
+cdef struct WEntry:
+    int32_t cls
+    float w
+
+
+cdef struct WSplit:
+    WSlot* slots
+    uint64_t mask
+    WEntry* entries
+    float* dense
+    float* bias
+
+
+@cython.final
+cdef class Weights(SplitModels):
+    cdef int n_classes
+    cdef WSplit* split
+    cdef list _keep
+
+    cdef inline void score(self, int sp, const uint64_t* keys, int nk, const WSlot** found, float* scores,
+                           const int* run_lo, const int* run_end, int n_runs) noexcept nogil:
+        """``scores`` = bias + the weights of the features ``keys`` (in their order) under split
+        model ``sp``, exact for the permissible classes (the runs), unspecified for the others.
+
+        The table look-ups miss the cache; they are issued for every key before any is
+        used (``found``: room for nk slots), so that the misses overlap."""
+        cdef const WSplit* m = &self.split[sp]
+        cdef const WSlot* slot
+        cdef const WEntry* e
+        cdef const float* w
+        cdef uint64_t h
+        cdef int i, r, c, j
+        for i in range(nk):
+            found[i] = &m.slots[mix64(keys[i]) & m.mask]
+            prefetch(found[i])
+        for i in range(nk):
+            h = <uint64_t>(found[i] - m.slots)
+            slot = found[i]
+            while slot.count != SLOT_EMPTY and slot.key != keys[i]:
+                h = (h + 1) & m.mask
+                slot = &m.slots[h]
+            if slot.count == SLOT_EMPTY:
+                found[i] = NULL
+            else:
+                found[i] = slot
+                # the whole row: a dense row spans several cache lines
+                if slot.count == SLOT_DENSE:
+                    w = m.dense + <Py_ssize_t>slot.start * self.n_classes
+                    for c in range(0, self.n_classes, 16):
+                        prefetch(w + c)
+                else:
+                    for j in range(0, slot.count, 8):
+                        prefetch(m.entries + slot.start + j)
+        memcpy(scores, m.bias, sizeof(float) * self.n_classes)
+        for i in range(nk):
+            slot = found[i]
+            if slot == NULL:
+                continue
+            if slot.count == SLOT_DENSE:
+                add_runs(scores, m.dense + <Py_ssize_t>slot.start * self.n_classes, run_lo, run_end, n_runs)
+            else:
+                e = m.entries + slot.start
+                for j in range(slot.count):
+                    scores[e[j].cls] += e[j].w
 
 
 cdef class Corpus:

@@ -13,7 +13,7 @@ applied without asking the classifier, in training and parsing alike.
 cimport cython
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t, int64_t, int32_t
 
@@ -113,53 +113,111 @@ cdef class SplitModels:
         self.default_split = default_split
 
 
+#: a weight row with more than this share of the classes is stored dense
+DENSE_ROW = 0.125
+
+
+def sparse_rows(W):
+    """A dense (rows x classes) weight matrix as its non-zero entries per row:
+    (indptr int64, class int32, weight float32), rows in order, classes ascending."""
+    W = np.asarray(W, dtype=np.float32)
+    rows, cols = np.nonzero(W)
+    indptr = np.zeros(W.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=W.shape[0]), out=indptr[1:])
+    return indptr, cols.astype(np.int32), W[rows, cols]
+
+
 @cython.final
 cdef class Weights(SplitModels):
-    """Per-split weight tables: feature key -> row of a float32 (rows x classes) matrix."""
-    cdef int n_classes
-    cdef uint64_t** keys
-    cdef int32_t** vals
-    cdef Py_ssize_t* masks
-    cdef float** W
-    cdef float** bias
-    cdef list _keep
+    """Per-split weight tables: feature key -> its weight for each class.
+
+    A row with weight for many classes is kept dense and added over the permissible
+    classes (vectorised); the others, most rows, as (class, weight) entries. Both give
+    the same sums bit for bit as dense rows would, since each class receives the same
+    additions in the same order. Key, position and length of a row share one hash slot,
+    so that a feature costs one cache miss before its weights."""
 
     def __cinit__(self, list models, split_map, int default_split, int n_classes):
-        """``models``: list of (FeatMap, W[rows, n_classes] float32, bias[n_classes] float32)."""
+        """``models``: list of (feature keys (row i's key is keys[i]), weights, bias[n_classes] float32), the weights
+        either a dense float32 (rows x n_classes) matrix or :func:`sparse_rows` of one."""
         self.n_splits = len(models)
         self.n_classes = n_classes
         self._keep = []
-        self.keys = <uint64_t**>malloc(sizeof(void*) * self.n_splits)
-        self.vals = <int32_t**>malloc(sizeof(void*) * self.n_splits)
-        self.masks = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * self.n_splits)
-        self.W = <float**>malloc(sizeof(void*) * self.n_splits)
-        self.bias = <float**>malloc(sizeof(void*) * self.n_splits)
-        cdef FeatMap fm
-        cdef cnp.ndarray w, b
-        for k, (fm_obj, w_obj, b_obj) in enumerate(models):
-            fm = fm_obj
-            w = np.ascontiguousarray(w_obj, dtype=np.float32)
+        self.split = <WSplit*>calloc(max(self.n_splits, 1), sizeof(WSplit))
+        if self.split == NULL:
+            raise MemoryError()
+        cdef cnp.ndarray slots, entries, dense, b
+        for k, (keys_obj, w_obj, b_obj) in enumerate(models):
+            keys = np.ascontiguousarray(keys_obj, dtype=np.uint64)
+            if isinstance(w_obj, tuple):
+                indptr, cols, w = [np.ascontiguousarray(a, dtype=t) for a, t in
+                                   zip(w_obj, (np.int64, np.int32, np.float32))]
+                n_rows = len(indptr) - 1
+                if len(cols) != len(w) or indptr[0] != 0 or indptr[n_rows] != len(cols) \
+                        or np.any(np.diff(indptr) < 0) or (len(cols) and (cols.min() < 0 or cols.max() >= n_classes)):
+                    raise ValueError("sparse weight rows are inconsistent")
+            else:
+                if np.ndim(w_obj) != 2 or np.shape(w_obj)[1] != n_classes:
+                    raise ValueError("weight matrix shape does not match the model")
+                n_rows = np.shape(w_obj)[0]
+                indptr, cols, w = sparse_rows(w_obj)
             b = np.ascontiguousarray(b_obj, dtype=np.float32)
-            if w.ndim != 2 or w.shape[1] != n_classes or w.shape[0] != len(fm) or b.shape[0] != n_classes:
+            if n_rows != len(keys) or b.ndim != 1 or b.shape[0] != n_classes:
                 raise ValueError("weight matrix shape does not match the model")
-            self._keep.append((fm, w, b))
-            self.keys[k] = fm.keys
-            self.vals[k] = fm.vals
-            self.masks[k] = fm.cap - 1
-            self.W[k] = <float*>cnp.PyArray_DATA(w)
-            self.bias[k] = <float*>cnp.PyArray_DATA(b)
+            if len(cols) >= 2 ** 31:
+                raise ValueError("too many weights in one split model")
+            nnz = np.diff(indptr)
+            dense_rows = np.flatnonzero(nnz > DENSE_ROW * n_classes)
+            dense = np.zeros((max(len(dense_rows), 1), n_classes), dtype=np.float32)
+            if len(dense_rows):
+                counts = nnz[dense_rows]
+                entry = np.repeat(indptr[dense_rows], counts) + (
+                    np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+                dense[np.repeat(np.arange(len(dense_rows)), counts), cols[entry]] = w[entry]
+            entries = np.empty(max(len(cols), 1), dtype=[("cls", np.int32), ("w", np.float32)])
+            entries["cls"][:len(cols)] = cols
+            entries["w"][:len(cols)] = w
+            starts = indptr[:n_rows].astype(np.int32)
+            row_counts = nnz.astype(np.int32)
+            starts[dense_rows] = np.arange(len(dense_rows), dtype=np.int32)
+            row_counts[dense_rows] = SLOT_DENSE
+            slots = _slot_table(keys, starts, row_counts)
+            self._keep.append((slots, entries, dense, b))
+            self.split[k].slots = <WSlot*>cnp.PyArray_DATA(slots)
+            self.split[k].mask = len(slots) - 1
+            self.split[k].entries = <WEntry*>cnp.PyArray_DATA(entries)
+            self.split[k].dense = <float*>cnp.PyArray_DATA(dense)
+            self.split[k].bias = <float*>cnp.PyArray_DATA(b)
         self.set_split_map(split_map, default_split)
 
     def __dealloc__(self):
-        free(self.keys)
-        free(self.vals)
-        free(self.masks)
-        free(self.W)
-        free(self.bias)
+        free(self.split)
 
-    cdef inline int32_t row(self, int sp, uint64_t key) noexcept nogil:
-        return probe(self.keys[sp], self.vals[sp], self.masks[sp], key)
 
+def _slot_table(const uint64_t[::1] keys, const int32_t[::1] starts, const int32_t[::1] counts):
+    """The open-addressing table of :class:`Weights` (load at most one half), as WSlot records."""
+    cdef Py_ssize_t n = keys.shape[0], cap = 16, i
+    while cap < 2 * n + 2:
+        cap *= 2
+    table = np.empty(cap, dtype=[("key", np.uint64), ("start", np.int32), ("count", np.int32)])
+    cdef WSlot* slots = <WSlot*>cnp.PyArray_DATA(table)
+    cdef uint64_t mask = cap - 1, h
+    with nogil:
+        for i in range(cap):
+            slots[i].key = 0
+            slots[i].start = 0
+            slots[i].count = SLOT_EMPTY
+        for i in range(n):
+            h = mix64(keys[i]) & mask
+            while slots[h].count != SLOT_EMPTY:
+                if slots[h].key == keys[i]:
+                    with gil:
+                        raise ValueError("feature keys are not distinct: the model file is corrupt")
+                h = (h + 1) & mask
+            slots[h].key = keys[i]
+            slots[h].start = starts[i]
+            slots[h].count = counts[i]
+    return table
 
 
 cdef class Corpus:
@@ -322,15 +380,16 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1))
     cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
     cdef float* scores = <float*>malloc(sizeof(float) * (C + 1))
+    cdef const WSlot** found = <const WSlot**>malloc(sizeof(void*) * (ex.max_keys + 1))
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0
-    cdef int n_valid, only, nk, i, c, m, sp, best, row, max_steps, n_runs, r
+    cdef int n_valid, only, nk, i, c, m, sp, best, max_steps, n_runs
     cdef int run_lo[MAX_MOVES]
     cdef int run_end[MAX_MOVES]
     cdef float best_score
-    cdef float* wrow
     cdef bint recorded
     s.block = NULL
-    if nodes == NULL or values == NULL or keys == NULL or scores == NULL or not state_alloc(&s, corpus.max_n):
+    if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
+            or not state_alloc(&s, corpus.max_n):
         raise MemoryError()
     step = max(1, n_sent // 100)
     try:
@@ -356,7 +415,8 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                         continue
                     nk = ex.extract(system, &s, &sent, nodes, values, keys)
                     sp = weights.split_of(ex.split_value(system, &s, &sent, nodes)) if ex.split_atom >= 0 else 0
-                    # score only the classes of permissible moves: runs of adjacent classes
+                    # the permissible classes are runs of adjacent classes; every class starts
+                    # at its bias (invalid ones too: never chosen below)
                     n_runs = 0
                     for m in range(classes.n_moves):
                         if mask[m]:
@@ -366,16 +426,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                                 run_lo[n_runs] = classes.first[m]
                                 run_end[n_runs] = classes.end[m]
                                 n_runs += 1
-                    for r in range(n_runs):
-                        memcpy(scores + run_lo[r], weights.bias[sp] + run_lo[r],
-                               sizeof(float) * (run_end[r] - run_lo[r]))
-                    for i in range(nk):
-                        row = weights.row(sp, keys[i])
-                        if row >= 0:
-                            wrow = weights.W[sp] + <Py_ssize_t>row * C
-                            for r in range(n_runs):
-                                for c in range(run_lo[r], run_end[r]):
-                                    scores[c] += wrow[c]
+                    weights.score(sp, keys, nk, found, scores, run_lo, run_end, n_runs)
                     best = -1
                     best_score = 0
                     for m in range(classes.n_moves):
@@ -399,6 +450,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
         free(values)
         free(keys)
         free(scores)
+        free(found)
     if record_end:
         return heads_out, labels_out, end_out
     return heads_out, labels_out

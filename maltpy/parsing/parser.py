@@ -13,7 +13,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 import maltpy
 from maltpy.config import RUN_SETTINGS, Settings, make_settings
@@ -27,8 +26,7 @@ from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.learners import SvmModel, make_learner
 from maltpy.learners.mcsvm import request_stop
 from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
-from maltpy.parsing.kernel import KernelModels, parse_corpus_kernel
-from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
+from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
 from maltpy.chunks import chunked
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, system_class
@@ -196,6 +194,7 @@ class Parser:
             log(f"note: the {s.algorithm} oracle could not reproduce {inst['oracle_errors']} of "
                 f"{len(sentences)} training trees (non-projective trees need a non-projective "
                 "algorithm or pseudo-projective parsing)")
+        import scipy.sparse as sp   # here, not at the top: parsing never needs scipy
         X = sp.csr_matrix((np.ones(len(inst["indices"]), dtype=np.float64), inst["indices"], inst["indptr"]),
                           shape=(n_inst, len(fmap)))
         return X, inst["y"], inst["split"], fmap.keys_in_order()
@@ -321,12 +320,13 @@ class Parser:
         """The scoring tables of the C loop: Weights (linear) or KernelModels (kernel)."""
         if self._weights is None:
             if self.learner.kind == "kernel":
+                from maltpy.parsing.kernel import KernelModels   # BLAS through scipy: kernel models only
                 left_out = [0 if k == self.default_split else len(self.compiled.split_templates)
                             for k in range(len(self.splits))]
                 self._weights = KernelModels(self.splits, self.split_map, self.default_split,
                                              self.learner.kernel_function(), left_out)
             else:
-                models = [(FeatMap.from_keys(k), W, b) for k, W, b in self.splits]
+                models = [(k, W, b) for k, W, b in self.splits]
                 self._weights = Weights(models, self.split_map, self.default_split, self.classes.n_classes)
         return self._weights
 
@@ -339,6 +339,7 @@ class Parser:
         try:
             if self.learner.kind == "kernel":
                 from threadpoolctl import threadpool_limits
+                from maltpy.parsing.kernel import parse_corpus_kernel
                 # the loop scores groups on its own threads; BLAS threads inside them would oversubscribe
                 with threadpool_limits(limits=1, user_api="blas"):
                     out = parse_corpus_kernel(system, self.extractor, self._get_weights(), self.classes, corpus,
@@ -405,6 +406,49 @@ class Parser:
             if bar:
                 bar.close()
 
+    def parse_file(self, source, target, input_format: Optional[str] = None,
+                   output_format: Optional[str] = None, jobs: Optional[int] = None,
+                   progress: bool = False):
+        """Parse a CoNLL file (a path, or ``-`` for stdin) into ``target`` (a path, ``-`` for
+        stdout); return (sentences, tokens).
+
+        Reading, parsing and writing run chunk by chunk in compiled code on ``jobs`` threads
+        (default: the ``jobs`` setting; 0 = all cores): memory stays flat, the output is the same
+        bytes as :meth:`parse` and :func:`~maltpy.formats.conll.write_conll` give, a file appears
+        only whole. ``input_format``: conllx or conllu (default: from the file name, else the
+        model's); ``output_format``: conllx turns CoNLL-U input into CoNLL-X."""
+        from maltpy.formats.conll import detect_format, iter_conll, to_conllx, write_conll
+        from maltpy.output import open_output
+        from maltpy.parsing.stream import parse_stream, unsupported
+        self._check_fitted()
+        fmt = input_format or (detect_format(source) if source not in ("-", None) else self.format)
+        if fmt not in FORMATS or (output_format or fmt) not in FORMATS:
+            raise MaltpyError(f"unknown format {input_format if fmt not in FORMATS else output_format!r}; "
+                              f"use one of {', '.join(FORMATS)}")
+        drop_extra = (output_format or fmt) == "conllx" and fmt == "conllu"
+        jobs = self.settings.jobs if jobs is None else jobs
+        bar = _progress_bar(None, "parsing", progress, unit="tok")
+        try:
+            if unsupported(self) is None:
+                with open_output(target, binary=True, stream=True) as out:
+                    return parse_stream(self, source, out, fmt, drop_extra, jobs,
+                                        progress=(lambda n_sent, n_tok: bar.update(n_tok)) if bar else None)
+            counts = [0, 0]   # the Python path: a Split with a regular-expression separator
+
+            def counted(parsed):
+                for sentence in parsed:
+                    counts[0] += 1
+                    counts[1] += len(sentence)
+                    if bar:
+                        bar.update(len(sentence))
+                    yield to_conllx(sentence) if drop_extra else sentence
+
+            write_conll(counted(self.iter_parse(iter_conll(source, fmt))), target)
+            return counts[0], counts[1]
+        finally:
+            if bar:
+                bar.close()
+
     # ------------------------------------------------------------------ files
     def save(self, path: str) -> None:
         """Write the trained parser to one model file."""
@@ -438,12 +482,12 @@ class Parser:
             save_model(path, header, arrays)
             return
         for k, (keys, W, bias) in enumerate(self.splits):
-            nz_rows, nz_cols = np.nonzero(W)
+            indptr, cols, vals = W if isinstance(W, tuple) else sparse_rows(W)
             arrays[f"keys{k}"] = keys
             arrays[f"bias{k}"] = bias
-            arrays[f"w{k}_indptr"] = np.concatenate([[0], np.cumsum(np.bincount(nz_rows, minlength=len(W)))]).astype(np.int64)
-            arrays[f"w{k}_cols"] = nz_cols.astype(col_dtype)
-            arrays[f"w{k}_vals"] = W[nz_rows, nz_cols].astype(np.float32)
+            arrays[f"w{k}_indptr"] = np.asarray(indptr, dtype=np.int64)
+            arrays[f"w{k}_cols"] = np.asarray(cols).astype(col_dtype)
+            arrays[f"w{k}_vals"] = np.asarray(vals, dtype=np.float32)
         save_model(path, header, arrays)
 
     @classmethod
@@ -520,10 +564,8 @@ class Parser:
         bias = check_array(arrays, f"bias{k}", path, "f", length=C)
         if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
             raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
-        W = np.zeros((n, C), dtype=np.float32)
-        rows = np.repeat(np.arange(n), np.diff(indptr.astype(np.int64)))
-        W[rows, cols.astype(np.int64)] = vals
-        return keys, W, bias.astype(np.float32)
+        # kept as stored: the C loop adds sparse rows (maltpy.parsing.loop.Weights)
+        return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32)), bias.astype(np.float32)
 
 
 def _as_sentence(s) -> Sentence:

@@ -1,0 +1,573 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""CoNLL-X and CoNLL-U in compiled code, for the parse path (``maltpy -m parse``).
+
+:class:`Scanner` takes the input's bytes block by block and cuts them into
+:class:`Chunk` objects of whole sentences, validating every line as
+:mod:`maltpy.formats.conll` does (UTF-8, column counts, empty columns, token IDs,
+CoNLL-U multiword tokens and empty nodes, HEAD values) without making a Python
+object per line or token. A chunk keeps byte offsets into the input, so that
+:meth:`Chunk.render` writes every line back unchanged but for HEAD and DEPREL,
+exactly as ``write_conll`` writes what ``read_conll`` read.
+
+Errors are found here and explained by the Python reader: when a line breaks a
+rule, the lines of its sentence up to it go through ``conll._sentences``,
+which raises the same one-line ``file:line`` error the Python path gives. The
+rules are therefore written twice (here, and there), and the tests fuzz one
+against the other.
+"""
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memchr, memcpy
+
+from maltpy.errors import MaltpyError
+
+cdef enum:
+    OK = 0
+    BAD_LINE = 1      # the Python reader explains it
+    BAD_UTF8 = 2
+    NO_MEMORY = 3
+
+
+cdef bint _utf8_valid(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """Strict UTF-8 as Python decodes it: no overlong forms, surrogates or values above U+10FFFF."""
+    cdef Py_ssize_t i = 0
+    cdef unsigned char c, c1
+    while i < n:
+        c = s[i]
+        if c < 0x80:
+            i += 1
+            continue
+        if 0xC2 <= c <= 0xDF:
+            if i + 1 >= n or (s[i + 1] & 0xC0) != 0x80:
+                return False
+            i += 2
+        elif 0xE0 <= c <= 0xEF:
+            if i + 2 >= n:
+                return False
+            c1 = s[i + 1]
+            if (c1 & 0xC0) != 0x80 or (s[i + 2] & 0xC0) != 0x80:
+                return False
+            if (c == 0xE0 and c1 < 0xA0) or (c == 0xED and c1 > 0x9F):
+                return False
+            i += 3
+        elif 0xF0 <= c <= 0xF4:
+            if i + 3 >= n:
+                return False
+            c1 = s[i + 1]
+            if (c1 & 0xC0) != 0x80 or (s[i + 2] & 0xC0) != 0x80 or (s[i + 3] & 0xC0) != 0x80:
+                return False
+            if (c == 0xF0 and c1 < 0x90) or (c == 0xF4 and c1 > 0x8F):
+                return False
+            i += 4
+        else:
+            return False
+    return True
+
+
+cdef bint _blank(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """Whether a (valid UTF-8) line is whitespace only, by Python's str.isspace."""
+    cdef Py_ssize_t i = 0
+    cdef unsigned char c
+    while i < n:
+        c = s[i]
+        if c == 0x20 or 0x09 <= c <= 0x0D or 0x1C <= c <= 0x1F:
+            i += 1
+        elif c == 0xC2 and i + 1 < n and (s[i + 1] == 0x85 or s[i + 1] == 0xA0):
+            i += 2
+        elif i + 2 < n and ((c == 0xE1 and s[i + 1] == 0x9A and s[i + 2] == 0x80)          # U+1680
+                            or (c == 0xE2 and s[i + 1] == 0x80 and (s[i + 2] <= 0x8A or s[i + 2] == 0xA8
+                                                                    or s[i + 2] == 0xA9 or s[i + 2] == 0xAF))
+                            or (c == 0xE2 and s[i + 1] == 0x81 and s[i + 2] == 0x9F)       # U+205F
+                            or (c == 0xE3 and s[i + 1] == 0x80 and s[i + 2] == 0x80)):     # U+3000
+            i += 3
+        else:
+            return False
+    return True
+
+
+cdef inline bint _digits(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """One or more ASCII digits, no leading zero (``0`` itself allowed)."""
+    cdef Py_ssize_t i
+    if n == 0 or (s[0] == b'0' and n > 1):
+        return False
+    for i in range(n):
+        if not (b'0' <= s[i] <= b'9'):
+            return False
+    return True
+
+
+cdef bint _range_or_empty_node(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """CoNLL-U's ``3-4`` (first digit 1-9 on both sides) or ``3.1`` (0 or 1-9..., then 1-9...)."""
+    cdef Py_ssize_t k
+    for k in range(n):
+        if s[k] == b'-':
+            return (k > 0 and s[0] != b'0' and _digits(s, k)
+                    and n - k - 1 > 0 and s[k + 1] != b'0' and _digits(s + k + 1, n - k - 1))
+        if s[k] == b'.':
+            return (_digits(s, k) and n - k - 1 > 0 and s[k + 1] != b'0' and _digits(s + k + 1, n - k - 1))
+    return False
+
+
+cdef inline bint _id_is(const unsigned char* s, Py_ssize_t n, Py_ssize_t expected) noexcept nogil:
+    """Whether the field is ``str(expected)``."""
+    cdef unsigned char buf[24]
+    cdef int k = 0, i
+    while True:
+        buf[k] = 48 + expected % 10
+        k += 1
+        expected //= 10
+        if expected == 0:
+            break
+    if n != k:
+        return False
+    for i in range(k):
+        if s[i] != buf[k - 1 - i]:
+            return False
+    return True
+
+
+cdef class Chunk:
+    """Complete sentences of the input, as byte offsets into the bytes they were read from."""
+
+    def __dealloc__(self):
+        free(self.words)
+        free(self.items)
+        free(self.sent_first)
+
+    cdef bint _reserve(self) noexcept nogil:
+        """Room for one more word, item and sentence; False when memory runs out."""
+        cdef void* p
+        if self.n_words >= self.cap_words:
+            p = realloc(self.words, sizeof(Word) * max(64, 2 * self.cap_words))
+            if p == NULL:
+                return False
+            self.words = <Word*>p
+            self.cap_words = max(64, 2 * self.cap_words)
+        if self.n_items >= self.cap_items:
+            p = realloc(self.items, sizeof(Item) * max(64, 2 * self.cap_items))
+            if p == NULL:
+                return False
+            self.items = <Item*>p
+            self.cap_items = max(64, 2 * self.cap_items)
+        if self.n_sentences + 1 >= self.cap_sent:
+            p = realloc(self.sent_first, sizeof(int64_t) * max(64, 2 * self.cap_sent))
+            if p == NULL:
+                return False
+            self.sent_first = <int64_t*>p
+            self.cap_sent = max(64, 2 * self.cap_sent)
+        return True
+
+    @property
+    def n_tokens(self):
+        return self.n_words
+
+    def lengths(self):
+        """Words per sentence."""
+        return [self.sent_first[k + 1] - self.sent_first[k] for k in range(self.n_sentences)]
+
+    def sentence_lines(self, Py_ssize_t k):
+        """Sentence ``k``'s word rows as lists of column strings (10 columns, ``_`` padded):
+        the slow path's view, for sentences that need Python (pseudo-projective decoding)."""
+        cdef Py_ssize_t w, length
+        cdef int j
+        cdef const unsigned char* s
+        rows = []
+        for w in range(self.sent_first[k], self.sent_first[k + 1]):
+            row = []
+            for j in range(10):
+                s = self.field(w, j, &length)
+                row.append((<const char*>s)[:length].decode("utf-8"))
+            rows.append(row)
+        return rows
+
+    def render(self, const int[::1] heads, const int[::1] labels, list label_bytes):
+        """The chunk's output: every line as read, word rows with HEAD and DEPREL from
+        ``heads``/``labels`` (indexed by corpus row: one root row before each sentence),
+        ``label_bytes`` naming each label id (UTF-8).
+
+        Every sentence ends with a blank line; in the final chunk, extra lines after the
+        last sentence go before that sentence's blank line, as the Python reader attaches
+        them to it."""
+        cdef Py_ssize_t n_labels = len(label_bytes), k, i, size, w, row, ln
+        cdef int64_t* lab_off = <int64_t*>malloc(sizeof(int64_t) * (n_labels + 1))
+        if lab_off == NULL:
+            raise MemoryError()
+        pool = b"".join(label_bytes)
+        cdef const char* lab_pool = PyBytes_AS_STRING(pool)
+        cdef Py_ssize_t max_label = 0
+        lab_off[0] = 0
+        for k in range(n_labels):
+            ln = PyBytes_GET_SIZE(label_bytes[k])
+            lab_off[k + 1] = lab_off[k] + ln
+            max_label = max(max_label, ln)
+        if self.n_words and heads.shape[0] < self.n_words + self.n_sentences:
+            free(lab_off)
+            raise ValueError("heads do not cover the chunk")
+        size = 1
+        for i in range(self.n_items):
+            size += self.items[i].end - self.items[i].start + 1
+        size += self.n_words * (max_label + 32)
+        cdef char* out = <char*>malloc(size)
+        if out == NULL:
+            free(lab_off)
+            raise MemoryError()
+        cdef Py_ssize_t used
+        try:
+            with nogil:
+                used = self._render(out, &heads[0] if heads.shape[0] else NULL,
+                                    &labels[0] if labels.shape[0] else NULL, lab_pool, lab_off, n_labels)
+            return PyBytes_FromStringAndSize(out, used)
+        finally:
+            free(out)
+            free(lab_off)
+
+    cdef Py_ssize_t _render(self, char* out, const int* heads, const int* labels, const char* lab_pool,
+                            const int64_t* lab_off, Py_ssize_t n_labels) noexcept nogil:
+        cdef Py_ssize_t o = 0, i, j, w = 0, sent = 0, last_close = -1, n, row
+        cdef Item* it
+        cdef Word* word
+        cdef int k, lab, h
+        cdef char digits[16]
+        cdef int nd
+        cdef bint trailing
+        for i in range(self.n_items):
+            if self.items[i].kind == ITEM_CLOSE:
+                last_close = i
+        trailing = self.final and last_close >= 0 and last_close < self.n_items - 1
+        for i in range(self.n_items):
+            it = &self.items[i]
+            if it.kind == ITEM_CLOSE:
+                if trailing and i == last_close:
+                    for j in range(i + 1, self.n_items):
+                        o = self._extra(out, o, &self.items[j])
+                out[o] = b'\n'
+                o += 1
+                sent += 1
+                if trailing and i == last_close:
+                    break
+            elif it.kind == ITEM_EXTRA:
+                o = self._extra(out, o, it)
+            else:
+                word = &self.words[w]
+                row = w + sent + 1
+                w += 1
+                n = word.f[6] - 1 - it.start     # ID .. FEATS as they are
+                memcpy(out + o, self.p + it.start, n)
+                o += n
+                out[o] = b'\t'
+                o += 1
+                h = heads[row]
+                if h < 0:
+                    out[o] = b'-'
+                    o += 1
+                    h = -h
+                nd = 0
+                while True:
+                    digits[nd] = <char>(48 + h % 10)
+                    nd += 1
+                    h //= 10
+                    if h == 0:
+                        break
+                while nd:
+                    nd -= 1
+                    out[o] = digits[nd]
+                    o += 1
+                out[o] = b'\t'
+                o += 1
+                lab = labels[row]
+                if lab < 0:
+                    lab += n_labels       # as Python indexes a list
+                n = lab_off[lab + 1] - lab_off[lab]
+                memcpy(out + o, lab_pool + lab_off[lab], n)
+                o += n
+                for k in range(8, 10):
+                    out[o] = b'\t'
+                    o += 1
+                    if k < word.nf and not self.drop_extra:
+                        n = word.f[k + 1] - 1 - word.f[k]
+                        memcpy(out + o, self.p + word.f[k], n)
+                        o += n
+                    else:
+                        out[o] = b'_'
+                        o += 1
+                out[o] = b'\n'
+                o += 1
+        return o
+
+    cdef Py_ssize_t _extra(self, char* out, Py_ssize_t o, Item* it) noexcept nogil:
+        cdef Py_ssize_t n
+        if self.drop_extra:
+            return o
+        n = it.end - it.start
+        memcpy(out + o, self.p + it.start, n)
+        o += n
+        out[o] = b'\n'
+        return o + 1
+
+
+cdef class Scanner:
+    """Cuts a CoNLL byte stream into :class:`Chunk` objects of whole sentences.
+
+    ``feed(block)`` returns the sentences the block completes (the rest waits for the next
+    block); ``finish()`` returns the last ones. ``drop_extra``: leave comments and CoNLL-U's
+    multiword/empty-node lines out of the output (CoNLL-U to CoNLL-X)."""
+    cdef readonly str fmt, path
+    cdef bint conllu, drop_extra
+    cdef int min_cols
+    cdef bytes carry
+    cdef readonly Py_ssize_t lineno       # lines before the carry
+    cdef readonly Py_ssize_t n_sentences  # so far
+    cdef bint bom_checked
+    cdef object error                   # raised by the next call
+
+    def __init__(self, str fmt, str path, bint drop_extra=False):
+        if fmt not in ("conllx", "conllu"):
+            raise MaltpyError(f"unknown format {fmt!r}; use one of conllx, conllu")
+        self.fmt = fmt
+        self.path = path
+        self.conllu = fmt == "conllu"
+        self.min_cols = 10 if self.conllu else 6
+        self.drop_extra = drop_extra
+        self.carry = b""
+        self.lineno = 0
+        self.n_sentences = 0
+        self.bom_checked = False
+        self.error = None
+
+    @property
+    def failed(self):
+        """Whether an error waits to be raised by the next call."""
+        return self.error is not None
+
+    @property
+    def pending_bytes(self):
+        """Bytes held for the next block (an unfinished sentence and the lines before it)."""
+        return len(self.carry)
+
+    def feed(self, bytes block):
+        """The complete sentences of the input so far; None when the block completes none.
+        An error in the input is raised once the sentences before it have been returned."""
+        if self.error is not None:
+            raise self.error
+        data = self.carry + block if self.carry else block
+        return self._scan(data, False)
+
+    def finish(self):
+        """The rest of the input, its last sentence closed by the end of the input."""
+        if self.error is not None:
+            raise self.error
+        chunk = self._scan(self.carry, True)
+        if not self.n_sentences:
+            from maltpy.errors import InputFormatError
+            raise InputFormatError(self.path, 0, "no sentences found (the input is empty)")
+        return chunk
+
+    cdef object _scan(self, bytes data, bint final):
+        cdef Chunk ch = Chunk.__new__(Chunk)
+        ch.data = data
+        ch.p = <const unsigned char*>PyBytes_AS_STRING(data)
+        ch.final = final
+        ch.drop_extra = self.drop_extra
+        cdef const unsigned char* p = ch.p
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
+        cdef Py_ssize_t pos = 0, next_pos, line_end, e, q, nf, k
+        cdef Py_ssize_t region = 0, region_line = self.lineno, lineno = self.lineno
+        cdef Py_ssize_t rows = 0, first_word = 0
+        cdef Py_ssize_t committed_words = 0, committed_items = 0, committed_sent = 0
+        cdef const unsigned char* nl
+        cdef bint held = False        # extra lines since the last sentence, not yet followed by a word
+        cdef int status = OK
+        cdef Word* word
+        cdef Item* item
+        cdef unsigned char c
+        with nogil:
+            while pos < n:
+                nl = <const unsigned char*>memchr(p + pos, b'\n', n - pos)
+                if nl == NULL:
+                    if not final:
+                        break
+                    line_end = n
+                    next_pos = n
+                else:
+                    line_end = nl - p
+                    next_pos = line_end + 1
+                lineno += 1
+                if lineno == 1 and not self.bom_checked:
+                    self.bom_checked = True
+                    if line_end - pos >= 3 and p[pos] == 0xEF and p[pos + 1] == 0xBB and p[pos + 2] == 0xBF:
+                        pos += 3     # a byte-order mark, dropped as the Python reader drops it
+                        region = pos
+                if not _utf8_valid(p + pos, line_end - pos):
+                    status = BAD_UTF8
+                    break
+                e = line_end
+                while e > pos and p[e - 1] == b'\r':
+                    e -= 1
+                if _blank(p + pos, e - pos):
+                    if rows:
+                        if not self._heads_ok(ch, first_word, rows):
+                            status = BAD_LINE
+                            break
+                        if not ch._reserve():
+                            status = NO_MEMORY
+                            break
+                        item = &ch.items[ch.n_items]
+                        item.start = item.end = pos
+                        item.kind = ITEM_CLOSE
+                        ch.n_items += 1
+                        ch.sent_first[ch.n_sentences + 1] = ch.n_words
+                        ch.n_sentences += 1
+                        committed_words, committed_items, committed_sent = ch.n_words, ch.n_items, ch.n_sentences
+                        rows = 0
+                        held = False
+                    if not held:
+                        region, region_line = next_pos, lineno
+                    pos = next_pos
+                    continue
+                if not ch._reserve():
+                    status = NO_MEMORY
+                    break
+                item = &ch.items[ch.n_items]
+                item.start = pos
+                item.end = e
+                if p[pos] == b'#':
+                    item.kind = ITEM_EXTRA
+                    ch.n_items += 1
+                    if not rows:
+                        held = True
+                    pos = next_pos
+                    continue
+                word = &ch.words[ch.n_words]
+                word.f[0] = pos
+                nf = 1
+                q = pos
+                while q < e:
+                    if p[q] == b'\t':
+                        if nf >= 10:
+                            nf += 1
+                            break
+                        word.f[nf] = q + 1
+                        nf += 1
+                    q += 1
+                if nf < self.min_cols or nf > 10:
+                    status = BAD_LINE
+                    break
+                word.f[nf] = e + 1
+                word.nf = <int>nf
+                for k in range(nf):
+                    if word.f[k + 1] - 1 == word.f[k]:
+                        status = BAD_LINE
+                        break
+                if status != OK:
+                    break
+                # the token ID: a word, or CoNLL-U's multiword token / empty node
+                c = 0
+                for q in range(pos, word.f[1] - 1):
+                    if p[q] == b'-' or p[q] == b'.':
+                        c = 1
+                        break
+                if c:
+                    if not self.conllu or not _range_or_empty_node(p + pos, word.f[1] - 1 - pos):
+                        status = BAD_LINE
+                        break
+                    item.kind = ITEM_EXTRA
+                    ch.n_items += 1
+                    if not rows:
+                        held = True
+                    pos = next_pos
+                    continue
+                if not _id_is(p + pos, word.f[1] - 1 - pos, rows + 1):
+                    status = BAD_LINE
+                    break
+                if rows == 0:
+                    first_word = ch.n_words
+                    ch.sent_first[ch.n_sentences] = first_word
+                item.kind = ITEM_WORD
+                ch.n_items += 1
+                ch.n_words += 1
+                rows += 1
+                held = False
+                pos = next_pos
+            if final and status == OK and rows:
+                # the end of the input closes the last sentence like a blank line
+                if not self._heads_ok(ch, first_word, rows):
+                    status = BAD_LINE
+                elif not ch._reserve():
+                    status = NO_MEMORY
+                else:
+                    item = &ch.items[ch.n_items]
+                    item.start = item.end = n
+                    item.kind = ITEM_CLOSE
+                    ch.n_items += 1
+                    ch.sent_first[ch.n_sentences + 1] = ch.n_words
+                    ch.n_sentences += 1
+                    committed_words, committed_items, committed_sent = ch.n_words, ch.n_items, ch.n_sentences
+        if status == NO_MEMORY:
+            raise MemoryError()
+        if status != OK:
+            # the sentences before the bad line come out first; the error with the next call
+            self.error = self._explain_utf8(data, pos, line_end, lineno) if status == BAD_UTF8 \
+                else self._explain(data, region, min(next_pos, n), region_line)
+            final = False
+        if final:
+            self.carry = b""
+            self.n_sentences += ch.n_sentences
+            self.lineno = lineno
+            return ch
+        # what follows the last complete sentence waits for the next block
+        ch.n_words, ch.n_items, ch.n_sentences = committed_words, committed_items, committed_sent
+        self.carry = data[region:]
+        self.lineno = region_line
+        self.n_sentences += ch.n_sentences
+        if not ch.n_sentences and self.error is not None:
+            raise self.error
+        return ch if ch.n_sentences else None
+
+    cdef bint _heads_ok(self, Chunk ch, Py_ssize_t first, Py_ssize_t n) noexcept nogil:
+        """HEAD of every word of a sentence: ``_`` or an integer from 0 to n, not the word itself."""
+        cdef Py_ssize_t w, length, i, start
+        cdef const unsigned char* s
+        cdef int64_t value
+        for w in range(first, first + n):
+            s = ch.field(w, 6, &length)
+            if length == 1 and s[0] == b'_':
+                continue
+            start = 1 if s[0] == b'-' else 0
+            if not _digits(s + start, length - start) or length - start > 12:
+                return False
+            value = 0
+            for i in range(start, length):
+                value = value * 10 + (s[i] - 48)
+            if start and value:
+                return False      # negative
+            if value > n or value == w - first + 1:
+                return False
+        return True
+
+    def _explain_utf8(self, bytes data, Py_ssize_t start, Py_ssize_t end, Py_ssize_t lineno):
+        """The Python reader's error for invalid UTF-8 in data[start:end], line ``lineno``."""
+        from maltpy.errors import InputFormatError
+        from maltpy.formats.conll import _decode
+        try:
+            _decode(data[start:end], self.path, lineno - 1)
+        except InputFormatError as e:
+            return e
+        return AssertionError("the compiled reader found invalid UTF-8 that Python decodes")
+
+    def _explain(self, bytes data, Py_ssize_t start, Py_ssize_t end, Py_ssize_t lines_before):
+        """The Python reader's error for the lines from ``start`` (a sentence's first line)
+        to ``end`` (just past the line that breaks a rule)."""
+        from maltpy.errors import InputFormatError
+        from maltpy.formats.conll import _sentences
+        text = data[start:end].decode("utf-8")
+        if text.endswith("\n"):
+            text = text[:len(text) - 1]
+        numbered = enumerate(text.split("\n"), lines_before + 1)
+        try:
+            for _ in _sentences(numbered, self.fmt, self.path, False):
+                pass
+        except InputFormatError as e:
+            return e
+        return AssertionError(f"{self.path}:{lines_before + 1}: the compiled reader refused lines "
+                              "that the Python reader accepts")

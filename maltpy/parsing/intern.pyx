@@ -1,0 +1,323 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""A scanned chunk (:mod:`maltpy.formats.scan`) -> the loop's :class:`~maltpy.parsing.loop.Corpus`,
+in compiled code: what :func:`maltpy.parsing.encode.encode` does with Python strings,
+done on the input's bytes.
+
+Symbol tables become :class:`ByteTable` hash tables keyed by UTF-8 bytes; Suffix and
+Prefix count code points as Python slicing does; Split cuts at a literal separator.
+A Split with a regular-expression separator has no compiled form (:func:`supported`
+says so and the parse path falls back to Python).
+"""
+import re
+
+import numpy as np
+cimport numpy as cnp
+
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy
+
+from maltpy.formats.scan cimport Chunk
+from maltpy.parsing.loop import Corpus
+
+cnp.import_array()
+
+cdef enum:
+    PLAIN = 0
+    SUFFIX = 1
+    PREFIX = 2
+
+
+cdef inline uint64_t _hash(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """FNV-1a."""
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ s[i]) * 1099511628211ULL
+    return h
+
+
+cdef struct Table:
+    int64_t* slots        # entry index + 1, 0 = empty
+    uint64_t mask
+    uint64_t* hashes
+    int64_t* offs         # entry k's bytes: pool[offs[k] : offs[k + 1]]
+    int32_t* ids
+    const unsigned char* pool
+
+
+cdef inline int _lookup(const Table* t, const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """The id of the string whose UTF-8 bytes are s[:n]; -1 if the table does not hold it."""
+    cdef uint64_t h = _hash(s, n)
+    cdef uint64_t slot = h & t.mask
+    cdef int64_t e
+    while True:
+        e = t.slots[slot]
+        if e == 0:
+            return -1
+        e -= 1
+        if t.hashes[e] == h and t.offs[e + 1] - t.offs[e] == n and memcmp(t.pool + t.offs[e], s, n) == 0:
+            return t.ids[e]
+        slot = (slot + 1) & t.mask
+
+
+cdef class ByteTable:
+    """A read-only symbol table (string -> id) looked up by UTF-8 bytes without the GIL."""
+    cdef Table t
+    cdef bytes pool
+
+    def __cinit__(self, dict ids):
+        encoded = [(s.encode("utf-8", "surrogatepass"), i) for s, i in ids.items() if isinstance(s, str)]
+        cdef Py_ssize_t n = len(encoded), cap = 16, k
+        while cap < 2 * n + 2:
+            cap *= 2
+        self.t.mask = cap - 1
+        self.t.slots = <int64_t*>malloc(sizeof(int64_t) * cap)
+        self.t.hashes = <uint64_t*>malloc(sizeof(uint64_t) * (n + 1))
+        self.t.offs = <int64_t*>malloc(sizeof(int64_t) * (n + 1))
+        self.t.ids = <int32_t*>malloc(sizeof(int32_t) * (n + 1))
+        if self.t.slots == NULL or self.t.hashes == NULL or self.t.offs == NULL or self.t.ids == NULL:
+            raise MemoryError()
+        for k in range(cap):
+            self.t.slots[k] = 0
+        self.pool = b"".join(b for b, _ in encoded)
+        self.t.pool = <const unsigned char*>self.pool
+        cdef uint64_t h, slot
+        cdef int64_t off = 0
+        for k in range(n):
+            b, i = encoded[k]
+            self.t.offs[k] = off
+            off += len(b)
+            self.t.ids[k] = i
+        self.t.offs[n] = off
+        for k in range(n):
+            h = _hash(self.t.pool + self.t.offs[k], self.t.offs[k + 1] - self.t.offs[k])
+            self.t.hashes[k] = h
+            slot = h & self.t.mask
+            while self.t.slots[slot]:
+                slot = (slot + 1) & self.t.mask
+            self.t.slots[slot] = k + 1
+
+    def __dealloc__(self):
+        free(self.t.slots)
+        free(self.t.hashes)
+        free(self.t.offs)
+        free(self.t.ids)
+
+    def get(self, str value):
+        """The id of ``value`` (-1 if absent): the Python view, for tests."""
+        b = value.encode("utf-8", "surrogatepass")
+        return _lookup(&self.t, <const unsigned char*>b, len(b))
+
+
+def literal_separator(str sep):
+    """The UTF-8 bytes a Split separator cuts at, or None for a real regular expression
+    (the same test as :func:`maltpy.parsing.encode._splitter`)."""
+    if re.fullmatch(r"\\?[^\w\s]|\w", sep):
+        return sep[len(sep) - 1].encode("utf-8")
+    return None
+
+
+def supported(compiled):
+    """Whether every column the feature model reads has a compiled form here."""
+    return all(literal_separator(sep) is not None for _, _, _, sep in compiled.rag_columns)
+
+
+cdef inline const unsigned char* _transform(const unsigned char* s, Py_ssize_t* n, int kind,
+                                            int length) noexcept nogil:
+    """Python's ``v[-length:]`` (SUFFIX) or ``v[:length]`` (PREFIX) on UTF-8 bytes, counting code points."""
+    cdef Py_ssize_t i, count = 0
+    if kind == SUFFIX:
+        if length == 0:
+            return s
+        i = n[0]
+        while i > 0 and count < length:
+            i -= 1
+            if (s[i] & 0xC0) != 0x80:
+                count += 1
+        n[0] -= i
+        return s + i
+    if kind == PREFIX:
+        i = 0
+        while i < n[0] and count < length:
+            i += 1
+            while i < n[0] and (s[i] & 0xC0) == 0x80:
+                i += 1
+            count += 1
+        n[0] = i
+    return s
+
+
+cdef inline int _small_int(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """``int(v)`` for 1 to 9 ASCII digits, else -1 (encode.py's rule for integer columns)."""
+    cdef int v = 0
+    cdef Py_ssize_t i
+    if n == 0 or n >= 10:
+        return -1
+    for i in range(n):
+        if not (b'0' <= s[i] <= b'9'):
+            return -1
+        v = v * 10 + (s[i] - 48)
+    return v
+
+
+cdef struct IdVec:
+    int32_t* data
+    Py_ssize_t n, cap
+
+
+cdef bint _push(IdVec* v, int32_t x) noexcept nogil:
+    cdef int32_t* p
+    if v.n >= v.cap:
+        v.cap = max(1024, 2 * v.cap)
+        p = <int32_t*>realloc(v.data, sizeof(int32_t) * v.cap)
+        if p == NULL:
+            return False
+        v.data = p
+    v.data[v.n] = x
+    v.n += 1
+    return True
+
+
+cdef class ChunkEncoder:
+    """Encodes chunks for one parser: its compiled feature model and symbol tables."""
+    cdef list tok_tables, rag_tables, _seps
+    cdef int n_tok, n_int, n_rag
+    cdef int tok_col[64]
+    cdef int tok_kind[64]
+    cdef int tok_len[64]
+    cdef int int_col[64]
+    cdef int rag_col[64]
+    cdef int rag_kind[64]
+    cdef int rag_len[64]
+    cdef int root_value
+
+    def __init__(self, compiled, token_tables, rag_tables, int root_value):
+        kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX}
+        if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.rag_columns)) > 64:
+            raise ValueError("more than 64 distinct input columns in one feature model")
+        self.n_tok = len(compiled.token_columns)
+        self.n_int = len(compiled.int_columns)
+        self.n_rag = len(compiled.rag_columns)
+        self.tok_tables = [ByteTable(t.ids) for t in token_tables]
+        self.rag_tables = [ByteTable(t.ids) for t in rag_tables]
+        for j, (ci, transform, length) in enumerate(compiled.token_columns):
+            self.tok_col[j], self.tok_kind[j], self.tok_len[j] = ci, kinds[transform], length
+        for j, ci in enumerate(compiled.int_columns):
+            self.int_col[j] = ci
+        self._seps = []
+        for q, (ci, transform, length, sep) in enumerate(compiled.rag_columns):
+            self.rag_col[q], self.rag_kind[q], self.rag_len[q] = ci, kinds[transform], length
+            literal = literal_separator(sep)
+            if literal is None:
+                raise ValueError(f"Split separator {sep!r} is a regular expression; no compiled form")
+            self._seps.append(literal)
+        self.root_value = root_value
+
+    def encode(self, Chunk ch):
+        """The chunk's sentences as a Corpus (one root row before each sentence's words)."""
+        cdef Py_ssize_t n_sent = ch.n_sentences, n_words = ch.n_words
+        cdef Py_ssize_t n_rows = n_words + n_sent
+        offsets = np.empty(n_sent + 1, dtype=np.int64)
+        tok = np.empty((n_rows, max(self.n_tok, 1)), dtype=np.int32)
+        ints = np.empty((n_rows, max(self.n_int, 1)), dtype=np.int32)
+        rag_off = np.zeros((self.n_rag, n_rows + 1), dtype=np.int32)
+        cdef int64_t[::1] off_v = offsets
+        cdef int32_t[:, ::1] tok_v = tok
+        cdef int32_t[:, ::1] int_v = ints
+        cdef int32_t[:, ::1] rag_v = rag_off
+        cdef Py_ssize_t k, w, r, length, plen, start, q2
+        cdef int j, q, n_parts
+        cdef const unsigned char* s
+        cdef const unsigned char* v
+        cdef const unsigned char* sep
+        cdef Py_ssize_t sep_len, vlen
+        cdef const Table* table
+        cdef IdVec ids
+        cdef bint ok = True
+        ids.data = NULL
+        ids.n = ids.cap = 0
+        cdef const Table** tok_tab = <const Table**>malloc(sizeof(void*) * (self.n_tok + 1))
+        cdef const Table** rag_tab = <const Table**>malloc(sizeof(void*) * (self.n_rag + 1))
+        cdef const unsigned char** seps = <const unsigned char**>malloc(sizeof(void*) * (self.n_rag + 1))
+        cdef Py_ssize_t* sep_lens = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * (self.n_rag + 1))
+        if tok_tab == NULL or rag_tab == NULL or seps == NULL or sep_lens == NULL:
+            free(tok_tab); free(rag_tab); free(seps); free(sep_lens)
+            raise MemoryError()
+        for j in range(self.n_tok):
+            tok_tab[j] = &(<ByteTable>self.tok_tables[j]).t
+        for q in range(self.n_rag):
+            rag_tab[q] = &(<ByteTable>self.rag_tables[q]).t
+            seps[q] = <const unsigned char*>(<bytes>self._seps[q])
+            sep_lens[q] = len(self._seps[q])
+        try:
+            with nogil:
+                r = 0
+                for k in range(n_sent):
+                    off_v[k] = r
+                    for j in range(self.n_tok):
+                        tok_v[r, j] = self.root_value
+                    for j in range(self.n_int):
+                        int_v[r, j] = -1
+                    r += 1
+                    for w in range(ch.sent_first[k], ch.sent_first[k + 1]):
+                        for j in range(self.n_tok):
+                            s = ch.field(w, self.tok_col[j], &length)
+                            s = _transform(s, &length, self.tok_kind[j], self.tok_len[j])
+                            tok_v[r, j] = _lookup(tok_tab[j], s, length)
+                        for j in range(self.n_int):
+                            s = ch.field(w, self.int_col[j], &length)
+                            int_v[r, j] = _small_int(s, length)
+                        r += 1
+                off_v[n_sent] = r
+                if self.n_tok == 0:
+                    for r in range(n_rows):
+                        tok_v[r, 0] = 0
+                if self.n_int == 0:
+                    for r in range(n_rows):
+                        int_v[r, 0] = -1
+                # Split columns: the ids of each word's parts, column after column
+                for q in range(self.n_rag):
+                    sep, sep_len = seps[q], sep_lens[q]
+                    table = rag_tab[q]
+                    rag_v[q, 0] = <int32_t>ids.n
+                    r = 0
+                    for k in range(n_sent):
+                        rag_v[q, r + 1] = <int32_t>ids.n      # the root row has none
+                        r += 1
+                        for w in range(ch.sent_first[k], ch.sent_first[k + 1]):
+                            v = ch.field(w, self.rag_col[q], &vlen)
+                            v = _transform(v, &vlen, self.rag_kind[q], self.rag_len[q])
+                            n_parts = 0
+                            start = 0
+                            q2 = 0
+                            while q2 <= vlen:
+                                if q2 == vlen or (q2 + sep_len <= vlen and memcmp(v + q2, sep, sep_len) == 0):
+                                    plen = q2 - start
+                                    if plen > 0:      # empty parts are dropped
+                                        ok = ok and _push(&ids, _lookup(table, v + start, plen))
+                                        n_parts += 1
+                                    if q2 == vlen:
+                                        break
+                                    q2 += sep_len
+                                    start = q2
+                                else:
+                                    q2 += 1
+                            if n_parts == 0:          # nothing but separators: the value itself
+                                ok = ok and _push(&ids, _lookup(table, v, vlen))
+                            rag_v[q, r + 1] = <int32_t>ids.n
+                            r += 1
+            if not ok:
+                raise MemoryError()
+            rag_ids = np.empty(max(ids.n, 1), dtype=np.int32)
+            if ids.n:
+                memcpy(cnp.PyArray_DATA(rag_ids), ids.data, sizeof(int32_t) * ids.n)
+            else:
+                rag_ids[0] = 0
+        finally:
+            free(ids.data)
+            free(tok_tab)
+            free(rag_tab)
+            free(seps)
+            free(sep_lens)
+        return Corpus(offsets, tok, ints, rag_off, rag_ids)

@@ -1,0 +1,265 @@
+"""Parsing a CoNLL file or stream in compiled code, chunk by chunk, on one or more threads.
+
+The path of ``maltpy -m parse``: the input's bytes are cut into chunks of whole
+sentences and validated (:class:`maltpy.formats.scan.Scanner`), encoded
+(:class:`maltpy.parsing.intern.ChunkEncoder`), parsed by the C loop and written back
+(:meth:`maltpy.formats.scan.Chunk.render`), with no Python object per token. Each
+step but the scan releases the GIL, so ``jobs`` threads parse chunks side by side;
+the output is written in input order and is the same bytes whatever the chunking
+or the number of threads.
+
+Python is involved per chunk, and per sentence only where pseudo-projective labels
+must be decoded.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import sys
+import threading
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Optional
+
+import numpy as np
+
+from maltpy.errors import MaltpyError
+from maltpy.formats.scan import Scanner
+
+#: bytes read at a time (a chunk is what one read completes)
+BLOCK_SIZE = 1 << 20
+
+
+class ChunkParser:
+    """Parses one :class:`~maltpy.formats.scan.Chunk` into its output bytes; safe to call from
+    several threads at once (everything it shares is read only)."""
+
+    def __init__(self, parser, drop_extra: bool = False, kernel_threads: int = 1):
+        from maltpy.parsing.intern import ChunkEncoder
+        parser._check_fitted()
+        self.parser = parser
+        self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.rag_tables,
+                                    parser.extractor.root_value)
+        self.system = parser._system(training=False)
+        self.weights = parser._get_weights()
+        self.kernel = parser.learner.kind == "kernel"
+        self.kernel_threads = kernel_threads
+        self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in parser.labels]
+        self.pp = parser._pseudo_projective()
+        # labels whose sentences need decoding: those carrying the encoding's marks
+        self.marked = np.array(["|" in label or "%" in label for label in parser.labels] + [False], dtype=bool)
+
+    def __call__(self, chunk) -> bytes:
+        from maltpy.parsing.loop import parse_corpus
+        if not chunk.n_sentences:
+            return chunk.render(np.zeros(0, np.int32), np.zeros(0, np.int32), self.label_bytes)
+        corpus = self.encoder.encode(chunk)
+        p = self.parser
+        if self.kernel:
+            from maltpy.parsing.kernel import parse_corpus_kernel
+            heads, labels = parse_corpus_kernel(self.system, p.extractor, self.weights, p.classes, corpus,
+                                                n_threads=self.kernel_threads)
+        else:
+            heads, labels = parse_corpus(self.system, p.extractor, self.weights, p.classes, corpus)
+        label_bytes = self.label_bytes
+        if self.pp.active:
+            label_bytes = self._deprojectivize(chunk, corpus.offsets, heads, labels)
+        return chunk.render(heads, labels, label_bytes)
+
+    def _deprojectivize(self, chunk, offsets, heads, labels):
+        """Decode the sentences that hold a marked label, in place; the labels they end up with
+        are appended to a copy of the label list, whose bytes are returned."""
+        rows = np.flatnonzero(self.marked[labels])
+        if not len(rows):
+            return self.label_bytes
+        names = self.parser.labels
+        extra, index = [], {}
+        for k in np.unique(np.searchsorted(offsets, rows, side="right") - 1).tolist():
+            r0, r1 = int(offsets[k]), int(offsets[k + 1])
+            h, l = self.pp.deprojectivize([-1] + heads[r0 + 1:r1].tolist(),
+                                          ["_"] + [names[x] for x in labels[r0 + 1:r1].tolist()])
+            heads[r0 + 1:r1] = h[1:]
+            for r, label in zip(range(r0 + 1, r1), l[1:]):
+                code = index.get(label)
+                if code is None:
+                    code = index[label] = len(names) + len(extra)
+                    extra.append(label.encode("utf-8", "surrogatepass"))
+                labels[r] = code
+        return self.label_bytes + extra
+
+
+def unsupported(parser) -> Optional[str]:
+    """Why the compiled path cannot parse with this parser (None: it can)."""
+    from maltpy.parsing.intern import supported
+    if not supported(parser.compiled):
+        return "a Split feature with a regular-expression separator"
+    return None
+
+
+class OrderedOutput:
+    """Writes chunk outputs in order. A sentence's closing blank line waits for what comes
+    next: extra lines at the very end of the input go before it, as the Python reader
+    attaches them to the last sentence."""
+
+    def __init__(self, out, progress=None):
+        self.out = out
+        self.progress = progress
+        self.pending = b""
+        self.n_sentences = self.n_tokens = 0
+
+    def write(self, chunk, data: bytes) -> None:
+        if chunk.n_sentences:
+            self.out.write(self.pending)
+            self.out.write(memoryview(data)[:len(data) - 1])
+            self.pending = b"\n"
+        else:
+            self.out.write(data)
+        self.out.flush()
+        self.n_sentences += chunk.n_sentences
+        self.n_tokens += chunk.n_tokens
+        if self.progress is not None:
+            self.progress(chunk.n_sentences, chunk.n_tokens)
+
+    def close(self) -> None:
+        self.out.write(self.pending)
+        self.pending = b""
+        self.out.flush()
+
+
+def _open_input(source):
+    if source in ("-", None):
+        return sys.stdin.buffer, "<stdin>", False
+    if hasattr(source, "read"):
+        return source, getattr(source, "name", "<input>"), False
+    path = str(source)
+    try:
+        return open(path, "rb"), path, True
+    except FileNotFoundError:
+        raise MaltpyError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise MaltpyError(f"{path}: is a directory, expected a CoNLL file") from None
+    except PermissionError:
+        raise MaltpyError(f"{path}: permission denied") from None
+
+
+def read_chunks(stream, scanner: Scanner, block_size: int):
+    """Chunks of whole sentences, as the stream delivers them."""
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        # an unfinished sentence longer than a block: read more at once, so that the bytes
+        # held over are not copied again block after block
+        block = read(max(block_size, scanner.pending_bytes))
+        if isinstance(block, str):
+            block = block.encode("utf-8", "surrogatepass")
+        if not block:
+            yield scanner.finish()
+            if scanner.failed:
+                scanner.finish()    # raises the error that followed the last chunk
+            return
+        chunk = scanner.feed(block)
+        if chunk is not None:
+            yield chunk
+
+
+def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: int = 1,
+                 progress: Optional[Callable[[int, int], None]] = None, block_size: Optional[int] = None):
+    """Parse ``source`` (a path, ``-`` for stdin, or a binary stream) and write the CoNLL output
+    to the binary stream ``out``; return (sentences, tokens).
+
+    ``jobs`` threads parse chunks in parallel (0: all cores); ``progress(sentences, tokens)`` is
+    called after each chunk is written. Errors in the input are raised as the Python reader
+    raises them, after the sentences before the error's chunk have been written."""
+    jobs = jobs or os.cpu_count() or 1
+    stream, path, close = _open_input(source)
+    if block_size is None:
+        block_size = BLOCK_SIZE
+        try:
+            # a file in several chunks per thread, so that every thread has work
+            size = os.fstat(stream.fileno()).st_size
+            if size and jobs > 1:
+                block_size = max(64 << 10, min(BLOCK_SIZE, size // (4 * jobs) + 1))
+        except (AttributeError, OSError, ValueError):
+            pass
+    kernel_threads = jobs if parser.learner.kind == "kernel" else 1
+    work = ChunkParser(parser, drop_extra, kernel_threads)
+    scanner = Scanner(fmt, path, drop_extra)
+    writer = OrderedOutput(out, progress)
+
+    limits = None
+    if work.kernel:
+        from threadpoolctl import threadpool_limits
+        # the kernel loop runs its own threads; BLAS threads inside them would oversubscribe
+        limits = threadpool_limits(limits=1, user_api="blas")
+    try:
+        if jobs == 1 or work.kernel:
+            for chunk in read_chunks(stream, scanner, block_size):
+                writer.write(chunk, work(chunk))
+        else:
+            _parse_in_threads(read_chunks(stream, scanner, block_size), work, writer, jobs)
+        writer.close()
+    finally:
+        if limits is not None:
+            limits.restore_original_limits()
+        if close:
+            stream.close()
+    return writer.n_sentences, writer.n_tokens
+
+
+def _parse_in_threads(chunks, work, writer: OrderedOutput, jobs: int) -> None:
+    """Parse chunks on ``jobs`` threads, writing each output as soon as it and all before it
+    are done. A reader thread scans the input, so that a pipe's output is written while the
+    main thread would otherwise wait for more input; at most 2 * jobs + 1 chunks are in
+    memory at once. An error in the input is raised after the chunks before it are written."""
+    events = queue.Queue()
+    room = threading.Semaphore(2 * jobs + 1)
+    stop = threading.Event()
+
+    def read():
+        try:
+            for chunk in chunks:
+                while not room.acquire(timeout=0.1):
+                    if stop.is_set():
+                        return
+                if stop.is_set():
+                    return
+                events.put(("chunk", chunk))
+            events.put(("end", None))
+        except BaseException as e:  # noqa: BLE001 - re-raised in the main thread
+            events.put(("error", e))
+
+    reader = threading.Thread(target=read, name="maltpy-read", daemon=True)
+    pending = deque()
+    with ThreadPoolExecutor(jobs, thread_name_prefix="maltpy-parse") as pool:
+        reader.start()
+        try:
+            while True:
+                kind, value = events.get()
+                if kind == "chunk":
+                    future = pool.submit(work, value)
+                    future.add_done_callback(lambda f: events.put(("done", None)))
+                    pending.append((value, future))
+                elif kind != "done":
+                    break       # the end of the input, or an error in it
+                while pending and pending[0][1].done():   # write what is done, in order
+                    chunk, future = pending.popleft()
+                    writer.write(chunk, future.result())
+                    room.release()
+            while pending:
+                chunk, future = pending.popleft()
+                writer.write(chunk, future.result())
+            if kind == "error":
+                raise value
+        finally:
+            stop.set()
+            for _, future in pending:
+                future.cancel()
+
+
+def parse_bytes(parser, data: bytes, fmt: str, drop_extra: bool = False, jobs: int = 1,
+                block_size: int = BLOCK_SIZE, path: str = "<input>") -> bytes:
+    """The output of :func:`parse_stream` for CoNLL text given as bytes (a Dask partition, a test)."""
+    import io
+    source, out = io.BytesIO(data), io.BytesIO()
+    source.name = path
+    parse_stream(parser, source, out, fmt, drop_extra, jobs, block_size=block_size)
+    return out.getvalue()

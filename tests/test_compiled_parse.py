@@ -1,0 +1,197 @@
+"""The compiled parse path (maltpy.formats.scan, maltpy.parsing.intern, maltpy.parsing.stream)
+against the Python path it replaces on -m parse: the same bytes out, the same errors."""
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import maltpy
+from maltpy.errors import InputFormatError, MaltpyError
+from maltpy.formats.conll import format_sentences, read_conll, to_conllx
+from maltpy.formats.scan import Scanner
+from maltpy.parsing.intern import ByteTable
+from maltpy.parsing.parser import Parser
+from maltpy.parsing.stream import parse_bytes, read_chunks, unsupported
+from conftest import EXAMPLES, ROOT
+
+sys.path.append(ROOT)  # the fuzzing harness's checks (append: the installed maltpy stays first)
+from fuzz.targets import RICH_CONLLU, RICH_CONLLX, RICH_FEATURES, FuzzFailure, check_compiled_reader  # noqa: E402
+
+TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
+TEST = os.path.join(EXAMPLES, "toy-test.conll")
+
+# pieces of CoNLL lines, valid and not: what the reader must treat exactly as Python does
+WORDS = ["a", "é", "日本", "x|y", "_", "#", "1"]
+NOISE = [b"\t", b"1", b"0", b"-", b".", b"#", b"_", b"\r", b" ", b"\n", b"\n\n", "\u3000".encode(),
+         "\u00a0".encode(), "\u2028".encode(), b"\x1c", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xef\xbb\xbf",
+         b"-0", b"007", b"-3", b"|"]
+
+
+@st.composite
+def conll_bytes(draw, conllu: bool):
+    """Sentences of CoNLL lines with a few random edits: mostly valid, sometimes not."""
+    out = []
+    for _ in range(draw(st.integers(0, 4))):
+        n = draw(st.integers(1, 5))
+        if draw(st.booleans()):
+            out.append("# sent id")
+        for i in range(1, n + 1):
+            if conllu and i < n and draw(st.integers(0, 6)) == 0:
+                out.append(f"{i}-{i + 1}\tab" + "\t_" * 8)
+            if conllu and draw(st.integers(0, 8)) == 0:
+                out.append(f"{i - 1}.1\tz" + "\t_" * 8)
+            ncol = 10 if conllu else draw(st.sampled_from([6, 7, 8, 10]))
+            head = draw(st.sampled_from(["_", str(draw(st.integers(0, n)))]))
+            cols = [str(i), draw(st.sampled_from(WORDS)), "l", "N", "NN", "F=1|G=2", head, "dep", "_", "_"]
+            out.append("\t".join(cols[:ncol]))
+        out.append(draw(st.sampled_from(["", "", "\r", " ", "\u3000"])))
+    if draw(st.booleans()):
+        out.append("# trailing comment")
+    data = bytearray("\n".join(out).encode("utf-8") + draw(st.sampled_from([b"", b"\n"])))
+    for _ in range(draw(st.integers(0, 2))):
+        pos = draw(st.integers(0, len(data)))
+        data[pos:pos + draw(st.integers(0, 2))] = draw(st.sampled_from(NOISE))
+    return bytes(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), conllu=st.booleans(), block=st.sampled_from([1, 2, 5, 64, 1 << 20]))
+def test_compiled_reader_agrees_with_the_python_reader(data, conllu, block):
+    """Accepts what Python accepts and writes it back the same, or refuses it with the same
+    one-line error (file:line), whatever the block size."""
+    raw = data.draw(conll_bytes(conllu))
+    fmt = "conllu" if conllu else "conllx"
+    try:
+        expected = read_conll(io.BytesIO(raw), fmt)
+    except MaltpyError as e:
+        expected = str(e)
+    check_compiled_reader(raw, fmt, expected, block)
+
+
+def test_the_check_itself_can_fail():
+    """check_compiled_reader notices a different message and a different output."""
+    raw = b"1\ta\t_\tN\tN\t_\n\n"
+    with pytest.raises(FuzzFailure):
+        check_compiled_reader(raw, "conllx", "<input>:1: some other message", 64)
+    with pytest.raises(FuzzFailure):
+        check_compiled_reader(raw, "conllx", read_conll(io.BytesIO(raw + raw)), 64)
+
+
+def test_errors_name_file_and_line_and_come_after_the_sentences_before_them():
+    good = b"1\tDogs\t_\tN\tN\t_\n2\tbark\t_\tV\tV\t_\n\n" * 5
+    scanner = Scanner("conllx", "in.conll")
+    chunks = read_chunks(io.BytesIO(good + b"1\tno tabs here\n\n"), scanner, 1 << 20)
+    assert next(chunks).n_sentences == 5
+    with pytest.raises(InputFormatError, match=r"^in.conll:16: expected 6 to 10 tab-separated columns"):
+        next(chunks)
+    with pytest.raises(InputFormatError, match=r"^in.conll: no sentences found"):
+        list(read_chunks(io.BytesIO(b"# only a comment\n\n\n"), Scanner("conllx", "in.conll"), 64))
+    with pytest.raises(InputFormatError, match=r"in.conll:3: invalid UTF-8 \(byte 0xff\)"):
+        list(read_chunks(io.BytesIO(b"\n\n1\tb\xffd\t_\tN\tN\t_\n"), Scanner("conllx", "in.conll"), 64))
+
+
+def test_byte_table_looks_up_what_the_symbol_table_holds():
+    table = ByteTable({"dog": 1, "é": 2, "日本": 3, None: 4, "\ud800": 5})
+    assert [table.get(s) for s in ("dog", "é", "日本", "cat", "", "\ud800")] == [1, 2, 3, -1, -1, 5]
+
+
+@pytest.fixture(scope="module")
+def parsers(tmp_path_factory):
+    """Models that exercise every column kind: plain, Suffix/Prefix, Split, InputArc, pseudo-projective
+    labels, CoNLL-U input, a data split."""
+    tmp = tmp_path_factory.mktemp("compiled")
+    features = tmp / "rich.yaml"
+    features.write_text(RICH_FEATURES, encoding="utf-8")
+    gold = read_conll(TRAIN, need_heads=True)[:120]
+    rich = read_conll(io.BytesIO(RICH_CONLLX), need_heads=True) * 5
+    conllu = read_conll(io.BytesIO(RICH_CONLLU), "conllu", need_heads=True) * 5
+    out = {
+        "default": Parser(verbose=False).fit(gold, fmt="conllx"),
+        "rich": Parser(verbose=False, features=str(features)).fit(gold + rich, fmt="conllx"),
+        "head+path": Parser(verbose=False, marking_strategy="head+path", algorithm="nivrestandard").fit(
+            gold, fmt="conllx"),
+        "split": Parser(verbose=False, split_column="POSTAG", split_structure="Input[0]", split_threshold=20).fit(
+            gold, fmt="conllx"),
+        "conllu": Parser(verbose=False).fit(conllu + [to_conllu(s) for s in gold[:40]], fmt="conllu"),
+        "2planar": Parser(verbose=False, algorithm="2planar").fit(gold, fmt="conllx"),
+    }
+    return out
+
+
+def to_conllu(sentence):
+    return maltpy.Sentence([r[:8] + ["_", "_"] for r in sentence.rows], [], 0, "<x>")
+
+
+def _python_output(parser, data: bytes, fmt: str, drop_extra: bool = False) -> bytes:
+    parsed = parser.parse(read_conll(io.BytesIO(data), fmt))
+    if drop_extra:
+        parsed = [to_conllx(s) for s in parsed]
+    return format_sentences(parsed).encode("utf-8")
+
+
+@pytest.mark.parametrize("name", ["default", "rich", "head+path", "split", "2planar"])
+@pytest.mark.parametrize("jobs,block", [(1, 1 << 20), (2, 300), (1, 7)])
+def test_compiled_parse_writes_the_python_paths_bytes(parsers, name, jobs, block):
+    """Whatever the model, the chunking or the number of threads: the same output bytes."""
+    parser = parsers[name]
+    assert unsupported(parser) is None
+    with open(TEST, "rb") as f:
+        data = f.read() + RICH_CONLLX * 3
+    assert parse_bytes(parser, data, "conllx", jobs=jobs, block_size=block) == _python_output(parser, data, "conllx")
+
+
+def test_pseudo_projective_sentences_are_decoded(parsers):
+    """The head+path model decodes some sentences (moves words, strips marks) and the compiled path
+    decodes the same ones."""
+    parser = parsers["head+path"]
+    with open(TRAIN, "rb") as f:
+        data = f.read()
+    out = parse_bytes(parser, data, "conllx", jobs=2, block_size=4096).decode("utf-8")
+    assert "|" not in "".join(line.split("\t")[7] for line in out.splitlines() if line)
+    assert out.encode("utf-8") == _python_output(parser, data, "conllx")
+
+
+@pytest.mark.parametrize("drop_extra", [False, True])
+def test_conllu_multiword_tokens_comments_and_conversion(parsers, drop_extra):
+    parser = parsers["conllu"]
+    data = RICH_CONLLU * 4 + b"# trailing comment\n"
+    out = parse_bytes(parser, data, "conllu", drop_extra=drop_extra, block_size=50)
+    assert out == _python_output(parser, data, "conllu", drop_extra)
+    assert (b"1-2\tDon't" in out) != drop_extra and (b"# trailing" in out) != drop_extra
+
+
+def test_a_regular_expression_split_uses_the_python_path(tmp_path):
+    features = tmp_path / "re.yaml"
+    features.write_text("features:\n  - InputColumn(POSTAG, Stack[0])\n  - Split(InputColumn(FEATS, Input[0]), [|;])\n")
+    parser = Parser(verbose=False, features=str(features)).fit(read_conll(io.BytesIO(RICH_CONLLX), need_heads=True))
+    assert unsupported(parser)
+    out = tmp_path / "out.conll"
+    src = tmp_path / "in.conll"
+    src.write_bytes(RICH_CONLLX)
+    assert parser.parse_file(str(src), str(out), jobs=2) == (1, 3)
+    assert out.read_bytes() == _python_output(parser, RICH_CONLLX, "conllx")
+
+
+def test_cli_parse_output_is_the_same_with_one_or_two_threads(model, tmp_path):
+    """-j 1 and -j 2 through the command, a file and a pipe."""
+    with open(TEST, "rb") as f:
+        data = f.read() * 20
+    src = tmp_path / "in.conll"
+    src.write_bytes(data)
+    outputs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}.conll"
+        r = subprocess.run([sys.executable, "-m", "maltpy", "-c", model, "-i", str(src), "-o", str(out), "-j", jobs],
+                           capture_output=True, cwd=str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        outputs.append(out.read_bytes())
+        r = subprocess.run([sys.executable, "-m", "maltpy", "-c", model, "-j", jobs], input=data,
+                           capture_output=True, cwd=str(tmp_path))
+        assert r.returncode == 0, r.stderr
+        outputs.append(r.stdout)
+    assert len(set(outputs)) == 1
+    assert outputs[0] == _python_output(maltpy.load(model), data, "conllx")
