@@ -93,7 +93,12 @@ def _main_parser():
     g.add_argument("-nv", metavar="MODE", choices=("one", "rootnode", "novalue"),
                    help="null feature values: one (default: no node, root and unlabeled node alike), "
                         "rootnode (the root apart), novalue (the root and unlabeled nodes apart)")
-    g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads for training split models and for scoring kernel (libsvm) models (default: all cores)")
+    g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
+                   "threads (the output does not depend on N); -m learn trains split models side by side "
+                   "(default: all cores)")
+    p.add_argument("--dask", metavar="ADDRESS", help="-m parse on a Dask cluster: a scheduler address "
+                   "(tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
+                   "-o outdir/ every file is parsed into outdir under its own name (pip install \"maltpy[dask]\")")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress messages even in pipes")
     p.add_argument("-q", "--quiet", action="store_true", help="no messages or progress bars")
     # read by main() before parsing (it works with the sub-commands too); listed here for --help
@@ -152,17 +157,20 @@ def run_learn(settings, log):
         f"learning took {time.perf_counter() - t0:.1f} s")
 
 
-def run_parse(settings, log, explicit):
+def run_parse(settings, log, explicit, dask=None):
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
-    from maltpy.output import check_output_path
-    check_output_path(settings.output)
     overrides = {k: getattr(settings, k) for k in ("enforce_tree", "verbose", "jobs")}
     ignored = sorted(k for k in explicit if k not in overrides and k not in
                      ("model", "input", "learn_input", "parse_input", "output", "input_format", "output_format"))
     if ignored:
         log(f"note: {', '.join(ignored)} are fixed when learning; the model's values are used")
+    pairs = _file_pairs(settings.input, settings.output, dask)
+    if pairs is not None:
+        return _parse_files(settings, pairs, dask, log)
+    from maltpy.output import check_output_path
+    check_output_path(settings.output)
     t0 = time.perf_counter()
     parser = Parser.load(settings.model, **overrides)
     fmt = _detect(settings.input, settings.input_format) or parser.format
@@ -173,6 +181,61 @@ def run_parse(settings, log, explicit):
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+
+
+def _file_pairs(pattern, output, dask):
+    """(input, output) paths when -m parse parses several files (a glob pattern, an output
+    directory, or --dask); None for one input and one output."""
+    import glob
+    many = pattern is not None and glob.has_magic(pattern)
+    to_dir = output not in (None, "-") and (output.endswith(os.sep) or output.endswith("/") or os.path.isdir(output))
+    if not (many or to_dir or dask):
+        return None
+    if pattern in (None, "-"):
+        raise MaltpyError("--dask and output directories parse files: give them with -i 'corpus/*.conllu'")
+    inputs = sorted(glob.glob(pattern)) if many else [pattern]
+    if not inputs:
+        raise MaltpyError(f"-i {pattern}: no files match")
+    if dask is not None and output in (None, "-"):
+        raise MaltpyError("--dask writes files: give an output directory with -o outdir/")
+    if not to_dir and len(inputs) == 1 and output not in (None, "-"):
+        return [(inputs[0], output)]
+    if output in (None, "-"):
+        raise MaltpyError(f"-i {pattern} matches {len(inputs)} files: give an output directory with -o outdir/")
+    os.makedirs(output, exist_ok=True)
+    pairs = [(src, os.path.join(output, os.path.basename(src))) for src in inputs]
+    names = [os.path.basename(src) for src in inputs]
+    for src, dst in pairs:
+        if os.path.exists(dst) and os.path.samefile(src, dst):
+            raise MaltpyError(f"{dst}: the output would replace its input; choose another output directory")
+    if len(set(names)) < len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise MaltpyError(f"several inputs are named {', '.join(twice)}: their outputs would collide in {output}")
+    return pairs
+
+
+def _parse_files(settings, pairs, dask, log):
+    t0 = time.perf_counter()
+    if dask is not None:
+        from maltpy.integrations.dask import dask_client, parse_files
+        with dask_client(dask) as client:
+            log(f"parsing {len(pairs)} file(s) on {dask} ({len(client.scheduler_info()['workers'])} workers)")
+            results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
+                                  log=log, enforce_tree=settings.enforce_tree)
+    else:
+        from maltpy.parsing.parser import Parser
+        parser = Parser.load(settings.model, enforce_tree=settings.enforce_tree, verbose=settings.verbose,
+                             jobs=settings.jobs)
+        results = []
+        for src, dst in pairs:
+            n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
+                                                      progress=settings.verbose)
+            results.append((src, dst, n_sentences, n_tokens))
+            log(f"{src} -> {dst}: {n_sentences} sentences, {n_tokens} tokens")
+    wall = time.perf_counter() - t0
+    n_tokens = sum(r[3] for r in results)
+    log(f"parsed {len(results)} file(s), {sum(r[2] for r in results)} sentences, {n_tokens} tokens in {wall:.2f} s "
+        f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s)")
 
 
 def run_convert(settings, log):
@@ -413,12 +476,21 @@ def cmd_experiment(argv):
     p.add_argument("-j", "--jobs", type=int, default=0, help="threads for split models")
     p.add_argument("-o", metavar="FILE", help="write the Markdown tables here (default: standard output)")
     p.add_argument("--outputs", metavar="DIR", help="keep every parsed test file in DIR")
+    p.add_argument("--dask", metavar="ADDRESS", help="run the (treebank x configuration) grid on a Dask cluster: "
+                   "a scheduler address (tcp://host:8786) or local:N for N local worker processes; "
+                   "the workers must see the treebank files (pip install \"maltpy[dask]\")")
     a = p.parse_args(argv)
     from maltpy.formats.conll import atomic_output
     treebanks = parse_treebank_args(a.train, a.test)
     experiments = parse_experiment_args(a.config, a.algorithms)
-    results = run_experiments(treebanks, experiments, a.holdout, a.jobs,
-                              log=lambda m: print(m, file=sys.stderr), outdir=a.outputs)
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    if a.dask:
+        from maltpy.integrations.dask import dask_client
+        with dask_client(a.dask) as client:
+            results = run_experiments(treebanks, experiments, a.holdout, a.jobs, log=log, outdir=a.outputs,
+                                      client=client)
+    else:
+        results = run_experiments(treebanks, experiments, a.holdout, a.jobs, log=log, outdir=a.outputs)
     text = markdown_tables(results, experiments, punctuation=not a.no_punct)
     with atomic_output(a.o) as out:
         out.write(text)
@@ -479,11 +551,13 @@ def main(argv=None):
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"
+        if args.dask and mode != "parse":
+            raise MaltpyError(f"--dask runs -m parse (and 'maltpy experiment'), not -m {mode}")
         _choose_input(settings, mode, given_input=args.i is not None, config_path=config_path)
         if mode == "learn":
             run_learn(settings, log)
         elif mode == "parse":
-            run_parse(settings, log, explicit)
+            run_parse(settings, log, explicit, dask=args.dask)
         elif mode in ("proj", "deproj"):
             run_pseudo_projective(settings, log, mode)
         else:

@@ -89,23 +89,53 @@ def run_one(fmt, train, test, exp: Experiment, jobs: int = 0) -> dict:
             "train_sentences": len(train), "test_sentences": len(test), "output": out}
 
 
-def run_experiments(treebanks: Sequence[Treebank], experiments: Sequence[Experiment],
-                    holdout: float = 0.1, jobs: int = 0, log=print, outdir: Optional[str] = None) -> Dict:
-    """Every (treebank, configuration) pair; results[treebank][configuration] = run_one's dict."""
+_LOADED = {}   # the treebank last loaded in this process (the grid goes treebank by treebank)
+
+
+def run_cell(tb: Treebank, holdout: float, exp: Experiment, jobs: int = 0, outdir: Optional[str] = None) -> dict:
+    """One (treebank, configuration) cell: :func:`run_one`, its parsed test file kept in ``outdir``.
+    Runs wherever it is sent (a Dask worker reads the treebank itself)."""
     from maltpy.formats.conll import write_conll
-    results: Dict[str, Dict[str, dict]] = {}
-    for tb in treebanks:
-        fmt, train, test = load_treebank(tb, holdout)
-        results[tb.name] = {}
-        for exp in experiments:
-            r = run_one(fmt, train, test, exp, jobs)
-            if outdir:
-                os.makedirs(outdir, exist_ok=True)
-                write_conll(r["output"], os.path.join(outdir, f"{tb.name}.{exp.name}.{fmt}"))
-            del r["output"]
-            results[tb.name][exp.name] = r
-            log(f"{tb.name:<10} {exp.name:<12} LAS {r['las']:6.2f}  UAS {r['uas']:6.2f}  LA {r['la']:6.2f}  "
-                f"learn {r['learn_s']:6.1f} s  parse {r['parse_s']:5.2f} s")
+    key = (tb.train, tb.test, holdout)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = load_treebank(tb, holdout)
+    fmt, train, test = _LOADED[key]
+    r = run_one(fmt, train, test, exp, jobs)
+    if outdir:
+        os.makedirs(outdir, exist_ok=True)
+        write_conll(r["output"], os.path.join(outdir, f"{tb.name}.{exp.name}.{fmt}"))
+    del r["output"]
+    return r
+
+
+def run_experiments(treebanks: Sequence[Treebank], experiments: Sequence[Experiment],
+                    holdout: float = 0.1, jobs: int = 0, log=print, outdir: Optional[str] = None,
+                    client=None) -> Dict:
+    """Every (treebank, configuration) pair; results[treebank][configuration] = run_one's dict.
+    With a Dask ``client`` (maltpy.integrations.dask), the pairs run on its workers."""
+    cells = [(tb, holdout, exp, jobs, outdir) for tb in treebanks for exp in experiments]
+
+    def report(k, r):
+        tb, exp = cells[k][0], cells[k][2]
+        log(f"{tb.name:<10} {exp.name:<12} LAS {r['las']:6.2f}  UAS {r['uas']:6.2f}  LA {r['la']:6.2f}  "
+            f"learn {r['learn_s']:6.1f} s  parse {r['parse_s']:5.2f} s")
+
+    if client is None:
+        done = []
+        for k, cell in enumerate(cells):
+            done.append(run_cell(*cell))
+            report(k, done[-1])
+    else:
+        from maltpy.integrations.dask import run_cells
+        for tb in treebanks:     # a missing file is found here, not on a worker
+            for path in (tb.train, tb.test):
+                if path and not os.path.exists(path):
+                    raise MaltpyError(f"{path}: no such file")
+        done = run_cells(client, cells, run_cell, log=report)
+    results: Dict[str, Dict[str, dict]] = {tb.name: {} for tb in treebanks}
+    for (tb, _, exp, _, _), r in zip(cells, done):
+        results[tb.name][exp.name] = r
     return results
 
 

@@ -1,0 +1,168 @@
+"""Parsing and experiments on a Dask cluster (``pip install "maltpy[dask]"``).
+
+Start a cluster with ``dask scheduler`` on one machine and ``dask worker tcp://HOST:8786``
+on each of the others (or give ``local:N`` to start N workers on this machine for one run),
+then::
+
+    maltpy -c model.mpz -m parse --dask tcp://HOST:8786 -i 'corpus/*.conllu' -o parsed/
+    maltpy experiment ../shared/data/ud/*/train.conllu -a nivreeager --dask tcp://HOST:8786
+
+The model file is sent to every worker once and loaded once per worker process; input
+and output paths must be visible to the workers (a shared file system), as with
+``dask.bag.read_text``. Each file is parsed by one worker with the compiled path, so the
+output is the same bytes as ``maltpy -m parse`` on that file gives.
+
+From Python, :func:`parse_bag` parses a ``dask.bag`` of CoNLL sentences (the texts
+``dask.bag.read_text(path, linedelimiter="\\n\\n")`` gives, or :class:`~maltpy.Sentence`
+objects) into a bag of parsed sentence texts.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+from contextlib import contextmanager
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from maltpy.errors import MaltpyError
+
+_PARSERS = {}              # digest -> Parser, per worker process: a model loads once
+_PARSERS_LOCK = threading.Lock()
+
+
+def _require_dask():
+    try:
+        import dask  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError:
+        raise MaltpyError('Dask is not installed: pip install "maltpy[dask]" (dask and distributed)') from None
+
+
+@contextmanager
+def dask_client(address: str):
+    """A ``distributed.Client`` for ``address``: a scheduler (``tcp://host:8786``) or ``local:N``,
+    which starts N single-threaded worker processes on this machine for the duration."""
+    _require_dask()
+    from distributed import Client, LocalCluster
+    if address.startswith("local:"):
+        try:
+            n = int(address[len("local:"):])
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise MaltpyError(f"--dask {address}: give local:N with N >= 1 workers, e.g. local:2")
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(address, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise MaltpyError(f"--dask {address}: cannot reach the Dask scheduler ({e}); start one with "
+                          "'dask scheduler' or use local:N") from None
+    with client:
+        yield client
+
+
+def _worker_parser(model: bytes, digest: str, overrides: Optional[dict] = None):
+    """The parser of a model file's bytes (with parse-time ``overrides``), loaded once per process."""
+    key = (digest, tuple(sorted((overrides or {}).items())))
+    with _PARSERS_LOCK:
+        parser = _PARSERS.get(key)
+        if parser is None:
+            from maltpy.parsing.parser import Parser
+            fd, path = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-dask-")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(model)
+                parser = Parser.load(path, **(overrides or {}))
+            finally:
+                os.unlink(path)
+            _PARSERS[key] = parser
+        return parser
+
+
+def _parse_file_task(model: bytes, digest: str, overrides: dict, source: str, target: str,
+                     input_format: Optional[str], output_format: Optional[str]) -> Tuple[str, str, int, int]:
+    parser = _worker_parser(model, digest, overrides)
+    n_sentences, n_tokens = parser.parse_file(source, target, input_format, output_format, jobs=1)
+    return source, target, n_sentences, n_tokens
+
+
+def _model_bytes(model_path: str) -> Tuple[bytes, str]:
+    from maltpy.parsing.parser import Parser
+    Parser.load(model_path)   # refuse a bad model here, with its one-line error, not on every worker
+    with open(model_path, "rb") as f:
+        data = f.read()
+    return data, hashlib.sha256(data).hexdigest()
+
+
+def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_format: Optional[str] = None,
+                output_format: Optional[str] = None, log=None, **overrides) -> List[Tuple[str, str, int, int]]:
+    """Parse each (input, output) path pair on the cluster; return (input, output, sentences,
+    tokens) per pair, in the given order. ``log`` is called as each file is done;
+    ``overrides``: parse-time settings (``enforce_tree=True``)."""
+    from distributed import as_completed
+    data, digest = _model_bytes(model_path)
+    model = client.scatter(data, broadcast=True)
+    futures = [client.submit(_parse_file_task, model, digest, overrides, src, dst, input_format, output_format,
+                             key=f"maltpy-parse-{digest[:12]}-{k}", pure=False)
+               for k, (src, dst) in enumerate(jobs)]
+    index = {f.key: k for k, f in enumerate(futures)}
+    results = [None] * len(futures)
+    try:
+        for future in as_completed(futures):
+            results[index[future.key]] = result = future.result()
+            if log:
+                log(f"{result[0]} -> {result[1]}: {result[2]} sentences, {result[3]} tokens")
+    finally:
+        for f in futures:
+            f.cancel()
+    return results
+
+
+def _parse_partition(texts: Iterable, model: bytes, digest: str, fmt: str) -> List[str]:
+    from maltpy.formats.conll import format_sentences
+    from maltpy.parsing.stream import parse_bytes
+    parts = []
+    for t in texts:
+        if not isinstance(t, str):
+            t = format_sentences([t])           # a Sentence
+        t = t.strip("\n")
+        if t:
+            parts.append(t + "\n\n")
+    if not parts:
+        return []
+    out = parse_bytes(_worker_parser(model, digest), "".join(parts).encode("utf-8"), fmt, path="<dask partition>")
+    return [s + "\n\n" for s in out.decode("utf-8").split("\n\n") if s.strip("\n")]
+
+
+def parse_bag(bag, model_path: str, fmt: Optional[str] = None):
+    """A ``dask.bag`` of CoNLL sentences (texts or :class:`~maltpy.Sentence`) -> a bag of parsed
+    sentence texts (each ending with its blank line), partition by partition on the workers.
+    ``fmt``: conllx or conllu (default: the model's format)."""
+    _require_dask()
+    import dask
+    from maltpy.parsing.parser import Parser
+    data, digest = _model_bytes(model_path)
+    fmt = fmt or Parser.load(model_path).format
+    return bag.map_partitions(_parse_partition, dask.delayed(data, traverse=False), digest, fmt)
+
+
+def run_cells(client, cells: Sequence[tuple], run, log=None) -> list:
+    """``run(*cell)`` for every cell on the cluster; results in the cells' order (experiments)."""
+    from distributed import as_completed
+    futures = [client.submit(run, *cell, pure=False) for cell in cells]
+    index = {f.key: k for k, f in enumerate(futures)}
+    results = [None] * len(futures)
+    try:
+        for future in as_completed(futures):
+            k = index[future.key]
+            results[k] = future.result()
+            if log:
+                log(k, results[k])
+    finally:
+        for f in futures:
+            f.cancel()
+    return results

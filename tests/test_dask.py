@@ -1,0 +1,120 @@
+"""Parsing and experiments on a Dask LocalCluster with two workers: the same bytes as one process."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("distributed")
+
+import maltpy  # noqa: E402
+from maltpy.cli.main import main  # noqa: E402
+from maltpy.formats.conll import read_conll  # noqa: E402
+from conftest import EXAMPLES  # noqa: E402
+
+TEST = os.path.join(EXAMPLES, "toy-test.conll")
+TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c, \
+            Client(c) as client:
+        yield client
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """Four input files of different sizes, one CoNLL-U with comments."""
+    with open(TEST, "rb") as f:
+        text = f.read()
+    files = []
+    for k in range(3):
+        path = tmp_path / "in" / f"part{k}.conll"
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(text * (k + 1))
+        files.append(str(path))
+    return files
+
+
+def test_parse_files_on_two_workers_equals_one_process(model, corpus, cluster, tmp_path):
+    from maltpy.integrations.dask import parse_files
+    pairs = [(src, str(tmp_path / "dask" / os.path.basename(src))) for src in corpus]
+    os.makedirs(tmp_path / "dask")
+    results = parse_files(cluster, model, pairs)
+    assert [r[:2] for r in results] == pairs
+    workers = cluster.run(lambda: len(__import__("maltpy.integrations.dask", fromlist=["_PARSERS"])._PARSERS))
+    assert len(workers) == 2 and all(n <= 1 for n in workers.values()), "a model loads once per worker"
+    for src, dst in pairs:
+        single = tmp_path / "single.conll"
+        assert main(["-c", model, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
+        with open(dst, "rb") as a:
+            assert a.read() == single.read_bytes()
+
+
+def test_cli_dask_local_cluster_four_files(model, corpus, tmp_path):
+    """maltpy -m parse --dask local:2 -i 'glob' -o outdir/: one output per input, the same bytes."""
+    extra = tmp_path / "in" / "part3.conll"
+    shutil.copy(corpus[0], extra)
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "maltpy", "-c", model, "-m", "parse", "--dask", "local:2",
+                        "-i", str(tmp_path / "in" / "*.conll"), "-o", str(out) + "/", "-v"],
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert sorted(os.listdir(out)) == [f"part{k}.conll" for k in range(4)]
+    assert "parsed 4 file(s)" in r.stderr
+    for name in os.listdir(out):
+        single = tmp_path / "single.conll"
+        assert main(["-c", model, "-i", str(tmp_path / "in" / name), "-o", str(single), "-q"]) == 0
+        assert (out / name).read_bytes() == single.read_bytes()
+
+
+def test_parse_bag_equals_one_process(model, cluster, tmp_path):
+    import dask.bag as db
+    from maltpy.integrations.dask import parse_bag
+    with open(TEST, encoding="utf-8") as f:
+        text = f.read()
+    bag = db.read_text(TEST, linedelimiter="\n\n", blocksize=None).repartition(3)
+    parsed = "".join(parse_bag(bag, model).compute())
+    single = tmp_path / "single.conll"
+    assert main(["-c", model, "-i", TEST, "-o", str(single), "-q"]) == 0
+    assert parsed == single.read_text(encoding="utf-8")
+    # Sentence objects too
+    sents = db.from_sequence(read_conll(TEST), npartitions=4)
+    assert "".join(parse_bag(sents, model).compute()) == parsed
+
+
+def test_experiment_grid_on_the_cluster_equals_local(cluster):
+    from maltpy.experiments.runner import Experiment, Treebank, run_experiments
+    treebanks = [Treebank("toy", TRAIN)]
+    experiments = [Experiment("nivreeager", "-a nivreeager"), Experiment("stackproj", "-a stackproj")]
+    local = run_experiments(treebanks, experiments, 0.2, 1, log=lambda m: None)
+    remote = run_experiments(treebanks, experiments, 0.2, 1, log=lambda m: None, client=cluster)
+    for name in ("nivreeager", "stackproj"):
+        assert remote["toy"][name]["las"] == local["toy"][name]["las"] > 50
+
+
+def test_dask_errors_are_one_line(model, tmp_path):
+    cases = [
+        (["--dask", "local:2", "-i", TEST], "give an output directory"),
+        (["--dask", "local:0", "-i", TEST, "-o", str(tmp_path) + "/"], "local:N with N >= 1"),
+        (["--dask", "local:2", "-i", str(tmp_path / "none*.conll"), "-o", str(tmp_path) + "/"], "no files match"),
+        (["--dask", "local:2", "-m", "learn", "-i", TEST], "--dask runs -m parse"),
+        (["-i", str(tmp_path / "*.nothing"), "-o", str(tmp_path / "x") + "/"], "no files match"),
+    ]
+    for args, message in cases:
+        r = subprocess.run([sys.executable, "-m", "maltpy", "-c", model] + args, capture_output=True, text=True,
+                           cwd=str(tmp_path), timeout=120)
+        assert r.returncode == 1 and message in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+
+
+def test_several_files_without_dask(model, corpus, tmp_path):
+    """-i 'glob' -o outdir/ also works in one process."""
+    out = tmp_path / "plain"
+    assert main(["-c", model, "-i", str(tmp_path / "in" / "part*.conll"), "-o", str(out) + "/", "-q"]) == 0
+    assert sorted(os.listdir(out)) == ["part0.conll", "part1.conll", "part2.conll"]
+    parser = maltpy.load(model)
+    assert (out / "part0.conll").read_text(encoding="utf-8") == "".join(
+        "\n".join(s.to_lines()) + "\n\n" for s in parser.parse(read_conll(corpus[0])))
