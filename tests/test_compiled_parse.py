@@ -118,6 +118,8 @@ def parsers(tmp_path_factory):
             gold, fmt="conllx"),
         "conllu": Parser(verbose=False).fit(conllu + [to_conllu(s) for s in gold[:40]], fmt="conllu"),
         "2planar": Parser(verbose=False, algorithm="2planar").fit(gold, fmt="conllx"),
+        "libsvm": Parser(verbose=False, learner="libsvm", split_column="POSTAG", split_structure="Input[0]",
+                         split_threshold=30).fit(gold, fmt="conllx"),
     }
     return out
 
@@ -133,7 +135,7 @@ def _python_output(parser, data: bytes, fmt: str, drop_extra: bool = False) -> b
     return format_sentences(parsed).encode("utf-8")
 
 
-@pytest.mark.parametrize("name", ["default", "rich", "head+path", "split", "2planar"])
+@pytest.mark.parametrize("name", ["default", "rich", "head+path", "split", "2planar", "libsvm"])
 @pytest.mark.parametrize("jobs,block", [(1, 1 << 20), (2, 300), (1, 7)])
 def test_compiled_parse_writes_the_python_paths_bytes(parsers, name, jobs, block):
     """Whatever the model, the chunking or the number of threads: the same output bytes."""

@@ -13,6 +13,7 @@ applied without asking the classifier, in training and parsing alike.
 cimport cython
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t, int64_t, int32_t
@@ -391,10 +392,13 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
             or not state_alloc(&s, corpus.max_n):
         raise MemoryError()
-    step = max(1, n_sent // 100)
+    cdef Py_ssize_t step = max(1, n_sent // 100)
+    cdef bint report = progress is not None
     try:
-        for k in range(n_sent):
-            with nogil:
+        # one nogil block for the whole corpus: threads parsing other chunks never wait for
+        # the GIL (it is taken back only to report progress)
+        with nogil:
+            for k in range(n_sent):
                 corpus.sentence(k, &sent)
                 r0 = corpus.off_p[k]
                 s.n = sent.n
@@ -442,8 +446,12 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                 for i in range(1, sent.n + 1):
                     ho[r0 + i] = s.heads[i]
                     lo[r0 + i] = s.labels[i]
-            if progress is not None and (k + 1) % step == 0:
-                progress(step)
+                if report and (k + 1) % step == 0:
+                    with gil:
+                        progress(step)
+                elif (k & 255) == 255:
+                    with gil:      # Ctrl-C stops a long parse (in the main thread)
+                        PyErr_CheckSignals()
     finally:
         state_free(&s)
         free(nodes)

@@ -28,6 +28,8 @@ from maltpy.formats.scan import Scanner
 
 #: bytes read at a time (a chunk is what one read completes)
 BLOCK_SIZE = 1 << 20
+#: ... for kernel models, whose matrix products are faster the more sentences are in flight
+KERNEL_BLOCK_SIZE = 8 << 20
 
 
 class ChunkParser:
@@ -171,6 +173,8 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     raises them, after the sentences before the error's chunk have been written."""
     jobs = jobs or os.cpu_count() or 1
     stream, path, close = _open_input(source)
+    if block_size is None and parser.learner.kind == "kernel":
+        block_size = KERNEL_BLOCK_SIZE
     if block_size is None:
         block_size = BLOCK_SIZE
         try:
@@ -180,8 +184,10 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
                 block_size = max(64 << 10, min(BLOCK_SIZE, size // (4 * jobs) + 1))
         except (AttributeError, OSError, ValueError):
             pass
-    kernel_threads = jobs if parser.learner.kind == "kernel" else 1
-    work = ChunkParser(parser, drop_extra, kernel_threads)
+    kernel = parser.learner.kind == "kernel"
+    # a kernel model scores many sentences in one matrix product, on its own threads: it gets
+    # large chunks one after the other; a linear model gets a chunk per thread
+    work = ChunkParser(parser, drop_extra, kernel_threads=jobs if kernel else 1)
     scanner = Scanner(fmt, path, drop_extra)
     writer = OrderedOutput(out, progress)
 
@@ -191,7 +197,7 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
         # the kernel loop runs its own threads; BLAS threads inside them would oversubscribe
         limits = threadpool_limits(limits=1, user_api="blas")
     try:
-        if jobs == 1 or work.kernel:
+        if jobs == 1 or kernel:
             for chunk in read_chunks(stream, scanner, block_size):
                 writer.write(chunk, work(chunk))
         else:
