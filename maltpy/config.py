@@ -47,6 +47,8 @@ class Settings:
     covered_root: str = "none"             # -pcr none|ignore|left|right|head
     lifting_order: str = "shortest"        # -plo shortest|deepest
     null_value: str = "one"                # -nv one|rootnode|novalue: kinds of null feature values
+    buffer_transitions: str = "none"       # -bt nivreeager: none, lba, rba, lnba, rnba or a +-joined set
+    direction: str = "ltr"                 # -dir ltr|rtl: parse left to right or right to left
     jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
@@ -76,6 +78,8 @@ FLAGS = {
     "-prh": "planar_root_handling", "-2pr": "reduceonswitch",
     "-pp": "marking_strategy", "-pcr": "covered_root", "-plo": "lifting_order",
     "-nv": "null_value",
+    "-bt": "buffer_transitions",
+    "-dir": "direction",
 }
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
@@ -95,10 +99,11 @@ def choices() -> dict:
     from maltpy.systems import SYSTEMS
     from maltpy.systems.planar import CONNECTEDNESS, ROOT_HANDLING
     from maltpy.transform.pseudoproj import COVERED_ROOT, LIFTING_ORDERS, MARKING_STRATEGIES
+    from maltpy.transform.reverse import DIRECTIONS
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS,
             "output_format": FORMATS, "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
-            "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES}
+            "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS}
 
 
 def coerce(name: str, value, source: str):
@@ -125,6 +130,12 @@ def coerce(name: str, value, source: str):
             raise MaltpyError(f"{source}: {name} must be an integer, got {value!r}") from None
     if isinstance(value, (list, dict)):
         raise MaltpyError(f"{source}: {name} must be text, got {value!r}")
+    if name == "buffer_transitions":
+        from maltpy.systems.nivreeager import parse_buffer_transitions
+        try:
+            return parse_buffer_transitions(value)
+        except MaltpyError as e:
+            raise MaltpyError(f"{source}: {e}") from None
     allowed = choices().get(name)
     if allowed is not None and str(value) not in allowed:
         raise MaltpyError(f"{source}: {name} must be one of {', '.join(allowed)}, not {value!r}")

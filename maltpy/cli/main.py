@@ -93,6 +93,11 @@ def _main_parser():
     g.add_argument("-nv", metavar="MODE", choices=("one", "rootnode", "novalue"),
                    help="null feature values: one (default: no node, root and unlabeled node alike), "
                         "rootnode (the root apart), novalue (the root and unlabeled nodes apart)")
+    g.add_argument("-bt", metavar="MOVES", help="nivreeager buffer transitions (Fernández-González & "
+                   "Gómez-Rodríguez 2012): none (default), lba, rba, lnba, rnba, or several joined by +")
+    g.add_argument("-dir", metavar="DIRECTION", choices=("ltr", "rtl"),
+                   help="parse left to right (ltr, default) or right to left (rtl: the sentence reversed, "
+                        "the root still node 0; the output is in the input's order)")
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
                    "threads (the output does not depend on N); -m learn trains split models side by side "
                    "(default: all cores)")
@@ -188,9 +193,12 @@ def _file_pairs(pattern, output, dask):
     directory, or --dask); None for one input and one output."""
     import glob
     many = pattern is not None and glob.has_magic(pattern)
-    to_dir = output not in (None, "-") and (output.endswith(os.sep) or output.endswith("/") or os.path.isdir(output))
+    # a directory: named with a trailing slash, or an existing one for several inputs or --dask
+    # (one input and an existing directory without the slash stays the usual "is a directory" error)
+    to_dir = output not in (None, "-") and output.endswith(("/", os.sep))
     if not (many or to_dir or dask):
         return None
+    to_dir = to_dir or (output not in (None, "-") and os.path.isdir(output))
     if pattern in (None, "-"):
         raise MaltpyError("--dask and output directories parse files: give them with -i 'corpus/*.conllu'")
     inputs = sorted(glob.glob(pattern)) if many else [pattern]

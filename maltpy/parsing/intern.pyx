@@ -191,8 +191,13 @@ cdef class ChunkEncoder:
     cdef int rag_kind[64]
     cdef int rag_len[64]
     cdef int root_value
+    cdef bint reverse
+    cdef bint int_is_node[64]
 
-    def __init__(self, compiled, token_tables, rag_tables, int root_value):
+    def __init__(self, compiled, token_tables, rag_tables, int root_value, bint reverse=False,
+                 node_columns=()):
+        """``reverse``: each sentence's words right to left (a right-to-left model), the values of
+        ``node_columns`` (integer columns holding node numbers: HEAD, PHEAD) mapped to match."""
         kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX}
         if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.rag_columns)) > 64:
             raise ValueError("more than 64 distinct input columns in one feature model")
@@ -203,8 +208,10 @@ cdef class ChunkEncoder:
         self.rag_tables = [ByteTable(t.ids) for t in rag_tables]
         for j, (ci, transform, length) in enumerate(compiled.token_columns):
             self.tok_col[j], self.tok_kind[j], self.tok_len[j] = ci, kinds[transform], length
+        self.reverse = reverse
         for j, ci in enumerate(compiled.int_columns):
             self.int_col[j] = ci
+            self.int_is_node[j] = ci in node_columns
         self._seps = []
         for q, (ci, transform, length, sep) in enumerate(compiled.rag_columns):
             self.rag_col[q], self.rag_kind[q], self.rag_len[q] = ci, kinds[transform], length
@@ -226,7 +233,8 @@ cdef class ChunkEncoder:
         cdef int32_t[:, ::1] tok_v = tok
         cdef int32_t[:, ::1] int_v = ints
         cdef int32_t[:, ::1] rag_v = rag_off
-        cdef Py_ssize_t k, w, r, length, plen, start, q2
+        cdef Py_ssize_t k, w, r, length, plen, start, q2, idx, first, n
+        cdef int value
         cdef int j, q, n_parts
         cdef const unsigned char* s
         cdef const unsigned char* v
@@ -260,14 +268,20 @@ cdef class ChunkEncoder:
                     for j in range(self.n_int):
                         int_v[r, j] = -1
                     r += 1
-                    for w in range(ch.sent_first[k], ch.sent_first[k + 1]):
+                    first = ch.sent_first[k]
+                    n = ch.sent_first[k + 1] - first
+                    for idx in range(n):
+                        w = first + (n - 1 - idx if self.reverse else idx)
                         for j in range(self.n_tok):
                             s = ch.field(w, self.tok_col[j], &length)
                             s = _transform(s, &length, self.tok_kind[j], self.tok_len[j])
                             tok_v[r, j] = _lookup(tok_tab[j], s, length)
                         for j in range(self.n_int):
                             s = ch.field(w, self.int_col[j], &length)
-                            int_v[r, j] = _small_int(s, length)
+                            value = _small_int(s, length)
+                            if self.reverse and self.int_is_node[j] and 1 <= value <= n:
+                                value = <int>(n + 1 - value)
+                            int_v[r, j] = value
                         r += 1
                 off_v[n_sent] = r
                 if self.n_tok == 0:
@@ -285,7 +299,10 @@ cdef class ChunkEncoder:
                     for k in range(n_sent):
                         rag_v[q, r + 1] = <int32_t>ids.n      # the root row has none
                         r += 1
-                        for w in range(ch.sent_first[k], ch.sent_first[k + 1]):
+                        first = ch.sent_first[k]
+                        n = ch.sent_first[k + 1] - first
+                        for idx in range(n):
+                            w = first + (n - 1 - idx if self.reverse else idx)
                             v = ch.field(w, self.rag_col[q], &vlen)
                             v = _transform(v, &vlen, self.rag_kind[q], self.rag_len[q])
                             n_parts = 0

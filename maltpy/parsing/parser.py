@@ -25,12 +25,13 @@ from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_
 from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.learners import SvmModel, make_learner
 from maltpy.learners.mcsvm import request_stop
-from maltpy.parsing.encode import SymbolTable, encode, gold_arrays
+from maltpy.parsing.encode import ColumnBatch, SymbolTable, encode, gold_arrays
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
 from maltpy.chunks import chunked
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, system_class
-from maltpy.transform import PseudoProjective
+from maltpy.transform import PseudoProjective, reverse_sentence, reverse_tree
+from maltpy.transform.reverse import reverse_columns
 
 
 def _progress_bar(total, desc, enabled, unit="sent"):
@@ -99,6 +100,9 @@ class Parser:
             raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
         self.format = fmt
         self.system_cls = system_class(s.algorithm)
+        if s.buffer_transitions != "none" and "buffer_transitions" not in self.system_cls.options:
+            raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
+                              f"with -a nivreeager, not {s.algorithm}")
         if feature_text is None:
             self.feature_model, self.feature_text = resolve_feature_model(s.features, s.algorithm, s.learner, fmt)
             source = s.features or f"the default {s.algorithm} feature model"
@@ -126,6 +130,14 @@ class Parser:
         """Sentences -> the C loops' :class:`~maltpy.parsing.loop.Corpus`, through this parser's symbol tables."""
         return encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=grow,
                       root_value=self.extractor.root_value)
+
+    def _model_order(self, sentences):
+        """The sentences as the model reads them: reversed for a right-to-left model."""
+        if self.settings.direction != "rtl":
+            return sentences
+        if isinstance(sentences, ColumnBatch):
+            return reverse_columns(sentences, self.format == "conllu")
+        return [reverse_sentence(s, self.format == "conllu") for s in sentences]
 
     def _pseudo_projective(self) -> PseudoProjective:
         s = self.settings
@@ -162,6 +174,7 @@ class Parser:
         log = log or (lambda msg: None)
         t0 = time.perf_counter()
         self._setup(fmt)
+        sentences = self._model_order(sentences)
         pp = self._pseudo_projective()
         if pp.active:
             sentences = [pp.apply(pp.projectivize, sent) for sent in sentences]
@@ -175,7 +188,7 @@ class Parser:
         corpus = self.encode(sentences, grow=True)
         heads, label_ids = gold_arrays(sentences, self.label_ids)
         system = self._system(training=True)
-        self.classes = ClassTable(self.system_cls.labeled_moves, len(labels))
+        self.classes = ClassTable(system.labeled, len(labels))
         fmap = FeatMap(1 << 16)
         bar = _progress_bar(len(sentences), "instances", s.verbose)
         try:
@@ -331,7 +344,9 @@ class Parser:
         return self._weights
 
     def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False):
-        """Parse and return (corpus offsets, heads, label ids[, end flags]) per corpus row."""
+        """Parse and return (corpus offsets, heads, label ids[, end flags]) per corpus row, as the
+        model reads the sentences (:meth:`parse_trees` reverses them for a right-to-left model and
+        maps the trees back; here they are taken as given)."""
         self._check_fitted()
         corpus = self.encode(sentences)
         system = self._system(training=False)
@@ -357,7 +372,7 @@ class Parser:
     def decodes_output(self) -> bool:
         """Whether :meth:`parse_trees` rewrites the C loop's trees (pseudo-projective decoding);
         when it does not, the heads and label ids of :meth:`parse_arrays` are the output."""
-        return self._pseudo_projective().active
+        return self._pseudo_projective().active or self.settings.direction == "rtl"
 
     def parse_trees(self, sentences, progress: bool = False):
         """Parse sentences (a list of :class:`Sentence`, or a
@@ -365,17 +380,20 @@ class Parser:
         two lists with one entry per word (head 0 = the root), pseudo-projective labels decoded."""
         if not len(sentences):
             return []
-        offsets, heads, labels = self.parse_arrays(sentences, progress)
+        offsets, heads, labels = self.parse_arrays(self._model_order(sentences), progress)
         names = self.labels
         pp = self._pseudo_projective()
+        rtl = self.settings.direction == "rtl"
         out = []
         bounds = offsets.tolist()
         for r0, r1 in zip(bounds, bounds[1:]):
             h = heads[r0 + 1:r1].tolist()
             l = [names[x] for x in labels[r0 + 1:r1].tolist()]
-            if pp.active:
+            if pp.active:   # in the model's word order: the encoding was made there
                 h, l = pp.deprojectivize([-1] + h, ["_"] + l)
                 h, l = h[1:], l[1:]
+            if rtl:
+                h, l = reverse_tree(h, l)
             out.append((h, l))
         return out
 
@@ -519,7 +537,7 @@ class Parser:
         self.extractor.set_deprel_values(deprel_values)
         self.token_tables = [SymbolTable(t) for t in h.tables("token_tables", len(self.compiled.token_columns))]
         self.rag_tables = [SymbolTable(t) for t in h.tables("rag_tables", len(self.compiled.rag_columns))]
-        self.classes = ClassTable(self.system_cls.labeled_moves, len(self.labels))
+        self.classes = ClassTable(self._system(training=False).labeled, len(self.labels))
         C = self.classes.n_classes
         if h.integer("n_classes", 1, 2 ** 31 - 1) != C:
             h.fail(f"class count does not match the {settings.algorithm} system")

@@ -40,8 +40,11 @@ class ChunkParser:
         from maltpy.parsing.intern import ChunkEncoder
         parser._check_fitted()
         self.parser = parser
+        from maltpy.formats.conll import HEAD_COLUMNS, COLUMNS
+        self.reverse = parser.settings.direction == "rtl"
+        node_columns = [COLUMNS[parser.format].index(c) for c in HEAD_COLUMNS[parser.format]]
         self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.rag_tables,
-                                    parser.extractor.root_value)
+                                    parser.extractor.root_value, self.reverse, node_columns)
         self.system = parser._system(training=False)
         self.weights = parser._get_weights()
         self.kernel = parser.learner.kind == "kernel"
@@ -64,8 +67,10 @@ class ChunkParser:
         else:
             heads, labels = parse_corpus(self.system, p.extractor, self.weights, p.classes, corpus)
         label_bytes = self.label_bytes
-        if self.pp.active:
+        if self.pp.active:   # in the model's word order, where the encoding was made
             label_bytes = self._deprojectivize(chunk, corpus.offsets, heads, labels)
+        if self.reverse:
+            heads, labels = _map_back(corpus.offsets, heads, labels)
         return chunk.render(heads, labels, label_bytes)
 
     def _deprojectivize(self, chunk, offsets, heads, labels):
@@ -88,6 +93,19 @@ class ChunkParser:
                     extra.append(label.encode("utf-8", "surrogatepass"))
                 labels[r] = code
         return self.label_bytes + extra
+
+
+def _map_back(offsets, heads, labels):
+    """Trees parsed right to left (corpus rows in reversed word order) in the input's order."""
+    sizes = np.diff(offsets)
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    rows = np.arange(len(heads))
+    position = rows - offsets[sentence]
+    n = sizes[sentence] - 1
+    mirror = np.where(position == 0, rows, offsets[sentence] + n + 1 - position)
+    h = heads[mirror]
+    return np.ascontiguousarray(np.where(h > 0, n + 1 - h, h), dtype=np.int32), \
+        np.ascontiguousarray(labels[mirror], dtype=np.int32)
 
 
 def unsupported(parser) -> Optional[str]:

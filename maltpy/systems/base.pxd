@@ -8,6 +8,8 @@ cdef class TransitionSystem:
     cdef readonly int n_labels
     cdef readonly int root_label
     cdef readonly dict settings
+    cdef readonly tuple moves       # this instance's move names (options may add moves)
+    cdef readonly tuple labeled     # whether each move takes a label
 
     cdef void init_state(self, State* s) noexcept nogil
     cdef bint is_terminal(self, const State* s) noexcept nogil

@@ -18,6 +18,9 @@ Python-level attributes every subclass defines:
     tuple of move names, index = move id.
 ``labeled_moves``
     tuple of bools, same order.
+
+An instance's moves are ``moves``/``labeled``, from :meth:`move_table`: the class
+attributes, plus what its options add (arc-eager's buffer transitions).
 ``address_functions``
     names of the algorithm's address functions (``Stack``, ``Input`` ...), index
     = ``fn`` argument of :meth:`address`.
@@ -111,12 +114,19 @@ cdef class TransitionSystem:
                 f"{self.name} does not accept option(s) {', '.join(sorted(unknown))}; "
                 f"it accepts {', '.join(sorted(type(self).options)) or 'none'}"
             )
-        self.n_moves = len(self.move_names)
         self.n_labels = n_labels
         self.root_label = root_label
         self.settings = dict(type(self).options)
         self.settings.update(options)
+        self.moves, self.labeled = self.move_table(**self.settings)
+        self.n_moves = len(self.moves)
+        if self.n_moves > 64:
+            raise ValueError(f"{self.name}: at most 64 moves")
         self.configure(**self.settings)
+
+    def move_table(self, **options):
+        """(move names, labeled flags) of a system with these options; the class's by default."""
+        return tuple(self.move_names), tuple(self.labeled_moves)
 
     def configure(self, **options):
         """Hook for subclasses: copy option values into C fields."""
@@ -243,7 +253,7 @@ cdef class Configuration:
 
     def apply(self, int move, int label=-1):
         if move not in self.valid_moves():
-            raise ValueError(f"move {self.system.move_names[move]} is not permissible here")
+            raise ValueError(f"move {self.system.moves[move]} is not permissible here")
         self.system.apply(&self.state, move, label)
 
     def address(self, str fn, int i):

@@ -24,6 +24,28 @@ LEFT-ARC(l)
     Validity: buffer not empty, i != 0, i has no head.
     Action: add j -l-> i, pop i.
 
+Buffer transitions (Fernández-González & Gómez-Rodríguez 2012), each an option
+(``buffer_transitions``: ``lba``, ``rba``, ``lnba``, ``rnba`` or a ``+``-joined set;
+b0, b1 = the first two buffer words, which never have a head):
+
+LEFT-BUFFER-ARC(l) (LBA)
+    Validity: at least two buffer words; not in the tree constraint's repair phase.
+    Action: add b1 -l-> b0, remove b0 from the buffer.
+RIGHT-BUFFER-ARC(l) (RBA)
+    Validity: as LBA.
+    Action: add b0 -l-> b1, remove b1 from the buffer.
+LEFT-NONPROJ-BUFFER-ARC(l) (LNBA)
+    Validity: as LBA, and i != 0 and i has no head.
+    Action: add b1 -l-> i, pop i (b0 is skipped).
+RIGHT-NONPROJ-BUFFER-ARC(l) (RNBA)
+    Validity: as LBA (i may be the root).
+    Action: add i -l-> b1, remove b1 from the buffer (b0 is skipped).
+
+The oracle takes a buffer transition first when it builds a gold arc without losing
+another (LBA/RBA for arcs of length 1 only, the paper's policy; the dependent leaving
+the buffer or the stack has all its gold dependents; RBA's and RNBA's dependent has
+none), in the order LBA, RBA, LNBA, RNBA, and MaltParser's arc-eager oracle otherwise.
+
 Without ``allow_root`` the root on top of the stack forces SHIFT (MaltParser).
 Once the end was seen with an empty buffer, REDUCE or UNSHIFT is forced and the
 classifier is not asked; parsing ends with only the root on the stack, so the
@@ -36,12 +58,36 @@ from maltpy.systems.state cimport (
     State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, init_root_stack,
 )
 
+from maltpy.errors import MaltpyError
+
 cdef enum:
     SHIFT = 0
     REDUCE = 1
     UNSHIFT = 2
     RIGHT_ARC = 3
     LEFT_ARC = 4
+    LBA = 5          # buffer transitions: moves 5.. in this order, those switched on
+    RBA = 6
+    LNBA = 7
+    RNBA = 8
+    N_KINDS = 9
+
+#: the buffer transitions, in move (and oracle priority) order
+BUFFER_TRANSITIONS = ("lba", "rba", "lnba", "rnba")
+
+
+def parse_buffer_transitions(value) -> str:
+    """A ``buffer_transitions`` value in canonical form (``none``, or names joined by ``+`` in the
+    order lba, rba, lnba, rnba); MaltpyError for anything else."""
+    text = "none" if value is None else str(value).strip().lower()
+    if text in ("", "none"):
+        return "none"
+    parts = [p.strip() for p in text.split("+")]
+    unknown = [p for p in parts if p not in BUFFER_TRANSITIONS]
+    if unknown:
+        raise MaltpyError(f"buffer_transitions (-bt) {value!r}: {unknown[0]!r} is not one of "
+                          f"{', '.join(BUFFER_TRANSITIONS)} (join several with +, or none)")
+    return "+".join(t for t in BUFFER_TRANSITIONS if t in parts)
 
 
 cdef class NivreEager(TransitionSystem):
@@ -49,17 +95,34 @@ cdef class NivreEager(TransitionSystem):
     move_names = ("SH", "RE", "USH", "RA", "LA")
     labeled_moves = (False, False, False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
-    options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False}
+    options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none"}
     training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
 
     cdef bint allow_root
     cdef bint allow_reduce
     cdef bint enforce_tree
+    cdef int kind_of[N_KINDS]     # move id -> kind (SHIFT ... RNBA)
+    cdef int move_of[N_KINDS]     # kind -> move id, -1 when switched off
+    cdef bint any_buffer
 
-    def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False):
+    def move_table(self, buffer_transitions="none", **options):
+        extra = [t for t in parse_buffer_transitions(buffer_transitions).split("+") if t != "none"]
+        return (tuple(self.move_names) + tuple(t.upper() for t in extra),
+                tuple(self.labeled_moves) + (True,) * len(extra))
+
+    def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False, buffer_transitions="none"):
         self.allow_root = bool(allow_root)
         self.allow_reduce = bool(allow_reduce)
         self.enforce_tree = bool(enforce_tree)
+        cdef int k
+        for k in range(N_KINDS):
+            self.move_of[k] = -1
+        for k, name in enumerate(self.moves):
+            kind = list(self.move_names).index(name) if name in self.move_names \
+                else LBA + BUFFER_TRANSITIONS.index(name.lower())
+            self.kind_of[k] = kind
+            self.move_of[kind] = k
+        self.any_buffer = self.n_moves > 5
 
     cdef void init_state(self, State* s) noexcept nogil:
         init_root_stack(s)
@@ -78,6 +141,7 @@ cdef class NivreEager(TransitionSystem):
         cdef bint tree_phase = self.enforce_tree and s.end_seen
         cdef int count = 0
         cdef int m
+        cdef bint two
         # after the end with an empty buffer exactly one of REDUCE / UNSHIFT applies,
         # decided by whether the top has a head, so allow_reduce does not count there
         cdef bint forced_phase = tree_phase and not has_buffer
@@ -86,14 +150,43 @@ cdef class NivreEager(TransitionSystem):
         out[UNSHIFT] = forced_phase and i > 0 and s.heads[i] == -1
         out[RIGHT_ARC] = has_buffer and (i > 0 or self.allow_root or tree_phase)
         out[LEFT_ARC] = has_buffer and i > 0 and s.heads[i] == -1
-        for m in range(5):
+        if self.any_buffer:
+            # two buffer words; never in the repair phase, which keeps its proven bound
+            two = (s.buf_len >= 2) and not tree_phase
+            if self.move_of[LBA] >= 0:
+                out[self.move_of[LBA]] = two
+            if self.move_of[RBA] >= 0:
+                out[self.move_of[RBA]] = two
+            if self.move_of[LNBA] >= 0:
+                out[self.move_of[LNBA]] = two and i > 0 and s.heads[i] == -1
+            if self.move_of[RNBA] >= 0:
+                out[self.move_of[RNBA]] = two and i >= 0
+        for m in range(self.n_moves):
             count += out[m]
         return count
 
     cdef void apply(self, State* s, int move, int label) noexcept nogil:
         cdef int i = stack_top(s)
         cdef int j = buffer_front(s)
-        if move == SHIFT:
+        cdef int k
+        move = self.kind_of[move]
+        if move >= LBA:
+            k = s.buffer[s.buf_len - 2]        # b1 (the buffer is stored reversed)
+            if move == LBA:
+                add_arc(s, k, j, label)
+                s.buf_len -= 1
+            elif move == RBA:
+                add_arc(s, j, k, label)
+                s.buffer[s.buf_len - 2] = j
+                s.buf_len -= 1
+            elif move == LNBA:
+                add_arc(s, k, i, label)
+                s.stack_len -= 1
+            else:
+                add_arc(s, i, k, label)
+                s.buffer[s.buf_len - 2] = j
+                s.buf_len -= 1
+        elif move == SHIFT:
             s.stack[s.stack_len] = j
             s.stack_len += 1
             s.buf_len -= 1
@@ -118,15 +211,39 @@ cdef class NivreEager(TransitionSystem):
     cdef int deterministic_move(self, const State* s) noexcept nogil:
         # MaltParser's ArcEager.getDeterministicAction without the tree constraint's
         # moves: only training asks, and training never runs with enforce_tree
-        return SHIFT if not self.allow_root and stack_top(s) == 0 else -1
+        return SHIFT if not self.allow_root and stack_top(s) == 0 and not self.any_buffer else -1
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s)
         cdef int j = buffer_front(s)
+        cdef int k
         label[0] = -1
         if j == -1:
             # only reachable with enforce_tree: the forced phase
-            return REDUCE if (i > 0 and s.heads[i] != -1) else UNSHIFT
+            return self.move_of[REDUCE] if (i > 0 and s.heads[i] != -1) else self.move_of[UNSHIFT]
+        if self.any_buffer and s.buf_len >= 2:
+            k = s.buffer[s.buf_len - 2]
+            # a gold arc whose dependent leaves for good: it must have all its gold dependents
+            if self.move_of[LBA] >= 0 and g.heads[j] == k and k - j == 1 \
+                    and s.n_ldeps[j] + s.n_rdeps[j] == g.n_children[j]:
+                label[0] = g.labels[j]
+                return self.move_of[LBA]
+            if self.move_of[RBA] >= 0 and g.heads[k] == j and k - j == 1 and g.n_children[k] == 0:
+                label[0] = g.labels[k]
+                return self.move_of[RBA]
+            if self.move_of[LNBA] >= 0 and i > 0 and s.heads[i] == -1 and g.heads[i] == k \
+                    and s.n_ldeps[i] + s.n_rdeps[i] == g.n_children[i]:
+                label[0] = g.labels[i]
+                return self.move_of[LNBA]
+            if self.move_of[RNBA] >= 0 and i >= 0 and g.heads[k] == i and g.n_children[k] == 0:
+                label[0] = g.labels[k]
+                return self.move_of[RNBA]
+        return self.move_of[self.base_oracle(s, g, label)]
+
+    cdef int base_oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
+        """MaltParser's ArcEagerOracle: the kind (SHIFT ... LEFT_ARC) of the move."""
+        cdef int i = stack_top(s)
+        cdef int j = buffer_front(s)
         if i > 0 and g.heads[i] == j:
             label[0] = g.labels[i]
             return LEFT_ARC

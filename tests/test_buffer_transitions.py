@@ -1,0 +1,275 @@
+"""Buffer transitions for arc-eager (Fernández-González & Gómez-Rodríguez 2012): the spec's unit
+tests and oracle sequences (../shared/spec/buffer_reverse.md §5.1-5.3) and property tests."""
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from maltpy.errors import MaltpyError
+from maltpy.systems import NivreEager
+from maltpy.systems.nivreeager import parse_buffer_transitions
+from conftest import is_forest, is_projective, random_projective_tree, random_tree
+
+LABELS = ["A", "ADV", "B", "C", "DET", "NMOD", "OBJ", "PRED", "R", "ROOT", "SBJ", "X", "Y", "dep"]
+LID = {l: k for k, l in enumerate(LABELS)}
+SYSTEMS = ["none", "lba", "rba", "lnba", "rnba"]
+
+
+def make(bt="none", **opts):
+    return NivreEager(len(LABELS), LID["ROOT"], buffer_transitions=bt, **opts)
+
+
+def move(system, name):
+    return system.moves.index(name)
+
+
+def oracle_run(system, heads, labels):
+    """Follow the static oracle to the end; return the configuration and the sequence."""
+    n = len(heads) - 1
+    cfg = system.new_configuration(n)
+    cfg.set_gold(heads, labels)
+    seq = []
+    while not cfg.is_terminal():
+        m, label = cfg.oracle()
+        assert m in cfg.valid_moves(), f"the oracle chose {system.moves[m]}, which is not permissible"
+        cfg.apply(m, label)
+        seq.append(system.moves[m] + (f"_{LABELS[label]}" if label >= 0 else ""))
+        assert len(seq) <= 2 * n + 2
+    cfg.finish()
+    return cfg, seq
+
+
+def gold(spec):
+    """{dependent: (head, label)} -> heads and label ids with the root at 0."""
+    n = len(spec)
+    heads, labels = [-1] * (n + 1), [-1] * (n + 1)
+    for d, (h, l) in spec.items():
+        heads[d], labels[d] = h, LID[l]
+    return heads, labels
+
+
+# ------------------------------------------------------------------ §5.1 transitions
+
+def test_each_buffer_transition_effect():
+    for bt, stack, buf, arc in [("lba", [0], [2, 3], (1, 2)), ("rba", [0], [1, 3], (2, 1))]:
+        s = make(bt)
+        cfg = s.new_configuration(3)
+        cfg.apply(move(s, bt.upper()), LID["dep"])
+        d, h = arc
+        assert cfg.stack == stack and cfg.buffer == buf and cfg.heads[d] == h and cfg.labels[d] == LID["dep"]
+    for bt, stack, buf, arc in [("lnba", [0], [2, 3], (1, 3)), ("rnba", [0, 1], [2], (3, 1))]:
+        s = make(bt)
+        cfg = s.new_configuration(3)
+        cfg.apply(0)
+        cfg.apply(move(s, bt.upper()), LID["dep"])
+        d, h = arc
+        assert cfg.stack == stack and cfg.buffer == buf and cfg.heads[d] == h
+
+
+def test_validity():
+    s = make("lba+rba+lnba+rnba")
+    names = lambda cfg: {s.moves[m] for m in cfg.valid_moves()}  # noqa: E731
+    cfg = s.new_configuration(2)
+    assert {"LBA", "RBA", "RNBA"} <= names(cfg) and "LNBA" not in names(cfg)   # s0 = 0: no LNBA
+    cfg = s.new_configuration(1)
+    assert not names(cfg) & {"LBA", "RBA", "LNBA", "RNBA"}          # one buffer word
+    cfg = s.new_configuration(3)
+    cfg.apply(move(s, "RNBA"), LID["R"])                             # RNBA from the root: a root arc
+    assert cfg.heads[2] == 0 and cfg.buffer == [1, 3]
+    cfg.apply(move(s, "RA"), LID["X"])                               # 0 -> 1: 1 has a head
+    assert cfg.stack == [0, 1] and "LNBA" not in names(cfg) and "LA" not in names(cfg)
+
+
+def test_rba_twice_builds_a_longer_arc_and_lba_equals_shift_left_arc():
+    s = make("rba")
+    cfg = s.new_configuration(3)
+    cfg.apply(move(s, "RBA"), 0)
+    cfg.apply(move(s, "RBA"), 0)
+    assert cfg.heads[2] == 1 and cfg.heads[3] == 1 and cfg.buffer == [1]
+    a, b = make("lba"), make("lba")
+    x, y = a.new_configuration(4), b.new_configuration(4)
+    x.apply(move(a, "LBA"), 1)
+    y.apply(0)
+    y.apply(move(b, "LA"), 1)
+    assert (x.stack, x.buffer, x.heads, x.labels) == (y.stack, y.buffer, y.heads, y.labels)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 12))
+def test_random_moves_keep_the_invariants(seed, n):
+    """No buffer word ever has a head; single head, no cycle; at most 2n moves; a tree after finish."""
+    rng = random.Random(seed)
+    s = make("lba+rba+lnba+rnba")
+    cfg = s.new_configuration(n)
+    steps = 0
+    while not cfg.is_terminal():
+        cfg.apply(rng.choice(cfg.valid_moves()), rng.randrange(len(LABELS)))
+        steps += 1
+        assert all(cfg.heads[b] == -1 for b in cfg.buffer)
+        assert is_forest(cfg.heads)
+    assert steps <= 2 * n
+    cfg.finish()
+    assert all(h >= 0 for h in cfg.heads[1:]) and is_forest(cfg.heads)
+
+
+def test_setting_values():
+    assert parse_buffer_transitions("RNBA+lba") == "lba+rnba"
+    assert parse_buffer_transitions(None) == parse_buffer_transitions("") == "none"
+    with pytest.raises(MaltpyError, match="'xba' is not one of lba, rba, lnba, rnba"):
+        parse_buffer_transitions("lba+xba")
+
+
+# ------------------------------------------------------------------ §5.2 oracle sequences
+
+E1 = {1: (2, "SBJ"), 2: (0, "ROOT"), 3: (5, "DET"), 4: (5, "NMOD"), 5: (2, "PRED")}
+E2 = {1: (2, "SBJ"), 2: (0, "ROOT"), 3: (2, "OBJ")}
+E3 = {1: (2, "SBJ"), 2: (0, "ROOT"), 3: (2, "OBJ"), 4: (2, "ADV")}
+E4 = {1: (2, "DET"), 2: (3, "SBJ"), 3: (0, "ROOT")}
+E5 = {1: (3, "A"), 2: (1, "B"), 3: (4, "C"), 4: (0, "ROOT")}
+E6 = {1: (3, "A"), 2: (1, "B"), 3: (0, "ROOT")}
+E7 = {1: (2, "A"), 2: (0, "ROOT"), 3: (1, "C")}
+E8 = {1: (3, "A"), 2: (0, "ROOT"), 3: (2, "C")}
+E10 = {1: (0, "R"), 2: (1, "X"), 3: (2, "Y")}
+
+SEQUENCES = [
+    (E1, "none", "SH LA_SBJ RA_ROOT SH SH LA_NMOD LA_DET RA_PRED"),
+    (E1, "lba", "LBA_SBJ RA_ROOT SH LBA_NMOD LA_DET RA_PRED"),
+    (E1, "rba", "SH LA_SBJ RA_ROOT SH SH LA_NMOD LA_DET RA_PRED"),
+    (E1, "lnba", "SH LA_SBJ RA_ROOT SH LNBA_DET SH LA_NMOD RA_PRED"),
+    (E1, "rnba", "SH LA_SBJ RA_ROOT SH SH LA_NMOD LA_DET RA_PRED"),
+    (E2, "none", "SH LA_SBJ RA_ROOT RA_OBJ"),
+    (E2, "lba", "LBA_SBJ RA_ROOT RA_OBJ"),
+    (E2, "rba", "SH RBA_OBJ LA_SBJ RA_ROOT"),
+    (E3, "none", "SH LA_SBJ RA_ROOT RA_OBJ RE RA_ADV"),
+    (E3, "lba", "LBA_SBJ RA_ROOT RA_OBJ RE RA_ADV"),
+    (E3, "rba", "SH RBA_OBJ LA_SBJ RA_ROOT RA_ADV"),
+    (E3, "lnba", "SH LA_SBJ RA_ROOT RA_OBJ RE RA_ADV"),
+    (E3, "rnba", "SH LA_SBJ RA_ROOT RNBA_ADV RA_OBJ"),
+    (E4, "none", "SH LA_DET SH LA_SBJ RA_ROOT"),
+    (E4, "lba", "LBA_DET LBA_SBJ RA_ROOT"),
+    (E5, "none", "SH RA_B RE LA_A SH LA_C RA_ROOT"),
+    (E5, "lba", "SH RA_B RE LA_A LBA_C RA_ROOT"),
+    (E5, "rba", "RBA_B SH LA_A SH LA_C RA_ROOT"),
+    (E6, "lnba", "SH RA_B RE LA_A RA_ROOT"),
+    (E7, "rnba", "SH RNBA_C LA_A RA_ROOT"),
+    (E8, "lnba", "SH LNBA_A RA_ROOT RA_C"),
+    (E10, "none", "RA_R RA_X RA_Y"),
+    (E10, "rba", "RA_R RBA_Y RA_X"),
+]
+
+
+@pytest.mark.parametrize("spec,bt,expected", SEQUENCES)
+def test_oracle_sequences_of_the_spec(spec, bt, expected):
+    heads, labels = gold(spec)
+    cfg, seq = oracle_run(make(bt), heads, labels)
+    assert " ".join(seq) == expected
+    if is_projective(heads) or bt in ("lnba", "rnba"):
+        assert cfg.heads[1:] == heads[1:] and cfg.labels[1:] == labels[1:]
+
+
+def test_e7_and_e8_need_their_non_projective_transition():
+    """MaltParser's base oracle on E7 loses one head (SH LA RA RE SH); RNBA recovers it."""
+    for spec, bt in ((E7, "rnba"), (E8, "lnba")):
+        heads, labels = gold(spec)
+        plain, _ = oracle_run(make(), heads, labels)
+        better, _ = oracle_run(make(bt), heads, labels)
+        assert better.heads == heads and plain.heads != heads
+
+
+# ------------------------------------------------------------------ §5.3 properties
+
+def _random_labels(rng, n):
+    return [-1] + [rng.randrange(len(LABELS)) for _ in range(n)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 25))
+def test_oracle_rebuilds_every_projective_tree_and_sequence_lengths(seed, n):
+    """P1 (gold rebuilt, labels too), P2 (length = n + pops), P3, P4, P5, P6."""
+    rng = random.Random(seed)
+    heads = random_projective_tree(rng, n)
+    labels = _random_labels(rng, n)
+    runs = {}
+    for bt in SYSTEMS:
+        cfg, seq = oracle_run(make(bt), heads, labels)
+        assert cfg.heads[1:] == heads[1:] and cfg.labels[1:] == labels[1:], bt
+        kinds = [m.split("_")[0] for m in seq]
+        assert len(seq) == n + sum(k in ("LA", "RE", "LNBA") for k in kinds)          # P2
+        runs[bt] = kinds
+    ne = len(runs["none"])
+    assert ne - len(runs["lba"]) == runs["lba"].count("LBA")                           # P3
+    assert 0 <= ne - len(runs["rba"]) <= runs["rba"].count("RBA")                      # P4
+    assert len(runs["lnba"]) == ne                                                      # P5
+    assert all(len(runs[bt]) <= ne for bt in SYSTEMS)                                   # P6
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(2, 25))
+def test_projective_buffer_arcs_of_the_oracle_have_length_one(seed, n):
+    """P7: with the length-1 policy every LBA/RBA arc has length 1."""
+    rng = random.Random(seed)
+    heads = random_projective_tree(rng, n)
+    labels = _random_labels(rng, n)
+    for bt in ("lba", "rba", "lba+rba"):
+        s = make(bt)
+        cfg = s.new_configuration(n)
+        cfg.set_gold(heads, labels)
+        while not cfg.is_terminal():
+            m, label = cfg.oracle()
+            name = s.moves[m]
+            before = cfg.buffer[:2]
+            cfg.apply(m, label)
+            if name in ("LBA", "RBA"):
+                assert before[1] - before[0] == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(2, 12))
+def test_non_projective_buffer_transitions_recover_at_least_as_much(seed, n):
+    """P8: on any tree, LNBA and RNBA never recover fewer gold heads than plain arc-eager; the
+    oracle's output is a tree; LBA and RBA recover the same number."""
+    rng = random.Random(seed)
+    heads = random_tree(rng, n)
+    labels = _random_labels(rng, n)
+    correct = {}
+    for bt in SYSTEMS:
+        cfg, _ = oracle_run(make(bt), heads, labels)
+        assert all(h >= 0 for h in cfg.heads[1:]) and is_forest(cfg.heads)
+        correct[bt] = sum(cfg.heads[d] == heads[d] for d in range(1, n + 1))
+    assert correct["lnba"] >= correct["none"] and correct["rnba"] >= correct["none"]
+    assert correct["lba"] == correct["none"] == correct["rba"]
+
+
+def test_non_projective_transitions_recover_strictly_more_somewhere():
+    rng = random.Random(5)
+    better = {"lnba": 0, "rnba": 0}
+    for _ in range(400):
+        n = rng.randint(3, 10)
+        heads = random_tree(rng, n)
+        labels = _random_labels(rng, n)
+        base, _ = oracle_run(make(), heads, labels)
+        for bt in better:
+            cfg, _ = oracle_run(make(bt), heads, labels)
+            better[bt] += sum(cfg.heads[d] == heads[d] for d in range(1, n + 1)) > \
+                sum(base.heads[d] == heads[d] for d in range(1, n + 1))
+    assert better["lnba"] > 0 and better["rnba"] > 0
+
+
+def test_buffer_transitions_train_parse_and_are_refused_elsewhere(tmp_path):
+    """-bt trains and parses through the command; with another algorithm it is a one-line error."""
+    import subprocess
+    import sys
+    from conftest import EXAMPLES
+    train, test = f"{EXAMPLES}/toy-train.conll", f"{EXAMPLES}/toy-test.conll"
+    model = str(tmp_path / "bt.mpz")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True, text=True,  # noqa: E731
+                                    cwd=str(tmp_path))
+    assert run("-c", model, "-m", "learn", "-i", train, "-bt", "rnba+lba").returncode == 0
+    import maltpy
+    parser = maltpy.load(model)
+    assert parser.settings.buffer_transitions == "lba+rnba"
+    assert parser.classes.n_classes == 3 + 4 * len(parser.labels)
+    r = run("-c", model, "-i", test)
+    assert r.returncode == 0 and r.stdout.count("\n\n") == len(maltpy.read_conll(test))
+    r = run("-c", model, "-m", "learn", "-i", train, "-a", "nivrestandard", "-bt", "lba")
+    assert r.returncode == 1 and "use them with -a nivreeager" in r.stderr and r.stderr.count("\n") == 1
