@@ -1,0 +1,93 @@
+"""Combining left-to-right and right-to-left parses (spec §5.5, [RP] Fig. 6 and 7)."""
+import random
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from maltpy.formats.conll import read_conll, write_conll
+from maltpy.transform.combine import combine_trees, has_cycle
+from conftest import EXAMPLES, is_tree, random_tree
+
+# Fig. 7: positions in the original order; X and Y are REV's (unstated) labels of its wrong arcs
+ARC = ([2, 0, 4, 5, 2], ["SBJ", "ROOT", "DET", "DET", "PRED"])
+REV = ([0, 1, 5, 5, 2], ["X", "Y", "DET", "NMOD", "PRED"])
+GOLD = ([2, 0, 5, 5, 2], ["SBJ", "ROOT", "DET", "NMOD", "PRED"])
+
+
+def test_c1_position_p2_arc_first_gives_the_gold_tree():
+    heads, labels, fell_back = combine_trees(ARC, REV, "position", 2, "ltr")
+    assert (heads, labels) == GOLD and not fell_back   # token 4 takes NMOD from REV: same head, label too
+
+
+def test_c2_c3_a_cycle_falls_back_to_the_left_to_right_tree():
+    for criterion, param in (("position", 1), ("length", 1)):
+        heads, labels, fell_back = combine_trees(ARC, REV, criterion, param, "ltr")
+        assert (heads, labels) == ARC and fell_back
+
+
+def test_c4_c5_extreme_parameters():
+    assert combine_trees(ARC, REV, "position", 0, "rtl")[:2] == ARC       # nothing for REV: the baseline
+    assert combine_trees(ARC, REV, "length", 0, "rtl")[:2] == ARC
+    assert combine_trees(ARC, REV, "position", 0, "ltr")[:2] == REV       # everything from REV
+    assert combine_trees(ARC, REV, "position", 5, "ltr")[:2] == ARC
+
+
+def test_c6_c7_length_is_the_first_parsers_arc_and_a_root_arc_is_as_long_as_the_position():
+    first = ([0, 3, 2, 3], ["a", "b", "c", "d"])       # token 3: head 2 (length 1)
+    second = ([0, 1, 1, 3], ["e", "f", "g", "h"])      # token 3: head 1 (length 2)
+    heads, labels, _ = combine_trees(first, second, "length", 1, "ltr")
+    assert heads[2] == 2 and labels[2] == "c"          # the first parser's length decides
+    # token 1's root arc has length 1: with l = 0 the second parser decides it, with l = 1 the first
+    assert combine_trees(first, second, "length", 0, "ltr")[1][0] == "e"
+    assert combine_trees(first, second, "length", 1, "ltr")[1][0] == "a"
+
+
+def test_c8_fallback_is_the_left_to_right_tree_whoever_is_first():
+    ltr = ([0, 1, 2], ["root", "x", "y"])
+    rtl = ([2, 0, 2], ["u", "root", "w"])
+    # REV first, p = 1: token 1 takes REV's head 2, token 2 ARC's head 1: a cycle
+    heads, labels, fell_back = combine_trees(ltr, rtl, "position", 1, "rtl")
+    assert fell_back and (heads, labels) == ltr
+    # ARC first, p = 1: token 1 from ARC (root), tokens 2-3 from REV: no cycle
+    heads, labels, fell_back = combine_trees(ltr, rtl, "position", 1, "ltr")
+    assert not fell_back and heads == [0, 0, 2]
+
+
+def test_c10_the_comparison_includes_the_parameter():
+    assert combine_trees(ARC, REV, "position", 2, "ltr")[0][1] == 0         # position 2 from ARC
+    first = ([0, 1, 1, 1, 1, 1], list("abcdef"))
+    second = ([0, 1, 2, 3, 4, 5], list("ghijkl"))
+    heads, _, _ = combine_trees(first, second, "length", 5, "ltr")
+    assert heads[5] == 1                                                      # length exactly 5: first
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 15), param=st.integers(0, 40),
+       criterion=st.sampled_from(["position", "length"]), first=st.sampled_from(["ltr", "rtl"]))
+def test_c9_always_a_tree_and_identical_inputs_come_back(seed, n, param, criterion, first):
+    rng = random.Random(seed)
+    a = (random_tree(rng, n)[1:], [f"l{rng.randrange(3)}" for _ in range(n)])
+    b = (random_tree(rng, n)[1:], [f"l{rng.randrange(3)}" for _ in range(n)])
+    heads, labels, fell_back = combine_trees(a, b, criterion, param, first)
+    assert is_tree([-1] + heads) and not has_cycle([-1] + heads)
+    assert all(h != d for d, h in enumerate(heads, 1))
+    assert combine_trees(a, a, criterion, param, first)[:2] == a
+
+
+def test_combine_command(tmp_path):
+    gold = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)
+    other = [s.with_tree([0] * len(s), ["dep"] * len(s)) for s in gold]   # all flat: a different parse
+    write_conll(gold, str(tmp_path / "ltr.conll"))
+    write_conll(other, str(tmp_path / "rtl.conll"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", "combine", *a], capture_output=True,  # noqa: E731
+                                    text=True, cwd=str(tmp_path))
+    r = run("ltr.conll", "rtl.conll", "--criterion", "position", "--param", "3", "-o", "out.conll")
+    assert r.returncode == 0, r.stderr
+    out = read_conll(str(tmp_path / "out.conll"), need_heads=True)
+    for s, g in zip(out, gold):
+        assert s.heads == [h if d <= 3 else 0 for d, h in enumerate(g.heads, 1)]
+    write_conll(gold[:-1], str(tmp_path / "short.conll"))
+    r = run("ltr.conll", "short.conll", "--param", "3")
+    assert r.returncode == 1 and "combine parses of the same text" in r.stderr
