@@ -51,6 +51,9 @@ VARIANTS = [
     {"algorithm": "nivreeager", "split_column": "POSTAG", "split_structure": "Input[0]", "split_threshold": 5},
     {"algorithm": "nivrestandard", "learner": "libsvm", "split_column": "POSTAG",
      "split_structure": "Input[0]", "split_threshold": 20},
+    {"algorithm": "nivreeager", "buffer_transitions": "lba+rba+lnba+rnba"},
+    {"algorithm": "covnonproj", "direction": "rtl", "marking_strategy": "path"},
+    {"algorithm": "nivreeager", "direction": "both", "combination_folds": 2},
 ]
 
 

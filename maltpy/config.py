@@ -48,7 +48,8 @@ class Settings:
     lifting_order: str = "shortest"        # -plo shortest|deepest
     null_value: str = "one"                # -nv one|rootnode|novalue: kinds of null feature values
     buffer_transitions: str = "none"       # -bt nivreeager: none, lba, rba, lnba, rnba or a +-joined set
-    direction: str = "ltr"                 # -dir ltr|rtl: parse left to right or right to left
+    direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
+    combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
     jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
@@ -80,6 +81,7 @@ FLAGS = {
     "-nv": "null_value",
     "-bt": "buffer_transitions",
     "-dir": "direction",
+    "-cv": "combination_folds",
 }
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}

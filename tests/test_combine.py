@@ -91,3 +91,68 @@ def test_combine_command(tmp_path):
     write_conll(gold[:-1], str(tmp_path / "short.conll"))
     r = run("ltr.conll", "short.conll", "--param", "3")
     assert r.returncode == 1 and "combine parses of the same text" in r.stderr
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), param=st.integers(0, 12), criterion=st.sampled_from(["position", "length"]),
+       first=st.sampled_from(["ltr", "rtl"]))
+def test_the_row_version_equals_the_per_sentence_rule(seed, param, criterion, first):
+    """combine_rows (numpy, all sentences at once) gives combine_trees's trees and fallbacks."""
+    import numpy as np
+    from maltpy.transform.combine import combine_rows
+    rng = random.Random(seed)
+    trees, offsets = [], [0]
+    for _ in range(rng.randint(1, 6)):
+        n = rng.randint(1, 12)
+        trees.append(((random_tree(rng, n)[1:], [rng.randrange(4) for _ in range(n)]),
+                      (random_tree(rng, n)[1:], [rng.randrange(4) for _ in range(n)])))
+        offsets.append(offsets[-1] + n + 1)
+    rows = lambda part, which: np.array([x for t in trees for x in [-1] + t[which][part]])  # noqa: E731
+    heads, labels, fallbacks = combine_rows(offsets, rows(0, 0), rows(1, 0), rows(0, 1), rows(1, 1),
+                                            criterion, param, first)
+    expected = [combine_trees(a, b, criterion, param, first) for a, b in trees]
+    assert heads.tolist() == [x for h, _, _ in expected for x in [-1] + h]
+    assert [x for k, x in enumerate(labels.tolist()) if heads[k] >= 0] == [x for _, l, _ in expected for x in l]
+    assert fallbacks == sum(f for _, _, f in expected)
+
+
+def test_dir_both_model_trains_saves_loads_and_parses_the_same_everywhere(tmp_path):
+    """-dir both: one model file with both parsers and the cross-validated combination; the Python
+    path, the compiled path (one or two threads) and a reloaded model write the same bytes, which
+    are the combination of the two directions' own parses."""
+    import io
+    import maltpy
+    from maltpy.formats.conll import format_sentences
+    from maltpy.parsing.parser import Parser
+    from maltpy.parsing.stream import parse_bytes
+    gold = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    p = Parser(verbose=False, direction="both", combination_folds=3, algorithm="nivrestandard").fit(gold)
+    c = p.combination
+    assert c["criterion"] in ("position", "length") and c["las"] >= c["las_ltr"] and c["sentences"] == len(gold)
+    path = str(tmp_path / "both.mpz")
+    p.save(path)
+    again = maltpy.load(path)
+    assert again.combination == c and again.reverse_parser.settings.direction == "rtl"
+    with open(f"{EXAMPLES}/toy-test.conll", "rb") as f:
+        data = f.read()
+    test = read_conll(io.BytesIO(data))
+    expected = format_sentences(p.parse(test)).encode("utf-8")
+    for parser in (p, again):
+        for jobs, block in ((1, 1 << 20), (2, 300)):
+            assert parse_bytes(parser, data, "conllx", jobs=jobs, block_size=block) == expected
+    ltr = p._parse_trees_one_way(test)
+    rtl = p.reverse_parser.parse_trees(test)
+    assert [(s.heads, s.labels) for s in p.parse(test)] == [
+        combine_trees(a, b, c["criterion"], c["param"], c["first"])[:2] for a, b in zip(ltr, rtl)]
+
+
+def test_choose_combination_prefers_the_left_to_right_parse_on_ties_and_finds_a_better_one():
+    from maltpy.transform.combine import choose_combination
+    gold = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)[:5]
+    same = [(s.heads, s.labels) for s in gold]
+    c = choose_combination([(gold, same, same)])
+    assert (c["first"], c["param"], c["las"]) == ("rtl", 0, 100.0)
+    # left to right wrong from position 4 on, right to left right there: position <= 3, ltr first
+    broken = [([h if d <= 3 else (0 if h != 0 else 1) for d, h in enumerate(s.heads, 1)], s.labels) for s in gold]
+    c = choose_combination([(gold, broken, same)])
+    assert c["las"] == 100.0 and c["las_ltr"] < 100.0

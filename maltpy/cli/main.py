@@ -95,9 +95,12 @@ def _main_parser():
                         "rootnode (the root apart), novalue (the root and unlabeled nodes apart)")
     g.add_argument("-bt", metavar="MOVES", help="nivreeager buffer transitions (Fernández-González & "
                    "Gómez-Rodríguez 2012): none (default), lba, rba, lnba, rnba, or several joined by +")
-    g.add_argument("-dir", metavar="DIRECTION", choices=("ltr", "rtl"),
-                   help="parse left to right (ltr, default) or right to left (rtl: the sentence reversed, "
-                        "the root still node 0; the output is in the input's order)")
+    g.add_argument("-dir", metavar="DIRECTION", choices=("ltr", "rtl", "both"),
+                   help="parse left to right (ltr, default), right to left (rtl: the sentence reversed, "
+                        "the root still node 0; the output is in the input's order), or both: one model "
+                        "file with a parser each way whose parses are combined (Fernández-González et al.), "
+                        "criterion, order and parameter chosen by cross-validation on the training data")
+    g.add_argument("-cv", metavar="FOLDS", help="folds of that cross-validation (default 10, as the paper)")
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
                    "threads (the output does not depend on N); -m learn trains split models side by side "
                    "(default: all cores)")

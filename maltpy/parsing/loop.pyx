@@ -360,14 +360,21 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
 
 
 def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTable classes,
-                 Corpus corpus, progress=None, bint record_end=False):
+                 Corpus corpus, progress=None, bint record_end=False, moves_out=None):
     """Parse every sentence; return heads and labels per corpus row (root rows -1).
 
     With ``record_end``, also return per row where that word was when the buffer
     first became empty (fragmentation diagnostics), as a third int8 array:
     1 = on the stack without a head, 2 = on the stack with a head, 0 = elsewhere.
+    ``moves_out``: an int32 array (one entry per row) that receives the move that built each
+    word's arc (-1: attached to the root when parsing ended).
     """
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
+    cdef int[::1] mo
+    cdef bint record_moves = moves_out is not None
+    if record_moves:
+        mo = moves_out
+        mo[:] = -1
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     end_out = np.zeros(corpus.n_rows if record_end else 0, dtype=np.int8)
     cdef int[::1] ho = heads_out
@@ -439,7 +446,10 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                                 if best < 0 or scores[c] > best_score:
                                     best = c
                                     best_score = scores[c]
+                    s.last_dep = -1
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
+                    if record_moves and s.last_dep >= 0:
+                        mo[r0 + s.last_dep] = classes.class_move[best]
                 if record_end and not recorded:
                     record_stack(&s, &eo[r0])
                 system.finish(&s)

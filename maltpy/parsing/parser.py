@@ -216,6 +216,8 @@ class Parser:
         """Train on gold sentences (HEAD and DEPREL filled). Returns self."""
         s = self.settings
         log = log or (lambda msg: None)
+        if s.direction == "both":
+            return self._fit_both(sentences, fmt, log)
         t0 = time.perf_counter()
         learner = make_learner(s.learner, s.learner_options)
         # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
@@ -299,6 +301,42 @@ class Parser:
         self._weights = None
         return self
 
+    def _one_way(self, direction: str) -> "Parser":
+        """An untrained parser with these settings, reading in one direction."""
+        values = {**self.settings.__dict__, "direction": direction, "verbose": False}
+        return Parser(make_settings(**values))
+
+    def _fit_both(self, sentences, fmt, log):
+        """-dir both: a parser each way on all the data, and the combination (criterion, which
+        parser is first, parameter) that scores best over a cross-validation on the training
+        data, as the paper tuned it: in each fold, both parsers trained on the other folds parse
+        it, and every combination is scored on it."""
+        from maltpy.transform.combine import choose_combination
+        s = self.settings
+        folds = s.combination_folds
+        if folds < 2 or folds > len(sentences):
+            raise MaltpyError(f"combination_folds (-cv) {folds}: use 2 to {len(sentences)} (the training sentences)")
+        t0 = time.perf_counter()
+        cuts = [round(k * len(sentences) / folds) for k in range(folds + 1)]
+        held_out = []
+        for k in range(folds):
+            train = list(sentences[:cuts[k]]) + list(sentences[cuts[k + 1]:])
+            part = list(sentences[cuts[k]:cuts[k + 1]])
+            trees = [self._one_way(d).fit(train, fmt).parse_trees(part) for d in ("ltr", "rtl")]
+            held_out.append((part, trees[0], trees[1]))
+            log(f"combination cross-validation: fold {k + 1}/{folds} parsed ({time.perf_counter() - t0:.0f} s)")
+        self.combination = choose_combination(held_out)
+        c = self.combination
+        log(f"combination: {c['criterion']} <= {c['param']}, {c['first']} first: cross-validated LAS "
+            f"{c['las']:.2f} (left to right alone {c['las_ltr']:.2f}, right to left {c['las_rtl']:.2f})")
+        ltr = self._one_way("ltr").fit(sentences, fmt, log)
+        self.reverse_parser = self._one_way("rtl").fit(sentences, fmt, log)
+        settings = self.settings
+        self.__dict__.update({k: v for k, v in ltr.__dict__.items() if k != "settings"})
+        self.settings = settings
+        self.train_stats["combination_seconds"] = time.perf_counter() - t0
+        return self
+
     def _split_groups(self, split_values, n_inst):
         """Instance rows per split model (MaltParser's -d/-s/-T); None = all instances."""
         s = self.settings
@@ -372,12 +410,22 @@ class Parser:
     def decodes_output(self) -> bool:
         """Whether :meth:`parse_trees` rewrites the C loop's trees (pseudo-projective decoding);
         when it does not, the heads and label ids of :meth:`parse_arrays` are the output."""
-        return self._pseudo_projective().active or self.settings.direction == "rtl"
+        return self._pseudo_projective().active or self.settings.direction != "ltr"
 
     def parse_trees(self, sentences, progress: bool = False):
         """Parse sentences (a list of :class:`Sentence`, or a
         :class:`~maltpy.parsing.encode.ColumnBatch`) and return each one's tree as (heads, labels):
-        two lists with one entry per word (head 0 = the root), pseudo-projective labels decoded."""
+        two lists with one entry per word (head 0 = the root), pseudo-projective labels decoded,
+        right-to-left parses mapped back, and both directions combined for ``-dir both``."""
+        trees = self._parse_trees_one_way(sentences, progress)
+        if self.settings.direction != "both":
+            return trees
+        from maltpy.transform.combine import combine_trees
+        c = self.combination
+        other = self.reverse_parser._parse_trees_one_way(sentences, False)
+        return [combine_trees(a, b, c["criterion"], c["param"], c["first"])[:2] for a, b in zip(trees, other)]
+
+    def _parse_trees_one_way(self, sentences, progress: bool = False):
         if not len(sentences):
             return []
         offsets, heads, labels = self.parse_arrays(self._model_order(sentences), progress)
@@ -490,6 +538,10 @@ class Parser:
             "deprel_values": getattr(self, "deprel_values", None),
         }
         arrays = {"split_map": self.split_map}
+        if self.settings.direction == "both":
+            # the right-to-left parser's own model file, inside this one
+            header["combination"] = self.combination
+            arrays["reverse_model"] = np.frombuffer(self.reverse_parser._model_bytes(), dtype=np.uint8)
         C = self.classes.n_classes
         col_dtype = np.uint16 if C < 65536 else np.int32
         if self.learner.kind == "kernel":
@@ -507,6 +559,41 @@ class Parser:
             arrays[f"w{k}_cols"] = np.asarray(cols).astype(col_dtype)
             arrays[f"w{k}_vals"] = np.asarray(vals, dtype=np.float32)
         save_model(path, header, arrays)
+
+    def _model_bytes(self) -> bytes:
+        """This parser's model file as bytes."""
+        import tempfile
+        fd, tmp = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-")
+        os.close(fd)
+        try:
+            self.save(tmp)
+            with open(tmp, "rb") as f:
+                return f.read()
+        finally:
+            os.unlink(tmp)
+
+    def _load_reverse_parser(self, h, arrays, path, overrides):
+        """-dir both: the combination and the right-to-left parser stored in the model file."""
+        import tempfile
+        from maltpy.transform.combine import CRITERIA, ORDERS
+        c = h.mapping("combination")
+        if c.get("criterion") not in CRITERIA or c.get("first") not in ORDERS or \
+                not isinstance(c.get("param"), int) or isinstance(c.get("param"), bool) or not 0 <= c["param"] < 2 ** 31:
+            h.fail("the combination of the two directions is damaged")
+        self.combination = c
+        blob = check_array(arrays, "reverse_model", path, "u", ndim=1).astype(np.uint8).tobytes()
+        fd, tmp = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(blob)
+            try:
+                self.reverse_parser = Parser.load(tmp, **overrides)
+            except ModelFileError as e:
+                h.fail(f"its right-to-left model: {str(e).replace(tmp, 'inner model')}")
+        finally:
+            os.unlink(tmp)
+        if self.reverse_parser.settings.direction != "rtl":
+            h.fail("its second model does not parse right to left")
 
     @classmethod
     def load(cls, path: str, **overrides) -> "Parser":
@@ -550,6 +637,8 @@ class Parser:
         self.split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
         self.splits = [self._load_split(arrays, k, C, path) for k in range(n_splits)]
         self.train_stats = h.mapping("train_stats", optional=True)
+        if settings.direction == "both":
+            self._load_reverse_parser(h, arrays, path, overrides)
         try:
             self._get_weights()  # the C tables: distinct feature keys, shapes against each other
         except ValueError as e:

@@ -53,11 +53,27 @@ class ChunkParser:
         self.pp = parser._pseudo_projective()
         # labels whose sentences need decoding: those carrying the encoding's marks
         self.marked = np.array(["|" in label or "%" in label for label in parser.labels] + [False], dtype=bool)
+        # -dir both: the right-to-left parser of the same model file, and how to combine
+        self.other = ChunkParser(parser.reverse_parser, drop_extra, kernel_threads) \
+            if parser.settings.direction == "both" else None
 
     def __call__(self, chunk) -> bytes:
-        from maltpy.parsing.loop import parse_corpus
         if not chunk.n_sentences:
             return chunk.render(np.zeros(0, np.int32), np.zeros(0, np.int32), self.label_bytes)
+        offsets, heads, labels, label_bytes = self.trees(chunk)
+        if self.other is not None:
+            from maltpy.transform.combine import combine_rows
+            _, heads2, labels2, label_bytes2 = self.other.trees(chunk)
+            c = self.parser.combination
+            heads, labels, _ = combine_rows(offsets, heads, labels, heads2, labels2 + len(label_bytes),
+                                            c["criterion"], c["param"], c["first"])
+            labels = labels.astype(np.int32)
+            label_bytes = label_bytes + label_bytes2
+        return chunk.render(heads, labels, label_bytes)
+
+    def trees(self, chunk):
+        """(offsets, heads, label ids, label bytes) of the chunk's parses, in the input's word order."""
+        from maltpy.parsing.loop import parse_corpus
         corpus = self.encoder.encode(chunk)
         p = self.parser
         if self.kernel:
@@ -71,7 +87,7 @@ class ChunkParser:
             label_bytes = self._deprojectivize(chunk, corpus.offsets, heads, labels)
         if self.reverse:
             heads, labels = _map_back(corpus.offsets, heads, labels)
-        return chunk.render(heads, labels, label_bytes)
+        return corpus.offsets, heads, labels, label_bytes
 
     def _deprojectivize(self, chunk, offsets, heads, labels):
         """Decode the sentences that hold a marked label, in place; the labels they end up with

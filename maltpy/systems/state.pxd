@@ -29,6 +29,7 @@ cdef struct State:
     int lookahead         # stack (swap) systems: swapped-back nodes at the buffer front
     int last_move         # move applied last, -1 at the start
     int active            # 2-planar: which stack is active (0 = first plane, 1 = second)
+    int last_dep          # the dependent of the arc added last (diagnostics: which move built an arc)
     int cap               # allocated for cap words
     int* block            # the single allocation behind all arrays (systems may swap list pointers)
 
@@ -87,6 +88,7 @@ cdef inline void state_reset(State* s) noexcept nogil:
     s.lookahead = 0
     s.last_move = -1
     s.active = 0
+    s.last_dep = -1
     s.stack = s.block
     s.aux = s.block + 2 * (s.cap + 1)
 
@@ -100,6 +102,7 @@ cdef inline void state_free(State* s) noexcept nogil:
 
 cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
     """Add head -> dep with a label and keep the dependent summaries current."""
+    s.last_dep = dep
     s.heads[dep] = head
     s.labels[dep] = label
     if dep < head:

@@ -78,3 +78,83 @@ def combine_sentences(ltr_sentences, rtl_sentences, criterion: str, param: int, 
         fallbacks += fell_back
         out.append(a.with_tree(heads, labels))
     return out, fallbacks
+
+
+def combine_rows(offsets, ltr_heads, ltr_labels, rtl_heads, rtl_labels, criterion: str, param: int,
+                 first: str = "ltr"):
+    """:func:`combine_trees` on many sentences at once, as corpus rows (numpy arrays: one root row
+    before each sentence's words, ``offsets`` the root rows and the end; heads are word numbers
+    within the sentence, labels any integer codes). Returns (heads, labels, sentences that fell
+    back). Cycles are found by pointer jumping: after 2^k >= n steps up, every word of an acyclic
+    sentence has reached its root row."""
+    import numpy as np
+    offsets = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(offsets)
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    root = offsets[:-1][sentence]
+    position = np.arange(len(sentence)) - root
+    (h1, l1), (h2, l2) = ((ltr_heads, ltr_labels), (rtl_heads, rtl_labels)) if first == "ltr" \
+        else ((rtl_heads, rtl_labels), (ltr_heads, ltr_labels))
+    h1, h2 = np.asarray(h1, dtype=np.int64), np.asarray(h2, dtype=np.int64)
+    crit = position if criterion == "position" else np.abs(h1 - position)
+    take_first = crit <= param
+    heads = np.where(take_first, h1, h2)
+    labels = np.where(take_first, np.asarray(l1), np.asarray(l2))
+    words = position > 0
+    parent = np.where(words, root + np.maximum(heads, 0), np.arange(len(sentence)))
+    steps = 1
+    while steps < max(int(sizes.max(initial=1)), 1):
+        parent = parent[parent]
+        steps *= 2
+    parent = parent[parent]
+    cyclic = np.zeros(len(sizes), dtype=bool)
+    cyclic[sentence[words & (parent != root)]] = True
+    back = cyclic[sentence]
+    heads = np.where(back, np.asarray(ltr_heads, dtype=np.int64), heads)
+    labels = np.where(back, np.asarray(ltr_labels), labels)
+    heads[~words] = -1
+    return heads.astype(np.int32), labels, int(cyclic.sum())
+
+
+#: the parameters tried when tuning a combination (the paper's largest chosen value is 40)
+PARAMS = range(0, 41)
+
+
+def choose_combination(held_out, criteria=CRITERIA) -> dict:
+    """The (criterion, first, param) with the highest LAS summed over held-out parts, each given
+    as (gold sentences, left-to-right trees, right-to-left trees), trees as (heads, labels) per
+    sentence. Ties go to the left-to-right parse itself (right to left first with parameter 0
+    gives exactly it), then to the first in the order position/length, ltr/rtl first, parameter
+    ascending. Also returns the LAS of the winner and of each direction alone."""
+    import numpy as np
+    codes = {}
+    code = lambda label: codes.setdefault(label, len(codes))  # noqa: E731
+    offsets, gold_h, gold_l, lh, ll, rh, rl = [0], [], [], [], [], [], []
+    for gold, ltr, rtl in held_out:
+        for g, (h1, l1), (h2, l2) in zip(gold, ltr, rtl):
+            offsets.append(offsets[-1] + len(g) + 1)
+            gold_h += [-1] + g.heads
+            gold_l += [-1] + [code(x) for x in g.labels]
+            lh += [-1] + list(h1)
+            ll += [-1] + [code(x) for x in l1]
+            rh += [-1] + list(h2)
+            rl += [-1] + [code(x) for x in l2]
+    gold_h, gold_l = np.array(gold_h), np.array(gold_l)
+    lh, ll, rh, rl = np.array(lh), np.array(ll), np.array(rh), np.array(rl)
+    words = gold_h >= 0
+    n = max(int(words.sum()), 1)
+    correct = lambda h, l: int(((h == gold_h) & (l == gold_l) & words).sum())  # noqa: E731
+    baseline = correct(lh, ll)
+    best = {"criterion": criteria[0], "first": "rtl", "param": 0, "correct": baseline}
+    for criterion in criteria:
+        for first in ORDERS:
+            for param in PARAMS:
+                h, l, _ = combine_rows(offsets, lh, ll, rh, rl, criterion, param, first)
+                c = correct(h, l)
+                if c > best["correct"]:
+                    best = {"criterion": criterion, "first": first, "param": param, "correct": c}
+    h, l, fallbacks = combine_rows(offsets, lh, ll, rh, rl, best["criterion"], best["param"], best["first"])
+    return {"criterion": best["criterion"], "first": best["first"], "param": best["param"],
+            "las": 100.0 * best["correct"] / n, "las_ltr": 100.0 * baseline / n,
+            "las_rtl": 100.0 * correct(rh, rl) / n, "fallback_sentences": fallbacks,
+            "sentences": len(offsets) - 1}

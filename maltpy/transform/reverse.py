@@ -12,7 +12,7 @@ from typing import List, Sequence, Tuple
 
 from maltpy.formats.conll import HEAD, Sentence
 
-DIRECTIONS = ("ltr", "rtl")
+DIRECTIONS = ("ltr", "rtl", "both")   # both: a parser each way, combined (transform/combine.py)
 #: integer columns whose values are node numbers: mapped with the words (HEAD, PHEAD)
 NODE_COLUMNS = (HEAD, 8)
 

@@ -1,0 +1,199 @@
+"""Buffer transitions for arc-eager (Fernández-González & Gómez-Rodríguez 2012) on the UD versions
+of the 13 CoNLL-X languages: the paper's Tables 1, 2, 3 and 6.
+
+    python experiments/buffer_transitions.py [--data ../shared/data/ud] [-o docs/buffer-transitions.md]
+                                             [--languages ar bg ...] [--rounds 10000] [--jobs 2]
+
+Per language: the first 90% of train.conllu trains, the last 10% is parsed. NE is nivreeager,
+strictly projective as in the paper (no pseudo-projective step), with maltpy's default CoNLL-U
+feature model and LIBLINEAR; NE+LBA, NE+RBA, NE+LNBA and NE+RNBA add one buffer transition
+each (``-bt``). Scores exclude punctuation, as the paper's; ``*`` marks a difference from NE at
+p < 0.05 (randomized permutation test over sentences). The dataset analysis (Table 2) counts
+the arcs of the training part, root arcs included (a root arc points right, with length equal
+to the word's position). The per-transition precision (Table 3) attributes each arc of the
+parsed test part to the move that built it.
+"""
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from maltpy.config import make_settings  # noqa: E402
+from maltpy.evaluation.scores import evaluate, is_punctuation  # noqa: E402
+from maltpy.evaluation.significance import compare  # noqa: E402
+from maltpy.experiments.runner import holdout_split  # noqa: E402
+from maltpy.formats.conll import read_conll  # noqa: E402
+from maltpy.parsing.loop import parse_corpus  # noqa: E402
+from maltpy.parsing.parser import Parser  # noqa: E402
+
+LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
+NAMES = {"ar": "Arabic", "bg": "Bulgarian", "cs": "Czech", "da": "Danish", "de": "German",
+         "es": "Spanish", "ja": "Japanese", "nl": "Dutch", "pt": "Portuguese", "sl": "Slovene",
+         "sv": "Swedish", "tr": "Turkish", "zh": "Chinese"}
+SYSTEMS = ["none", "lba", "rba", "lnba", "rnba"]
+# the paper's averages over its 8 CoNLL-X languages (Tables 1 and 6, punctuation excluded)
+PAPER_AVERAGES = {"none": 79.37, "lba": 78.20, "rba": 78.67, "lnba": 79.90, "rnba": 79.55}
+
+
+def arc_directions(sentences):
+    """Shares (%) of leftward and rightward arcs, and of those of length 1 (Table 2)."""
+    left = right = left1 = right1 = 0
+    for s in sentences:
+        for d, h in enumerate(s.heads, 1):
+            if h > d:
+                left += 1
+                left1 += h - d == 1
+            else:
+                right += 1
+                right1 += d - h == 1
+    total = max(left + right, 1)
+    return {k: 100.0 * v / total for k, v in (("L", left), ("R", right), ("L1", left1), ("R1", right1))}
+
+
+def move_precision(parser, test):
+    """Labelled precision (%) and count of the arcs each move built, punctuation excluded."""
+    corpus = parser.encode(test)
+    system = parser._system(training=False)
+    moves = np.empty(corpus.n_rows, dtype=np.int32)
+    heads, labels = parse_corpus(system, parser.extractor, parser._get_weights(), parser.classes, corpus,
+                                 moves_out=moves)
+    counts = {}
+    offsets = corpus.offsets
+    for k, s in enumerate(test):
+        r0 = int(offsets[k])
+        for i, row in enumerate(s.rows, 1):
+            if is_punctuation(row[1]):
+                continue
+            m = int(moves[r0 + i])
+            name = system.moves[m] if m >= 0 else "root (end)"
+            ok = heads[r0 + i] == int(row[6]) and parser.labels[labels[r0 + i]] == row[7]
+            c = counts.setdefault(name, [0, 0])
+            c[0] += ok
+            c[1] += 1
+    return {name: (100.0 * ok / n, n) for name, (ok, n) in counts.items()}
+
+
+def run_system(path, holdout, bt, features=None):
+    """Train and parse one (language, system); runs in a worker process."""
+    train, test = holdout_split(read_conll(path, "conllu", need_heads=True), holdout)
+    settings = make_settings(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
+                             buffer_transitions=bt, jobs=1, features=features)
+    t0 = time.perf_counter()
+    parser = Parser(settings).fit(train, fmt="conllu")
+    learn = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    out = parser.parse(test)
+    parse = time.perf_counter() - t1
+    return {"out": out, "learn_s": learn, "parse_s": parse, "precision": move_precision(parser, test)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "ud"))
+    ap.add_argument("--languages", nargs="*", default=LANGUAGES)
+    ap.add_argument("--holdout", type=float, default=0.1)
+    ap.add_argument("--rounds", type=int, default=10000)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (one model each)")
+    ap.add_argument("-F", "--features", help="feature model for every system (default: maltpy's NivreEager)")
+    ap.add_argument("-o", help="write the Markdown tables here (default: standard output)")
+    a = ap.parse_args()
+    t0 = time.perf_counter()
+    paths = {}
+    for lang in a.languages:
+        paths[lang] = os.path.join(a.data, lang, "train.conllu")
+        if not os.path.exists(paths[lang]):
+            sys.exit(f"{paths[lang]} not found")
+    with ProcessPoolExecutor(a.jobs) as pool:
+        futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features)
+                   for lang in a.languages for bt in SYSTEMS}
+        results = {}
+        for lang in a.languages:
+            train, test = holdout_split(read_conll(paths[lang], "conllu", need_heads=True), a.holdout)
+            runs = {bt: futures[lang, bt].result() for bt in SYSTEMS}
+            row = {"dirs": arc_directions(train), "runs": {}}
+            for bt in SYSTEMS:
+                s = evaluate(test, runs[bt]["out"])["no_punct"]
+                sig = compare(test, runs["none"]["out"], runs[bt]["out"], rounds=a.rounds, punctuation=False) \
+                    if bt != "none" else None
+                row["runs"][bt] = {"las": s.las, "uas": s.uas, "p_las": sig["LAS"]["p"] if sig else 1.0,
+                                   "p_uas": sig["UAS"]["p"] if sig else 1.0, "learn_s": runs[bt]["learn_s"],
+                                   "parse_s": runs[bt]["parse_s"], "precision": runs[bt]["precision"]}
+            results[lang] = row
+            print(f"{lang}: " + "  ".join(f"{bt} {row['runs'][bt]['las']:.2f}" for bt in SYSTEMS), file=sys.stderr)
+    text = tables(results, a.rounds)
+    text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
+    if a.o:
+        with open(a.o, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        print(text)
+
+
+def tables(results, rounds, alpha=0.05):
+    star = lambda p: "*" if p < alpha else ""  # noqa: E731
+    langs = list(results)
+    mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")  # noqa: E731
+    out = ["### LAS and UAS without punctuation (the paper's Tables 1 and 6)", "",
+           "| Language | NE LAS | UAS | +LBA LAS | UAS | +RBA LAS | UAS | +LNBA LAS | UAS | +RNBA LAS | UAS |",
+           "|---|" + "---:|" * 10]
+    for lang in langs:
+        cells = []
+        for bt in SYSTEMS:
+            r = results[lang]["runs"][bt]
+            cells += [f"{r['las']:.2f}{star(r['p_las'])}", f"{r['uas']:.2f}{star(r['p_uas'])}"]
+        out.append(f"| {NAMES.get(lang, lang)} | " + " | ".join(cells) + " |")
+    avg = [f"{mean([results[l]['runs'][bt][m] for l in langs]):.2f}" for bt in SYSTEMS for m in ("las", "uas")]
+    out.append("| **Average** | " + " | ".join(f"**{v}**" for v in avg) + " |")
+    paper = [cell for bt in SYSTEMS for cell in (f"{PAPER_AVERAGES[bt]:.2f}", "")]
+    out.append("| Paper: average of its 8 CoNLL-X treebanks (LAS) | " + " | ".join(paper) + " |")
+    out += ["", f"`*`: differs from NE at p < {alpha} (randomized permutation test over sentences, "
+            f"{rounds:,} rounds).", ""]
+    out += ["### Arc directions of the training parts and the matching projective buffer transition "
+            "(the paper's Table 2)", "",
+            "| Language | L% | R% | L1% | R1% | Rule (LBA if R1 > L1) | LAS of that transition − NE | Best PBT here |",
+            "|---|---:|---:|---:|---:|---|---:|---|"]
+    rule_gain = []
+    for lang in langs:
+        d = results[lang]["dirs"]
+        rule = "lba" if d["R1"] > d["L1"] else "rba"
+        runs = results[lang]["runs"]
+        gain = runs[rule]["las"] - runs["none"]["las"]
+        rule_gain.append(gain)
+        best = max(("lba", "rba"), key=lambda bt: runs[bt]["las"])
+        out.append(f"| {NAMES.get(lang, lang)} | {d['L']:.1f} | {d['R']:.1f} | {d['L1']:.1f} | {d['R1']:.1f} | "
+                   f"{rule.upper()} | {gain:+.2f} | {best.upper()} |")
+    out.append(f"| **Average** | | | | | | **{mean(rule_gain):+.2f}** | |")
+    out += ["", "### Labelled precision (%) of the arcs each transition built, punctuation excluded "
+            "(the paper's Table 3; LA*/RA*: the standard transitions next to a buffer transition)", ""]
+    cols = [("none", "LA"), ("none", "RA"), ("lba", "LA"), ("lba", "RA"), ("lba", "LBA"), ("rba", "LA"),
+            ("rba", "RA"), ("rba", "RBA"), ("lnba", "LNBA"), ("rnba", "RNBA")]
+    out.append("| Language | " + " | ".join(f"{'NE' if bt == 'none' else '+' + bt.upper()}: {m}" for bt, m in cols)
+               + " |")
+    out.append("|---|" + "---:|" * len(cols))
+    for lang in langs:
+        cells = []
+        for bt, m in cols:
+            p = results[lang]["runs"][bt]["precision"].get(m)
+            cells.append(f"{p[0]:.2f} ({p[1]})" if p else "–")
+        out.append(f"| {NAMES.get(lang, lang)} | " + " | ".join(cells) + " |")
+    out += ["", "### Time (seconds: learning / parsing the test part, one process each)", "",
+            "| Language | " + " | ".join("NE" if bt == "none" else "+" + bt.upper() for bt in SYSTEMS) + " |",
+            "|---|" + "---:|" * len(SYSTEMS)]
+    for lang in langs:
+        out.append(f"| {NAMES.get(lang, lang)} | " + " | ".join(
+            f"{results[lang]['runs'][bt]['learn_s']:.1f} / {results[lang]['runs'][bt]['parse_s']:.2f}"
+            for bt in SYSTEMS) + " |")
+    tot = {bt: (sum(results[l]["runs"][bt]["learn_s"] for l in langs),
+                sum(results[l]["runs"][bt]["parse_s"] for l in langs)) for bt in SYSTEMS}
+    out.append("| **Total** | " + " | ".join(f"{tot[bt][0]:.1f} / {tot[bt][1]:.2f}" for bt in SYSTEMS) + " |")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""Reverse parsing and the combination of both directions (Fernández-González, Gómez-Rodríguez &
+Vilares) on the UD versions of the 13 CoNLL-X languages: the paper's Tables 1-3 and 5, 7, 8, 11.
+
+    python experiments/reverse_parsing.py [--data ../shared/data/ud] [-o docs/reverse-parsing-tables.md]
+                                          [--languages ar bg ...] [--folds 10] [--rounds 10000] [--jobs 2]
+
+Per language and system (nivreeager and nivrestandard, both with -pp head, maltpy's default
+CoNLL-U feature models, LIBLINEAR): the first 90% of train.conllu trains, the last 10% is parsed
+left to right (ARC), right to left (REV, -dir rtl), and combined, position-based and length-based,
+with the order (ARC+REV or REV+ARC) and parameter (0-40) chosen, per criterion, by a
+--folds cross-validation on the training part as the paper chose them (the same procedure as
+-dir both, maltpy.transform.combine.choose_combination). Scores exclude punctuation; `*` marks a
+difference from ARC at p < 0.05 (randomized permutation test over sentences).
+"""
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from maltpy.config import make_settings  # noqa: E402
+from maltpy.evaluation.scores import evaluate  # noqa: E402
+from maltpy.evaluation.significance import compare  # noqa: E402
+from maltpy.experiments.runner import holdout_split  # noqa: E402
+from maltpy.formats.conll import read_conll  # noqa: E402
+from maltpy.parsing.parser import Parser  # noqa: E402
+from maltpy.transform.combine import choose_combination, combine_trees  # noqa: E402
+
+LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
+NAMES = {"ar": "Arabic", "bg": "Bulgarian", "cs": "Czech", "da": "Danish", "de": "German",
+         "es": "Spanish", "ja": "Japanese", "nl": "Dutch", "pt": "Portuguese", "sl": "Slovene",
+         "sv": "Swedish", "tr": "Turkish", "zh": "Chinese"}
+ALGORITHMS = ["nivreeager", "nivrestandard"]
+# the paper's averages (9 treebanks: 8 CoNLL-X and WSJ), LAS without punctuation
+PAPER = {"nivreeager": {"arc": 81.58, "position": 81.82, "length": 81.85},
+         "nivrestandard": {"arc": 81.12, "position": 81.47, "length": 81.49}}
+
+
+def parser(algorithm, direction):
+    return Parser(make_settings(algorithm=algorithm, input_format="conllu", verbose=False, root_label="root",
+                                marking_strategy="head", direction=direction, jobs=1))
+
+
+def run_cell(path, holdout, algorithm, folds):
+    """One (language, algorithm): cross-validation, final parsers, parses of the test part."""
+    train, test = holdout_split(read_conll(path, "conllu", need_heads=True), holdout)
+    t0 = time.perf_counter()
+    cuts = [round(k * len(train) / folds) for k in range(folds + 1)]
+    held_out = []
+    for k in range(folds):
+        rest = train[:cuts[k]] + train[cuts[k + 1]:]
+        part = train[cuts[k]:cuts[k + 1]]
+        held_out.append((part,) + tuple(parser(algorithm, d).fit(rest, fmt="conllu").parse_trees(part)
+                                        for d in ("ltr", "rtl")))
+    chosen = {c: choose_combination(held_out, (c,)) for c in ("position", "length")}
+    cv_s = time.perf_counter() - t0
+    out = {"cv_s": cv_s, "chosen": chosen}
+    times = {}
+    trees = {}
+    for d in ("ltr", "rtl"):
+        t1 = time.perf_counter()
+        p = parser(algorithm, d).fit(train, fmt="conllu")
+        t2 = time.perf_counter()
+        trees[d] = p.parse_trees(test)
+        times[d] = (t2 - t1, time.perf_counter() - t2)
+    out["times"] = times
+    out["arc"] = [s.with_tree(h, l) for s, (h, l) in zip(test, trees["ltr"])]
+    out["rev"] = [s.with_tree(h, l) for s, (h, l) in zip(test, trees["rtl"])]
+    for c, ch in chosen.items():
+        combined, fallbacks = [], 0
+        for s, a, b in zip(test, trees["ltr"], trees["rtl"]):
+            h, l, fell_back = combine_trees(a, b, c, ch["param"], ch["first"])
+            combined.append(s.with_tree(h, l))
+            fallbacks += fell_back
+        out[c] = combined
+        out[f"{c}_fallback"] = 100.0 * fallbacks / max(len(test), 1)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "ud"))
+    ap.add_argument("--languages", nargs="*", default=LANGUAGES)
+    ap.add_argument("--holdout", type=float, default=0.1)
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=10000)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("-o", help="write the Markdown tables here (default: standard output)")
+    a = ap.parse_args()
+    t0 = time.perf_counter()
+    paths = {lang: os.path.join(a.data, lang, "train.conllu") for lang in a.languages}
+    for p in paths.values():
+        if not os.path.exists(p):
+            sys.exit(f"{p} not found")
+    results = {alg: {} for alg in ALGORITHMS}
+    with ProcessPoolExecutor(a.jobs) as pool:
+        futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds)
+                   for alg in ALGORITHMS for lang in a.languages}
+        for (alg, lang), fut in futures.items():
+            r = fut.result()
+            _, test = holdout_split(read_conll(paths[lang], "conllu", need_heads=True), a.holdout)
+            row = {"chosen": r["chosen"], "times": r["times"], "cv_s": r["cv_s"]}
+            for key in ("arc", "rev", "position", "length"):
+                s = evaluate(test, r[key])["no_punct"]
+                sig = compare(test, r["arc"], r[key], rounds=a.rounds, punctuation=False) if key != "arc" else None
+                row[key] = {"las": s.las, "uas": s.uas, "p_las": sig["LAS"]["p"] if sig else 1.0,
+                            "p_uas": sig["UAS"]["p"] if sig else 1.0}
+            row["fallback"] = {c: r[f"{c}_fallback"] for c in ("position", "length")}
+            results[alg][lang] = row
+            print(f"{alg} {lang}: ARC {row['arc']['las']:.2f} REV {row['rev']['las']:.2f} "
+                  f"pos {row['position']['las']:.2f} len {row['length']['las']:.2f}", file=sys.stderr)
+    text = tables(results, a.rounds, a.folds)
+    text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
+    if a.o:
+        with open(a.o, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        print(text)
+
+
+def tables(results, rounds, folds, alpha=0.05):
+    star = lambda p: "*" if p < alpha else ""  # noqa: E731
+    out = []
+    for alg, rows in results.items():
+        langs = list(rows)
+        mean = lambda f: sum(f(rows[l]) for l in langs) / len(langs)  # noqa: E731
+        out += [f"### {alg} -pp head: left to right (ARC), right to left (REV) and the two combinations", "",
+                "| Language | ARC LAS | UAS | REV LAS | UAS | PosComb LAS | UAS | p | order | "
+                "LenComb LAS | UAS | l | order | cycles pos / len (% sentences) |",
+                "|---|" + "---:|" * 13]
+        for lang in langs:
+            r = rows[lang]
+            cell = lambda k: f"{r[k]['las']:.2f}{star(r[k]['p_las'])} | {r[k]['uas']:.2f}{star(r[k]['p_uas'])}"  # noqa: E731
+            order = lambda c: "ARC+REV" if r["chosen"][c]["first"] == "ltr" else "REV+ARC"  # noqa: E731
+            out.append(f"| {NAMES.get(lang, lang)} | {cell('arc')} | {cell('rev')} | {cell('position')} | "
+                       f"{r['chosen']['position']['param']} | {order('position')} | {cell('length')} | "
+                       f"{r['chosen']['length']['param']} | {order('length')} | "
+                       f"{r['fallback']['position']:.2f} / {r['fallback']['length']:.2f} |")
+        avg = lambda k, m: f"{mean(lambda r: r[k][m]):.2f}"  # noqa: E731
+        out.append(f"| **Average** | **{avg('arc', 'las')}** | {avg('arc', 'uas')} | **{avg('rev', 'las')}** | "
+                   f"{avg('rev', 'uas')} | **{avg('position', 'las')}** | {avg('position', 'uas')} | | | "
+                   f"**{avg('length', 'las')}** | {avg('length', 'uas')} | | | "
+                   f"{mean(lambda r: r['fallback']['position']):.2f} / {mean(lambda r: r['fallback']['length']):.2f} |")
+        better = {c: sum(rows[l][c]["las"] > rows[l]["arc"]["las"] for l in langs) for c in ("position", "length")}
+        worse = {c: sum(rows[l][c]["las"] < rows[l]["arc"]["las"] for l in langs) for c in ("position", "length")}
+        p = PAPER[alg]
+        out += ["", f"Paper (9 treebanks): ARC {p['arc']:.2f}, PosComb {p['position']:.2f} "
+                f"({p['position'] - p['arc']:+.2f}), LenComb {p['length']:.2f} ({p['length'] - p['arc']:+.2f}). "
+                f"Here: PosComb {mean(lambda r: r['position']['las'] - r['arc']['las']):+.2f} "
+                f"(better on {better['position']}, worse on {worse['position']} of {len(langs)} languages), "
+                f"LenComb {mean(lambda r: r['length']['las'] - r['arc']['las']):+.2f} "
+                f"(better on {better['length']}, worse on {worse['length']}).", "",
+                "Time (s): cross-validation (" + str(folds) + " folds, 2 parsers each) / learning ARC / REV / "
+                "parsing the test part ARC / REV", "",
+                "| Language | CV | learn ARC | learn REV | parse ARC | parse REV |", "|---|" + "---:|" * 5]
+        for lang in langs:
+            r = rows[lang]
+            out.append(f"| {NAMES.get(lang, lang)} | {r['cv_s']:.1f} | {r['times']['ltr'][0]:.1f} | "
+                       f"{r['times']['rtl'][0]:.1f} | {r['times']['ltr'][1]:.2f} | {r['times']['rtl'][1]:.2f} |")
+        out.append("")
+    out.append(f"`*`: differs from ARC at p < {alpha} (randomized permutation test over sentences, "
+               f"{rounds:,} rounds). Combinations chosen by {folds}-fold cross-validation on the training part.")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()
