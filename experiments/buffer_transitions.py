@@ -31,6 +31,7 @@ from maltpy.experiments.runner import holdout_split  # noqa: E402
 from maltpy.formats.conll import read_conll  # noqa: E402
 from maltpy.parsing.loop import parse_corpus  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
+from maltpy.transform import nonprojective_arcs  # noqa: E402
 
 LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
 NAMES = {"ar": "Arabic", "bg": "Bulgarian", "cs": "Czech", "da": "Danish", "de": "German",
@@ -54,6 +55,28 @@ def arc_directions(sentences):
                 right1 += d - h == 1
     total = max(left + right, 1)
     return {k: 100.0 * v / total for k, v in (("L", left), ("R", right), ("L1", left1), ("R1", right1))}
+
+
+def sequence_lengths(train, labels_of):
+    """Oracle transition sequences on the (projectivized: projective trees only) training part:
+    transitions per word for each system, and how many were buffer transitions (spec §1.5)."""
+    from maltpy.systems import NivreEager
+    out = {}
+    trees = [s for s in train if not nonprojective_arcs([-1] + s.heads)]
+    for bt in SYSTEMS:
+        system = NivreEager(len(labels_of), 0, buffer_transitions=bt)
+        total = buffer = words = 0
+        for s in trees:
+            cfg = system.new_configuration(len(s))
+            cfg.set_gold([-1] + s.heads, [-1] + [labels_of[x] for x in s.labels])
+            while not cfg.is_terminal():
+                m, label = cfg.oracle()
+                cfg.apply(m, label)
+                total += 1
+                buffer += m >= 5
+            words += len(s)
+        out[bt] = {"per_word": total / max(words, 1), "buffer": buffer, "total": total, "trees": len(trees)}
+    return out
 
 
 def move_precision(parser, test):
@@ -116,7 +139,8 @@ def main():
         for lang in a.languages:
             train, test = holdout_split(read_conll(paths[lang], "conllu", need_heads=True), a.holdout)
             runs = {bt: futures[lang, bt].result() for bt in SYSTEMS}
-            row = {"dirs": arc_directions(train), "runs": {}}
+            labels_of = {l: k for k, l in enumerate(sorted({x for t in train for x in t.labels}))}
+            row = {"dirs": arc_directions(train), "runs": {}, "lengths": sequence_lengths(train, labels_of)}
             for bt in SYSTEMS:
                 s = evaluate(test, runs[bt]["out"])["no_punct"]
                 sig = compare(test, runs["none"]["out"], runs[bt]["out"], rounds=a.rounds, punctuation=False) \
@@ -182,6 +206,16 @@ def tables(results, rounds, alpha=0.05):
             p = results[lang]["runs"][bt]["precision"].get(m)
             cells.append(f"{p[0]:.2f} ({p[1]})" if p else "–")
         out.append(f"| {NAMES.get(lang, lang)} | " + " | ".join(cells) + " |")
+    out += ["", "### Oracle transition sequences on the projective trees of the training parts "
+            "(transitions per word; in brackets the share that are buffer transitions)", "",
+            "| Language | NE | +LBA | +RBA | +LNBA | +RNBA |", "|---|" + "---:|" * len(SYSTEMS)]
+    for lang in langs:
+        ln = results[lang]["lengths"]
+        out.append(f"| {NAMES.get(lang, lang)} | " + " | ".join(
+            f"{ln[bt]['per_word']:.3f}" + (f" ({100.0 * ln[bt]['buffer'] / max(ln[bt]['total'], 1):.1f}%)"
+                                          if bt != "none" else "") for bt in SYSTEMS) + " |")
+    out.append("| **Average** | " + " | ".join(
+        f"{mean([results[l]['lengths'][bt]['per_word'] for l in langs]):.3f}" for bt in SYSTEMS) + " |")
     out += ["", "### Time (seconds: learning / parsing the test part, one process each)", "",
             "| Language | " + " | ".join("NE" if bt == "none" else "+" + bt.upper() for bt in SYSTEMS) + " |",
             "|---|" + "---:|" * len(SYSTEMS)]

@@ -5,6 +5,7 @@
     maltpy -m convert -i in.conllu -o out.conll  CoNLL-U -> CoNLL-X
     maltpy eval GOLD SYSTEM                   LAS, UAS, LA (--report FILE.html: grouped figures, plots)
     maltpy draw FILE -o trees.html            trees as pictures (--gold GOLD marks the errors)
+    maltpy combine LTR RTL --param P          combine left-to-right and right-to-left parses
     maltpy convert-features MODEL.xml         MaltParser XML feature model -> YAML
 """
 from __future__ import annotations
@@ -36,7 +37,8 @@ def _main_parser():
         epilog="sub-commands: 'maltpy eval GOLD SYSTEM [--compare SYSTEM_B] [--report FILE.html]' prints "
                "LAS/UAS/LA (and a permutation test, and writes a MaltEval-style report); 'maltpy draw FILE "
                "[--gold GOLD] -o trees.html' draws the trees; 'maltpy fragmentation MODEL GOLD' reports what is left on "
-               "the stack at the end of the input; 'maltpy experiment TRAIN...' runs multilingual "
+               "the stack at the end of the input; 'maltpy combine LTR RTL --param P' combines a left-to-right "
+               "and a right-to-left parse; 'maltpy experiment TRAIN...' runs multilingual "
                "experiments; "
                "'maltpy convert-features MODEL.xml' converts a MaltParser feature model to YAML. "
                "Run 'maltpy eval -h' for their options.",

@@ -80,6 +80,9 @@ def diagnose(parser, gold: Sequence, progress: bool = False):
     """
     if "enforce_tree" not in parser.system_cls.options:
         raise MaltpyError(f"fragmentation diagnostics need a nivreeager model, not {parser.settings.algorithm}")
+    if parser.settings.direction != "ltr":
+        raise MaltpyError(f"fragmentation diagnostics read a left-to-right parse; this model parses "
+                          f"{'right to left' if parser.settings.direction == 'rtl' else 'both ways'}")
     saved = parser.settings.enforce_tree
     parser.settings.enforce_tree = True
     try:
