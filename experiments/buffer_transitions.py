@@ -27,16 +27,11 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate, is_punctuation  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.runner import holdout_split  # noqa: E402
-from maltpy.formats.conll import read_conll  # noqa: E402
+from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treebank_paths, ud_split  # noqa: E402
 from maltpy.parsing.loop import parse_corpus  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform import nonprojective_arcs  # noqa: E402
 
-LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
-NAMES = {"ar": "Arabic", "bg": "Bulgarian", "cs": "Czech", "da": "Danish", "de": "German",
-         "es": "Spanish", "ja": "Japanese", "nl": "Dutch", "pt": "Portuguese", "sl": "Slovene",
-         "sv": "Swedish", "tr": "Turkish", "zh": "Chinese"}
 SYSTEMS = ["none", "lba", "rba", "lnba", "rnba"]
 # the paper's averages over its 8 CoNLL-X languages (Tables 1 and 6, punctuation excluded)
 PAPER_AVERAGES = {"none": 79.37, "lba": 78.20, "rba": 78.67, "lnba": 79.90, "rnba": 79.55}
@@ -104,7 +99,7 @@ def move_precision(parser, test):
 
 def run_system(path, holdout, bt, features=None):
     """Train and parse one (language, system); runs in a worker process."""
-    train, test = holdout_split(read_conll(path, "conllu", need_heads=True), holdout)
+    train, test = ud_split(path, holdout)
     settings = make_settings(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
                              buffer_transitions=bt, jobs=1, features=features)
     t0 = time.perf_counter()
@@ -127,17 +122,13 @@ def main():
     ap.add_argument("-o", help="write the Markdown tables here (default: standard output)")
     a = ap.parse_args()
     t0 = time.perf_counter()
-    paths = {}
-    for lang in a.languages:
-        paths[lang] = os.path.join(a.data, lang, "train.conllu")
-        if not os.path.exists(paths[lang]):
-            sys.exit(f"{paths[lang]} not found")
+    paths = treebank_paths(a.data, a.languages)
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features)
                    for lang in a.languages for bt in SYSTEMS}
         results = {}
         for lang in a.languages:
-            train, test = holdout_split(read_conll(paths[lang], "conllu", need_heads=True), a.holdout)
+            train, test = ud_split(paths[lang], a.holdout)
             runs = {bt: futures[lang, bt].result() for bt in SYSTEMS}
             labels_of = {l: k for k, l in enumerate(sorted({x for t in train for x in t.labels}))}
             row = {"dirs": arc_directions(train), "runs": {}, "lengths": sequence_lengths(train, labels_of)}

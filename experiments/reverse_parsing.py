@@ -24,15 +24,10 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.runner import holdout_split  # noqa: E402
-from maltpy.formats.conll import read_conll  # noqa: E402
+from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treebank_paths, ud_split  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform.combine import choose_combination, combine_trees  # noqa: E402
 
-LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
-NAMES = {"ar": "Arabic", "bg": "Bulgarian", "cs": "Czech", "da": "Danish", "de": "German",
-         "es": "Spanish", "ja": "Japanese", "nl": "Dutch", "pt": "Portuguese", "sl": "Slovene",
-         "sv": "Swedish", "tr": "Turkish", "zh": "Chinese"}
 ALGORITHMS = ["nivreeager", "nivrestandard"]
 # the paper's averages (9 treebanks: 8 CoNLL-X and WSJ), LAS without punctuation
 PAPER = {"nivreeager": {"arc": 81.58, "position": 81.82, "length": 81.85},
@@ -46,7 +41,7 @@ def parser(algorithm, direction):
 
 def run_cell(path, holdout, algorithm, folds):
     """One (language, algorithm): cross-validation, final parsers, parses of the test part."""
-    train, test = holdout_split(read_conll(path, "conllu", need_heads=True), holdout)
+    train, test = ud_split(path, holdout)
     t0 = time.perf_counter()
     cuts = [round(k * len(train) / folds) for k in range(folds + 1)]
     held_out = []
@@ -91,17 +86,14 @@ def main():
     ap.add_argument("-o", help="write the Markdown tables here (default: standard output)")
     a = ap.parse_args()
     t0 = time.perf_counter()
-    paths = {lang: os.path.join(a.data, lang, "train.conllu") for lang in a.languages}
-    for p in paths.values():
-        if not os.path.exists(p):
-            sys.exit(f"{p} not found")
+    paths = treebank_paths(a.data, a.languages)
     results = {alg: {} for alg in ALGORITHMS}
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds)
                    for alg in ALGORITHMS for lang in a.languages}
         for (alg, lang), fut in futures.items():
             r = fut.result()
-            _, test = holdout_split(read_conll(paths[lang], "conllu", need_heads=True), a.holdout)
+            _, test = ud_split(paths[lang], a.holdout)
             row = {"chosen": r["chosen"], "times": r["times"], "cv_s": r["cv_s"]}
             for key in ("arc", "rev", "position", "length"):
                 s = evaluate(test, r[key])["no_punct"]

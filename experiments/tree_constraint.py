@@ -24,15 +24,12 @@ from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.fragmentation import diagnose  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
+from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES  # noqa: E402
 from maltpy.experiments.runner import holdout_split  # noqa: E402
 from maltpy.formats.conll import read_conll  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform import nonprojective_arcs  # noqa: E402
 
-LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
-NAMES = {"ar": "Arabic", "bg": "Bulgarian", "cs": "Czech", "da": "Danish", "de": "German",
-         "es": "Spanish", "ja": "Japanese", "nl": "Dutch", "pt": "Portuguese", "sl": "Slovene",
-         "sv": "Swedish", "tr": "Turkish", "zh": "Chinese"}
 
 
 def study_language(train_path, test_path, holdout, rounds):

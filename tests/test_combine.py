@@ -3,7 +3,6 @@ import random
 import subprocess
 import sys
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from maltpy.formats.conll import read_conll, write_conll

@@ -74,8 +74,6 @@ def test_cli_dask_local_cluster_four_files(model, corpus, tmp_path):
 def test_parse_bag_equals_one_process(model, cluster, tmp_path):
     import dask.bag as db
     from maltpy.integrations.dask import parse_bag
-    with open(TEST, encoding="utf-8") as f:
-        text = f.read()
     bag = db.read_text(TEST, linedelimiter="\n\n", blocksize=None).repartition(3)
     parsed = "".join(parse_bag(bag, model).compute())
     single = tmp_path / "single.conll"

@@ -279,20 +279,7 @@ def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
 
     Errors name the file and line as :func:`read_conll`'s do; an input without any sentence
     raises at its end."""
-    if source in ("-", None):
-        stream, path, close = sys.stdin.buffer, "<stdin>", False
-    elif hasattr(source, "read"):
-        stream, path, close = source, getattr(source, "name", "<input>"), False
-    else:
-        path = str(source)
-        try:
-            stream, close = open(path, "rb"), True
-        except FileNotFoundError:
-            raise MaltpyError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise MaltpyError(f"{path}: is a directory, expected a CoNLL file") from None
-        except PermissionError:
-            raise MaltpyError(f"{path}: permission denied") from None
+    stream, path, close = open_input(source)
     fmt = fmt or detect_format(path)
     try:
         n = 0
@@ -304,6 +291,24 @@ def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
     finally:
         if close:
             stream.close()
+
+
+def open_input(source):
+    """(binary stream, name for messages, whether to close it) for a path, ``-``/None (standard
+    input) or a file object; a path that cannot be read is a one-line MaltpyError."""
+    if source in ("-", None):
+        return sys.stdin.buffer, "<stdin>", False
+    if hasattr(source, "read"):
+        return source, getattr(source, "name", "<input>"), False
+    path = str(source)
+    try:
+        return open(path, "rb"), path, True
+    except FileNotFoundError:
+        raise MaltpyError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise MaltpyError(f"{path}: is a directory, expected a CoNLL file") from None
+    except PermissionError:
+        raise MaltpyError(f"{path}: permission denied") from None
 
 
 def _numbered_lines(stream, path: str, block_size: int):

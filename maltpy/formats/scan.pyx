@@ -415,18 +415,9 @@ cdef class Scanner:
                     e -= 1
                 if _blank(p + pos, e - pos):
                     if rows:
-                        if not self._heads_ok(ch, first_word, rows):
-                            status = BAD_LINE
+                        status = self._close(ch, first_word, rows, pos)
+                        if status != OK:
                             break
-                        if not ch._reserve():
-                            status = NO_MEMORY
-                            break
-                        item = &ch.items[ch.n_items]
-                        item.start = item.end = pos
-                        item.kind = ITEM_CLOSE
-                        ch.n_items += 1
-                        ch.sent_first[ch.n_sentences + 1] = ch.n_words
-                        ch.n_sentences += 1
                         committed_words, committed_items, committed_sent = ch.n_words, ch.n_items, ch.n_sentences
                         rows = 0
                         held = False
@@ -500,17 +491,8 @@ cdef class Scanner:
                 pos = next_pos
             if final and status == OK and rows:
                 # the end of the input closes the last sentence like a blank line
-                if not self._heads_ok(ch, first_word, rows):
-                    status = BAD_LINE
-                elif not ch._reserve():
-                    status = NO_MEMORY
-                else:
-                    item = &ch.items[ch.n_items]
-                    item.start = item.end = n
-                    item.kind = ITEM_CLOSE
-                    ch.n_items += 1
-                    ch.sent_first[ch.n_sentences + 1] = ch.n_words
-                    ch.n_sentences += 1
+                status = self._close(ch, first_word, rows, n)
+                if status == OK:
                     committed_words, committed_items, committed_sent = ch.n_words, ch.n_items, ch.n_sentences
         if status == NO_MEMORY:
             raise MemoryError()
@@ -532,6 +514,22 @@ cdef class Scanner:
         if not ch.n_sentences and self.error is not None:
             raise self.error
         return ch if ch.n_sentences else None
+
+    cdef int _close(self, Chunk ch, Py_ssize_t first_word, Py_ssize_t rows, Py_ssize_t at) noexcept nogil:
+        """End the sentence of ``rows`` words from ``first_word`` (its HEAD values checked): OK,
+        BAD_LINE or NO_MEMORY."""
+        cdef Item* item
+        if not self._heads_ok(ch, first_word, rows):
+            return BAD_LINE
+        if not ch._reserve():
+            return NO_MEMORY
+        item = &ch.items[ch.n_items]
+        item.start = item.end = at
+        item.kind = ITEM_CLOSE
+        ch.n_items += 1
+        ch.sent_first[ch.n_sentences + 1] = ch.n_words
+        ch.n_sentences += 1
+        return OK
 
     cdef bint _heads_ok(self, Chunk ch, Py_ssize_t first, Py_ssize_t n) noexcept nogil:
         """HEAD of every word of a sentence: ``_`` or an integer from 0 to n, not the word itself."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import queue
-import sys
 import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +22,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from maltpy.errors import MaltpyError
+from maltpy.formats.conll import open_input
 from maltpy.formats.scan import Scanner
 
 #: bytes read at a time (a chunk is what one read completes)
@@ -162,22 +161,6 @@ class OrderedOutput:
         self.out.flush()
 
 
-def _open_input(source):
-    if source in ("-", None):
-        return sys.stdin.buffer, "<stdin>", False
-    if hasattr(source, "read"):
-        return source, getattr(source, "name", "<input>"), False
-    path = str(source)
-    try:
-        return open(path, "rb"), path, True
-    except FileNotFoundError:
-        raise MaltpyError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise MaltpyError(f"{path}: is a directory, expected a CoNLL file") from None
-    except PermissionError:
-        raise MaltpyError(f"{path}: permission denied") from None
-
-
 def read_chunks(stream, scanner: Scanner, block_size: int):
     """Chunks of whole sentences, as the stream delivers them."""
     read = getattr(stream, "read1", stream.read)
@@ -206,7 +189,7 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     called after each chunk is written. Errors in the input are raised as the Python reader
     raises them, after the sentences before the error's chunk have been written."""
     jobs = jobs or os.cpu_count() or 1
-    stream, path, close = _open_input(source)
+    stream, path, close = open_input(source)
     if block_size is None and parser.learner.kind == "kernel":
         block_size = KERNEL_BLOCK_SIZE
     if block_size is None:

@@ -1,0 +1,26 @@
+"""The 13 CoNLL-X languages as UD treebanks in ``../shared/data/ud``, shared by the studies in
+``experiments/``: their codes, names, and the 90/10 split of ``train.conllu`` they use."""
+import os
+
+from maltpy.errors import MaltpyError
+
+UD_LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
+NAMES = {"ar": "Arabic", "bg": "Bulgarian", "cs": "Czech", "da": "Danish", "de": "German",
+         "es": "Spanish", "ja": "Japanese", "nl": "Dutch", "pt": "Portuguese", "sl": "Slovene",
+         "sv": "Swedish", "tr": "Turkish", "zh": "Chinese"}
+
+
+def treebank_paths(data: str, languages) -> dict:
+    """language -> its train.conllu under ``data``; a missing one is a MaltpyError."""
+    paths = {lang: os.path.join(data, lang, "train.conllu") for lang in languages}
+    for path in paths.values():
+        if not os.path.exists(path):
+            raise MaltpyError(f"{path} not found")
+    return paths
+
+
+def ud_split(path: str, holdout: float = 0.1):
+    """(train, test) sentences: the first 90% of a UD train.conllu and the last 10%."""
+    from maltpy.experiments.runner import holdout_split
+    from maltpy.formats.conll import read_conll
+    return holdout_split(read_conll(path, "conllu", need_heads=True), holdout)
