@@ -38,6 +38,7 @@ MODULES = [
     "maltpy.parsing.kernel",
     "maltpy.features.extract",
     "maltpy.learners.mcsvm",
+    "maltpy.learners.averaged_perceptron",
     "maltpy.systems.base",
     "maltpy.features.featmap",
     "maltpy.formats.scan",

@@ -64,8 +64,9 @@ def _main_parser():
     g.add_argument("-F", metavar="NAME|PATH",
                    help="feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
                         "(default: MaltParser's model for the algorithm, learner and input format)")
-    g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default) or libsvm (kernel SVM; "
-                   "slower, use with a data split -d/-s/-T)")
+    g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default), libsvm (kernel SVM; "
+                   "slower, use with a data split -d/-s/-T) or perceptron (averaged perceptron; -lo '-i EPOCHS "
+                   "-s SEED', default -i 15 -s 0)")
     g.add_argument("-lo", metavar="OPTIONS", help="learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); "
                    "libsvm svm-train flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; "
                    "Nivre 2008 used -c 0.5); a value may start with '-': -lo \"-s 0 -c 0.5\"")

@@ -1,9 +1,11 @@
-"""Learners: train on sparse one-hot instances with scikit-learn, export weights for the C loop."""
+"""Learners: train on sparse one-hot instances (maltpy's own solvers or scikit-learn), export weights
+for the C loop."""
 from maltpy.errors import MaltpyError
 from maltpy.learners.liblinear import LiblinearLearner, parse_liblinear_options
 from maltpy.learners.libsvm import LibsvmLearner, SvmModel, parse_libsvm_options
+from maltpy.learners.perceptron import PerceptronLearner, parse_perceptron_options
 
-LEARNERS = {"liblinear": LiblinearLearner, "libsvm": LibsvmLearner}
+LEARNERS = {"liblinear": LiblinearLearner, "libsvm": LibsvmLearner, "perceptron": PerceptronLearner}
 
 
 def make_learner(name: str, options: str = ""):
@@ -13,5 +15,5 @@ def make_learner(name: str, options: str = ""):
     return LEARNERS[name].from_options(options)
 
 
-__all__ = ["LEARNERS", "LiblinearLearner", "LibsvmLearner", "SvmModel", "make_learner",
-           "parse_liblinear_options", "parse_libsvm_options"]
+__all__ = ["LEARNERS", "LiblinearLearner", "LibsvmLearner", "PerceptronLearner", "SvmModel", "make_learner",
+           "parse_liblinear_options", "parse_libsvm_options", "parse_perceptron_options"]

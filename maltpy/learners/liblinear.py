@@ -102,6 +102,10 @@ class LiblinearLearner:
     def options_string(self) -> str:
         return f"-s {self.solver} -c {self.C:g} -e {self.eps:g} -B {self.bias:g}"
 
+    def pass_note(self, n_passes: int, violation: float) -> str:
+        """What the progress bar shows after a pass of the solver."""
+        return f"KKT violation {max(violation, 0.0):.3g}, stops below {self.eps:g}"
+
     def import_estimator(self):
         """Import the scikit-learn estimators (slow the first time), e.g. ahead of :meth:`fit`.
 

@@ -46,6 +46,8 @@ def resolve_feature_model(features: Optional[str], algorithm: str, learner: str,
     """``-F`` value -> (FeatureModel, YAML text). ``None`` = MaltParser's default for the setup."""
     if not features:
         features = FEATURE_MODEL_NAMES.get(algorithm, algorithm)
+    # learners without models of their own use LIBLINEAR's (MaltParser ships liblinear and libsvm ones)
+    learner = learner if learner in ("liblinear", "libsvm") else "liblinear"
     path = features
     if not os.path.exists(path):
         # a shipped model by name: NivreEager, NivreEager.xml, nivreeager ...
@@ -256,7 +258,8 @@ class Parser:
                 remap[used] = np.arange(len(used), dtype=np.int32)
                 svm.remap_features(remap)
                 return all_keys[cols[used]], svm
-            W, bias = learner.fit(Xs, ys, C, progress=on_pass if pass_bar is not None else None)
+            report = pass_bar is not None or (getattr(learner, "logs_passes", False) and len(groups) == 1)
+            W, bias = learner.fit(Xs, ys, C, progress=on_pass if report else None)
             keep = np.flatnonzero(np.any(W != 0, axis=1))
             return all_keys[cols[keep]], W[keep], bias
 
@@ -265,9 +268,13 @@ class Parser:
         pass_bar = (_progress_bar(None, "training", s.verbose, unit="pass")
                     if len(groups) == 1 and learner.reports_passes else None)
 
-        def on_pass(n_passes, violation):
-            pass_bar.update(1)
-            pass_bar.set_postfix_str(f"KKT violation {max(violation, 0.0):.3g}, stops below {learner.eps:g}", refresh=False)
+        def on_pass(n_passes, value):
+            note = learner.pass_note(n_passes, value)
+            if pass_bar is not None:
+                pass_bar.update(1)
+                pass_bar.set_postfix_str(note, refresh=False)
+            if getattr(learner, "logs_passes", False):
+                log(note)
 
         bar = None if pass_bar is not None else _progress_bar(len(groups), "training", s.verbose, unit="model")
         t1 = time.perf_counter()

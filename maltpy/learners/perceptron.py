@@ -1,0 +1,74 @@
+"""An averaged perceptron (``-l perceptron``): a fast linear learner trained online.
+
+Trained on the static oracle's instances (:mod:`maltpy.learners.averaged_perceptron`, Cython
+without the GIL), it exports weights of the same shape as LIBLINEAR's, so model files and the
+parse loop are those of linear models. Options (``-lo``): ``-i`` epochs (default 15), ``-s`` the
+seed of the order in which each epoch visits the instances (default 0).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from maltpy.errors import MaltpyError
+from maltpy.learners.liblinear import UNSEEN
+from maltpy.learners.options import parse_flags
+
+
+def parse_perceptron_options(text: str) -> dict:
+    """``"-i 15 -s 0"`` (``-lo``, underscores allowed for spaces)."""
+    opts = parse_flags(text, {"i": 15, "s": 0}, {"i": int, "s": int}, "perceptron")
+    if not 1 <= opts["i"] <= 10_000:
+        raise MaltpyError(f"perceptron option -i {opts['i']}: use 1 to 10000 epochs")
+    if not 0 <= opts["s"] < 2 ** 32:
+        raise MaltpyError(f"perceptron option -s {opts['s']}: the seed must be from 0 to 2^32 - 1")
+    return opts
+
+
+@dataclass
+class PerceptronLearner:
+    """Collins's averaged perceptron over the oracle's instances."""
+    epochs: int = 15
+    seed: int = 0
+
+    #: the parse loop adds weight rows (see maltpy.parsing.loop)
+    kind = "linear"
+    #: :meth:`fit` calls ``progress(epoch, error rate)`` once per epoch, and training logs it
+    reports_passes = True
+    logs_passes = True
+
+    @classmethod
+    def from_options(cls, text: str) -> "PerceptronLearner":
+        o = parse_perceptron_options(text)
+        return cls(epochs=o["i"], seed=o["s"])
+
+    def options_string(self) -> str:
+        return f"-i {self.epochs} -s {self.seed}"
+
+    def pass_note(self, epoch: int, error: float) -> str:
+        """The line training shows after an epoch."""
+        return f"epoch {epoch}/{self.epochs}: training accuracy {100.0 * (1.0 - error):.2f}%"
+
+    def import_estimator(self):
+        """Nothing to import (the trainer is maltpy's own)."""
+        return None
+
+    def fit(self, X, y, n_classes: int, progress=None):
+        """Train on X (0/1 CSR, n x features), y (class ids). Returns (W float32 features x
+        n_classes, bias float32); classes absent from y score :data:`UNSEEN`."""
+        from maltpy.learners.averaged_perceptron import train_averaged_perceptron
+        seen = np.unique(y)
+        W = np.zeros((X.shape[1], n_classes), dtype=np.float32)
+        bias = np.full(n_classes, UNSEEN, dtype=np.float32)
+        bias[seen] = 0.0
+        if len(seen) < 2:
+            return W, bias
+        local = np.searchsorted(seen, y).astype(np.int32)   # train over the seen classes only
+        report = (lambda epoch, accuracy, seconds: progress(epoch, 1.0 - accuracy)) if progress else None  # noqa: E731
+        W_seen, b_seen = train_averaged_perceptron(
+            np.ascontiguousarray(X.indptr, dtype=np.int64), np.ascontiguousarray(X.indices, dtype=np.int32),
+            local, X.shape[1], len(seen), self.epochs, self.seed, report)
+        W[:, seen] = W_seen
+        bias[seen] = b_seen
+        return W, bias
