@@ -17,6 +17,7 @@ cdef class TransitionSystem:
     cdef void apply(self, State* s, int move, int label) noexcept nogil
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil
+    cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil
     cdef int deterministic_move(self, const State* s) noexcept nogil
     cdef int address(self, const State* s, int fn, int i) noexcept nogil
     cdef void finish(self, State* s) noexcept nogil

@@ -91,6 +91,12 @@ cdef class TransitionSystem:
     * ``prepare_gold(gold, n)``: per-sentence oracle preparation (fills the
       scratch arrays of :c:type:`Gold`); called once before the oracle runs.
     * ``oracle(s, gold, &label)``: the static oracle's move (and its label).
+    * ``move_costs(s, gold, cost, zero_label)``: a dynamic oracle, for systems that have one
+      (returns False otherwise): ``cost[m]`` = how many more words end with a wrong head if
+      move m is taken than the best tree still reachable now has; for a labeled move, its
+      label ``zero_label[m]`` adds nothing and any other label adds one when the move builds
+      a gold arc (``zero_label[m]`` = -1: every label costs the same). Values for moves that
+      are not permissible are unspecified.
     * ``deterministic_move(s)``: the move MaltParser's ``getDeterministicAction``
       takes without asking the oracle or the classifier, or -1. Training records an
       instance for every other decision, even when only one move is permissible,
@@ -148,6 +154,9 @@ cdef class TransitionSystem:
 
     cdef int deterministic_move(self, const State* s) noexcept nogil:
         return -1
+
+    cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
+        return False
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
         return -1
@@ -281,6 +290,17 @@ cdef class Configuration:
             raise ValueError("call set_gold first")
         cdef int move = self.system.oracle(&self.state, &self.gold, &label)
         return move, label
+
+    def costs(self):
+        """The dynamic oracle's {move: (cost, label that costs nothing or -1)} over the permissible
+        moves; None for a system without one."""
+        cdef int cost[64]
+        cdef int zero[64]
+        if self._gold_arrays is None:
+            raise ValueError("call set_gold first")
+        if not self.system.move_costs(&self.state, &self.gold, cost, zero):
+            return None
+        return {m: (cost[m], zero[m] if self.system.labeled[m] else -1) for m in self.valid_moves()}
 
     def finish(self):
         self.system.finish(&self.state)

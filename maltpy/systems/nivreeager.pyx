@@ -258,5 +258,56 @@ cdef class NivreEager(TransitionSystem):
             return REDUCE
         return SHIFT
 
+    cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
+        """Goldberg & Nivre's dynamic oracle for arc-eager, with MaltParser's end of parsing
+        (words left without a head are attached to the root): a gold arc (h, d) stays reachable
+        while d has no head and either h is the root, or d is in the buffer, or d is on the
+        stack and h in the buffer. A move costs the gold arcs it makes unreachable: exact for
+        projective gold trees (the reachable arcs are then reachable together). O(n).
+        Not for buffer transitions or the tree constraint's repair phase (returns False)."""
+        cdef int i = stack_top(s)
+        cdef int b = buffer_front(s)
+        cdef int k, d, gi, gb
+        cdef int deps_of_s_in_buffer = 0, headless_deps_of_b_on_stack = 0
+        cdef bint gi_in_buffer = False, gb_on_stack = False, gb_in_buffer = False
+        if self.any_buffer or self.enforce_tree or b < 0:
+            return False
+        gi = g.heads[i] if i > 0 else -1
+        gb = g.heads[b]
+        for k in range(s.buf_len):
+            d = s.buffer[k]
+            if i >= 0 and g.heads[d] == i:
+                deps_of_s_in_buffer += 1
+            if d == gi:
+                gi_in_buffer = True
+            if d == gb:
+                gb_in_buffer = True
+        for k in range(s.stack_len):
+            d = s.stack[k]
+            if d > 0 and s.heads[d] == -1 and g.heads[d] == b:
+                headless_deps_of_b_on_stack += 1
+            if d == gb and d > 0:
+                gb_on_stack = True
+        for k in range(self.n_moves):
+            zero_label[k] = -1
+        # SHIFT: b joins the stack headless: its head on the stack (not the root) and its
+        # headless dependents there are lost
+        cost[SHIFT] = gb_on_stack + headless_deps_of_b_on_stack
+        # REDUCE: i's dependents in the buffer are lost (and, with allow_reduce, a head of i
+        # there when i has none: the root still comes at the end)
+        cost[REDUCE] = deps_of_s_in_buffer + (s.heads[i] == -1 and gi > 0 and gi_in_buffer) if i > 0 else 0
+        cost[UNSHIFT] = 0
+        # LEFT-ARC: i gets head b (its own gold head lost unless on the stack, already lost),
+        # its dependents in the buffer are lost
+        cost[LEFT_ARC] = ((gi != b and (gi == 0 or gi_in_buffer)) + deps_of_s_in_buffer) if i > 0 else 0
+        if i > 0 and gi == b:
+            zero_label[LEFT_ARC] = g.labels[i]
+        # RIGHT-ARC: b gets head i (its own gold head lost otherwise, if it was still there to
+        # take), and its headless dependents on the stack are lost
+        cost[RIGHT_ARC] = (gb != i and (gb == 0 or gb_on_stack or gb_in_buffer)) + headless_deps_of_b_on_stack
+        if gb == i:
+            zero_label[RIGHT_ARC] = g.labels[b]
+        return True
+
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
         return stack_or_buffer_at(s, fn, i)
