@@ -39,6 +39,7 @@ MODULES = [
     "maltpy.features.extract",
     "maltpy.learners.mcsvm",
     "maltpy.learners.averaged_perceptron",
+    "maltpy.learners.online",
     "maltpy.systems.base",
     "maltpy.features.featmap",
     "maltpy.formats.scan",

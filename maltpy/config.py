@@ -50,6 +50,7 @@ class Settings:
     buffer_transitions: str = "none"       # -bt nivreeager: none, lba, rba, lnba, rnba or a +-joined set
     direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
     combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
+    oracle: str = "static"                 # -or static|dynamic (dynamic: online perceptron training)
     jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
@@ -82,6 +83,7 @@ FLAGS = {
     "-bt": "buffer_transitions",
     "-dir": "direction",
     "-cv": "combination_folds",
+    "-or": "oracle",
 }
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
@@ -105,7 +107,8 @@ def choices() -> dict:
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS,
             "output_format": FORMATS, "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
-            "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS}
+            "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
+            "oracle": ("static", "dynamic")}
 
 
 def coerce(name: str, value, source: str):

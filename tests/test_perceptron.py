@@ -64,8 +64,9 @@ def test_learns_a_separable_problem_and_reports_each_epoch():
 
 
 def test_options_are_checked():
-    assert make_learner("perceptron", "").options_string() == "-i 15 -s 0"
-    for bad, message in (("-i 0", "1 to 10000"), ("-x 1", "not supported"), ("-i", "needs a value")):
+    assert make_learner("perceptron", "").options_string() == "-i 15 -s 0 -k 1 -p 0.9"
+    for bad, message in (("-i 0", "1 to 10000"), ("-x 1", "not supported"), ("-i", "needs a value"),
+                         ("-p 1.5", "from 0 to 1"), ("-k -1", "0 or later")):
         with pytest.raises(MaltpyError, match=message):
             make_learner("perceptron", bad)
 
@@ -84,3 +85,33 @@ def test_perceptron_model_trains_parses_saves_and_reloads(tmp_path):
     again = maltpy.Parser(learner="perceptron", learner_options="-i 8", verbose=False).fit(
         read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True))
     assert [s.heads for s in again.parse(gold)] == [s.heads for s in parser.parse(gold)]   # seeded
+
+
+def test_dynamic_oracle_training_explores_and_beats_the_static_oracle_on_the_toy_grammar():
+    """-or dynamic trains inside the transition loop: seeded, and better than the static oracle here."""
+    from maltpy.evaluation.scores import evaluate
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    gold = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)
+    las = {}
+    for oracle in ("static", "dynamic"):
+        p = maltpy.Parser(learner="perceptron", oracle=oracle, verbose=False).fit(train)
+        las[oracle] = evaluate(gold, p.parse(gold))["all"].las
+    assert las["dynamic"] >= las["static"] > 85
+    notes = []
+    a = maltpy.Parser(learner="perceptron", oracle="dynamic", learner_options="-i 4 -k 0 -p 1", verbose=False)
+    a.fit(train, log=notes.append)
+    b = maltpy.Parser(learner="perceptron", oracle="dynamic", learner_options="-i 4 -k 0 -p 1", verbose=False).fit(train)
+    assert [s.heads for s in a.parse(gold)] == [s.heads for s in b.parse(gold)]
+    assert sum("training accuracy" in n for n in notes) == 4
+
+
+@pytest.mark.parametrize("settings,message", [
+    ({"learner": "liblinear"}, "use -l perceptron"),
+    ({"learner": "perceptron", "algorithm": "nivrestandard"}, "no dynamic oracle yet"),
+    ({"learner": "perceptron", "buffer_transitions": "lba"}, "no dynamic oracle yet"),
+    ({"learner": "perceptron", "split_column": "POSTAG", "split_structure": "Input[0]"}, "data split"),
+])
+def test_dynamic_oracle_refusals(settings, message):
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)[:20]
+    with pytest.raises(MaltpyError, match=message):
+        maltpy.Parser(oracle="dynamic", verbose=False, **settings).fit(train)

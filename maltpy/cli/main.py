@@ -104,6 +104,10 @@ def _main_parser():
                         "file with a parser each way whose parses are combined (Fernández-González et al.), "
                         "criterion, order and parameter chosen by cross-validation on the training data")
     g.add_argument("-cv", metavar="FOLDS", help="folds of that cross-validation (default 10, as the paper)")
+    g.add_argument("-or", metavar="ORACLE", choices=("static", "dynamic"),
+                   help="static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
+                        "learn inside the transition loop from the dynamic oracle, exploring the model's own "
+                        "errors (nivreeager; Goldberg & Nivre 2012)")
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
                    "threads (the output does not depend on N); -m learn trains split models side by side "
                    "(default: all cores)")

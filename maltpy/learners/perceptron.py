@@ -3,7 +3,9 @@
 Trained on the static oracle's instances (:mod:`maltpy.learners.averaged_perceptron`, Cython
 without the GIL), it exports weights of the same shape as LIBLINEAR's, so model files and the
 parse loop are those of linear models. Options (``-lo``): ``-i`` epochs (default 15), ``-s`` the
-seed of the order in which each epoch visits the instances (default 0).
+seed of the order in which each epoch visits the instances (default 0); with the dynamic oracle
+(``-or dynamic``, :mod:`maltpy.learners.online`), ``-k`` the epochs before exploring (default 1)
+and ``-p`` the probability of following a wrong prediction (default 0.9), Goldberg & Nivre's.
 """
 from __future__ import annotations
 
@@ -17,8 +19,13 @@ from maltpy.learners.options import parse_flags
 
 
 def parse_perceptron_options(text: str) -> dict:
-    """``"-i 15 -s 0"`` (``-lo``, underscores allowed for spaces)."""
-    opts = parse_flags(text, {"i": 15, "s": 0}, {"i": int, "s": int}, "perceptron")
+    """``"-i 15 -s 0 -k 1 -p 0.9"`` (``-lo``, underscores allowed for spaces)."""
+    opts = parse_flags(text, {"i": 15, "s": 0, "k": 1, "p": 0.9}, {"i": int, "s": int, "k": int, "p": float},
+                       "perceptron")
+    if not 0 <= opts["p"] <= 1:
+        raise MaltpyError(f"perceptron option -p {opts['p']:g}: the exploration probability is from 0 to 1")
+    if opts["k"] < 0:
+        raise MaltpyError(f"perceptron option -k {opts['k']}: the first epoch that explores is 0 or later")
     if not 1 <= opts["i"] <= 10_000:
         raise MaltpyError(f"perceptron option -i {opts['i']}: use 1 to 10000 epochs")
     if not 0 <= opts["s"] < 2 ** 32:
@@ -31,20 +38,24 @@ class PerceptronLearner:
     """Collins's averaged perceptron over the oracle's instances."""
     epochs: int = 15
     seed: int = 0
+    explore_after: int = 1      # -k: epochs before exploring (dynamic oracle)
+    explore_p: float = 0.9      # -p: probability of following a wrong prediction (dynamic oracle)
 
     #: the parse loop adds weight rows (see maltpy.parsing.loop)
     kind = "linear"
     #: :meth:`fit` calls ``progress(epoch, error rate)`` once per epoch, and training logs it
     reports_passes = True
     logs_passes = True
+    #: can train inside the transition loop (-or dynamic, maltpy.learners.online)
+    online = True
 
     @classmethod
     def from_options(cls, text: str) -> "PerceptronLearner":
         o = parse_perceptron_options(text)
-        return cls(epochs=o["i"], seed=o["s"])
+        return cls(epochs=o["i"], seed=o["s"], explore_after=o["k"], explore_p=o["p"])
 
     def options_string(self) -> str:
-        return f"-i {self.epochs} -s {self.seed}"
+        return f"-i {self.epochs} -s {self.seed} -k {self.explore_after} -p {self.explore_p:g}"
 
     def pass_note(self, epoch: int, error: float) -> str:
         """The line training shows after an epoch."""

@@ -153,13 +153,16 @@ class Parser:
         return self.system_cls(len(self.labels), root, **opts)
 
     # ------------------------------------------------------------------ training
-    def training_instances(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
+    def training_instances(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None,
+                           online: bool = False):
         """The oracle's classifier instances for gold sentences, as the learner gets them.
 
         Sets up the symbol tables and classes as :meth:`fit` does (which calls it).
         Returns ``(X, y, split_values, feature_keys)``: X a 0/1 CSR matrix
         (instances x features), y the class ids, the split feature's value per
-        instance and the key of each feature column.
+        instance and the key of each feature column. With ``online``, the set-up only:
+        ``(corpus, gold heads, gold label ids, system, feature map)`` for a trainer that runs
+        the transition loop itself.
         """
         s = self.settings
         if not sentences:
@@ -192,6 +195,9 @@ class Parser:
         system = self._system(training=True)
         self.classes = ClassTable(system.labeled, len(labels))
         fmap = FeatMap(1 << 16)
+        if online:   # the online trainer runs the transition loop itself
+            self.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences))}
+            return corpus, heads, label_ids, system, fmap
         bar = _progress_bar(len(sentences), "instances", s.verbose)
         try:
             inst = collect_instances(system, self.extractor, fmap, self.classes, corpus, heads,
@@ -220,6 +226,8 @@ class Parser:
         log = log or (lambda msg: None)
         if s.direction == "both":
             return self._fit_both(sentences, fmt, log)
+        if s.oracle == "dynamic":
+            return self._fit_online(sentences, fmt, log)
         t0 = time.perf_counter()
         learner = make_learner(s.learner, s.learner_options)
         # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
@@ -304,6 +312,40 @@ class Parser:
         log(f"trained {len(groups)} model(s) with {s.learner} {learner.options_string()} "
             f"in {time.perf_counter() - t1:.1f} s")
         self.train_stats["seconds"] = time.perf_counter() - t0
+        self._fitted = True
+        self._weights = None
+        return self
+
+    def _fit_online(self, sentences, fmt, log):
+        """-or dynamic: the perceptron trained inside the transition loop with the dynamic oracle,
+        exploring its own errors (maltpy.learners.online)."""
+        from maltpy.learners.online import train_online
+        s = self.settings
+        learner = make_learner(s.learner, s.learner_options)
+        if not getattr(learner, "online", False):
+            raise MaltpyError(f"the dynamic oracle (-or dynamic) trains online: use -l perceptron, not -l {s.learner}")
+        if s.split_column or s.split_structure:
+            raise MaltpyError("the dynamic oracle trains one model: leave out the data split (-d/-s)")
+        t0 = time.perf_counter()
+        corpus, heads, label_ids, system, fmap = self.training_instances(sentences, fmt, log, online=True)
+        if not system.has_costs:
+            raise MaltpyError(f"{s.algorithm} has no dynamic oracle yet (nivreeager has one; "
+                              "buffer transitions and the tree constraint are not covered); use -or static")
+        t1 = time.perf_counter()
+        W, bias = train_online(
+            system, self.extractor, fmap, self.classes, corpus, heads, label_ids, learner.epochs, learner.seed,
+            dynamic=True, explore_after=learner.explore_after, explore_p=learner.explore_p,
+            progress=lambda epoch, accuracy, seconds: log(learner.pass_note(epoch, 1.0 - accuracy)
+                                                          + f", {seconds:.1f} s"))
+        keys = fmap.keys_in_order()
+        keep = np.flatnonzero(np.any(W != 0, axis=1))
+        self.splits = [(keys[keep], W[keep], bias)]
+        self.split_map = np.zeros(1, dtype=np.int32)
+        self.default_split = 0
+        self.learner = learner
+        self.train_stats.update({"features": len(fmap), "seconds": time.perf_counter() - t0})
+        log(f"trained with perceptron {learner.options_string()} and the dynamic oracle in "
+            f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {self.classes.n_classes} classes)")
         self._fitted = True
         self._weights = None
         return self

@@ -130,6 +130,30 @@ cdef class TransitionSystem:
             raise ValueError(f"{self.name}: at most 64 moves")
         self.configure(**self.settings)
 
+    @property
+    def has_costs(self):
+        """Whether this system (with its options) has a dynamic oracle (:meth:`move_costs`)."""
+        cdef State st
+        cdef Gold g
+        cdef int cost[64]
+        cdef int zero[64]
+        cdef int heads[2]
+        cdef int labels[2]
+        heads[0], heads[1] = -1, 0
+        labels[0], labels[1] = -1, 0
+        st.block = NULL
+        g.n_children = NULL
+        if not state_alloc(&st, 1) or not gold_alloc(&g, heads, labels, 1):
+            state_free(&st)
+            raise MemoryError()
+        try:
+            self.prepare_gold(&g, 1)
+            self.init_state(&st)
+            return bool(self.move_costs(&st, &g, cost, zero))
+        finally:
+            state_free(&st)
+            gold_free(&g)
+
     def move_table(self, **options):
         """(move names, labeled flags) of a system with these options; the class's by default."""
         return tuple(self.move_names), tuple(self.labeled_moves)
