@@ -21,7 +21,7 @@ from libc.string cimport memset
 
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.features.featmap cimport FeatMap
-from maltpy.parsing.loop cimport ClassTable, Corpus, MAX_MOVES
+from maltpy.parsing.loop cimport ClassTable, Corpus, MAX_MOVES, oracle_move
 from maltpy.systems.base cimport TransitionSystem, gold_alloc, gold_free
 from maltpy.systems.state cimport Gold, State, state_alloc, state_free, state_reset
 
@@ -195,12 +195,7 @@ def train_online(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable
                                         best_cost, gold, best_score = cls_cost[c], c, scores[c]
                             wrong = cls_cost[pred] > best_cost
                         else:
-                            move = system.oracle(&s, &g, &label)
-                            if move < 0 or not mask[move] or (classes.labeled[move] and label < 0):
-                                move = 0
-                                while not mask[move]:
-                                    move += 1
-                                label = 0
+                            move = oracle_move(system, classes, &s, &g, mask, &label)
                             gold = classes.class_of(move, label)
                             wrong = pred != gold
                         steps += 1

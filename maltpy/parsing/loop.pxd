@@ -2,7 +2,8 @@
 """Declarations shared by the parse loops (loop.pyx: one decision at a time; kernel.pyx: batched)."""
 cimport cython
 from libc.stdint cimport int64_t, int32_t, uint64_t
-from maltpy.systems.state cimport State
+from maltpy.systems.state cimport State, Gold
+from maltpy.systems.base cimport TransitionSystem
 from maltpy.features.extract cimport Sent
 from maltpy.features.featmap cimport mix64
 from libc.string cimport memcpy
@@ -166,6 +167,19 @@ cdef class Corpus:
         sent.rag_off = self.rag_off_p + r0
         sent.rag_stride = <int>(self.n_rows + 1)
         sent.rag_ids = self.rag_ids_p
+
+
+cdef inline int oracle_move(TransitionSystem system, ClassTable classes, const State* s, const Gold* g,
+                            const bint* mask, int* label) noexcept nogil:
+    """The static oracle's move (and label), or the first permissible move when the oracle has no
+    permissible answer (a non-projective gold tree for a projective system)."""
+    cdef int move = system.oracle(s, g, label)
+    if move < 0 or not mask[move] or (classes.labeled[move] and label[0] < 0):
+        move = 0
+        while not mask[move]:
+            move += 1
+        label[0] = 0
+    return move
 
 
 cdef inline int forced_move(ClassTable classes, const bint* mask, int n_valid) noexcept nogil:

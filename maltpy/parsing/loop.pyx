@@ -306,14 +306,7 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
                     if only >= 0 and mask[only]:
                         system.apply(&s, only, -1)
                         continue
-                    move = system.oracle(&s, &g, &label)
-                    if move < 0 or not mask[move] or (classes.labeled[move] and label < 0):
-                        # the oracle has no permissible answer (non-projective gold tree
-                        # for a projective system): fall back to the first permissible move
-                        move = 0
-                        while not mask[move]:
-                            move += 1
-                        label = 0
+                    move = oracle_move(system, classes, &s, &g, mask, &label)
                     nk = ex.extract(system, &s, &sent, nodes, values, keys)
                     if not (vec_reserve(&indices, nk) and vec_reserve(&indptr, 1)
                             and vec_reserve(&ys, 1) and vec_reserve(&splits, 1)):
