@@ -4,7 +4,8 @@ on the UD versions of the 13 CoNLL-X languages.
     python experiments/dynamic_oracle.py [--data ../shared/data/ud] [-o tables.md] [--seeds 5]
                                          [--epochs 15] [--languages ar bg ...] [--rounds 10000] [--jobs 2]
 
-Per language: nivreeager -pp head with maltpy's default CoNLL-U feature model, the perceptron
+Per language and algorithm (covnonproj, non-projective itself; nivreeager with -pp head, so that
+its training trees are projective), maltpy's default CoNLL-U feature models, the perceptron
 (-l perceptron, --epochs epochs) trained with the static oracle (on the oracle's instances) and
 with the dynamic oracle (inside the transition loop, exploring from the second epoch with
 probability 0.9), on the first 90% of train.conllu, evaluated on the last 10%; LAS and UAS
@@ -28,12 +29,12 @@ from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treeb
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 
-def run(path, holdout, learner, oracle, seed, epochs):
+def run(path, holdout, algorithm, learner, oracle, seed, epochs):
     train, test = ud_split(path, holdout)
     options = f"-i {epochs} -s {seed}" if learner == "perceptron" else ""
-    settings = make_settings(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
-                             marking_strategy="head", learner=learner, learner_options=options, oracle=oracle,
-                             jobs=1)
+    settings = make_settings(algorithm=algorithm, input_format="conllu", verbose=False, root_label="root",
+                             marking_strategy="head" if algorithm == "nivreeager" else "none", learner=learner,
+                             learner_options=options, oracle=oracle, jobs=1)
     t0 = time.perf_counter()
     parser = Parser(settings).fit(train, fmt="conllu")
     return parser.parse(test), time.perf_counter() - t0
@@ -48,30 +49,44 @@ def main():
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--rounds", type=int, default=10000)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--algorithms", nargs="*", default=["covnonproj", "nivreeager"])
     ap.add_argument("-o", help="write the Markdown table here (default: standard output)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
     runs = [("liblinear", "static", 0)] + [("perceptron", o, s) for o in ("static", "dynamic") for s in range(a.seeds)]
+    text = ""
     with ProcessPoolExecutor(a.jobs) as pool:
-        futures = {(lang, r): pool.submit(run, paths[lang], a.holdout, r[0], r[1], r[2], a.epochs)
-                   for lang in a.languages for r in runs}
-        rows = {}
-        for lang in a.languages:
-            _, test = ud_split(paths[lang], a.holdout)
-            out = {r: futures[lang, r].result() for r in runs}
-            score = {r: evaluate(test, out[r][0])["no_punct"] for r in runs}
-            mean = lambda o, m: sum(getattr(score[("perceptron", o, s)], m) for s in range(a.seeds)) / a.seeds  # noqa: E731
-            sig = compare(test, out[("perceptron", "static", 0)][0], out[("perceptron", "dynamic", 0)][0],
-                          rounds=a.rounds, punctuation=False)
-            rows[lang] = {"liblinear": (score[runs[0]].las, score[runs[0]].uas),
-                          "static": (mean("static", "las"), mean("static", "uas")),
-                          "dynamic": (mean("dynamic", "las"), mean("dynamic", "uas")),
-                          "p": sig["LAS"]["p"],
-                          "time": {o: sum(out[("perceptron", o, s)][1] for s in range(a.seeds)) / a.seeds
-                                   for o in ("static", "dynamic")}}
-            print(f"{lang}: static {rows[lang]['static'][0]:.2f} dynamic {rows[lang]['dynamic'][0]:.2f}",
-                  file=sys.stderr)
+        futures = {(alg, lang, r): pool.submit(run, paths[lang], a.holdout, alg, r[0], r[1], r[2], a.epochs)
+                   for alg in a.algorithms for lang in a.languages for r in runs}
+        for alg in a.algorithms:
+            rows = {}
+            for lang in a.languages:
+                _, test = ud_split(paths[lang], a.holdout)
+                out = {r: futures[alg, lang, r].result() for r in runs}
+                score = {r: evaluate(test, out[r][0])["no_punct"] for r in runs}
+                mean = lambda o, m: sum(getattr(score[("perceptron", o, s)], m) for s in range(a.seeds)) / a.seeds  # noqa: E731
+                sig = compare(test, out[("perceptron", "static", 0)][0], out[("perceptron", "dynamic", 0)][0],
+                              rounds=a.rounds, punctuation=False)
+                rows[lang] = {"liblinear": (score[runs[0]].las, score[runs[0]].uas),
+                              "static": (mean("static", "las"), mean("static", "uas")),
+                              "dynamic": (mean("dynamic", "las"), mean("dynamic", "uas")),
+                              "p": sig["LAS"]["p"],
+                              "time": {o: sum(out[("perceptron", o, s)][1] for s in range(a.seeds)) / a.seeds
+                                       for o in ("static", "dynamic")}}
+                print(f"{alg} {lang}: static {rows[lang]['static'][0]:.2f} dynamic {rows[lang]['dynamic'][0]:.2f}",
+                      file=sys.stderr)
+            text += f"### {alg}{' -pp head' if alg == 'nivreeager' else ''}\n\n" + table(rows) + "\n\n"
+    text += (f"Perceptron figures: the mean of {a.seeds} seeds, {a.epochs} epochs. "
+             f"Whole study: {time.perf_counter() - t0:.0f} s ({a.jobs} processes).\n")
+    if a.o:
+        with open(a.o, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        print(text)
+
+
+def table(rows):
     lines = ["| Language | LIBLINEAR LAS | UAS | static LAS | UAS | dynamic LAS | UAS | dynamic − static | "
              "learning static / dynamic (s) |", "|---|" + "---:|" * 8]
     for lang, r in rows.items():
@@ -84,13 +99,7 @@ def main():
     lines.append(f"| **Average** | **{avg('liblinear', 0):.2f}** | {avg('liblinear', 1):.2f} | "
                  f"**{avg('static', 0):.2f}** | {avg('static', 1):.2f} | **{avg('dynamic', 0):.2f}** | "
                  f"{avg('dynamic', 1):.2f} | **{avg('dynamic', 0) - avg('static', 0):+.2f}** | |")
-    text = "\n".join(lines) + (f"\n\nPerceptron figures: the mean of {a.seeds} seeds, {a.epochs} epochs. "
-                               f"Whole study: {time.perf_counter() - t0:.0f} s ({a.jobs} processes).\n")
-    if a.o:
-        with open(a.o, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        print(text)
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

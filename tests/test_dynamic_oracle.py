@@ -4,7 +4,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from maltpy.systems import NivreEager, NivreStandard
+from maltpy.systems import CovNonProj, NivreEager, NivreStandard
 from conftest import random_projective_tree, random_tree
 
 N_LABELS = 3
@@ -17,7 +17,10 @@ def gold_label_move(system, cfg, move, labels):
     """A labeled move with the gold label of the word it attaches (the best label it can take)."""
     if not system.labeled[move]:
         return -1
-    dep = cfg.stack[-1] if system.moves[move] == "LA" else cfg.buffer[0]
+    if isinstance(system, CovNonProj):
+        dep = cfg.left if system.moves[move] == "LA" else cfg.right
+    else:
+        dep = cfg.stack[-1] if system.moves[move] == "LA" else cfg.buffer[0]
     return labels[dep]
 
 
@@ -44,7 +47,7 @@ def loss(cfg, gold, labels):
 def min_loss(system, n, gold, labels, seq, memo):
     """The smallest loss of any tree reachable from the configuration after ``seq``."""
     cfg = replay(system, n, gold, labels, seq)
-    key = (tuple(cfg.stack), tuple(cfg.buffer), tuple(cfg.heads), tuple(cfg.labels))
+    key = (tuple(cfg.stack), tuple(cfg.buffer), cfg.left, cfg.right, tuple(cfg.heads), tuple(cfg.labels))
     if key not in memo:
         if cfg.is_terminal():
             memo[key] = loss(cfg, gold, labels)
@@ -174,3 +177,42 @@ def test_systems_without_a_dynamic_oracle_say_so():
     cfg = NivreEager(N_LABELS, 0, buffer_transitions="lba").new_configuration(3)
     cfg.set_gold([-1, 2, 0, 2], [-1, 0, 0, 0])
     assert cfg.costs() is None
+
+
+COVINGTON_OPTIONS = [{}, {"allow_root": False}, {"allow_shift": True}]
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 5), options=st.sampled_from(COVINGTON_OPTIONS),
+       projective=st.booleans())
+def test_covington_costs_are_exact_on_any_tree(seed, n, options, projective):
+    """covnonproj's dynamic oracle (the thesis's loss with its corrections): every permissible
+    move costs exactly what the best reachable tree loses by it, on any tree, projective or not
+    (exhaustive search; root dependents carry the root label)."""
+    rng = random.Random(seed)
+    gold = (random_projective_tree if projective else random_tree)(rng, n)
+    labels = random_labels(rng, n, gold)
+    system = CovNonProj(N_LABELS, ROOT_LABEL, **options)
+    memo = {}
+    seq, cfg = random_prefix(system, n, gold, labels, rng, rng.randint(0, n * (n + 1) // 2))
+    if cfg.is_terminal():
+        return
+    here = min_loss(system, n, gold, labels, seq, memo)
+    costs = cfg.costs()
+    for move, (cost, zero_label) in costs.items():
+        assert cost == min_loss(system, n, gold, labels, seq + [move], memo) - here, (gold, labels, seq, move)
+    assert min(c for c, _ in costs.values()) == 0
+
+
+def test_covington_figure_2_of_the_thesis():
+    """Spec A.5's worked example: Shift, No-Arc and Right-Arc all cost nothing there."""
+    system = CovNonProj(N_LABELS, ROOT_LABEL, allow_root=False, allow_shift=True)
+    gold = [-1, 4, 0, 2, 3]          # 0->2, 2->3, 3->4, 4->1
+    labels = [-1, 1, ROOT_LABEL, 1, 1]
+    cfg = system.new_configuration(4)
+    cfg.set_gold(gold, labels)
+    assert (cfg.left, cfg.right) == (1, 2)            # the root is not in Left without allow_root
+    cfg.apply(system.moves.index("RA"), 1)            # 1 -> 2; then Right[0] = 3, Left[0] = 2
+    assert (cfg.left, cfg.right, cfg.heads[2]) == (2, 3, 1)
+    costs = {system.moves[m]: c for m, (c, _) in cfg.costs().items()}
+    assert costs == {"SH": 0, "NA": 0, "RA": 0}

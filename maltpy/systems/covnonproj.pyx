@@ -6,9 +6,26 @@ See :mod:`maltpy.systems.covington` for the moves. After every move but SHIFT,
 Right[0]'s tree (an arc would close a cycle) and, once Right[0] has a head,
 nodes that have one too. When it passes ``leftstop`` the next word is shifted.
 Any forest can be built; at most n(n+3)/2 transitions.
+
+The dynamic oracle (:meth:`move_costs`) is the thesis's (Fernández-González & Gómez-Rodríguez,
+spec A.3-A.5, with its corrections): the loss of a configuration is the number of gold arcs
+no longer reachable one by one plus the number of cycles the reachable ones form with the
+arcs built, computed in O(n); a move costs the loss of the configuration it leads to minus
+this one's. MaltParser's conventions are kept: the root in Left with ``allow_root`` (explicit
+root arcs), and words left without a head attached to the root with the root label, so a
+root arc with another label needs a RIGHT-ARC from the root.
 """
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
+
 from maltpy.systems.covington cimport Covington
-from maltpy.systems.state cimport State, component_root
+from maltpy.systems.state cimport Gold, State, component_root, state_alloc, state_free
+
+cdef enum:
+    SHIFT = 0
+    NO_ARC = 1
+    RIGHT_ARC = 2
+    LEFT_ARC = 3
 
 
 cdef class CovNonProj(Covington):
@@ -24,3 +41,104 @@ cdef class CovNonProj(Covington):
                 break
             i -= 1
         self.move_left_to(s, i)
+
+
+    cdef int loss(self, const State* s, const Gold* g, int* comp, int* par, int* colour) noexcept nogil:
+        """Wrong heads and labels of the best tree reachable from s (spec A.4.4, labelled)."""
+        cdef int n = s.n, y, x, lo, hi, a, k, lost = 0
+        cdef int i = s.left
+        cdef int j = s.right if s.right <= n else n + 1
+        cdef bint out
+        # weak components of the arcs built: the headless top of each word's tree
+        for y in range(n + 1):
+            comp[y] = -1
+        for y in range(n + 1):
+            a = y
+            while comp[a] == -1 and s.heads[a] != -1:
+                a = s.heads[a]
+            k = comp[a] if comp[a] != -1 else a
+            a = y
+            while comp[a] == -1:
+                comp[a] = k
+                if s.heads[a] == -1:
+                    break
+                a = s.heads[a]
+        for y in range(1, n + 1):
+            x = g.heads[y]
+            par[y] = -1
+            if s.heads[y] == x:
+                lost += s.labels[y] != g.labels[y]
+                if x > 0:
+                    par[y] = x
+                continue
+            if s.heads[y] != -1:
+                lost += 1            # another head already: the gold arc is gone
+                if s.heads[y] > 0:
+                    par[y] = s.heads[y]
+                continue
+            if x == 0:
+                # the end of parsing builds it with the root label; another label needs a
+                # RIGHT-ARC from the root, possible while y is ahead (root in Left)
+                out = g.labels[y] != self.root_label and (not self.allow_root or j > y)
+            else:
+                lo = x if x < y else y
+                hi = y if x < y else x
+                out = j > hi or (j == hi and i < lo) or comp[x] == comp[y]
+            if out:
+                lost += 1
+            elif x > 0:
+                par[y] = x
+        # cycles of the arcs built with the reachable gold arcs (in-degree at most one)
+        for y in range(n + 1):
+            colour[y] = 0
+        for y in range(1, n + 1):
+            if colour[y]:
+                continue
+            a = y
+            while a > 0 and colour[a] == 0:
+                colour[a] = 1
+                a = par[a]
+            if a > 0 and colour[a] == 1:
+                lost += 1
+            a = y
+            while a > 0 and colour[a] == 1:
+                colour[a] = 2
+                a = par[a]
+        return lost
+
+    cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
+        cdef State t
+        cdef int n = s.n, m, here, dep, head, label
+        cdef bint mask[4]
+        cdef int* work = <int*>malloc(sizeof(int) * 3 * (n + 1))
+        t.block = NULL
+        if work == NULL or not state_alloc(&t, n):
+            free(work)
+            return False
+        here = self.loss(s, g, work, work + n + 1, work + 2 * (n + 1))
+        self.valid_moves(s, mask)
+        for m in range(4):
+            zero_label[m] = -1
+            cost[m] = 0
+            if not mask[m]:
+                continue
+            label = 0
+            if m == LEFT_ARC or m == RIGHT_ARC:
+                dep = s.left if m == LEFT_ARC else s.right
+                head = s.right if m == LEFT_ARC else s.left
+                if g.heads[dep] == head:
+                    label = zero_label[m] = g.labels[dep]
+            # the move on a copy, then the loss there
+            # (s may have room for longer sentences: copy array by array)
+            memcpy(t.heads, s.heads, sizeof(int) * (n + 1))
+            memcpy(t.labels, s.labels, sizeof(int) * (n + 1))
+            memcpy(t.ldep, s.ldep, sizeof(int) * (n + 1))
+            memcpy(t.rdep, s.rdep, sizeof(int) * (n + 1))
+            memcpy(t.n_ldeps, s.n_ldeps, sizeof(int) * (n + 1))
+            memcpy(t.n_rdeps, s.n_rdeps, sizeof(int) * (n + 1))
+            t.left, t.right, t.n_transitions, t.last_move = s.left, s.right, s.n_transitions, s.last_move
+            self.apply(&t, m, label)
+            cost[m] = self.loss(&t, g, work, work + n + 1, work + 2 * (n + 1)) - here
+        state_free(&t)
+        free(work)
+        return True
