@@ -54,6 +54,8 @@ VARIANTS = [
     {"algorithm": "nivreeager", "buffer_transitions": "lba+rba+lnba+rnba"},
     {"algorithm": "covnonproj", "direction": "rtl", "marking_strategy": "path"},
     {"algorithm": "nivreeager", "direction": "both", "combination_folds": 2},
+    {"algorithm": "covnonproj", "learner": "perceptron", "oracle": "dynamic", "learner_options": "-i 3"},
+    {"algorithm": "nivreeager", "learner": "perceptron", "oracle": "dynamic", "learner_options": "-i 3"},
 ]
 
 

@@ -107,7 +107,7 @@ def _main_parser():
     g.add_argument("-or", metavar="ORACLE", choices=("static", "dynamic"),
                    help="static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
                         "learn inside the transition loop from the dynamic oracle, exploring the model's own "
-                        "errors (nivreeager; Goldberg & Nivre 2012)")
+                        "errors (nivreeager: Goldberg & Nivre 2012; covnonproj: the thesis's)")
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
                    "threads (the output does not depend on N); -m learn trains split models side by side "
                    "(default: all cores)")
