@@ -29,14 +29,28 @@ from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treeb
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 
+#: CoNLL 2007 treebanks (--conll2007 DIR): file name, format, root label
+CONLL2007 = {"esp": ("esp.train", "Spanish (CoNLL 2007)"), "eus": ("eus.train", "Basque (CoNLL 2007)")}
+
+
+def split(path, holdout):
+    """(train, test): the first 90% and the last 10% of a UD train.conllu or a CoNLL 2007 file."""
+    if path.endswith(".conllu"):
+        return ud_split(path, holdout)
+    from maltpy.experiments.runner import holdout_split
+    from maltpy.formats.conll import read_conll
+    return holdout_split(read_conll(path, "conllx", need_heads=True), holdout)
+
+
 def run(path, holdout, algorithm, learner, oracle, seed, epochs):
-    train, test = ud_split(path, holdout)
+    train, test = split(path, holdout)
     options = f"-i {epochs} -s {seed}" if learner == "perceptron" else ""
-    settings = make_settings(algorithm=algorithm, input_format="conllu", verbose=False, root_label="root",
+    fmt, root = ("conllu", "root") if path.endswith(".conllu") else ("conllx", "ROOT")
+    settings = make_settings(algorithm=algorithm, input_format=fmt, verbose=False, root_label=root,
                              marking_strategy="head" if algorithm == "nivreeager" else "none", learner=learner,
                              learner_options=options, oracle=oracle, jobs=1)
     t0 = time.perf_counter()
-    parser = Parser(settings).fit(train, fmt="conllu")
+    parser = Parser(settings).fit(train, fmt=fmt)
     return parser.parse(test), time.perf_counter() - t0
 
 
@@ -50,19 +64,26 @@ def main():
     ap.add_argument("--rounds", type=int, default=10000)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--algorithms", nargs="*", default=["covnonproj", "nivreeager"])
+    ap.add_argument("--conll2007", metavar="DIR", help="also the CoNLL 2007 Spanish and Basque training files in "
+                    "DIR (esp.train, eus.train), 90/10 split")
     ap.add_argument("-o", help="write the Markdown table here (default: standard output)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
+    if a.conll2007:
+        for key, (name, label) in CONLL2007.items():
+            paths[key] = os.path.join(a.conll2007, name)
+            NAMES[key] = label
+    datasets = list(paths)
     runs = [("liblinear", "static", 0)] + [("perceptron", o, s) for o in ("static", "dynamic") for s in range(a.seeds)]
     text = ""
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(alg, lang, r): pool.submit(run, paths[lang], a.holdout, alg, r[0], r[1], r[2], a.epochs)
-                   for alg in a.algorithms for lang in a.languages for r in runs}
+                   for alg in a.algorithms for lang in datasets for r in runs}
         for alg in a.algorithms:
             rows = {}
-            for lang in a.languages:
-                _, test = ud_split(paths[lang], a.holdout)
+            for lang in datasets:
+                _, test = split(paths[lang], a.holdout)
                 out = {r: futures[alg, lang, r].result() for r in runs}
                 score = {r: evaluate(test, out[r][0])["no_punct"] for r in runs}
                 mean = lambda o, m: sum(getattr(score[("perceptron", o, s)], m) for s in range(a.seeds)) / a.seeds  # noqa: E731

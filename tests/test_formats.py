@@ -129,3 +129,15 @@ def test_from_words_refuses_what_a_conll_file_cannot_hold():
                 dict(forms=[""]), dict(forms=["a"], lemmas=["x\ny"])):
         with pytest.raises(MaltpyError):
             Sentence.from_words(**bad)
+
+
+def test_deprel_underscore_is_a_label_in_gold_data():
+    """As in MaltParser (and the CoNLL 2007 Spanish treebank): a gold tree may label arcs _."""
+    import io
+    import maltpy
+    data = b"1\tEl\tel\td\tda\t_\t2\t_\n2\taumento\taumento\tn\tnc\t_\t0\tROOT\n\n" * 30
+    sentences = read_conll(io.BytesIO(data), "conllx", need_heads=True)
+    assert sentences[0].rows[0][7] == "_"
+    parser = maltpy.Parser(verbose=False).fit(sentences)
+    assert "_" in parser.labels
+    assert [r[7] for r in parser.parse(sentences[:1])[0].rows] == ["_", "ROOT"]

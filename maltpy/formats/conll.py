@@ -246,8 +246,8 @@ def _check_heads(rows, linenos, path, need_heads):
             raise InputFormatError(path, lineno, f"HEAD {h} is out of range: the sentence has {n} tokens")
         if h == int(row[0]):
             raise InputFormatError(path, lineno, f"token {h} is its own head")
-        if need_heads and row[DEPREL] == "_":
-            raise InputFormatError(path, lineno, "DEPREL is _ but training and evaluation need a label")
+        # DEPREL "_" is a label like any other here, as in MaltParser: some treebanks use it
+        # (CoNLL 2007 Spanish), and an unlabelled treebank trains an unlabelled parser
         heads.append(h)
     if need_heads:
         # every token must reach the root: otherwise the heads contain a cycle

@@ -171,9 +171,9 @@ class Parser:
             if not isinstance(sent, Sentence):
                 raise MaltpyError(f"training sentence {k + 1} is a {type(sent).__name__}, not a Sentence "
                                   "(read treebanks with maltpy.read_conll)")
-            if any(r[6] == "_" or r[7] == "_" for r in sent.rows):
+            if any(r[6] == "_" for r in sent.rows):
                 where = f" ({sent.source}:{sent.first_line})" if sent.first_line else ""
-                raise MaltpyError(f"training sentence {k + 1}{where} has words without HEAD or DEPREL; "
+                raise MaltpyError(f"training sentence {k + 1}{where} has words without HEAD; "
                                   "training needs gold trees")
         fmt = fmt or s.input_format or "conllx"
         log = log or (lambda msg: None)
