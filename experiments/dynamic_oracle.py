@@ -71,9 +71,20 @@ def main():
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
     if a.conll2007:
+        import tempfile
+        work = tempfile.mkdtemp(prefix="maltpy-conll2007-")
         for key, (name, label) in CONLL2007.items():
             paths[key] = os.path.join(a.conll2007, name)
             NAMES[key] = label
+            with open(paths[key], "rb") as f:
+                data = f.read()
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                # the CoNLL 2007 Basque file is ISO-8859-1: a UTF-8 copy outside the data directory
+                paths[key] = os.path.join(work, name)
+                with open(paths[key], "wb") as f:
+                    f.write(data.decode("latin-1").encode("utf-8"))
     datasets = list(paths)
     runs = [("liblinear", "static", 0)] + [("perceptron", o, s) for o in ("static", "dynamic") for s in range(a.seeds)]
     text = ""

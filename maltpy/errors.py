@@ -13,6 +13,10 @@ class InputFormatError(MaltpyError):
         where = f"{path}:{line}" if line else str(path)
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self):
+        # picklable, so that an error in a worker process (Dask, a process pool) arrives whole
+        return type(self), (self.path, self.line, self.reason)
+
 
 class ModelFileError(MaltpyError):
     """A model file that is missing, truncated, corrupt or from another version."""

@@ -141,3 +141,10 @@ def test_deprel_underscore_is_a_label_in_gold_data():
     parser = maltpy.Parser(verbose=False).fit(sentences)
     assert "_" in parser.labels
     assert [r[7] for r in parser.parse(sentences[:1])[0].rows] == ["_", "ROOT"]
+
+
+def test_input_errors_survive_pickling():
+    """An error raised in a worker process (Dask, a process pool) reaches the caller whole."""
+    import pickle
+    e = pickle.loads(pickle.dumps(InputFormatError("in.conll", 3, "HEAD 'x' is not an integer")))
+    assert isinstance(e, InputFormatError) and str(e) == "in.conll:3: HEAD 'x' is not an integer" and e.line == 3
