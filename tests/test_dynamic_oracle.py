@@ -183,7 +183,7 @@ COVINGTON_OPTIONS = [{}, {"allow_root": False}, {"allow_shift": True}]
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 5), options=st.sampled_from(COVINGTON_OPTIONS),
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 6), options=st.sampled_from(COVINGTON_OPTIONS),
        projective=st.booleans())
 def test_covington_costs_are_exact_on_any_tree(seed, n, options, projective):
     """covnonproj's dynamic oracle (the thesis's loss with its corrections): every permissible
