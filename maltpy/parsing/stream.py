@@ -22,7 +22,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from maltpy.formats.conll import open_input
+from maltpy.formats.conll import COLUMNS, HEAD_COLUMNS, open_input
 from maltpy.formats.scan import Scanner
 
 #: bytes read at a time (a chunk is what one read completes)
@@ -35,11 +35,10 @@ class ChunkParser:
     """Parses one :class:`~maltpy.formats.scan.Chunk` into its output bytes; safe to call from
     several threads at once (everything it shares is read only)."""
 
-    def __init__(self, parser, drop_extra: bool = False, kernel_threads: int = 1):
+    def __init__(self, parser, kernel_threads: int = 1):
         from maltpy.parsing.intern import ChunkEncoder
         parser._check_fitted()
         self.parser = parser
-        from maltpy.formats.conll import HEAD_COLUMNS, COLUMNS
         self.reverse = parser.settings.direction == "rtl"
         node_columns = [COLUMNS[parser.format].index(c) for c in HEAD_COLUMNS[parser.format]]
         self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.rag_tables,
@@ -53,7 +52,7 @@ class ChunkParser:
         # labels whose sentences need decoding: those carrying the encoding's marks
         self.marked = np.array(["|" in label or "%" in label for label in parser.labels] + [False], dtype=bool)
         # -dir both: the right-to-left parser of the same model file, and how to combine
-        self.other = ChunkParser(parser.reverse_parser, drop_extra, kernel_threads) \
+        self.other = ChunkParser(parser.reverse_parser, kernel_threads) \
             if parser.settings.direction == "both" else None
 
     def __call__(self, chunk) -> bytes:
@@ -204,7 +203,7 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     kernel = parser.learner.kind == "kernel"
     # a kernel model scores many sentences in one matrix product, on its own threads: it gets
     # large chunks one after the other; a linear model gets a chunk per thread
-    work = ChunkParser(parser, drop_extra, kernel_threads=jobs if kernel else 1)
+    work = ChunkParser(parser, kernel_threads=jobs if kernel else 1)
     scanner = Scanner(fmt, path, drop_extra)
     writer = OrderedOutput(out, progress)
 
