@@ -43,7 +43,7 @@ cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexce
     """Fill the oracle's view of a gold tree over nodes 0..n (heads[0] = -1)."""
     cdef int i, h
     cdef int m = n + 1
-    cdef int* block = <int*>malloc(sizeof(int) * 6 * m)
+    cdef int* block = <int*>malloc(sizeof(int) * 15 * m)
     if block == NULL:
         return False
     g.heads = heads
@@ -54,6 +54,7 @@ cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexce
     g.order = block + 3 * m
     g.group = block + 4 * m
     g.plane = block + 5 * m
+    g.scratch = block + 6 * m
     for i in range(m):
         g.n_children[i] = 0
         g.lmost_left[i] = -1
@@ -133,26 +134,7 @@ cdef class TransitionSystem:
     @property
     def has_costs(self):
         """Whether this system (with its options) has a dynamic oracle (:meth:`move_costs`)."""
-        cdef State st
-        cdef Gold g
-        cdef int cost[64]
-        cdef int zero[64]
-        cdef int heads[2]
-        cdef int labels[2]
-        heads[0], heads[1] = -1, 0
-        labels[0], labels[1] = -1, 0
-        st.block = NULL
-        g.n_children = NULL
-        if not state_alloc(&st, 1) or not gold_alloc(&g, heads, labels, 1):
-            state_free(&st)
-            raise MemoryError()
-        try:
-            self.prepare_gold(&g, 1)
-            self.init_state(&st)
-            return bool(self.move_costs(&st, &g, cost, zero))
-        finally:
-            state_free(&st)
-            gold_free(&g)
+        return False
 
     def move_table(self, **options):
         """(move names, labeled flags) of a system with these options; the class's by default."""

@@ -9,4 +9,3 @@ cdef class Covington(TransitionSystem):
     cdef int leftstop
     cdef void advance(self, State* s, int move) noexcept nogil
     cdef void move_left_to(self, State* s, int i) noexcept nogil
-    cdef int loss(self, const State* s, const Gold* g, int* comp, int* par, int* colour) noexcept nogil

@@ -82,9 +82,6 @@ cdef class Covington(TransitionSystem):
     cdef void advance(self, State* s, int move) noexcept nogil:
         pass
 
-    cdef int loss(self, const State* s, const Gold* g, int* comp, int* par, int* colour) noexcept nogil:
-        return 0
-
     cdef void move_left_to(self, State* s, int i) noexcept nogil:
         """Left[0] becomes i, or the next word is shifted when i is past ``leftstop``."""
         if i < self.leftstop:

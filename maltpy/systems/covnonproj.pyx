@@ -15,11 +15,10 @@ this one's. MaltParser's conventions are kept: the root in Left with ``allow_roo
 root arcs), and words left without a head attached to the root with the root label, so a
 root arc with another label needs a RIGHT-ARC from the root.
 """
-from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from maltpy.systems.covington cimport Covington
-from maltpy.systems.state cimport Gold, State, component_root, state_alloc, state_free
+from maltpy.systems.state cimport Gold, State, component_root
 
 cdef enum:
     SHIFT = 0
@@ -106,16 +105,24 @@ cdef class CovNonProj(Covington):
                 a = par[a]
         return lost
 
+    @property
+    def has_costs(self):
+        return True
+
     cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
+        """Each permissible move applied to a copy of the configuration (in the sentence's
+        scratch space: no allocation per decision), and the loss there."""
         cdef State t
         cdef int n = s.n, m, here, dep, head, label
+        cdef int m1 = n + 1
         cdef bint mask[4]
-        cdef int* work = <int*>malloc(sizeof(int) * 3 * (n + 1))
+        cdef int* work = g.scratch + 6 * m1
         t.block = NULL
-        if work == NULL or not state_alloc(&t, n):
-            free(work)
-            return False
-        here = self.loss(s, g, work, work + n + 1, work + 2 * (n + 1))
+        t.stack = t.buffer = t.aux = NULL
+        t.n = t.cap = n
+        t.heads, t.labels, t.ldep = g.scratch, g.scratch + m1, g.scratch + 2 * m1
+        t.rdep, t.n_ldeps, t.n_rdeps = g.scratch + 3 * m1, g.scratch + 4 * m1, g.scratch + 5 * m1
+        here = self.loss(s, g, work, work + m1, work + 2 * m1)
         self.valid_moves(s, mask)
         for m in range(4):
             zero_label[m] = -1
@@ -128,17 +135,14 @@ cdef class CovNonProj(Covington):
                 head = s.right if m == LEFT_ARC else s.left
                 if g.heads[dep] == head:
                     label = zero_label[m] = g.labels[dep]
-            # the move on a copy, then the loss there
-            # (s may have room for longer sentences: copy array by array)
-            memcpy(t.heads, s.heads, sizeof(int) * (n + 1))
-            memcpy(t.labels, s.labels, sizeof(int) * (n + 1))
-            memcpy(t.ldep, s.ldep, sizeof(int) * (n + 1))
-            memcpy(t.rdep, s.rdep, sizeof(int) * (n + 1))
-            memcpy(t.n_ldeps, s.n_ldeps, sizeof(int) * (n + 1))
-            memcpy(t.n_rdeps, s.n_rdeps, sizeof(int) * (n + 1))
+            # the move on a copy (s may have room for longer sentences: array by array)
+            memcpy(t.heads, s.heads, sizeof(int) * m1)
+            memcpy(t.labels, s.labels, sizeof(int) * m1)
+            memcpy(t.ldep, s.ldep, sizeof(int) * m1)
+            memcpy(t.rdep, s.rdep, sizeof(int) * m1)
+            memcpy(t.n_ldeps, s.n_ldeps, sizeof(int) * m1)
+            memcpy(t.n_rdeps, s.n_rdeps, sizeof(int) * m1)
             t.left, t.right, t.n_transitions, t.last_move = s.left, s.right, s.n_transitions, s.last_move
             self.apply(&t, m, label)
-            cost[m] = self.loss(&t, g, work, work + n + 1, work + 2 * (n + 1)) - here
-        state_free(&t)
-        free(work)
+            cost[m] = self.loss(&t, g, work, work + m1, work + 2 * m1) - here
         return True

@@ -110,6 +110,11 @@ cdef class NivreEager(TransitionSystem):
         return (tuple(self.move_names) + tuple(t.upper() for t in extra),
                 tuple(self.labeled_moves) + (True,) * len(extra))
 
+    @property
+    def has_costs(self):
+        """A dynamic oracle, except with buffer transitions or the tree constraint."""
+        return not (self.any_buffer or self.enforce_tree)
+
     def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False, buffer_transitions="none"):
         self.allow_root = bool(allow_root)
         self.allow_reduce = bool(allow_reduce)

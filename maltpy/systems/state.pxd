@@ -43,6 +43,7 @@ cdef struct Gold:
     int* order            # per-system scratch filled by prepare_gold (e.g. projective order)
     int* group            # per-system scratch (e.g. maximal projective components)
     int* plane            # per-system mutable oracle state (e.g. 2-planar plane of each arc)
+    int* scratch          # 9 * (n + 1) ints for dynamic oracles, allocated once per sentence
 
 
 cdef inline bint state_alloc(State* s, int n) noexcept nogil:
