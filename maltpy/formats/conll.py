@@ -250,21 +250,29 @@ def _check_heads(rows, linenos, path, need_heads):
         # (CoNLL 2007 Spanish), and an unlabelled treebank trains an unlabelled parser
         heads.append(h)
     if need_heads:
-        # every token must reach the root: otherwise the heads contain a cycle
-        state = [0] * (n + 1)  # 0 unknown, 1 on current path, 2 reaches root
-        state[0] = 2
-        for start in range(1, n + 1):
-            path_nodes, node = [], start
-            while state[node] == 0:
-                state[node] = 1
-                path_nodes.append(node)
-                node = heads[node - 1]
-            if state[node] == 1:
-                cyc = path_nodes[path_nodes.index(node):]
-                raise InputFormatError(path, linenos[min(cyc) - 1],
-                                       f"the heads of tokens {', '.join(map(str, sorted(cyc)))} form a cycle")
-            for p in path_nodes:
-                state[p] = 2
+        cyc = find_cycle([-1] + heads)
+        if cyc:
+            raise InputFormatError(path, linenos[cyc[0] - 1],
+                                   f"the heads of tokens {', '.join(map(str, cyc))} form a cycle")
+
+
+def find_cycle(heads) -> List[int]:
+    """The words of a cycle in ``heads`` (index 0 unused, words 1..n, head 0 = the root), sorted;
+    an empty list when every word reaches the root."""
+    n = len(heads) - 1
+    state = [0] * (n + 1)  # 0 unknown, 1 on the current path, 2 reaches the root
+    state[0] = 2
+    for start in range(1, n + 1):
+        path_nodes, node = [], start
+        while state[node] == 0:
+            state[node] = 1
+            path_nodes.append(node)
+            node = heads[node]
+        if state[node] == 1:
+            return sorted(path_nodes[path_nodes.index(node):])
+        for p in path_nodes:
+            state[p] = 2
+    return []
 
 
 def read_conll(source, fmt: Optional[str] = None, need_heads: bool = False) -> List[Sentence]:

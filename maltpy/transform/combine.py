@@ -12,26 +12,15 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
+from maltpy.formats.conll import find_cycle
+
 CRITERIA = ("position", "length")
 ORDERS = ("ltr", "rtl")      # which parser is first
 
 
 def has_cycle(heads: Sequence[int]) -> bool:
     """Whether heads (index 0 unused, words 1..n, head 0 = the root) contain a cycle."""
-    n = len(heads) - 1
-    state = [0] * (n + 1)     # 0 unseen, 1 on the current path, 2 reaches the root
-    state[0] = 2
-    for start in range(1, n + 1):
-        path, node = [], start
-        while state[node] == 0:
-            state[node] = 1
-            path.append(node)
-            node = heads[node]
-        if state[node] == 1:
-            return True
-        for p in path:
-            state[p] = 2
-    return False
+    return bool(find_cycle(heads))
 
 
 def combine_trees(ltr: Tuple[Sequence[int], Sequence], rtl: Tuple[Sequence[int], Sequence],
