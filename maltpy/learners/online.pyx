@@ -21,7 +21,9 @@ from libc.string cimport memset
 
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.features.featmap cimport FeatMap
-from maltpy.parsing.loop cimport ClassTable, Corpus, MAX_MOVES, oracle_move
+from maltpy.parsing.loop cimport (
+    ClassTable, Corpus, MAX_MOVES, max_transitions, oracle_move, start_training_sentence,
+)
 from maltpy.systems.base cimport TransitionSystem, gold_alloc, gold_free
 from maltpy.systems.state cimport Gold, State, state_alloc, state_free, state_reset
 
@@ -137,16 +139,10 @@ def train_online(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable
             with nogil:
                 for idx in range(n_sent):
                     k = order[idx]
-                    corpus.sentence(k, &sent)
-                    r0 = corpus.off_p[k]
-                    s.n = sent.n
-                    state_reset(&s)
-                    if not gold_alloc(&g, &gh[r0], &gl[r0], sent.n):
+                    if not start_training_sentence(system, corpus, k, &s, &sent, &g, &gh[0], &gl[0]):
                         ok = False
                         break
-                    system.prepare_gold(&g, sent.n)
-                    system.init_state(&s)
-                    max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
+                    max_steps = max_transitions(sent.n)
                     while not system.is_terminal(&s) and s.n_transitions < max_steps:
                         n_valid = system.valid_moves(&s, mask)
                         if n_valid == 0:

@@ -36,7 +36,7 @@ from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.features.featmap cimport FeatMap, probe
-from maltpy.parsing.loop cimport ClassTable, Corpus, SplitModels, MAX_MOVES, forced_move, record_stack
+from maltpy.parsing.loop cimport ClassTable, Corpus, SplitModels, MAX_MOVES, forced_move, max_transitions, record_stack
 
 cnp.import_array()
 
@@ -288,7 +288,7 @@ cdef bint advance(TransitionSystem system, Extractor ex, KernelModels km, ClassT
     cdef uint64_t moves = 0
     cdef const SvmC* m
     corpus.sentence(k, &w.sent)
-    cdef int max_steps = 4 * (w.sent.n + 1) * (w.sent.n + 2) + 16
+    cdef int max_steps = max_transitions(w.sent.n)
     while True:
         if record_end and not recorded[i] and s.end_seen:
             recorded[i] = True

@@ -2,8 +2,8 @@
 """Declarations shared by the parse loops (loop.pyx: one decision at a time; kernel.pyx: batched)."""
 cimport cython
 from libc.stdint cimport int64_t, int32_t, uint64_t
-from maltpy.systems.state cimport State, Gold
-from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.state cimport State, Gold, state_reset
+from maltpy.systems.base cimport TransitionSystem, gold_alloc
 from maltpy.features.extract cimport Sent
 from maltpy.features.featmap cimport mix64
 from libc.string cimport memcpy
@@ -167,6 +167,27 @@ cdef class Corpus:
         sent.rag_off = self.rag_off_p + r0
         sent.rag_stride = <int>(self.n_rows + 1)
         sent.rag_ids = self.rag_ids_p
+
+
+cdef inline int max_transitions(int n) noexcept nogil:
+    """A bound no system reaches on n words: a loop that gets there is cut off, not hung."""
+    return 4 * (n + 1) * (n + 2) + 16
+
+
+cdef inline bint start_training_sentence(TransitionSystem system, Corpus corpus, Py_ssize_t k, State* s,
+                                         Sent* sent, Gold* g, const int* gold_heads,
+                                         const int* gold_labels) noexcept nogil:
+    """Sentence k's initial configuration and gold tree (from the corpus-row gold arrays), for the
+    training loops; False when memory runs out."""
+    cdef int64_t r0 = corpus.off_p[k]
+    corpus.sentence(k, sent)
+    s.n = sent.n
+    state_reset(s)
+    if not gold_alloc(g, gold_heads + r0, gold_labels + r0, sent.n):
+        return False
+    system.prepare_gold(g, sent.n)
+    system.init_state(s)
+    return True
 
 
 cdef inline int oracle_move(TransitionSystem system, ClassTable classes, const State* s, const Gold* g,

@@ -285,16 +285,9 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
     try:
         for k in range(n_sent):
             with nogil:
-                corpus.sentence(k, &sent)
                 r0 = corpus.off_p[k]
-                s.n = sent.n
-                state_reset(&s)
-                if not gold_alloc(&g, &gh[r0], &gl[r0], sent.n):
-                    ok = False
-                else:
-                    system.prepare_gold(&g, sent.n)
-                system.init_state(&s)
-                max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
+                ok = start_training_sentence(system, corpus, k, &s, &sent, &g, &gh[0], &gl[0])
+                max_steps = max_transitions(sent.n)
                 while ok and not system.is_terminal(&s) and s.n_transitions < max_steps:
                     n_valid = system.valid_moves(&s, mask)
                     if n_valid == 0:
@@ -405,7 +398,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                 state_reset(&s)
                 system.init_state(&s)
                 recorded = False
-                max_steps = 4 * (sent.n + 1) * (sent.n + 2) + 16
+                max_steps = max_transitions(sent.n)
                 while not system.is_terminal(&s) and s.n_transitions < max_steps:
                     if record_end and not recorded and s.end_seen:
                         recorded = True
