@@ -34,12 +34,6 @@ right, whose head is not within [left, right].
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport State, Gold, add_arc
 
-cdef enum:
-    SHIFT = 0
-    NO_ARC = 1
-    RIGHT_ARC = 2
-    LEFT_ARC = 3
-
 
 cdef class Covington(TransitionSystem):
     move_names = ("SH", "NA", "RA", "LA")

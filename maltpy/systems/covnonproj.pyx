@@ -17,14 +17,8 @@ root arc with another label needs a RIGHT-ARC from the root.
 """
 from libc.string cimport memcpy
 
-from maltpy.systems.covington cimport Covington
+from maltpy.systems.covington cimport LEFT_ARC, RIGHT_ARC, Covington
 from maltpy.systems.state cimport Gold, State, component_root
-
-cdef enum:
-    SHIFT = 0
-    NO_ARC = 1
-    RIGHT_ARC = 2
-    LEFT_ARC = 3
 
 
 cdef class CovNonProj(Covington):

@@ -7,12 +7,8 @@ Left[0] has no head; LEFT-ARC steps left past Right[0]'s new tree; RIGHT-ARC
 shifts (Right[0] joins λ1). Output is a projective forest in at most n(n+3)/2
 transitions.
 """
-from maltpy.systems.covington cimport Covington
+from maltpy.systems.covington cimport NO_ARC, RIGHT_ARC, Covington
 from maltpy.systems.state cimport State, component_root
-
-cdef enum:
-    NO_ARC = 1
-    RIGHT_ARC = 2
 
 
 cdef class CovProj(Covington):
