@@ -48,11 +48,17 @@ def _transform(transform: str, length: int):
     return None
 
 
+def literal_separator(sep: str):
+    """The one character a Split separator stands for (a single, maybe escaped, character such
+    as the usual ``\\|``), or None for a real regular expression."""
+    return sep[-1] if re.fullmatch(r"\\?[^\w\s]|\w", sep) else None
+
+
 def _splitter(sep: str):
-    """MaltParser's Split separator is a regular expression; a single (escaped) character,
-    the usual ``\\|``, splits with str.split."""
-    if re.fullmatch(r"\\?[^\w\s]|\w", sep):
-        literal = sep[-1]
+    """MaltParser's Split separator is a regular expression; a single character splits with
+    str.split."""
+    literal = literal_separator(sep)
+    if literal is not None:
         return lambda v: v.split(literal)
     return re.compile(sep).split
 

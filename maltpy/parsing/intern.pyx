@@ -8,8 +8,6 @@ Prefix count code points as Python slicing does; Split cuts at a literal separat
 A Split with a regular-expression separator has no compiled form (:func:`supported`
 says so and the parse path falls back to Python).
 """
-import re
-
 import numpy as np
 cimport numpy as cnp
 
@@ -18,6 +16,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
 from maltpy.formats.scan cimport Chunk
+from maltpy.parsing.encode import literal_separator
 from maltpy.parsing.loop import Corpus
 
 cnp.import_array()
@@ -110,17 +109,15 @@ cdef class ByteTable:
         return _lookup(&self.t, <const unsigned char*>b, len(b))
 
 
-def literal_separator(str sep):
-    """The UTF-8 bytes a Split separator cuts at, or None for a real regular expression
-    (the same test as :func:`maltpy.parsing.encode._splitter`)."""
-    if re.fullmatch(r"\\?[^\w\s]|\w", sep):
-        return sep[len(sep) - 1].encode("utf-8")
-    return None
-
-
 def supported(compiled):
     """Whether every column the feature model reads has a compiled form here."""
     return all(literal_separator(sep) is not None for _, _, _, sep in compiled.rag_columns)
+
+
+def _separator_bytes(str sep):
+    """The UTF-8 bytes a Split separator cuts at (see encode.literal_separator)."""
+    literal = literal_separator(sep)
+    return None if literal is None else literal.encode("utf-8")
 
 
 cdef inline const unsigned char* _transform(const unsigned char* s, Py_ssize_t* n, int kind,
@@ -215,7 +212,7 @@ cdef class ChunkEncoder:
         self._seps = []
         for q, (ci, transform, length, sep) in enumerate(compiled.rag_columns):
             self.rag_col[q], self.rag_kind[q], self.rag_len[q] = ci, kinds[transform], length
-            literal = literal_separator(sep)
+            literal = _separator_bytes(sep)
             if literal is None:
                 raise ValueError(f"Split separator {sep!r} is a regular expression; no compiled form")
             self._seps.append(literal)
