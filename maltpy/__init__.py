@@ -17,12 +17,17 @@ def load(path, **overrides):
 
 
 def train(treebank, **settings):
-    """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings."""
+    """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings.
+    A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser."""
     from maltpy.formats.conll import detect_format, read_conll
     from maltpy.parsing.parser import Parser
     parser = Parser(**settings)
     if isinstance(treebank, (str, bytes)) or hasattr(treebank, "__fspath__"):
         fmt = parser.settings.input_format or detect_format(str(treebank))
+        if fmt == "ptb":
+            from maltpy.formats.ptb import read_ptb
+            from maltpy.parsing.constituent import fit_constituent_parser
+            return fit_constituent_parser(parser, read_ptb(treebank))
         sentences = read_conll(treebank, fmt, need_heads=True)
     else:
         sentences, fmt = list(treebank), parser.settings.input_format

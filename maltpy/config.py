@@ -51,6 +51,8 @@ class Settings:
     direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
     combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
     oracle: str = "static"                 # -or static|dynamic (dynamic: online perceptron training)
+    constituent_encoding: str = "delta"    # -ce direct|delta: constituent trees as head-ordered dependencies
+    head_rules: str = "collins"            # -hr collins|leftmost|rightmost or a YAML rule file
     jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
@@ -84,6 +86,8 @@ FLAGS = {
     "-dir": "direction",
     "-cv": "combination_folds",
     "-or": "oracle",
+    "-ce": "constituent_encoding",
+    "-hr": "head_rules",
 }
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
@@ -103,9 +107,10 @@ def choices() -> dict:
     from maltpy.systems import SYSTEMS
     from maltpy.systems.planar import CONNECTEDNESS, ROOT_HANDLING
     from maltpy.transform.pseudoproj import COVERED_ROOT, LIFTING_ORDERS, MARKING_STRATEGIES
+    from maltpy.transform.constituents import ENCODINGS
     from maltpy.transform.reverse import DIRECTIONS
-    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS,
-            "output_format": FORMATS, "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
+    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",),
+            "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS, "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
             "oracle": ("static", "dynamic")}
@@ -175,6 +180,8 @@ def load_config(path: str) -> dict:
             value = os.path.join(base, value)
         if name == "features" and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
                 and not os.path.isabs(value):
+            value = os.path.join(base, value)
+        if name == "head_rules" and value not in ("collins", "leftmost", "rightmost") and not os.path.isabs(value):
             value = os.path.join(base, value)
         out[name] = value
     return out

@@ -2,8 +2,10 @@
 
     maltpy -c config.yaml -m learn            train (settings from the YAML file)
     maltpy -c model.mpz -i test.conll -m parse   parse (stdin/stdout when -i/-o are absent or -)
-    maltpy -m convert -i in.conllu -o out.conll  CoNLL-U -> CoNLL-X
+    maltpy -m convert -i in.conllu -o out.conll  CoNLL-U -> CoNLL-X (trees.mrg <-> trees.conll: constituents)
+    maltpy -c ptb.yaml -m learn -i train.mrg  a constituent parser (parsing as reduction)
     maltpy eval GOLD SYSTEM                   LAS, UAS, LA (--report FILE.html: grouped figures, plots)
+    maltpy eval --constituents GOLD.mrg OUT.mrg   EVALB's figures (COLLINS.prm)
     maltpy draw FILE -o trees.html            trees as pictures (--gold GOLD marks the errors)
     maltpy combine LTR RTL --param P          combine left-to-right and right-to-left parses
     maltpy convert-features MODEL.xml         MaltParser XML feature model -> YAML
@@ -54,10 +56,12 @@ def _main_parser():
     g = p.add_argument_group("MaltParser options (override the YAML file)")
     g.add_argument("-i", metavar="FILE", help="input file; '-' or absent: standard input")
     g.add_argument("-o", metavar="FILE", help="output file; '-' or absent: standard output")
-    g.add_argument("-if", metavar="FORMAT", choices=("conllx", "conllu"),
-                   help="input format: conllx or conllu (default: .conllu files are conllu, else conllx)")
-    g.add_argument("-of", metavar="FORMAT", choices=("conllx", "conllu"),
-                   help="output format (default: the input format)")
+    g.add_argument("-if", metavar="FORMAT", choices=("conllx", "conllu", "ptb"),
+                   help="input format: conllx, conllu or ptb (bracketed trees) (default: .conllu files are "
+                        "conllu, .mrg and .ptb files ptb, else conllx)")
+    g.add_argument("-of", metavar="FORMAT", choices=("conllx", "conllu", "ptb"),
+                   help="output format (default: the input format; a constituent parser writes ptb, "
+                        "one bracketed tree per line)")
     g.add_argument("-a", metavar="ALGORITHM",
                    help="parsing algorithm: nivreeager (default), nivrestandard, covproj, covnonproj, "
                         "stackproj, stackeager, stacklazy, planar, 2planar")
@@ -108,6 +112,11 @@ def _main_parser():
                    help="static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
                         "learn inside the transition loop from the dynamic oracle, exploring the model's own "
                         "errors (nivreeager: Goldberg & Nivre 2012; covnonproj: the thesis's)")
+    g.add_argument("-ce", metavar="ENCODING", choices=("direct", "delta"),
+                   help="constituent parsing (training on .mrg trees): how attachment order is written in the "
+                        "dependency labels, delta (default) or direct (Fernández-González & Martins 2015)")
+    g.add_argument("-hr", metavar="RULES", help="constituent parsing: head rules, collins (default), leftmost, "
+                   "rightmost, or a YAML rule file (see maltpy/transform/headrules/collins.yaml)")
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
                    "threads (the output does not depend on N); -m learn trains split models side by side "
                    "(default: all cores)")
@@ -164,6 +173,16 @@ def run_learn(settings, log):
     check_output_path(settings.model)
     fmt = _detect(settings.input, settings.input_format) or "conllx"
     t0 = time.perf_counter()
+    if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
+        from maltpy.formats.ptb import read_ptb
+        from maltpy.parsing.constituent import fit_constituent_parser
+        trees = read_ptb(settings.input)
+        log(f"read {len(trees)} trees (ptb) from {settings.input or 'stdin'}")
+        parser = fit_constituent_parser(Parser(settings), trees, log)
+        parser.save(settings.model)
+        log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
+            f"learning took {time.perf_counter() - t0:.1f} s")
+        return
     sentences = read_conll(settings.input, fmt, need_heads=True)
     log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
     parser = Parser(settings).fit(sentences, fmt=fmt, log=log)
@@ -196,6 +215,19 @@ def run_parse(settings, log, explicit, dask=None):
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+
+
+def _output_format(output, parser):
+    """-of when it is not given: a constituent parser writes bracketed trees unless the output is
+    named .conll/.conllu; a dependency parser cannot write them."""
+    named = output not in (None, "-") and str(output).lower().endswith((".mrg", ".ptb", ".conll", ".conllu"))
+    fmt = _detect(output, None) if named else None
+    if parser.reduction is not None:
+        return fmt or "ptb"
+    if fmt == "ptb":
+        raise MaltpyError(f"{output}: this model parses dependencies; bracketed trees come from a constituent "
+                          "parser (trained on a .mrg file)")
+    return None
 
 
 def _file_pairs(pattern, output, dask):
@@ -259,12 +291,36 @@ def _parse_files(settings, pairs, dask, log):
 def run_convert(settings, log):
     from maltpy.formats.conll import read_conll, to_conllx, write_conll
     fmt = _detect(settings.input, settings.input_format) or "conllu"
-    out_fmt = settings.output_format or "conllx"
+    out_fmt = settings.output_format or ("ptb" if _detect(settings.output, None) == "ptb" else "conllx")
+    if fmt == "ptb" or out_fmt == "ptb":
+        return _convert_constituents(settings, log, fmt, out_fmt)
     sentences = read_conll(settings.input, fmt)
     if out_fmt == "conllx":
         sentences = [to_conllx(s) for s in sentences]
     write_conll(sentences, settings.output)
     log(f"converted {len(sentences)} sentences from {fmt} to {out_fmt}")
+
+
+def _convert_constituents(settings, log, fmt, out_fmt):
+    """-m convert between bracketed trees and their head-ordered dependency encoding."""
+    from maltpy.formats.conll import read_conll, write_conll
+    from maltpy.formats.ptb import read_ptb, write_ptb
+    from maltpy.parsing.constituent import convert_conll_to_trees, convert_trees_to_conll
+    from maltpy.transform.headrules import HeadRules
+    if fmt == "ptb" and out_fmt == "ptb":
+        trees = read_ptb(settings.input)
+        write_ptb(trees, settings.output)
+        log(f"cleaned {len(trees)} trees (-NONE- elements and function tags removed)")
+    elif fmt == "ptb":
+        trees = read_ptb(settings.input)
+        sentences = convert_trees_to_conll(trees, HeadRules.load(settings.head_rules), settings.constituent_encoding)
+        write_conll(sentences, settings.output)
+        log(f"encoded {len(trees)} trees as dependency trees ({settings.constituent_encoding} encoding, "
+            f"{settings.head_rules} head rules; unary chains in the last column)")
+    else:
+        trees = convert_conll_to_trees(read_conll(settings.input, fmt, need_heads=True), settings.constituent_encoding)
+        write_ptb(trees, settings.output)
+        log(f"decoded {len(trees)} dependency trees into bracketed trees ({settings.constituent_encoding} encoding)")
 
 
 def run_pseudo_projective(settings, log, mode):
@@ -299,6 +355,13 @@ def cmd_eval(argv):
     p.add_argument("gold")
     p.add_argument("system")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    p.add_argument("--constituents", action="store_true",
+                   help="bracketed trees (.mrg): EVALB's labelled recall, precision, F-measure, complete match, "
+                        "crossing brackets and tagging accuracy with COLLINS.prm, for all sentences and those of "
+                        "at most 40 words (the default for .mrg and .ptb files)")
+    p.add_argument("--ignore-wrapper", action="store_true",
+                   help="with --constituents: do not count the unlabelled outer bracket '( ... )' of treebank files, "
+                        "which EVALB counts (and always matches); gives the figures of trees written with TOP")
     p.add_argument("--compare", metavar="SYSTEM_B",
                    help="a second system output: print both systems' LAS/UAS (all tokens) and the "
                         "p-values of a randomized permutation test on the difference")
@@ -318,6 +381,9 @@ def cmd_eval(argv):
     a = p.parse_args(argv)
     if a.rounds < 1 or a.differing < 0:
         p.error("--rounds must be at least 1 and --differing at least 0")
+    from maltpy.formats.ptb import is_ptb_path
+    if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
+        return _eval_constituents(a)
     gold = read_conll(a.gold, a.fmt, need_heads=True)
     systems = [(os.path.basename(a.system), read_conll(a.system, a.fmt, need_heads=True))]
     if a.compare:
@@ -336,6 +402,18 @@ def cmd_eval(argv):
     if a.report or a.plots:
         # the report's test counts the same tokens as its tables: reuse the printed one only then
         _write_report(a, gold, systems, comparison if not a.no_punct else None)
+
+
+def _eval_constituents(a):
+    from maltpy.evaluation.evalb import evalb, format_evalb
+    from maltpy.formats.ptb import read_ptb
+    result = evalb(read_ptb(a.gold, clean=False), read_ptb(a.system, clean=False), a.ignore_wrapper,
+                   names=(a.gold, a.system))
+    for message in result.messages[:10]:
+        print(f"maltpy: {message}", file=sys.stderr)
+    if len(result.messages) > 10:
+        print(f"maltpy: ... and {len(result.messages) - 10} more error sentences", file=sys.stderr)
+    print(format_evalb(result), end="")
 
 
 def _write_report(a, gold, systems, comparison=None):

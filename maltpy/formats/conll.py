@@ -135,8 +135,12 @@ class Sentence:
 
 
 def detect_format(path: str) -> str:
-    """MaltParser's default is conllx; files named *.conllu are CoNLL-U."""
-    return "conllu" if str(path).lower().endswith(".conllu") else "conllx"
+    """MaltParser's default is conllx; files named *.conllu are CoNLL-U, *.mrg and *.ptb are
+    bracketed trees (ptb)."""
+    name = str(path).lower()
+    if name.endswith((".mrg", ".ptb")):
+        return "ptb"
+    return "conllu" if name.endswith(".conllu") else "conllx"
 
 
 def _decode(data: bytes, path: str, lines_before: int = 0) -> str:
@@ -169,6 +173,9 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
 
     A sentence is held back until the next one begins, because comment lines after
     the last sentence of the input belong to it."""
+    if fmt == "ptb":
+        raise MaltpyError(f"{path}: bracketed trees (.mrg/.ptb) where CoNLL is expected; convert them with "
+                          f"'maltpy -m convert -i {path} -o FILE.conll', or give -if conllx if the file is CoNLL")
     if fmt not in COLUMNS:
         raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     conllu = fmt == "conllu"

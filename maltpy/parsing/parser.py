@@ -94,6 +94,8 @@ class Parser:
         self.settings = settings or make_settings(**kwargs)
         self._fitted = False
         self._weights = None
+        #: the constituent side (maltpy.parsing.constituent.Reduction) of a constituent parser
+        self.reduction = None
 
     # ------------------------------------------------------------------ setup
     def _setup(self, fmt: str, feature_text: Optional[str] = None):
@@ -537,6 +539,11 @@ class Parser:
         from maltpy.parsing.stream import parse_stream, unsupported
         self._check_fitted()
         fmt = input_format or (detect_format(source) if source not in ("-", None) else self.format)
+        if self.reduction is not None:   # a constituent parser: bracketed trees out
+            return self.reduction.parse_file(self, source, target, fmt, output_format, progress)
+        if fmt == "ptb":
+            raise MaltpyError(f"{source}: bracketed trees (.mrg) are parsed by a constituent parser; this model "
+                              "parses CoNLL (train one on a .mrg file for constituents)")
         if fmt not in FORMATS or (output_format or fmt) not in FORMATS:
             raise MaltpyError(f"unknown format {input_format if fmt not in FORMATS else output_format!r}; "
                               f"use one of {', '.join(FORMATS)}")
@@ -587,6 +594,9 @@ class Parser:
             "deprel_values": getattr(self, "deprel_values", None),
         }
         arrays = {"split_map": self.split_map}
+        if self.reduction is not None:
+            header["constituents"] = self.reduction.header()
+            arrays.update(self.reduction.arrays())
         if self.settings.direction == "both":
             # the right-to-left parser's own model file, inside this one
             header["combination"] = self.combination
@@ -688,6 +698,9 @@ class Parser:
         self.train_stats = h.mapping("train_stats", optional=True)
         if settings.direction == "both":
             self._load_reverse_parser(h, arrays, path, overrides)
+        if h.get("constituents", optional=True) is not None:
+            from maltpy.parsing.constituent import Reduction
+            self.reduction = Reduction.from_model(h.get("constituents"), arrays, h.fail)
         try:
             self._get_weights()  # the C tables: distinct feature keys, shapes against each other
         except ValueError as e:
