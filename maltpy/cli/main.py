@@ -210,7 +210,8 @@ def run_parse(settings, log, explicit, dask=None):
     fmt = _detect(settings.input, settings.input_format) or parser.format
     # read, parsed and written chunk by chunk: memory stays flat, a pipe sees output early,
     # and a file appears only when everything is written
-    n_sentences, n_tokens = parser.parse_file(settings.input, settings.output, fmt, settings.output_format,
+    out_fmt = settings.output_format or _output_format(settings.output, parser)
+    n_sentences, n_tokens = parser.parse_file(settings.input, settings.output, fmt, out_fmt,
                                               progress=settings.verbose)
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "

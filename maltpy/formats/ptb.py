@@ -72,14 +72,20 @@ class Tree:
 
 
 def _write(t: Tree, parts: List[str]) -> None:
-    if t.word is not None:
-        parts.append(f"({t.label} {t.word})")
-        return
-    parts.append("(" + t.label)
-    for c in t.children:
-        parts.append(" ")
-        _write(c, parts)
-    parts.append(")")
+    # iterative: deep trees do not reach Python's recursion limit
+    stack: List[object] = [t]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, str):
+            parts.append(t)
+        elif t.word is not None:
+            parts.append(f"({t.label} {t.word})")
+        else:
+            parts.append("(" + t.label)
+            stack.append(")")
+            for c in reversed(t.children):
+                stack.append(c)
+                stack.append(" ")
 
 
 class PtbTree:
@@ -118,12 +124,20 @@ def strip_function_tags(label: str) -> str:
 def clean_tree(t: Tree) -> Optional[Tree]:
     """A copy without ``-NONE-`` elements, empty constituents and function tags; None when
     nothing is left."""
-    if t.word is not None:
-        return None if t.label == EMPTY else Tree(t.label, word=t.word)
-    kids = [c for c in (clean_tree(c) for c in t.children) if c is not None]
-    if not kids:
-        return None
-    return Tree(strip_function_tags(t.label), kids)
+    built = {}
+    stack = [(t, False)]
+    while stack:
+        node, done = stack.pop()
+        if node.word is not None:
+            built[id(node)] = None if node.label == EMPTY else Tree(node.label, word=node.word)
+        elif done:
+            kids = [built.pop(id(c)) for c in node.children]
+            kids = [c for c in kids if c is not None]
+            built[id(node)] = Tree(strip_function_tags(node.label), kids) if kids else None
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in node.children)
+    return built[id(t)]
 
 
 class _Reader:

@@ -28,7 +28,7 @@ from maltpy.transform.headrules import HeadRules
 
 ENCODINGS = ("direct", "delta")
 ROOT_LABEL = "ROOT"
-#: label of the constituent made when the extra roots of a parse join a root that attached nothing
+#: label of a constituent none of whose modifiers carries a phrase label (a parser's root or default label)
 FALLBACK_LABEL = "S"
 #: separators of the unary-chain notation: levels ``0=NP;2=S+VP`` (chains top-down)
 CHAIN_SEP, LEVEL_SEP = "+", ";"
@@ -146,13 +146,14 @@ def delta_decode(heads: Sequence[int], delta: Sequence[int]) -> List[int]:
 
 
 def split_label(label: Optional[str]) -> Tuple[str, int]:
-    """``Z#k`` -> (Z, k); a label without an index (a parser's default label) attaches in
-    the first event."""
+    """``Z#k`` -> (Z, k). A label without an index (the root label on a word that is not the
+    root, a parser's default label) attaches in the first event with no phrase label of its
+    own ("" : its class's other members decide)."""
     if label:
         z, sep, k = label.rpartition("#")
         if sep and z and k.isdigit():
             return z, int(k)
-    return (label or FALLBACK_LABEL), 1
+    return "", 1
 
 
 def _subtree_sizes(heads: Sequence[int], n: int) -> List[int]:
@@ -229,7 +230,7 @@ def decode(words: Sequence[str], tags: Sequence[str], heads: Sequence[int], labe
         size = _subtree_sizes(H, n)
         main = max(roots, key=lambda r: (size[r], -r))
         top = max((K[m] for m in range(1, n + 1) if H[m] == main), default=0)
-        top_label = next((Z[m] for m in range(1, n + 1) if H[m] == main and K[m] == top), FALLBACK_LABEL)
+        top_label = next((Z[m] for m in range(1, n + 1) if H[m] == main and K[m] == top and Z[m]), FALLBACK_LABEL)
         for r in roots:
             if r != main:
                 H[r], Z[r], K[r] = main, top_label, max(top, 1)
@@ -260,10 +261,11 @@ def decode(words: Sequence[str], tags: Sequence[str], heads: Sequence[int], labe
             for j, k in enumerate(sorted(classes), 1):
                 members = classes[k]
                 # label consistency: the closest modifier's label (the left one on a tie)
-                closest = min(members, key=lambda m: (abs(m - h), m))
+                labelled = [m for m in members if Z[m]]
+                closest = min(labelled, key=lambda m: (abs(m - h), m)) if labelled else 0
                 kids = [(first[h], v)] + [(first[m], psi[m]) for m in members]
                 kids.sort(key=lambda x: x[0])
-                v = Tree(Z[closest], [c for _, c in kids])
+                v = Tree(Z[closest] if closest else FALLBACK_LABEL, [c for _, c in kids])
                 first[h] = kids[0][0]
                 nodes.append((v, h, j))
                 if unaries is not None:
