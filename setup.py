@@ -55,6 +55,7 @@ MODULES = [
     "maltpy.systems.stackproj",
     "maltpy.systems.covnonproj",
     "maltpy.systems.covproj",
+    "maltpy.transform.reduce",
 ]
 
 #: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially

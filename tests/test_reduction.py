@@ -163,6 +163,29 @@ def test_any_parser_output_decodes_into_a_well_formed_tree(n, seed, encoding):
     assert len(d.nodes) == n + sum(1 for node, _, _ in d.nodes if node.word is None)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 20), st.integers(0, 10 ** 9), st.sampled_from(["direct", "delta"]))
+def test_compiled_decoder_equals_the_python_decoder(n, seed, encoding):
+    """maltpy.transform.reduce (the parse path) builds the trees maltpy.transform.constituents does,
+    on any parser output, and writes words and tags with brackets as -LRB-/-RRB-."""
+    from maltpy.parsing.constituent import Reduction
+    rng = random.Random(seed)
+    heads = [-1] + [0] * n
+    order = list(range(1, n + 1))
+    rng.shuffle(order)
+    attached = [0]
+    for m in order:
+        heads[m] = rng.choice(attached) if rng.random() < 0.85 else 0
+        attached.append(m)
+    labels = [rng.choice(["NP#1", "VP#0", "S#2", "PP#7", "ROOT", "X", "S#x", "#3", None]) for _ in range(n)]
+    words = [rng.choice(["w", "(", ")", "a b", "é"]) + str(k) for k in range(n)]
+    tags = [rng.choice(["NN", "-LRB-", "("]) for _ in range(n)]
+    escaped = [w.replace("(", "-LRB-").replace(")", "-RRB-").replace(" ", "_") for w in words]
+    python = decode(escaped, [t.replace("(", "-LRB-") for t in tags], heads[1:], labels, encoding).tree
+    compiled = Reduction(COLLINS, encoding).decode_trees([(words, tags)], [(heads[1:], labels)], unaries=False)[0]
+    assert compiled == python
+
+
 def test_nonprojective_parse_is_lifted_before_decoding():
     heads = [0, 4, 1, 1]     # 2 -> 4 crosses 1 -> 3
     assert nonprojective_arcs([-1] + heads)
@@ -337,7 +360,7 @@ def test_constituent_model_round_trip_and_damage(treebank, tmp_path):
     with zipfile.ZipFile(m) as z:
         files = {n: z.read(n) for n in z.namelist()}
     header = json.loads(files["maltpy.json"])
-    header["constituents"]["unary"]["candidates"] = {"PNP": [10 ** 6]}
+    header["constituents"]["unary"]["classes"] = ["", "NP+"]
     files["maltpy.json"] = json.dumps(header).encode()
     bad = str(tmp_path / "bad.mpz")
     with zipfile.ZipFile(bad, "w") as z:

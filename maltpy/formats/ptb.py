@@ -108,6 +108,15 @@ def is_ptb_path(path) -> bool:
     return path not in (None, "-") and str(path).lower().endswith(EXTENSIONS)
 
 
+_ESCAPES = str.maketrans({"(": "-LRB-", ")": "-RRB-", " ": "_", "\t": "_"})
+
+
+def ptb_escape(text: str) -> str:
+    """A word or tag as a bracketed tree can hold it: brackets as the treebank writes them
+    (``-LRB-``, ``-RRB-``), spaces as ``_``."""
+    return text.translate(_ESCAPES)
+
+
 def strip_function_tags(label: str) -> str:
     """``NP-SBJ-1`` -> ``NP``, ``NP=2`` -> ``NP``; labels that begin with '-' (``-NONE-``,
     ``-LRB-``) are kept."""

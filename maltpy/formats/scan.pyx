@@ -16,6 +16,7 @@ rules are therefore written twice (here, and there), and the tests fuzz one
 against the other.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+import numpy as np
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcpy
@@ -189,6 +190,36 @@ cdef class Chunk:
                 row.append((<const char*>s)[:length].decode("utf-8"))
             rows.append(row)
         return rows
+
+    def field_spans(self, int k, int fallback=-1):
+        """(data, start, end): the bytes the chunk was read from and, per corpus row (a root row
+        before each sentence, whose span is empty), the byte span of field ``k``, or of field
+        ``fallback`` where field ``k`` is ``_`` or absent; -1 where neither has a value."""
+        cdef Py_ssize_t rows = self.n_words + self.n_sentences, r = 0, s, w, j
+        start = np.zeros(rows, dtype=np.int64)
+        end = np.zeros(rows, dtype=np.int64)
+        cdef int64_t[::1] a = start
+        cdef int64_t[::1] b = end
+        cdef Word* word
+        cdef int f
+        with nogil:
+            for s in range(self.n_sentences):
+                r += 1                          # the root row
+                for w in range(self.sent_first[s], self.sent_first[s + 1]):
+                    word = &self.words[w]
+                    a[r] = -1
+                    b[r] = -1
+                    for j in range(2):
+                        f = k if j == 0 else fallback
+                        if f < 0 or f >= word.nf:
+                            continue
+                        if word.f[f + 1] - 1 - word.f[f] == 1 and self.p[word.f[f]] == 95:   # "_"
+                            continue
+                        a[r] = word.f[f]
+                        b[r] = word.f[f + 1] - 1
+                        break
+                    r += 1
+        return self.data, start, end
 
     def render(self, const int[::1] heads, const int[::1] labels, list label_bytes):
         """The chunk's output: every line as read, word rows with HEAD and DEPREL from

@@ -15,8 +15,12 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.formats.conll import Sentence
 from maltpy.formats.ptb import PtbTree, Tree
+import numpy as np
+
+from maltpy.chunks import chunked
+from maltpy.formats.ptb import ptb_escape
 from maltpy.transform.constituents import (
-    ENCODINGS, decode, encode, format_unaries, insert_unaries, node_chains, parse_unaries,
+    ENCODINGS, FALLBACK_LABEL, decode, encode, format_unaries, parse_unaries, split_label,
 )
 from maltpy.transform.headrules import HeadRules
 from maltpy.transform.unary import UnaryClassifier
@@ -55,11 +59,32 @@ def words_and_tags(sentence: Sentence, fmt: str) -> Tuple[List[str], List[str]]:
     return words, tags
 
 
-def _check_tree_text(items: Sequence[str], what: str, where: str):
-    bad = next((x for x in items if any(c in x for c in "() \t")), None)
-    if bad is not None:
-        raise MaltpyError(f"{where}: {what} {bad!r} cannot be written in a bracketed tree "
-                          "(it holds a bracket or a space)")
+class _Untagged(Exception):
+    """A word without a POS tag in the compiled path's input."""
+
+
+def pack(words_tags: Sequence[Tuple[Sequence[str], Sequence[str]]]):
+    """(data, offsets, word start, word end, tag start, tag end): the words and tags of a batch
+    as one UTF-8 buffer and byte spans per corpus row (a root row before each sentence)."""
+    pieces: List[bytes] = []
+    sizes: List[int] = []
+    for words, tags in words_tags:
+        sizes.append(len(words))
+        for w, t in zip(words, tags):
+            pieces.append(w.encode("utf-8", "surrogatepass"))
+            pieces.append(t.encode("utf-8", "surrogatepass"))
+    lengths = np.fromiter((len(p) for p in pieces), dtype=np.int64, count=len(pieces))
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(sizes, dtype=np.int64) + 1, out=offsets[1:])
+    rows = int(offsets[-1])
+    word_rows = np.ones(rows, dtype=bool)
+    word_rows[offsets[:-1]] = False
+    ws, we, ts, te = (np.zeros(rows, dtype=np.int64) for _ in range(4))
+    ws[word_rows], we[word_rows] = starts[0::2], ends[0::2]
+    ts[word_rows], te[word_rows] = starts[1::2], ends[1::2]
+    return b"".join(pieces), offsets, ws, we, ts, te
 
 
 class Reduction:
@@ -93,78 +118,197 @@ class Reduction:
         from maltpy.learners import make_learner
         name, options = UNARY_LEARNERS.get(learner_name, UNARY_LEARNERS["liblinear"])
         t0 = time.perf_counter()
-        examples = []
-        for e in encoded:
-            d = decode(e.words, e.tags, e.heads, e.labels, self.encoding)
-            examples.append((d, node_chains(d, e.unaries)))
-        self.unary = UnaryClassifier().fit(examples, make_learner(name, options), log=log)
+        labels = sorted({l for e in encoded for l in e.labels})
+        ids = {l: k for k, l in enumerate(labels)}
+        batch = pack([(e.words, e.tags) for e in encoded])
+        heads = np.zeros(len(batch[2]), dtype=np.int32)
+        label_ids = np.zeros(len(batch[2]), dtype=np.int32)
+        offsets = batch[1]
+        for k, e in enumerate(encoded):
+            r = int(offsets[k]) + 1
+            heads[r:r + len(e.heads)] = e.heads
+            label_ids[r:r + len(e.labels)] = [ids[l] for l in e.labels]
+        decoder = self._decoder(labels, with_unary=False)
+        info, keys = decoder.decode(batch[0], offsets, heads, label_ids, *batch[2:], np.zeros(len(encoded), np.uint8),
+                                    unaries=False, features=True)
+        chains = [encoded[s].unaries[h - 1].get(level, ()) for s, h, level in info[:, :3].tolist()]
+        self.unary = UnaryClassifier().fit(info, keys, chains, make_learner(name, options), log=log)
+        self._decoders = {}
         if log:
             log(f"unary recovery trained with {name} in {time.perf_counter() - t0:.1f} s")
         return self
 
-    # ------------------------------------------------------------------ parsing
-    def decode_trees(self, words_tags: Sequence[Tuple[List[str], List[str]]], trees, unaries=True) -> List[Tree]:
-        """Parsed (heads, labels) -> bracketed trees, unary chains predicted (``unaries=True``),
-        taken from the given per-word chains (a list per sentence), or left out (False)."""
-        decoded = []
-        for (words, tags), (heads, labels) in zip(words_tags, trees):
-            given = unaries[len(decoded)] if isinstance(unaries, list) else None
-            decoded.append(decode(words, tags, heads, labels, self.encoding, unaries=given))
-        if unaries is True and self.unary is not None:
-            chains = self.unary.predict_many(decoded)
-            return [insert_unaries(d, c) for d, c in zip(decoded, chains)]
-        return [d.tree for d in decoded]
+    # ------------------------------------------------------------------ compiled decoding
+    def _decoder(self, labels: Sequence[str], with_unary: bool = True):
+        """The compiled decoder for a parser's dependency labels (cached)."""
+        from maltpy.transform.reduce import Decoder
+        cache = self.__dict__.setdefault("_decoders", {})
+        key = (tuple(labels), with_unary)
+        if key not in cache:
+            symbols, index = [], {}
+
+            def symbol(label):
+                if label not in index:
+                    index[label] = len(symbols)
+                    symbols.append(ptb_escape(label).encode("utf-8", "surrogatepass"))
+                return index[label]
+            zk = [split_label(l) for l in labels]
+            label_z = np.array([symbol(z) if z else -1 for z, _ in zk] or [0], dtype=np.int32)
+            label_k = np.array([k for _, k in zk] or [1], dtype=np.int32)
+            fallback = symbol(FALLBACK_LABEL)
+            unary = self.unary.tables(symbol) if (with_unary and self.unary is not None) else None
+            cache[key] = Decoder(label_z, label_k, self.encoding == "delta", symbols, fallback, unary)
+        return cache[key]
+
+    def render_batch(self, parser, words_tags, wrapped, unaries: bool = True) -> bytes:
+        """Bracketed trees (one line each) of tagged words, parsed by ``parser``."""
+        sentences = [Sentence(tree_rows(w, t)) for w, t in words_tags]
+        batch = pack(words_tags)
+        data, offsets, ws, we, ts, te = batch
+        heads, labels = self._parse(parser, sentences, offsets)
+        return self._decoder(parser.labels).decode(data, offsets, heads, labels, ws, we, ts, te,
+                                                   np.asarray(wrapped, dtype=np.uint8), unaries=unaries)
+
+    @staticmethod
+    def _parse(parser, sentences, offsets):
+        """Heads and label ids per corpus row (``offsets``: a root row before each sentence)."""
+        if not parser.decodes_output:
+            _, heads, labels = parser.parse_arrays(sentences)
+            return np.ascontiguousarray(heads, dtype=np.int32), np.ascontiguousarray(labels, dtype=np.int32)
+        ids = {l: k for k, l in enumerate(parser.labels)}
+        heads = np.zeros(int(offsets[-1]), dtype=np.int32)
+        labels = np.zeros(int(offsets[-1]), dtype=np.int32)
+        for k, (h, l) in enumerate(parser.parse_trees(sentences)):
+            r = int(offsets[k]) + 1
+            heads[r:r + len(h)] = h
+            labels[r:r + len(l)] = [ids.get(x, -1) for x in l]
+        return heads, labels
+
+    def decode_trees(self, words_tags: Sequence[Tuple[List[str], List[str]]], trees=None, parser=None,
+                     unaries: bool = True) -> List[Tree]:
+        """Parse (``parser``) or take the parsed (heads, labels) ``trees`` of tagged words, and
+        decode them into :class:`~maltpy.formats.ptb.Tree` objects (unary chains predicted
+        unless ``unaries=False``)."""
+        from maltpy.formats.ptb import parse_ptb
+        if not words_tags:
+            return []
+        batch = pack(words_tags)
+        data, offsets, ws, we, ts, te = batch
+        wrapped = np.zeros(len(words_tags), dtype=np.uint8)
+        if trees is None:
+            text = self.render_batch(parser, words_tags, wrapped, unaries)
+        else:
+            labels_seen = sorted({l for _, ls in trees for l in ls if l is not None})
+            ids = {l: k for k, l in enumerate(labels_seen)}
+            heads = np.zeros(len(ws), dtype=np.int32)
+            labels = np.zeros(len(ws), dtype=np.int32)
+            for k, (h, l) in enumerate(trees):
+                r = int(offsets[k]) + 1
+                heads[r:r + len(h)] = h
+                labels[r:r + len(l)] = [ids.get(x, -1) if x is not None else -1 for x in l]
+            text = self._decoder(labels_seen, with_unary=unaries).decode(
+                data, offsets, heads, labels, ws, we, ts, te, wrapped, unaries=unaries)
+        return [t.tree for t in parse_ptb(text.decode("utf-8", "surrogatepass"), "<decoded>", clean=False)]
 
     def parse_file(self, parser, source, target, input_format: Optional[str], output_format: Optional[str],
                    progress: bool = False):
         """Parse tagged words (CoNLL, or the words and tags of a bracketed file) into bracketed
         trees (or, with a CoNLL output format, into the encoded dependency trees); return
         (sentences, tokens)."""
-        from maltpy.formats.conll import FORMATS, format_sentences, iter_conll
-        from maltpy.formats.ptb import format_ptb, read_ptb
-        from maltpy.output import open_output
-        from maltpy.parsing.parser import _progress_bar
+        from maltpy.formats.conll import FORMATS
         out_fmt = output_format or "ptb"
         if out_fmt not in FORMATS + ("ptb",):
             raise MaltpyError(f"unknown output format {out_fmt!r}; use ptb, conllx or conllu")
+        if out_fmt != "ptb":
+            return self._parse_file_conll(parser, source, target, input_format, out_fmt, progress)
+        if input_format != "ptb":
+            try:
+                return self._parse_file_compiled(parser, source, target, input_format, progress)
+            except _Untagged:
+                pass   # the Python reader names the file and line of the untagged word
+        return self._parse_file_python(parser, source, target, input_format, progress)
+
+    def _parse_file_compiled(self, parser, source, target, fmt, progress):
+        """CoNLL in, trees out, in compiled code from the input's bytes to the output's."""
+        from maltpy.formats.conll import open_input
+        from maltpy.formats.scan import Scanner
+        from maltpy.output import open_output
+        from maltpy.parsing.parser import _progress_bar
+        from maltpy.parsing.stream import BLOCK_SIZE, ChunkParser, read_chunks
+        chunk_parser = ChunkParser(parser)
+        decoder = self._decoder(parser.labels)
+        tag_field, fallback = 4, 3
+        counts = [0, 0]
+        bar = _progress_bar(None, "parsing", progress, unit="tok")
+        stream, path, close = open_input(source)
+        try:
+            with open_output(target, binary=True, stream=True) as out:
+                for chunk in read_chunks(stream, Scanner(fmt or "conllx", path, False), BLOCK_SIZE):
+                    if not chunk.n_sentences:
+                        continue
+                    offsets, heads, labels, _ = chunk_parser.trees(chunk)
+                    data, ws, we = chunk.field_spans(1)
+                    _, ts, te = chunk.field_spans(tag_field, fallback)
+                    if np.any(ts < 0):
+                        raise _Untagged()
+                    wrapped = np.full(chunk.n_sentences, self.wrapped, dtype=np.uint8)
+                    out.write(decoder.decode(data, np.ascontiguousarray(offsets, dtype=np.int64),
+                                             np.ascontiguousarray(heads, dtype=np.int32),
+                                             np.ascontiguousarray(labels, dtype=np.int32), ws, we, ts, te, wrapped))
+                    out.flush()
+                    counts[0] += chunk.n_sentences
+                    counts[1] += chunk.n_tokens
+                    if bar:
+                        bar.update(chunk.n_tokens)
+        finally:
+            if close:
+                stream.close()
+            if bar:
+                bar.close()
+        return counts[0], counts[1]
+
+    def _parse_file_python(self, parser, source, target, input_format, progress):
+        from maltpy.formats.conll import iter_conll
+        from maltpy.formats.ptb import read_ptb
+        from maltpy.output import open_output
+        from maltpy.parsing.parser import _progress_bar
         if input_format == "ptb":
-            items = ((pt.tree.words(), pt.tree.tags(), pt.wrapped, pt) for pt in read_ptb(source))
+            items = ((pt.tree.words(), pt.tree.tags(), pt.wrapped) for pt in read_ptb(source))
         else:
-            items = ((*words_and_tags(s, input_format), self.wrapped, s)
-                     for s in iter_conll(source, input_format))
+            items = ((*words_and_tags(s, input_format), self.wrapped) for s in iter_conll(source, input_format))
         counts = [0, 0]
         bar = _progress_bar(None, "parsing", progress, unit="tok")
         try:
-            with open_output(target, stream=True) as out:
-                batch = []
-                for item in items:
-                    batch.append(item)
-                    if len(batch) == CHUNK:
-                        out.write(self._parse_batch(parser, batch, out_fmt, counts, format_ptb, format_sentences))
-                        batch = []
-                        if bar:
-                            bar.update(counts[1] - bar.n)
-                if batch:
-                    out.write(self._parse_batch(parser, batch, out_fmt, counts, format_ptb, format_sentences))
+            with open_output(target, binary=True, stream=True) as out:
+                for batch in chunked(items, CHUNK):
+                    out.write(self.render_batch(parser, [(w, t) for w, t, _ in batch], [wr for _, _, wr in batch]))
+                    counts[0] += len(batch)
+                    counts[1] += sum(len(w) for w, _, _ in batch)
+                    if bar:
+                        bar.update(sum(len(w) for w, _, _ in batch))
         finally:
             if bar:
                 bar.close()
         return counts[0], counts[1]
 
-    def _parse_batch(self, parser, batch, out_fmt, counts, format_ptb, format_sentences) -> str:
-        sentences = [Sentence(tree_rows(w, t), [], getattr(src, "first_line", 0), getattr(src, "source", "<input>"))
-                     for w, t, _, src in batch]
-        parsed = parser.parse_trees(sentences)
-        counts[0] += len(batch)
-        counts[1] += sum(len(w) for w, _, _, _ in batch)
-        if out_fmt != "ptb":
-            return format_sentences(s.with_tree(h, l) for s, (h, l) in zip(sentences, parsed))
-        for w, t, _, src in batch:
-            where = f"{getattr(src, 'source', '<input>')}:{getattr(src, 'first_line', 0)}"
-            _check_tree_text(w, "word", where)
-            _check_tree_text(t, "tag", where)
-        trees = self.decode_trees([(w, t) for w, t, _, _ in batch], parsed)
-        return format_ptb(PtbTree(tree, wrapped) for tree, (_, _, wrapped, _) in zip(trees, batch))
+    def _parse_file_conll(self, parser, source, target, input_format, out_fmt, progress):
+        """A constituent model's dependency parses (the encoded trees) as CoNLL."""
+        from maltpy.formats.conll import format_sentences, iter_conll
+        from maltpy.formats.ptb import read_ptb
+        from maltpy.output import open_output
+        if input_format == "ptb":
+            items = ((pt.tree.words(), pt.tree.tags()) for pt in read_ptb(source))
+        else:
+            items = (words_and_tags(s, input_format) for s in iter_conll(source, input_format))
+        counts = [0, 0]
+        with open_output(target, stream=True) as out:
+            for batch in chunked(items, CHUNK):
+                sentences = [Sentence(tree_rows(w, t)) for w, t in batch]
+                parsed = parser.parse_trees(sentences)
+                out.write(format_sentences(s.with_tree(h, l) for s, (h, l) in zip(sentences, parsed)))
+                counts[0] += len(batch)
+                counts[1] += sum(len(w) for w, _ in batch)
+        return counts[0], counts[1]
 
     # ------------------------------------------------------------------ model files
     def header(self) -> dict:
@@ -205,8 +349,7 @@ def convert_conll_to_trees(sentences: Iterable[Sentence], encoding: str) -> List
             raise InputFormatError(s.source, s.first_line, "a word without HEAD: decoding needs parsed sentences")
         where = f"{s.source}:{s.first_line}: "
         unaries = [parse_unaries(r[9], where) for r in s.rows]
-        _check_tree_text(words, "word", where.rstrip(": "))
-        _check_tree_text(tags, "tag", where.rstrip(": "))
+        words, tags = [ptb_escape(w) for w in words], [ptb_escape(t) for t in tags]
         try:
             d = decode(words, tags, heads, s.labels, encoding, unaries=unaries)
         except MaltpyError as e:
@@ -244,5 +387,4 @@ def parse_constituents(parser, sentences: Sequence[Tuple[Sequence[str], Sequence
     for w, t in pairs:
         if not w or len(w) != len(t):
             raise MaltpyError("each sentence is (words, tags) with one tag per word and at least one word")
-    parsed = parser.parse_trees([Sentence(tree_rows(w, t)) for w, t in pairs])
-    return parser.reduction.decode_trees(pairs, parsed)
+    return parser.reduction.decode_trees(pairs, parser=parser)

@@ -230,7 +230,7 @@ def decode(words: Sequence[str], tags: Sequence[str], heads: Sequence[int], labe
         size = _subtree_sizes(H, n)
         main = max(roots, key=lambda r: (size[r], -r))
         top = max((K[m] for m in range(1, n + 1) if H[m] == main), default=0)
-        top_label = next((Z[m] for m in range(1, n + 1) if H[m] == main and K[m] == top and Z[m]), FALLBACK_LABEL)
+        top_label = next((Z[m] for m in range(1, n + 1) if H[m] == main and K[m] == top and Z[m]), "")
         for r in roots:
             if r != main:
                 H[r], Z[r], K[r] = main, top_label, max(top, 1)
