@@ -17,6 +17,11 @@ Targets (``TARGETS``):
   the bytes seeding the choice of values.
 - ``parse``: CoNLL input parsed by each algorithm's model (and, one time in
   four, trained on); outputs must be well-formed trees that read back.
+- ``ptb``: bracketed trees read (cleaned or raw); whatever is accepted writes
+  out and reads back the same, encodes and decodes back to itself, scores 100
+  against itself with EVALB's rules, and its words and tags parse with a
+  constituent model into trees over the same words, by the compiled and the
+  Python paths alike.
 
 :class:`Harness` trains the small models once (about a second); its
 ``seeds()`` give valid inputs to start mutating from, and :func:`mutate` is a
@@ -35,7 +40,7 @@ import zipfile
 import numpy as np
 
 from maltpy.errors import MaltpyError
-from maltpy.formats.conll import format_sentences, parse_conll, read_conll
+from maltpy.formats.conll import Sentence, format_sentences, parse_conll, read_conll
 from maltpy.parsing.modelfile import HEADER
 from maltpy.formats.scan import Scanner
 from maltpy.parsing.parser import Parser
@@ -160,6 +165,10 @@ class Harness:
         for p in self.parsers[:len(ALGORITHMS)]:
             if p.feature_text not in self.feature_texts:
                 self.feature_texts.append(p.feature_text)
+        from maltpy.formats.ptb import parse_ptb
+        from maltpy.parsing.constituent import fit_constituent_parser
+        self.constituent_parser = fit_constituent_parser(Parser(verbose=False, jobs=1),
+                                                         parse_ptb(PTB_TREES.decode("utf-8"), "<seed>"))
         self.model_path = os.path.join(self.tmp, "fuzzed.mpz")
         self.features_path = os.path.join(self.tmp, "fuzzed.yaml")
 
@@ -256,6 +265,51 @@ class Harness:
             if compiled != written.encode("utf-8"):
                 raise FuzzFailure("the compiled parse path wrote other bytes than the Python path")
 
+    def ptb(self, data: bytes) -> None:
+        """Read ``data[1:]`` as bracketed trees (bit 0 of ``data[0]``: raw, as EVALB reads them)."""
+        from maltpy.evaluation.evalb import evalb
+        from maltpy.formats.ptb import format_ptb, parse_ptb, read_ptb
+        from maltpy.transform.constituents import decode, encode
+        from maltpy.transform.headrules import HeadRules
+        if not data:
+            return
+        raw = bool(data[0] & 1)
+        trees = read_ptb(io.BytesIO(data[1:]), clean=not raw)
+        written = format_ptb(trees)
+        again = parse_ptb(written, "<written>", clean=not raw)
+        if [t.to_line() for t in again] != [t.to_line() for t in trees]:
+            raise FuzzFailure("bracketed trees do not read back as written")
+        result = evalb(trees, again)
+        if result.all.valid and result.all.f1 != 100.0 and result.all.gold_brackets:
+            raise FuzzFailure("a tree does not score 100 against itself")
+        if raw:
+            return
+        rules = HeadRules.load("collins")
+        for t in trees:
+            e = encode(t.tree, rules, "delta" if data[0] & 2 else "direct")
+            back = decode(e.words, e.tags, e.heads, e.labels, "delta" if data[0] & 2 else "direct", unaries=e.unaries)
+            if back.tree != t.tree:
+                raise FuzzFailure("encoding and decoding does not give the tree back")
+        p = self.constituent_parser
+        src = os.path.join(self.tmp, "fuzzed.mrg")
+        with open(src, "w", encoding="utf-8", errors="surrogatepass") as f:
+            f.write(written)
+        conll = os.path.join(self.tmp, "fuzzed-words.conll")
+        from maltpy.parsing.constituent import tree_rows
+        with open(conll, "w", encoding="utf-8", errors="surrogatepass") as f:
+            f.write(format_sentences(Sentence(tree_rows(t.tree.words(), t.tree.tags())) for t in trees))
+        outputs = []
+        for path in (src, conll):
+            out = os.path.join(self.tmp, "fuzzed-out.mrg")
+            p.parse_file(path, out, None, "ptb")
+            with open(out, encoding="utf-8", errors="surrogatepass") as f:
+                outputs.append(f.read())
+        parsed = parse_ptb(outputs[0], "<parsed>", clean=False)
+        if [len(t) for t in parsed] != [len(t) for t in trees]:
+            raise FuzzFailure("a constituent parse has other words than its input")
+        if [x.tree.to_string() for x in parsed] != [x.tree.to_string() for x in parse_ptb(outputs[1], "<p>", False)]:
+            raise FuzzFailure("the compiled (CoNLL) and Python (.mrg) constituent paths differ")
+
     def seeds(self, target: str):
         """Valid inputs for ``target`` to start mutating from."""
         with open(TRAIN, "rb") as f:
@@ -279,10 +333,21 @@ class Harness:
         if target == "parse":
             return [bytes([k]) + RICH_CONLLX for k in range(len(self.parsers))] + [bytes([k]) + sample for k in range(len(self.parsers))] + [bytes([0xC0 | k]) + sample
                                                                               for k in range(len(self.parsers))]
+        if target == "ptb":
+            return [bytes([k]) + PTB_TREES for k in range(4)]
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse")
+TARGETS = ("conll", "features", "model", "parse", "ptb")
+
+#: seed trees of the ptb target (written for maltpy): wrappers, function tags, -NONE-, unary chains
+PTB_TREES = b"""( (S (NP-SBJ (DT The) (NN cat)) (VP (VBD sat) (PP-LOC (IN on) (NP (DT the) (NN mat)))) (. .)) )
+( (S (NP-SBJ-1 (PRP She)) (VP (VBZ wants) (S (NP-SBJ (-NONE- *-1)) (VP (TO to) (VP (VB go))))) (. .)) )
+(TOP (S (NP (NNS Dogs)) (VP (VBP bark) (ADVP (RB loudly)))))
+( (FRAG (NP (NN Tea)) (, ,) (ADJP (RB very) (JJ hot)) (. !)) )
+( (S (S (NP (PRP I)) (VP (VBD came))) (CC and) (S (NP (PRP you)) (VP (VBD left))) (. .)) )
+( (NP (NP (CD 3) (NNS years)) (PP (IN of) (NP (NN work)))) )
+"""
 
 
 def _npy(arr) -> bytes:

@@ -28,7 +28,8 @@ def harness():
     return F.Harness()
 
 
-@pytest.mark.parametrize("target,cases", [("conll", 600), ("features", 40), ("model", 80), ("parse", 200)])
+@pytest.mark.parametrize("target,cases", [("conll", 600), ("features", 40), ("model", 80), ("parse", 200),
+                                          ("ptb", 300)])
 def test_short_fuzz_run(harness, target, cases):
     """Random mutations of the seeds: maltpy's own error or correct behaviour, nothing else."""
     rng = random.Random(f"short-{target}")

@@ -216,6 +216,7 @@ def test_reader_wrappers_multiline_and_clean_up():
     ("word (S (DT a))", 1, "outside a tree"),
     ("(S ())", 1, "empty bracket"),
     ("( (S (DT a)) (S (DT b)))", 1, "wrapper"),
+    ("(S\n ( (DT a) (NN b)))", 2, "without a label"),
     ("", 0, "no trees"),
 ])
 def test_bad_bracketed_input_is_one_line_with_file_and_line(text, line, message):

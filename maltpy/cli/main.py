@@ -37,7 +37,8 @@ def _main_parser():
         description="MaltParser-style transition-based dependency parsing. Settings come from a "
                     "YAML file (-c config.yaml) and MaltParser's flags, which override it.",
         epilog="sub-commands: 'maltpy eval GOLD SYSTEM [--compare SYSTEM_B] [--report FILE.html]' prints "
-               "LAS/UAS/LA (and a permutation test, and writes a MaltEval-style report); 'maltpy draw FILE "
+               "LAS/UAS/LA (and a permutation test, and writes a MaltEval-style report), 'maltpy eval --constituents "
+               "GOLD.mrg OUT.mrg' EVALB's figures; 'maltpy draw FILE "
                "[--gold GOLD] -o trees.html' draws the trees; 'maltpy fragmentation MODEL GOLD' reports what is left on "
                "the stack at the end of the input; 'maltpy combine LTR RTL --param P' combines a left-to-right "
                "and a right-to-left parse; 'maltpy experiment TRAIN...' runs multilingual "
@@ -51,8 +52,9 @@ def _main_parser():
                    help="YAML configuration file (.yaml/.yml), or the model file itself (.mpz is "
                         "added when there is no extension), like MaltParser's configuration name")
     p.add_argument("-m", choices=MODES, default=None,
-                   help="learn, parse (default), convert (CoNLL-U to CoNLL-X), proj (projectivize "
-                        "a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
+                   help="learn (a .mrg file of bracketed trees trains a constituent parser), parse (default), "
+                        "convert (CoNLL-U to CoNLL-X; bracketed trees to their dependency encoding and back), "
+                        "proj (projectivize a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
     g = p.add_argument_group("MaltParser options (override the YAML file)")
     g.add_argument("-i", metavar="FILE", help="input file; '-' or absent: standard input")
     g.add_argument("-o", metavar="FILE", help="output file; '-' or absent: standard output")

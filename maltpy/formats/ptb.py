@@ -172,7 +172,7 @@ class _Reader:
                 self.fail(pos, "unbalanced brackets: ')' without a matching '('")
             if tok != "(":
                 self.fail(pos, f"word {tok!r} outside a tree: every word needs its own (TAG word) bracket")
-            tree, k = self._tree(tokens, k)
+            tree, k = self._tree(tokens, k, clean)
             wrapped = tree.label == "" and len(tree.children) == 1 and tree.word is None
             if wrapped:
                 tree = tree.children[0]
@@ -185,7 +185,7 @@ class _Reader:
                     continue   # only -NONE- elements
             yield tree, wrapped, self.line(pos)
 
-    def _tree(self, tokens, k):
+    def _tree(self, tokens, k, clean: bool = True):
         """The bracket opening at tokens[k], and the index after it (iterative: deep trees
         do not reach Python's recursion limit)."""
         n = len(tokens)
@@ -212,6 +212,8 @@ class _Reader:
                     self.fail(tokens[k + 1][1], f"word {tokens[k + 1][0]!r} outside a pre-terminal: "
                                                 f"in ({label} ...) every word needs its own (TAG word) bracket")
                 node = Tree(label, [])
+                if stack and not label and clean and k + 1 < n and tokens[k + 1][0] != ")":
+                    self.fail(pos, "a constituent without a label: only the outermost bracket ( ... ) may have none")
                 if stack:
                     stack[-1].children.append(node)
                 stack.append(node)
