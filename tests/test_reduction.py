@@ -345,6 +345,20 @@ def test_learn_parse_convert_eval(treebank):
     assert r.returncode == 0 and "#" in (d / "out.conll").read_text()
 
 
+@pytest.mark.parametrize("options", [["-l", "perceptron"], ["-dir", "both", "-cv", "2"], ["-pp", "head"],
+                                     ["-a", "covnonproj"]])
+def test_compiled_and_python_paths_write_the_same_trees(treebank, tmp_path, options):
+    """CoNLL input goes through the compiled reader and decoder; .mrg input through Python
+    objects: the same trees whatever the algorithm, learner, direction or pseudo-projective step."""
+    m = str(tmp_path / "m.mpz")
+    assert run("-c", m, "-m", "learn", "-i", "train.mrg", "-q", *options, cwd=treebank).returncode == 0
+    for src, dst in (("test.conll", "a.mrg"), ("test.mrg", "b.mrg")):
+        r = run("-c", m, "-i", src, "-o", str(tmp_path / dst), "-q", cwd=treebank)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.mrg").read_text() == (tmp_path / "b.mrg").read_text()
+    assert len(read_ptb(str(tmp_path / "a.mrg"))) == 30
+
+
 def test_constituent_model_round_trip_and_damage(treebank, tmp_path):
     import json
     import zipfile

@@ -246,7 +246,9 @@ class Reduction:
                 for chunk in read_chunks(stream, Scanner(fmt or "conllx", path, False), BLOCK_SIZE):
                     if not chunk.n_sentences:
                         continue
-                    offsets, heads, labels, _ = chunk_parser.trees(chunk)
+                    offsets, heads, labels, label_bytes = chunk_parser.output_trees(chunk)
+                    if len(label_bytes) != len(parser.labels):   # labels made by decoding or combining
+                        decoder = self._decoder([b.decode("utf-8", "surrogatepass") for b in label_bytes])
                     data, ws, we = chunk.field_spans(1)
                     _, ts, te = chunk.field_spans(tag_field, fallback)
                     if np.any(ts < 0):

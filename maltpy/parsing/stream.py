@@ -58,6 +58,11 @@ class ChunkParser:
     def __call__(self, chunk) -> bytes:
         if not chunk.n_sentences:
             return chunk.render(np.zeros(0, np.int32), np.zeros(0, np.int32), self.label_bytes)
+        _, heads, labels, label_bytes = self.output_trees(chunk)
+        return chunk.render(heads, labels, label_bytes)
+
+    def output_trees(self, chunk):
+        """:meth:`trees`, and for ``-dir both`` the two directions combined: what is written."""
         offsets, heads, labels, label_bytes = self.trees(chunk)
         if self.other is not None:
             from maltpy.transform.combine import combine_rows
@@ -67,7 +72,7 @@ class ChunkParser:
                                             c["criterion"], c["param"], c["first"])
             labels = labels.astype(np.int32)
             label_bytes = label_bytes + label_bytes2
-        return chunk.render(heads, labels, label_bytes)
+        return offsets, heads, labels, label_bytes
 
     def trees(self, chunk):
         """(offsets, heads, label ids, label bytes) of the chunk's parses, in the input's word order."""
