@@ -141,12 +141,9 @@ def test_encode_decode_round_trip(n, seed, encoding, rules):
                                                for l in absolute.labels])
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.integers(1, 20), st.integers(0, 10 ** 9), st.sampled_from(["direct", "delta"]))
-def test_any_parser_output_decodes_into_a_well_formed_tree(n, seed, encoding):
-    """Whatever a dependency parser writes (several roots, non-projective arcs, labels without
-    an index, repeated labels), decoding gives one tree over the words in order."""
-    rng = random.Random(seed)
+def random_parser_output(rng, n):
+    """Heads (1-based, with a dummy at 0) and labels such as a dependency parser may write:
+    several roots, non-projective arcs, labels without an index or none at all."""
     heads = [-1] + [0] * n
     order = list(range(1, n + 1))
     rng.shuffle(order)
@@ -154,7 +151,16 @@ def test_any_parser_output_decodes_into_a_well_formed_tree(n, seed, encoding):
     for m in order:
         heads[m] = rng.choice(attached) if rng.random() < 0.85 else 0
         attached.append(m)
-    labels = [rng.choice(["NP#1", "VP#0", "S#2", "PP#7", "ROOT", "X", "S#x", "#3"]) for _ in range(n)]
+    labels = [rng.choice(["NP#1", "VP#0", "S#2", "PP#7", "ROOT", "X", "S#x", "#3", None]) for _ in range(n)]
+    return heads, labels
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 20), st.integers(0, 10 ** 9), st.sampled_from(["direct", "delta"]))
+def test_any_parser_output_decodes_into_a_well_formed_tree(n, seed, encoding):
+    """Whatever a dependency parser writes, decoding gives one tree over the words in order."""
+    rng = random.Random(seed)
+    heads, labels = random_parser_output(rng, n)
     words = [f"w{k}" for k in range(n)]
     d = decode(words, ["T"] * n, heads[1:], labels, encoding)
     assert [p.word for p in d.tree.preterminals()] == words
@@ -170,14 +176,7 @@ def test_compiled_decoder_equals_the_python_decoder(n, seed, encoding):
     on any parser output, and writes words and tags with brackets as -LRB-/-RRB-."""
     from maltpy.parsing.constituent import Reduction
     rng = random.Random(seed)
-    heads = [-1] + [0] * n
-    order = list(range(1, n + 1))
-    rng.shuffle(order)
-    attached = [0]
-    for m in order:
-        heads[m] = rng.choice(attached) if rng.random() < 0.85 else 0
-        attached.append(m)
-    labels = [rng.choice(["NP#1", "VP#0", "S#2", "PP#7", "ROOT", "X", "S#x", "#3", None]) for _ in range(n)]
+    heads, labels = random_parser_output(rng, n)
     words = [rng.choice(["w", "(", ")", "a b", "é"]) + str(k) for k in range(n)]
     tags = [rng.choice(["NN", "-LRB-", "("]) for _ in range(n)]
     escaped = [w.replace("(", "-LRB-").replace(")", "-RRB-").replace(" ", "_") for w in words]

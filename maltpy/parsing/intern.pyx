@@ -11,6 +11,7 @@ says so and the parse path falls back to Python).
 import numpy as np
 cimport numpy as cnp
 
+from maltpy.hashing cimport fnv1a
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy
@@ -27,15 +28,6 @@ cdef enum:
     PREFIX = 2
 
 
-cdef inline uint64_t _hash(const unsigned char* s, Py_ssize_t n) noexcept nogil:
-    """FNV-1a."""
-    cdef uint64_t h = 1469598103934665603ULL
-    cdef Py_ssize_t i
-    for i in range(n):
-        h = (h ^ s[i]) * 1099511628211ULL
-    return h
-
-
 cdef struct Table:
     int64_t* slots        # entry index + 1, 0 = empty
     uint64_t mask
@@ -47,7 +39,7 @@ cdef struct Table:
 
 cdef inline int _lookup(const Table* t, const unsigned char* s, Py_ssize_t n) noexcept nogil:
     """The id of the string whose UTF-8 bytes are s[:n]; -1 if the table does not hold it."""
-    cdef uint64_t h = _hash(s, n)
+    cdef uint64_t h = fnv1a(s, n)
     cdef uint64_t slot = h & t.mask
     cdef int64_t e
     while True:
@@ -90,7 +82,7 @@ cdef class ByteTable:
             self.t.ids[k] = i
         self.t.offs[n] = off
         for k in range(n):
-            h = _hash(self.t.pool + self.t.offs[k], self.t.offs[k + 1] - self.t.offs[k])
+            h = fnv1a(self.t.pool + self.t.offs[k], self.t.offs[k + 1] - self.t.offs[k])
             self.t.hashes[k] = h
             slot = h & self.t.mask
             while self.t.slots[slot]:

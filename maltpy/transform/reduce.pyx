@@ -10,6 +10,7 @@ is its phrase symbol (-1: no phrase label) and ``label_k`` its index. Phrase sym
 in ``symbols``. The unary classifier's features are 64-bit hashes of the symbols' and words'
 bytes, so no vocabulary is needed: a feature is looked up in an open-addressing table of keys.
 """
+from maltpy.hashing cimport fnv1a
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -69,17 +70,9 @@ cdef inline uint64_t combine(uint64_t h, uint64_t x) noexcept nogil:
     return mix(h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)))
 
 
-cdef inline uint64_t fnv(const unsigned char* s, int64_t n) noexcept nogil:
-    cdef uint64_t h = 0xcbf29ce484222325ULL
-    cdef int64_t i
-    for i in range(n):
-        h = (h ^ s[i]) * 0x100000001b3ULL
-    return h
-
-
 def hash_bytes(bytes b):
     """The hash the compiled code gives a label's or word's bytes."""
-    return fnv(<const unsigned char*>b, len(b))
+    return fnv1a(<const unsigned char*>b, len(b))
 
 
 def candidate_key(uint64_t label_hash, int preterminal):
@@ -252,7 +245,7 @@ cdef class Decoder:
         w.ts = ts
         w.te = te
         for m in range(1, n + 1):
-            w.tag_hash[m] = fnv(d + ts[m], te[m] - ts[m])
+            w.tag_hash[m] = fnv1a(d + ts[m], te[m] - ts[m])
         cdef int* Z = w.Z
         cdef int* K = w.K
         for m in range(1, n + 1):
@@ -369,7 +362,7 @@ cdef class Decoder:
             nd[v].n_children = 0
             nd[v].head = h
             nd[v].level = 0
-            nd[v].lhash = fnv(d + ts[h], te[h] - ts[h])
+            nd[v].lhash = fnv1a(d + ts[h], te[h] - ts[h])
             cur = v
             # modifiers, each side from the head outwards
             nl = 0
@@ -469,21 +462,21 @@ cdef class Decoder:
             if left >= 0:
                 LS = nd[left].lhash
                 if nd[left].sym < 0:
-                    lsw = fnv(d + ws[nd[left].word], we[nd[left].word] - ws[nd[left].word])
+                    lsw = fnv1a(d + ws[nd[left].word], we[nd[left].word] - ws[nd[left].word])
             if right >= 0:
                 RS = nd[right].lhash
                 if nd[right].sym < 0:
-                    rsw = fnv(d + ws[nd[right].word], we[nd[right].word] - ws[nd[right].word])
+                    rsw = fnv1a(d + ws[nd[right].word], we[nd[right].word] - ws[nd[right].word])
         if nd[v].sym < 0:
-            beneath = combine(L, fnv(d + ws[nd[v].word], we[nd[v].word] - ws[nd[v].word]))
+            beneath = combine(L, fnv1a(d + ws[nd[v].word], we[nd[v].word] - ws[nd[v].word]))
         else:
             beneath = combine(L, 11)
             c = nd[v].first_child
             while c >= 0:
                 beneath = combine(beneath, nd[c].lhash)
                 c = nd[c].next_sibling
-        cdef uint64_t fw = fnv(d + ws[nd[v].lo], we[nd[v].lo] - ws[nd[v].lo])
-        cdef uint64_t lw = fnv(d + ws[nd[v].hi], we[nd[v].hi] - ws[nd[v].hi])
+        cdef uint64_t fw = fnv1a(d + ws[nd[v].lo], we[nd[v].lo] - ws[nd[v].lo])
+        cdef uint64_t lw = fnv1a(d + ws[nd[v].hi], we[nd[v].hi] - ws[nd[v].hi])
         cdef uint64_t ft = w.tag_hash[nd[v].lo], lt = w.tag_hash[nd[v].hi]
         cdef uint64_t vals[N_TEMPLATES]
         vals[0] = L
