@@ -51,6 +51,7 @@ class Settings:
     direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
     combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
     oracle: str = "static"                 # -or static|dynamic (dynamic: online perceptron training)
+    undirected: str = "none"               # -ud none|naive|label: undirected planar, 2planar, covnonproj
     constituent_encoding: str = "delta"    # -ce direct|delta: constituent trees as head-ordered dependencies
     head_rules: str = "collins"            # -hr collins|leftmost|rightmost or a YAML rule file
     jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
@@ -86,6 +87,7 @@ FLAGS = {
     "-dir": "direction",
     "-cv": "combination_folds",
     "-or": "oracle",
+    "-ud": "undirected",
     "-ce": "constituent_encoding",
     "-hr": "head_rules",
 }
@@ -110,7 +112,8 @@ def choices() -> dict:
     from maltpy.transform.constituents import ENCODINGS
     from maltpy.transform.reverse import DIRECTIONS
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",),
-            "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS, "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
+            "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS,
+            "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
             "oracle": ("static", "dynamic")}

@@ -114,6 +114,11 @@ def _main_parser():
                    help="static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
                         "learn inside the transition loop from the dynamic oracle, exploring the model's own "
                         "errors (nivreeager: Goldberg & Nivre 2012; covnonproj: the thesis's)")
+    g.add_argument("-ud", metavar="MODE", choices=("none", "naive", "label"),
+                   help="undirected parsing with planar, 2planar or covnonproj (Gómez-Rodríguez & "
+                        "Fernández-González): links without direction, then the tree with the fewest "
+                        "contradictions; none (default), naive, or label (each link's label learns its "
+                        "direction)")
     g.add_argument("-ce", metavar="ENCODING", choices=("direct", "delta"),
                    help="constituent parsing (training on .mrg trees): how attachment order is written in the "
                         "dependency labels, delta (default) or direct (Fernández-González & Martins 2015)")

@@ -104,6 +104,9 @@ class Parser:
             raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
         self.format = fmt
         self.system_cls = system_class(s.algorithm)
+        if s.undirected != "none" and "undirected" not in self.system_cls.options:
+            raise MaltpyError(f"undirected parsing (-ud {s.undirected}) is for planar, 2planar and covnonproj, "
+                              f"not {s.algorithm}")
         if s.buffer_transitions != "none" and "buffer_transitions" not in self.system_cls.options:
             raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
                               f"with -a nivreeager, not {s.algorithm}")
@@ -152,7 +155,23 @@ class Parser:
         if training:
             opts.update(self.system_cls.training_options)
         root = self.label_ids.get(self.settings.root_label, 0)
-        return self.system_cls(len(self.labels), root, **opts)
+        system = self.system_cls(len(self.labels), root, **opts)
+        if self.settings.undirected == "label":
+            from maltpy.transform.direction import RIGHT, directions
+            system.set_label_directions(directions(self.labels))
+            # a word made a root by the reconstruction gets the root label, rightward
+            root = self.label_ids.get(self.settings.root_label + RIGHT, root)
+            system = self.system_cls(len(self.labels), root, **opts)
+            system.set_label_directions(directions(self.labels))
+        return system
+
+    @property
+    def output_labels(self):
+        """The label names the output carries (label-based undirected models drop the direction)."""
+        if self.settings.undirected == "label":
+            from maltpy.transform.direction import output_labels
+            return output_labels(self.labels)
+        return self.labels
 
     # ------------------------------------------------------------------ training
     def training_instances(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None,
@@ -185,6 +204,9 @@ class Parser:
         pp = self._pseudo_projective()
         if pp.active:
             sentences = [pp.apply(pp.projectivize, sent) for sent in sentences]
+        if s.undirected == "label":    # each arc's direction in its label (X_l, X_r)
+            from maltpy.transform.direction import encode_directions
+            sentences = [encode_directions(sent) for sent in sentences]
         labels = sorted({r[7] for sent in sentences for r in sent.rows} | {s.root_label})
         self.labels = labels
         self.label_ids = {l: k for k, l in enumerate(labels)}
@@ -480,7 +502,7 @@ class Parser:
         if not len(sentences):
             return []
         offsets, heads, labels = self.parse_arrays(self._model_order(sentences), progress)
-        names = self.labels
+        names = self.output_labels
         pp = self._pseudo_projective()
         rtl = self.settings.direction == "rtl"
         out = []

@@ -47,7 +47,7 @@ class ChunkParser:
         self.weights = parser._get_weights()
         self.kernel = parser.learner.kind == "kernel"
         self.kernel_threads = kernel_threads
-        self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in parser.labels]
+        self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in parser.output_labels]
         self.pp = parser._pseudo_projective()
         # labels whose sentences need decoding: those carrying the encoding's marks
         self.marked = np.array(["|" in label or "%" in label for label in parser.labels] + [False], dtype=bool)

@@ -10,6 +10,10 @@ cdef class TransitionSystem:
     cdef readonly dict settings
     cdef readonly tuple moves       # this instance's move names (options may add moves)
     cdef readonly tuple labeled     # whether each move takes a label
+    cdef readonly int undirected    # undirected parsing (-ud): 0 none, 1 naive, 2 label-based
+    cdef object _label_dir          # label-based: each label's direction (undirected.pxd DIR_*)
+    cdef const int* label_dir
+    cdef int n_label_dir
 
     cdef void init_state(self, State* s) noexcept nogil
     cdef bint is_terminal(self, const State* s) noexcept nogil

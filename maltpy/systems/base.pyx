@@ -34,16 +34,24 @@ attributes, plus what its options add (arc-eager's buffer transitions).
 """
 from libc.stdlib cimport malloc, free
 
+import numpy as np
+
+from maltpy.systems.undirected cimport reconstruct, UD_LABEL
+
 from maltpy.systems.state cimport (
     State, Gold, state_alloc, state_free, state_reset, stack_at, buffer_at, add_arc,
 )
+
+
+#: values of the ``undirected`` option (``-ud``), in the order of the C constants
+UNDIRECTED = ("none", "naive", "label")
 
 
 cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil:
     """Fill the oracle's view of a gold tree over nodes 0..n (heads[0] = -1)."""
     cdef int i, h
     cdef int m = n + 1
-    cdef int* block = <int*>malloc(sizeof(int) * 15 * m)
+    cdef int* block = <int*>malloc(sizeof(int) * 17 * m)
     if block == NULL:
         return False
     g.heads = heads
@@ -125,6 +133,11 @@ cdef class TransitionSystem:
         self.root_label = root_label
         self.settings = dict(type(self).options)
         self.settings.update(options)
+        mode = self.settings.get("undirected", "none")
+        if mode not in UNDIRECTED:
+            raise ValueError(f"undirected (-ud) must be one of {', '.join(UNDIRECTED)}, not {mode!r}")
+        self.undirected = UNDIRECTED.index(mode)
+        self.set_label_directions(np.zeros(max(n_labels, 1), dtype=np.int32))
         self.moves, self.labeled = self.move_table(**self.settings)
         self.n_moves = len(self.moves)
         if self.n_moves > 64:
@@ -135,6 +148,19 @@ cdef class TransitionSystem:
     def has_costs(self):
         """Whether this system (with its options) has a dynamic oracle (:meth:`move_costs`)."""
         return False
+
+    def set_label_directions(self, directions):
+        """Label-based undirected parsing: per label id, the direction its name carries
+        (0 none, 1 ``_l``: the head is the right node, 2 ``_r``: the left one)."""
+        arr = np.ascontiguousarray(directions, dtype=np.int32)
+        if arr.ndim != 1 or len(arr) < self.n_labels or (len(arr) and (arr.min() < 0 or arr.max() > 2)):
+            raise ValueError("one direction (0, 1 or 2) per label")
+        if not len(arr):
+            arr = np.zeros(1, dtype=np.int32)
+        cdef const int[::1] view = arr
+        self._label_dir = arr
+        self.label_dir = &view[0]
+        self.n_label_dir = len(arr)
 
     def move_table(self, **options):
         """(move names, labeled flags) of a system with these options; the class's by default."""
@@ -172,6 +198,9 @@ cdef class TransitionSystem:
 
     cdef void finish(self, State* s) noexcept nogil:
         cdef int i
+        if self.undirected:
+            reconstruct(s, self.undirected, self.label_dir, self.n_label_dir, self.root_label)
+            return
         for i in range(1, s.n + 1):
             if s.heads[i] == -1:
                 add_arc(s, 0, i, self.root_label)

@@ -25,6 +25,10 @@ LEFT-ARC(l) (LA)
     Action: add right -l-> left, then as NO-ARC.
 
 Acyclicity needs no test: ``advance`` never stops at a node of Right[0]'s tree.
+
+Undirected (``-ud``, covnonproj only): RIGHT-ARC is ARC(l), linking Left[0] and Right[0]
+without a direction (Left[0] may be the root); LEFT-ARC is never permissible, and ``advance``
+skips only the nodes connected to Right[0].
 With ``allow_root`` off the root is never in λ1 (``leftstop`` = 1).
 
 Address functions: Left[i] = left - i, Right[i] = right + i, LeftContext[i] /
@@ -32,16 +36,19 @@ RightContext[i] = the i-th node strictly between left and right, from the left /
 right, whose head is not within [left, right].
 """
 from maltpy.systems.base cimport TransitionSystem
-from maltpy.systems.state cimport State, Gold, add_arc
+from maltpy.systems.state cimport State, Gold, add_arc, add_link, uf_find
 
 
 cdef class Covington(TransitionSystem):
     move_names = ("SH", "NA", "RA", "LA")
     labeled_moves = (False, False, True, True)
     address_functions = ("Left", "Right", "LeftContext", "RightContext")
-    options = {"allow_root": True, "allow_shift": False}
+    options = {"allow_root": True, "allow_shift": False, "undirected": "none"}
 
-    def configure(self, allow_root=True, allow_shift=False):
+    def configure(self, allow_root=True, allow_shift=False, undirected="none"):
+        if undirected != "none" and self.name != "covnonproj":
+            raise ValueError(f"undirected parsing (-ud {undirected}) is for planar, 2planar and covnonproj, "
+                             f"not {self.name}")
         self.allow_root = bool(allow_root)
         self.allow_shift = bool(allow_shift)
         self.leftstop = 0 if self.allow_root else 1
@@ -57,6 +64,10 @@ cdef class Covington(TransitionSystem):
         cdef int i = s.left, j = s.right
         out[SHIFT] = self.allow_shift
         out[NO_ARC] = True
+        if self.undirected:     # RIGHT-ARC is ARC: i and j not connected
+            out[RIGHT_ARC] = uf_find(s, i) != uf_find(s, j)
+            out[LEFT_ARC] = False
+            return out[SHIFT] + out[NO_ARC] + out[RIGHT_ARC]
         out[RIGHT_ARC] = s.heads[j] == -1
         out[LEFT_ARC] = i != 0 and s.heads[i] == -1
         return out[SHIFT] + out[NO_ARC] + out[RIGHT_ARC] + out[LEFT_ARC]
@@ -65,7 +76,10 @@ cdef class Covington(TransitionSystem):
         if move == LEFT_ARC:
             add_arc(s, s.right, s.left, label)
         elif move == RIGHT_ARC:
-            add_arc(s, s.left, s.right, label)
+            if self.undirected:
+                add_link(s, s.left, s.right, label)    # ARC
+            else:
+                add_arc(s, s.left, s.right, label)
         if move == SHIFT:
             self.move_left_to(s, -1)
         else:
@@ -90,7 +104,7 @@ cdef class Covington(TransitionSystem):
         label[0] = -1
         if i != 0 and g.heads[i] == j:
             label[0] = g.labels[i]
-            return LEFT_ARC
+            return RIGHT_ARC if self.undirected else LEFT_ARC
         if hj == i:
             label[0] = g.labels[j]
             return RIGHT_ARC

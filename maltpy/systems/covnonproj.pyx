@@ -27,7 +27,7 @@ cdef class CovNonProj(Covington):
     cdef void advance(self, State* s, int move) noexcept nogil:
         cdef int j = s.right
         cdef int cj = component_root(s, j)
-        cdef bint j_headed = s.heads[j] != -1
+        cdef bint j_headed = s.heads[j] != -1 and not self.undirected
         cdef int i = s.left - 1
         while i >= self.leftstop:
             if component_root(s, i) != cj and not (j_headed and s.heads[i] != -1):
@@ -101,7 +101,7 @@ cdef class CovNonProj(Covington):
 
     @property
     def has_costs(self):
-        return True
+        return not self.undirected
 
     cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
         """Each permissible move applied to a copy of the configuration (in the sentence's
@@ -116,6 +116,7 @@ cdef class CovNonProj(Covington):
         t.n = t.cap = n
         t.heads, t.labels, t.ldep = g.scratch, g.scratch + m1, g.scratch + 2 * m1
         t.rdep, t.n_ldeps, t.n_rdeps = g.scratch + 3 * m1, g.scratch + 4 * m1, g.scratch + 5 * m1
+        t.uf, t.uf_size = g.scratch + 9 * m1, g.scratch + 10 * m1
         here = self.loss(s, g, work, work + m1, work + 2 * m1)
         self.valid_moves(s, mask)
         for m in range(4):
@@ -136,6 +137,8 @@ cdef class CovNonProj(Covington):
             memcpy(t.rdep, s.rdep, sizeof(int) * m1)
             memcpy(t.n_ldeps, s.n_ldeps, sizeof(int) * m1)
             memcpy(t.n_rdeps, s.n_rdeps, sizeof(int) * m1)
+            memcpy(t.uf, s.uf, sizeof(int) * m1)
+            memcpy(t.uf_size, s.uf_size, sizeof(int) * m1)
             t.left, t.right, t.n_transitions, t.last_move = s.left, s.right, s.n_transitions, s.last_move
             self.apply(&t, m, label)
             cost[m] = self.loss(&t, g, work, work + m1, work + 2 * m1) - here

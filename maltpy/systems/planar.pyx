@@ -28,11 +28,16 @@ afterwards, like every other headless word.
 
 Static oracle (MaltParser's): LA / RA for a gold arc between i and j not yet
 built; REDUCE if j has a gold neighbour left of i; else SHIFT.
+
+Undirected (``-ud naive|label``, :mod:`maltpy.systems.undirected`): RIGHT-ARC is ARC(l), which
+links i and j without a direction and is permissible when they are not connected (i may be
+the root); LEFT-ARC is never permissible. The oracle builds the gold edge between i and j
+with ARC. The output is an undirected forest, turned into a tree when the parse ends.
 """
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, stack_at, component_root,
+    State, Gold, add_arc, add_link, stack_or_buffer_at, stack_top, buffer_front, stack_at, component_root,
     init_root_stack,
 )
 
@@ -71,12 +76,12 @@ cdef class Planar(PlanarFamily):
     labeled_moves = (False, False, True, True)
     address_functions = ("Stack", "Input")
     options = {"connectedness": "none", "acyclicity": True, "no_covered_roots": False,
-               "planar_root_handling": "normal"}
+               "planar_root_handling": "normal", "undirected": "none"}
 
     cdef int connectedness
 
     def configure(self, connectedness="none", acyclicity=True, no_covered_roots=False,
-                  planar_root_handling="normal"):
+                  planar_root_handling="normal", undirected="none"):
         self.connectedness = check_choice("connectedness (-pcon)", connectedness, CONNECTEDNESS)
         self.set_constraints(acyclicity, no_covered_roots, planar_root_handling)
 
@@ -100,7 +105,7 @@ cdef class Planar(PlanarFamily):
             k = stack_at(s, 1)
             out[REDUCE] = (component_root(s, i) == component_root(s, j)
                            or (k != -1 and component_root(s, k) == component_root(s, i)))
-        arc_validity(s, i, j, self.acyclicity, &out[RIGHT_ARC], &out[LEFT_ARC])
+        arc_validity(s, i, j, self.acyclicity, &out[RIGHT_ARC], &out[LEFT_ARC], self.undirected != 0)
         k = out[SHIFT] + out[REDUCE] + out[RIGHT_ARC] + out[LEFT_ARC]
         if k == 0:
             # full connectedness can leave nothing: MaltParser's default action, SHIFT
@@ -117,7 +122,10 @@ cdef class Planar(PlanarFamily):
         elif move == REDUCE:
             s.stack_len -= 1
         elif move == RIGHT_ARC:
-            add_arc(s, i, j, label)
+            if self.undirected:
+                add_link(s, i, j, label)    # ARC
+            else:
+                add_arc(s, i, j, label)
         elif move == LEFT_ARC:
             add_arc(s, j, i, label)
         s.last_move = move
@@ -126,9 +134,9 @@ cdef class Planar(PlanarFamily):
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s), j = buffer_front(s), k
         label[0] = -1
-        k = gold_arc(s, g, i, j, label)
+        k = gold_arc(s, g, i, j, label, self.undirected != 0)
         if k != NO_GOLD_ARC:
-            return LEFT_ARC if k == GOLD_LEFT else RIGHT_ARC
+            return LEFT_ARC if k == GOLD_LEFT and not self.undirected else RIGHT_ARC
         if (g.lmost_left[j] != -1 and g.lmost_left[j] < i) or g.heads[j] < i:
             return REDUCE
         return SHIFT

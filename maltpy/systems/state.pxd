@@ -32,6 +32,14 @@ cdef struct State:
     int last_dep          # the dependent of the arc added last (diagnostics: which move built an arc)
     int cap               # allocated for cap words
     int* block            # the single allocation behind all arrays (systems may swap list pointers)
+    int* uf               # union-find over the weak components of the arcs or links built
+    int* uf_size
+    # undirected systems (-ud): the links built, as adjacency lists (link_first[x], then link_next)
+    int* link_first
+    int* link_next
+    int* link_to
+    int* link_label
+    int n_links
 
 
 cdef struct Gold:
@@ -43,13 +51,13 @@ cdef struct Gold:
     int* order            # per-system scratch filled by prepare_gold (e.g. projective order)
     int* group            # per-system scratch (e.g. maximal projective components)
     int* plane            # per-system mutable oracle state (e.g. 2-planar plane of each arc)
-    int* scratch          # 9 * (n + 1) ints for dynamic oracles, allocated once per sentence
+    int* scratch          # 11 * (n + 1) ints for dynamic oracles, allocated once per sentence
 
 
 cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     """Allocate all arrays of a state for n words. Returns False on out-of-memory."""
     cdef int m = n + 1
-    cdef int* block = <int*>malloc(sizeof(int) * m * 9)
+    cdef int* block = <int*>malloc(sizeof(int) * m * 18)
     if block == NULL:
         return False
     s.n = n
@@ -64,6 +72,12 @@ cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     s.rdep = block + 6 * m
     s.n_ldeps = block + 7 * m
     s.n_rdeps = block + 8 * m
+    s.uf = block + 9 * m
+    s.uf_size = block + 10 * m
+    s.link_first = block + 11 * m
+    s.link_next = block + 12 * m        # 2m: two entries per link
+    s.link_to = block + 14 * m
+    s.link_label = block + 16 * m
     state_reset(s)
     return True
 
@@ -82,6 +96,10 @@ cdef inline void state_reset(State* s) noexcept nogil:
         s.rdep[i] = -1
         s.n_ldeps[i] = 0
         s.n_rdeps[i] = 0
+        s.uf[i] = i
+        s.uf_size[i] = 1
+        s.link_first[i] = -1
+    s.n_links = 0
     s.end_seen = False
     s.n_transitions = 0
     s.left = 0
@@ -114,6 +132,77 @@ cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
         s.n_rdeps[head] += 1
         if dep > s.rdep[head]:
             s.rdep[head] = dep
+    uf_union(s, head, dep)
+
+
+cdef inline int uf_find(const State* s, int i) noexcept nogil:
+    """The representative of i's weak component (path halving: amortised near-constant).
+    Compressing paths changes no answer, so a const state may do it."""
+    cdef int* uf = (<State*>s).uf
+    while uf[i] != i:
+        uf[i] = uf[uf[i]]
+        i = uf[i]
+    return i
+
+
+cdef inline void uf_union(State* s, int a, int b) noexcept nogil:
+    a = uf_find(s, a)
+    b = uf_find(s, b)
+    if a == b:
+        return
+    if s.uf_size[a] < s.uf_size[b]:
+        a, b = b, a
+    s.uf[b] = a
+    s.uf_size[a] += s.uf_size[b]
+
+
+cdef inline void add_link(State* s, int a, int b, int label) noexcept nogil:
+    """Undirected systems: link a and b. The dependent summaries become their undirected
+    counterparts (Gómez-Rodríguez & Fernández-González 2012), so that feature models read them
+    as they read a directed tree: ``heads[x]`` is the closest node linked to x (the left one on
+    a tie) and ``labels[x]`` that link's label, ``ldep[x]`` / ``rdep[x]`` the leftmost /
+    rightmost node linked to x on its left / right, ``n_ldeps`` / ``n_rdeps`` their numbers."""
+    cdef int k = 2 * s.n_links
+    s.n_links += 1
+    s.link_to[k] = b
+    s.link_label[k] = label
+    s.link_next[k] = s.link_first[a]
+    s.link_first[a] = k
+    s.link_to[k + 1] = a
+    s.link_label[k + 1] = label
+    s.link_next[k + 1] = s.link_first[b]
+    s.link_first[b] = k + 1
+    s.last_dep = b
+    _link_summary(s, a, b, label)
+    _link_summary(s, b, a, label)
+    uf_union(s, a, b)
+
+
+cdef inline void _link_summary(State* s, int x, int y, int label) noexcept nogil:
+    cdef int h = s.heads[x]
+    cdef int d = y - x if y > x else x - y
+    cdef int dh = h - x if h > x else x - h
+    if h == -1 or d < dh or (d == dh and y < h):
+        s.heads[x] = y
+        s.labels[x] = label
+    if y < x:
+        s.n_ldeps[x] += 1
+        if s.ldep[x] == -1 or y < s.ldep[x]:
+            s.ldep[x] = y
+    else:
+        s.n_rdeps[x] += 1
+        if y > s.rdep[x]:
+            s.rdep[x] = y
+
+
+cdef inline bint linked(const State* s, int a, int b) noexcept nogil:
+    """Whether a and b are linked (undirected systems)."""
+    cdef int k = s.link_first[a]
+    while k != -1:
+        if s.link_to[k] == b:
+            return True
+        k = s.link_next[k]
+    return False
 
 
 cdef inline int stack_top(const State* s) noexcept nogil:
@@ -156,7 +245,6 @@ cdef inline void fill_buffer(State* s, int first, int last) noexcept nogil:
 
 
 cdef inline int component_root(const State* s, int i) noexcept nogil:
-    """The headless top of i's tree in the current (acyclic) arc set."""
-    while s.heads[i] != -1:
-        i = s.heads[i]
-    return i
+    """A representative of i's weak component in the arcs (or links) built: two nodes are
+    connected exactly when their representatives are equal."""
+    return uf_find(s, i)

@@ -21,6 +21,9 @@ Arcs built while one stack is active never cross, so the output is 2-planar.
 Terminal when the buffer is empty. At most n SHIFTs, 2n REDUCEs, n arcs and,
 with no two SWITCHes in a row, at most 3n + 1 SWITCHes.
 
+Undirected (``-ud``): as in :mod:`maltpy.systems.planar`, RIGHT-ARC is ARC and LEFT-ARC is
+never permissible.
+
 Static oracle (MaltParser's): arcs between a and j are built in the active
 plane, and the plane of every gold arc crossing them is fixed to the other one
 (``g.plane`` holds this per dependent: 0 any, 1 first, 2 second, 3 none); a
@@ -28,7 +31,7 @@ gold arc between t and j, or a pending arc that has to be built in the
 inactive plane, switches; a pending arc in the active plane reduces.
 """
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_top, buffer_front, stack_at, buffer_at, init_root_stack,
+    State, Gold, add_arc, add_link, stack_top, buffer_front, stack_at, buffer_at, init_root_stack,
 )
 from maltpy.systems.planar cimport PlanarFamily
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT, GOLD_RIGHT
@@ -71,12 +74,12 @@ cdef class TwoPlanar(PlanarFamily):
     labeled_moves = (False, False, False, True, True)
     address_functions = ("ActiveStack", "InactiveStack", "Input")
     options = {"reduceonswitch": False, "acyclicity": True, "no_covered_roots": False,
-               "planar_root_handling": "normal"}
+               "planar_root_handling": "normal", "undirected": "none"}
 
     cdef bint reduce_on_switch
 
     def configure(self, reduceonswitch=False, acyclicity=True, no_covered_roots=False,
-                  planar_root_handling="normal"):
+                  planar_root_handling="normal", undirected="none"):
         self.reduce_on_switch = bool(reduceonswitch)
         self.set_constraints(acyclicity, no_covered_roots, planar_root_handling)
 
@@ -100,7 +103,7 @@ cdef class TwoPlanar(PlanarFamily):
         else:
             out[SWITCH] = s.last_move != SWITCH
         out[REDUCE] = a != 0 and not (self.no_covered_roots and s.heads[a] == -1)
-        arc_validity(s, a, j, self.acyclicity, &out[RIGHT_ARC], &out[LEFT_ARC])
+        arc_validity(s, a, j, self.acyclicity, &out[RIGHT_ARC], &out[LEFT_ARC], self.undirected != 0)
         return out[SHIFT] + out[SWITCH] + out[REDUCE] + out[RIGHT_ARC] + out[LEFT_ARC]
 
     cdef void apply(self, State* s, int move, int label) noexcept nogil:
@@ -123,7 +126,10 @@ cdef class TwoPlanar(PlanarFamily):
         elif move == REDUCE:
             s.stack_len -= 1
         elif move == RIGHT_ARC:
-            add_arc(s, a, j, label)
+            if self.undirected:
+                add_link(s, a, j, label)    # ARC
+            else:
+                add_arc(s, a, j, label)
         elif move == LEFT_ARC:
             add_arc(s, j, a, label)
         s.last_move = move
@@ -149,15 +155,15 @@ cdef class TwoPlanar(PlanarFamily):
         cdef int t = s.aux[s.aux_len - 1]
         cdef int active_plane = 1 + s.active
         label[0] = -1
-        cdef int arc = gold_arc(s, g, a, j, label)
+        cdef int arc = gold_arc(s, g, a, j, label, self.undirected != 0)
         if arc == GOLD_LEFT:
             propagate(g, s.n, a, active_plane)      # this arc's plane is now the active one
-            return LEFT_ARC
+            return RIGHT_ARC if self.undirected else LEFT_ARC
         if arc == GOLD_RIGHT:
             propagate(g, s.n, j, active_plane)
             return RIGHT_ARC
         cdef int unused
-        if gold_arc(s, g, t, j, &unused) != NO_GOLD_ARC:
+        if gold_arc(s, g, t, j, &unused, self.undirected != 0) != NO_GOLD_ARC:
             return SWITCH                           # the arc belongs to the other plane
         if self.pending(s, g, active_plane, a):
             return REDUCE
