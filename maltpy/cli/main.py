@@ -363,6 +363,9 @@ def cmd_eval(argv):
     p.add_argument("gold")
     p.add_argument("system")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    p.add_argument("--undirected", action="store_true",
+                   help="also ULAS and UUAS (a gold arc found in either direction, with / without its label) "
+                        "and the direction errors LDE = ULAS - LAS and UDE = UUAS - UAS")
     p.add_argument("--constituents", action="store_true",
                    help="bracketed trees (.mrg): EVALB's labelled recall, precision, F-measure, complete match, "
                         "crossing brackets and tagging accuracy with COLLINS.prm, for all sentences and those of "
@@ -406,7 +409,7 @@ def cmd_eval(argv):
         comparison = compare(gold, systems[0][1], systems[1][1], a.rounds)
         print(format_comparison(comparison, systems[0][0], systems[1][0]))
     else:
-        print(format_scores(scores[0]))
+        print(format_scores(scores[0], undirected=a.undirected))
     if a.report or a.plots:
         # the report's test counts the same tokens as its tables: reuse the printed one only then
         _write_report(a, gold, systems, comparison if not a.no_punct else None)

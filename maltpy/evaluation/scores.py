@@ -1,4 +1,7 @@
-"""LAS, UAS and LA, with and without punctuation.
+"""LAS, UAS and LA, with and without punctuation; and the undirected scores of Gómez-Rodríguez,
+Fernández-González & Darriba (2015): ULAS and UUAS count a gold arc found in either direction
+(with its label / with any label), so that LDE = ULAS - LAS and UDE = UUAS - UAS are the
+arcs lost to a wrong direction alone.
 
 A token is punctuation when its FORM consists of Unicode punctuation
 characters only (the rule of the CoNLL-X ``eval.pl``, which excludes such
@@ -23,12 +26,34 @@ class Scores:
     head: int = 0
     label: int = 0
     both: int = 0
+    edge: int = 0          # the gold arc in either direction
+    edge_label: int = 0    # ... with the gold label
 
-    def add(self, head_ok: bool, label_ok: bool):
+    def add(self, head_ok: bool, label_ok: bool, edge_ok: bool = None, edge_label_ok: bool = None):
         self.tokens += 1
         self.head += head_ok
         self.label += label_ok
         self.both += head_ok and label_ok
+        self.edge += head_ok if edge_ok is None else edge_ok
+        self.edge_label += (head_ok and label_ok) if edge_label_ok is None else edge_label_ok
+
+    @property
+    def ulas(self):
+        return 100.0 * self.edge_label / self.tokens if self.tokens else 0.0
+
+    @property
+    def uuas(self):
+        return 100.0 * self.edge / self.tokens if self.tokens else 0.0
+
+    @property
+    def lde(self):
+        """Labelled direction errors: ULAS - LAS."""
+        return self.ulas - self.las
+
+    @property
+    def ude(self):
+        """Unlabelled direction errors: UUAS - UAS."""
+        return self.uuas - self.uas
 
     @property
     def las(self):
@@ -52,12 +77,17 @@ def evaluate(gold, system, gold_name="gold", system_name="system"):
         if len(g) != len(s):
             raise MaltpyError(f"sentence {k + 1} (line {g.first_line} of {gold_name}) has {len(g)} tokens "
                               f"in {gold_name} but {len(s)} in {system_name}")
-        for rg, rs in zip(g.rows, s.rows):
+        for d, (rg, rs) in enumerate(zip(g.rows, s.rows), 1):
             head_ok = rg[6] == rs[6]
             label_ok = rg[7] == rs[7]
-            all_tokens.add(head_ok, label_ok)
+            # the gold arc h -> d reversed: the system attaches h to d, with the gold label
+            h = int(rg[6]) if rg[6].isdigit() else -1
+            back = 0 < h <= len(s.rows) and s.rows[h - 1][6] == str(d)
+            edge_ok = head_ok or back
+            edge_label_ok = (head_ok and label_ok) or (back and s.rows[h - 1][7] == rg[7])
+            all_tokens.add(head_ok, label_ok, edge_ok, edge_label_ok)
             if not is_punctuation(rg[1]):
-                no_punct.add(head_ok, label_ok)
+                no_punct.add(head_ok, label_ok, edge_ok, edge_label_ok)
     return {"all": all_tokens, "no_punct": no_punct}
 
 
@@ -67,9 +97,16 @@ def evaluate_files(gold_path, system_path, fmt=None):
     return evaluate(gold, system, str(gold_path), str(system_path))
 
 
-def format_scores(result) -> str:
-    lines = ["             LAS     UAS     LA    tokens"]
+def format_scores(result, undirected: bool = False) -> str:
+    """The table ``maltpy eval`` prints; ``undirected`` adds ULAS, UUAS, LDE and UDE."""
+    head = "             LAS     UAS     LA    tokens"
+    if undirected:
+        head += "    ULAS    UUAS    LDE     UDE"
+    lines = [head]
     for key, name in (("all", "all tokens"), ("no_punct", "no punct")):
         s = result[key]
-        lines.append(f"{name:<11} {s.las:6.2f}  {s.uas:6.2f}  {s.la:6.2f}  {s.tokens:7d}")
+        line = f"{name:<11} {s.las:6.2f}  {s.uas:6.2f}  {s.la:6.2f}  {s.tokens:7d}"
+        if undirected:
+            line += f"  {s.ulas:6.2f}  {s.uuas:6.2f}  {s.lde:5.2f}  {s.ude:5.2f}"
+        lines.append(line)
     return "\n".join(lines)

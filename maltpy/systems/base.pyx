@@ -39,12 +39,34 @@ import numpy as np
 from maltpy.systems.undirected cimport reconstruct, UD_LABEL
 
 from maltpy.systems.state cimport (
-    State, Gold, state_alloc, state_free, state_reset, stack_at, buffer_at, add_arc,
+    State, Gold, state_alloc, state_free, state_reset, stack_at, buffer_at, add_arc, add_link, uf_find,
 )
 
 
 #: values of the ``undirected`` option (``-ud``), in the order of the C constants
 UNDIRECTED = ("none", "naive", "label")
+
+
+def reconstruct_forest(int n, links, directions, str mode, int root_label):
+    """The dependency tree the end of an undirected parse makes of ``links`` ((a, b, label)
+    triples over nodes 0..n) with ``mode`` naive or label and each label's direction
+    (:mod:`maltpy.systems.undirected`): (heads, labels), index 0 unused. For tests and tools."""
+    if mode not in UNDIRECTED[1:]:
+        raise ValueError(f"mode must be naive or label, not {mode!r}")
+    dirs = np.ascontiguousarray(directions if len(directions) else [0], dtype=np.int32)
+    cdef const int[::1] dv = dirs
+    cdef State st
+    if not state_alloc(&st, n):
+        raise MemoryError()
+    try:
+        for a, b, label in links:
+            if not (0 <= a <= n and 0 <= b <= n) or a == b or uf_find(&st, a) == uf_find(&st, b):
+                raise ValueError(f"link {a}-{b} would close a cycle or leaves the sentence")
+            add_link(&st, a, b, label)
+        reconstruct(&st, UNDIRECTED.index(mode), &dv[0], len(dirs), root_label)
+        return [st.heads[i] for i in range(n + 1)], [st.labels[i] for i in range(n + 1)]
+    finally:
+        state_free(&st)
 
 
 cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil:
@@ -285,6 +307,14 @@ cdef class Configuration:
     @property
     def n_transitions(self):
         return self.state.n_transitions
+
+    @property
+    def links(self):
+        """Undirected systems: the links built, as (smaller node, larger node, label)."""
+        cdef int k
+        return [(min(self.state.link_to[2 * k], self.state.link_to[2 * k + 1]),
+                 max(self.state.link_to[2 * k], self.state.link_to[2 * k + 1]), self.state.link_label[2 * k])
+                for k in range(self.state.n_links)]
 
     def is_terminal(self):
         return bool(self.system.is_terminal(&self.state))
