@@ -32,6 +32,8 @@ EXAMPLES = [
     "Suffix(InputColumn(FORM, Input[0]), 3)",
     "Prefix(InputColumn(FORM, Lookahead[1]), 2)",
     "InputColumn(POSTAG, lsib(rsib(pred(succ(Input[0])))))",
+    "Linked(Stack[1], Input[0])",
+    "LinkLabel(ActiveStack[0], Input[0])",
 ]
 
 
@@ -154,6 +156,46 @@ def test_extraction_at_figure6_configuration():
     assert values[8] == 2                          # |8 - 9| = 1 -> bin "1"
     assert values[9] == 2                          # 6 has one right dependent (8)
     assert values[10] == 2                         # 6 -> 8: dependent on the right
+
+
+def test_undirected_features_read_the_links():
+    """-ud: head(x) is the closest linked node (its link's label is DEPREL(x)), ldep / rdep the
+    leftmost / rightmost linked node on each side; Linked and LinkLabel test the link itself."""
+    from maltpy.systems import SYSTEMS
+    model = load_feature_model("""features:
+  - InputColumn(FORM, head(Stack[0]))
+  - OutputColumn(DEPREL, Stack[0])
+  - InputColumn(FORM, ldep(Stack[0]))
+  - InputColumn(FORM, rdep(Stack[0]))
+  - Linked(Stack[0], Input[0])
+  - LinkLabel(Stack[0], Input[0])
+  - OutputArc(HEAD, Stack[0], Input[0])
+  - LinkLabel(Stack[1], Stack[0])
+""")
+    planar = SYSTEMS["planar"]
+    comp = compile_model(model, "conllx", planar)
+    ex = Extractor(comp.tables, len(comp.token_columns), 1, -1)
+    s = planar(len(LID), LID["ROOT"], undirected="naive")
+    cfg = s.new_configuration(5)
+    # SH 1, SH 2, SH 3; ARC 3-4 (P), RE 3; ARC 2-4 (OBJ), RE 2; ARC 1-4 (SBJ)
+    for move, label in ((0, -1), (0, -1), (0, -1), (2, LID["P"]), (1, -1), (2, LID["OBJ"]), (1, -1),
+                        (2, LID["SBJ"])):
+        cfg.apply(move, label)
+    assert cfg.stack == [0, 1] and cfg.buffer == [4, 5]
+    cfg.apply(1, -1)           # RE 1: stack [0], so look at 4 after SH
+    cfg.apply(0, -1)           # SH 4
+    tok = np.array([[0]] + [[100 + i] for i in range(1, 6)], dtype=np.int32)
+    nodes, values = ex.inspect(cfg, tok)
+    assert values[0] == 103                       # the closest node linked to 4 is 3
+    assert values[1] == LID["P"] + 1             # ... by the P link
+    assert values[2] == 101 and values[3] == 0    # leftmost linked on the left: 1; none on the right
+    assert values[4] == 1 and values[5] == 0      # 4 and 5 are not linked
+    assert values[6] == 3                         # OutputArc: no link
+    assert values[7] == 0                         # 0 and 4 are not linked
+    cfg.apply(2, LID["NMOD"])                     # ARC 4-5
+    nodes, values = ex.inspect(cfg, tok)
+    assert values[4] == 2 and values[5] == LID["NMOD"] + 1 and values[6] == 1
+    assert values[3] == 105                       # rdep(4) = 5 now
 
 
 def test_feature_counts_of_default_models():

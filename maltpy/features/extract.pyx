@@ -25,7 +25,7 @@ import numpy as np
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
-from maltpy.systems.state cimport State
+from maltpy.systems.state cimport State, linked
 from maltpy.systems.base cimport TransitionSystem, Configuration
 from maltpy.features.featmap cimport mix64
 
@@ -50,8 +50,27 @@ cdef enum:
     A_NUMOF = 6
     A_SPLIT = 7
     A_OUTPUT_ARC = 8
+    A_LINKED = 9
+    A_LINK_LABEL = 10
 
 cdef int MAX_SET = 64
+
+
+cdef inline int link_label(const State* s, int x, int y) noexcept nogil:
+    """The label of the arc (either way) or undirected link between x and y, -1 if none."""
+    cdef int k
+    if s.n_links:
+        k = s.link_first[x]
+        while k != -1:
+            if s.link_to[k] == y:
+                return s.link_label[k]
+            k = s.link_next[k]
+        return -1
+    if s.heads[x] == y:
+        return s.labels[x]
+    if s.heads[y] == x:
+        return s.labels[y]
+    return -1
 #: null-value ids above every symbol id (the symbol tables count from 1)
 ROOT_VALUE = 1 << 30
 NO_VALUE = (1 << 30) + 1
@@ -252,7 +271,18 @@ cdef class Extractor:
         if kind == A_DISTANCE:
             return binned(x - y if x > y else y - x, self.bins + self.atom_bins_start[a],
                           self.atom_bins_len[a])
+        if kind == A_LINKED:
+            if s.n_links:
+                return 2 if linked(s, x, y) else 1
+            return 2 if (s.heads[x] == y or s.heads[y] == x) else 1
+        if kind == A_LINK_LABEL:
+            lab = link_label(s, x, y)
+            if lab < 0:
+                return 0
+            return self.deprel_value[lab] if lab < self.n_deprel_values else lab + 1
         if kind == A_OUTPUT_ARC:
+            if s.n_links:      # undirected links have no direction: linked or not
+                return 1 if linked(s, x, y) else 3
             hx = s.heads[x]
             hy = s.heads[y]
             if hx == y:

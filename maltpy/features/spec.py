@@ -97,6 +97,28 @@ class OutputArc:
 
 
 @dataclass(frozen=True)
+class Linked:
+    """maltpy's: whether two nodes are linked in the partial graph (an arc either way, or an
+    undirected link of ``-ud`` parsing); 2 if so, 1 if not."""
+    address1: Address
+    address2: Address
+
+    def __str__(self):
+        return f"Linked({self.address1}, {self.address2})"
+
+
+@dataclass(frozen=True)
+class LinkLabel:
+    """maltpy's: the label (DEPREL) of the arc or undirected link between two nodes; none
+    when they are not linked."""
+    address1: Address
+    address2: Address
+
+    def __str__(self):
+        return f"LinkLabel({self.address1}, {self.address2})"
+
+
+@dataclass(frozen=True)
 class InputArcDir:
     column: str
     address: Address
@@ -170,9 +192,9 @@ class Merge:
 
 
 Feature = Union[InputColumn, OutputColumn, InputArc, OutputArc, InputArcDir, Exists, Distance,
-                NumOf, Suffix, Prefix, Split, Merge]
+                NumOf, Suffix, Prefix, Split, Merge, Linked, LinkLabel]
 _VALUE_FEATURES = (InputColumn, OutputColumn, InputArc, OutputArc, InputArcDir, Exists, Distance, NumOf,
-                   Suffix, Prefix)
+                   Suffix, Prefix, Linked, LinkLabel)
 
 _ADDRESS_RE = re.compile(r"^([A-Za-z]\w*)\s*\[\s*(-?\d+)\s*\]$")
 _CALL_RE = re.compile(r"^([A-Za-z]\w*)\s*\((.*)\)$", re.S)
@@ -275,6 +297,10 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
         _expect(args, 3, name, whole)
         return OutputArc(_column(args[0], whole), parse_address(args[1], whole),
                          parse_address(args[2], whole))
+    if name in ("Linked", "LinkLabel"):
+        _expect(args, 2, name, whole)
+        return (Linked if name == "Linked" else LinkLabel)(parse_address(args[0], whole),
+                                                           parse_address(args[1], whole))
     if name == "InputArcDir":
         _expect(args, 2, name, whole)
         return InputArcDir(_column(args[0], whole), parse_address(args[1], whole))
@@ -326,7 +352,8 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
         return Merge(parts)
     raise FeatureSpecError(
         f"unknown feature function {name!r} in {whole!r}; known: InputColumn, OutputColumn, "
-        "InputArc, OutputArc, InputArcDir, Exists, Distance, NumOf, Merge, Merge3, Split, Suffix, Prefix")
+        "InputArc, OutputArc, InputArcDir, Exists, Distance, NumOf, Merge, Merge3, Split, Suffix, Prefix, "
+        "Linked, LinkLabel")
 
 
 def _item_to_string(item) -> str:

@@ -42,10 +42,14 @@ def _progress_bar(total, desc, enabled, unit="sent"):
     return tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr)
 
 
-def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str):
-    """``-F`` value -> (FeatureModel, YAML text). ``None`` = MaltParser's default for the setup."""
+def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str,
+                          undirected: str = "none"):
+    """``-F`` value -> (FeatureModel, YAML text). ``None`` = MaltParser's default for the setup
+    (for undirected parsing, its undirected counterpart: U + the directed model's name)."""
     if not features:
         features = FEATURE_MODEL_NAMES.get(algorithm, algorithm)
+        if undirected != "none":
+            features = "U" + features
     # learners without models of their own use LIBLINEAR's (MaltParser ships liblinear and libsvm ones)
     learner = learner if learner in ("liblinear", "libsvm") else "liblinear"
     path = features
@@ -111,7 +115,8 @@ class Parser:
             raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
                               f"with -a nivreeager, not {s.algorithm}")
         if feature_text is None:
-            self.feature_model, self.feature_text = resolve_feature_model(s.features, s.algorithm, s.learner, fmt)
+            self.feature_model, self.feature_text = resolve_feature_model(s.features, s.algorithm, s.learner, fmt,
+                                                                          s.undirected)
             source = s.features or f"the default {s.algorithm} feature model"
         else:
             self.feature_text = feature_text
