@@ -185,8 +185,16 @@ cdef class TransitionSystem:
         self.n_label_dir = len(arr)
 
     def move_table(self, **options):
-        """(move names, labeled flags) of a system with these options; the class's by default."""
-        return tuple(self.move_names), tuple(self.labeled_moves)
+        """(move names, labeled flags) of a system with these options; the class's by default.
+        Undirected: RIGHT-ARC is ARC and LEFT-ARC (the last move) is left out, so that the
+        classifier has no classes that can never be chosen."""
+        names, labeled = tuple(self.move_names), tuple(self.labeled_moves)
+        if options.get("undirected", "none") != "none":
+            last = len(names) - 1      # (no negative indices: this module has wraparound off)
+            assert names[last] == "LA", "undirected systems keep LEFT-ARC as their last move"
+            names = tuple("ARC" if m == "RA" else m for m in names[:last])
+            labeled = labeled[:last]
+        return names, labeled
 
     def configure(self, **options):
         """Hook for subclasses: copy option values into C fields."""

@@ -119,11 +119,8 @@ cdef inline void state_free(State* s) noexcept nogil:
         s.stack = NULL
 
 
-cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
-    """Add head -> dep with a label and keep the dependent summaries current."""
-    s.last_dep = dep
-    s.heads[dep] = head
-    s.labels[dep] = label
+cdef inline void note_dependent(State* s, int head, int dep) noexcept nogil:
+    """Count dep among head's left or right dependents, and keep the outermost of each side."""
     if dep < head:
         s.n_ldeps[head] += 1
         if s.ldep[head] == -1 or dep < s.ldep[head]:
@@ -132,6 +129,14 @@ cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
         s.n_rdeps[head] += 1
         if dep > s.rdep[head]:
             s.rdep[head] = dep
+
+
+cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
+    """Add head -> dep with a label and keep the dependent summaries current."""
+    s.last_dep = dep
+    s.heads[dep] = head
+    s.labels[dep] = label
+    note_dependent(s, head, dep)
     uf_union(s, head, dep)
 
 
@@ -185,14 +190,7 @@ cdef inline void _link_summary(State* s, int x, int y, int label) noexcept nogil
     if h == -1 or d < dh or (d == dh and y < h):
         s.heads[x] = y
         s.labels[x] = label
-    if y < x:
-        s.n_ldeps[x] += 1
-        if s.ldep[x] == -1 or y < s.ldep[x]:
-            s.ldep[x] = y
-    else:
-        s.n_rdeps[x] += 1
-        if y > s.rdep[x]:
-            s.rdep[x] = y
+    note_dependent(s, x, y)
 
 
 cdef inline bint linked(const State* s, int a, int b) noexcept nogil:

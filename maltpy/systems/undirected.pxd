@@ -17,7 +17,7 @@ Cost schemes (``-ud``):
     among words is rooted where the fewest labels are contradicted, ties going to a word the
     parser linked to 0, then to the leftmost word.
 """
-from maltpy.systems.state cimport State
+from maltpy.systems.state cimport State, note_dependent
 
 cdef enum:
     UD_NONE = 0
@@ -134,12 +134,4 @@ cdef inline void reconstruct(State* s, int mode, const int* label_dir, int n_lab
         s.n_ldeps[x] = 0
         s.n_rdeps[x] = 0
     for y in range(1, n + 1):
-        x = s.heads[y]
-        if y < x:
-            s.n_ldeps[x] += 1
-            if s.ldep[x] == -1 or y < s.ldep[x]:
-                s.ldep[x] = y
-        else:
-            s.n_rdeps[x] += 1
-            if y > s.rdep[x]:
-                s.rdep[x] = y
+        note_dependent(s, s.heads[y], y)
