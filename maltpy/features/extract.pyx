@@ -81,10 +81,32 @@ cdef uint64_t LOW48 = (<uint64_t>1 << 48) - 1
 cdef uint64_t HASHED = <uint64_t>1 << 49
 
 
+cdef inline int undirected_sibling(const State* s, int p, bint left) noexcept nogil:
+    """The papers' undirected siblings: the nearest q < p linked, like p, to some r > p (left),
+    or the nearest q > p linked, like p, to some r < p (right); -1 if none."""
+    cdef int best = -1, k, r, j, q
+    k = s.link_first[p]
+    while k != -1:
+        r = s.link_to[k]
+        if (left and r > p) or (not left and r < p):
+            j = s.link_first[r]
+            while j != -1:
+                q = s.link_to[j]
+                if left and q < p and q > best:
+                    best = q
+                elif not left and q > p and (best == -1 or q < best):
+                    best = q
+                j = s.link_next[j]
+        k = s.link_next[k]
+    return best
+
+
 cdef inline int navigate(const State* s, int node, int op) noexcept nogil:
     cdef int h, k
     if node < 0:
         return -1
+    if s.n_links and (op == NAV_LSIB or op == NAV_RSIB):
+        return undirected_sibling(s, node, op == NAV_LSIB)
     if op == NAV_HEAD:
         return s.heads[node]
     if op == NAV_LDEP:
