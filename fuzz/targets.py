@@ -60,6 +60,8 @@ VARIANTS = [
     {"algorithm": "covnonproj", "direction": "rtl", "marking_strategy": "path"},
     {"algorithm": "nivreeager", "direction": "both", "combination_folds": 2},
     {"algorithm": "covnonproj", "learner": "perceptron", "oracle": "dynamic", "learner_options": "-i 3"},
+    {"algorithm": "2planar", "undirected": "label"},
+    {"algorithm": "covnonproj", "undirected": "naive"},
     {"algorithm": "nivreeager", "learner": "perceptron", "oracle": "dynamic", "learner_options": "-i 3"},
 ]
 
