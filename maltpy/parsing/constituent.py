@@ -229,45 +229,51 @@ class Reduction:
         return self._parse_file_python(parser, source, target, input_format, progress)
 
     def _parse_file_compiled(self, parser, source, target, fmt, progress):
-        """CoNLL in, trees out, in compiled code from the input's bytes to the output's."""
+        """CoNLL in, trees out, in compiled code from the input's bytes to the output's, chunks
+        side by side on the ``jobs`` threads of the parser's settings (output in input order)."""
+        import os
         from maltpy.formats.conll import open_input
         from maltpy.formats.scan import Scanner
         from maltpy.output import open_output
         from maltpy.parsing.parser import _progress_bar
-        from maltpy.parsing.stream import BLOCK_SIZE, ChunkParser, read_chunks
+        from maltpy.parsing.stream import BLOCK_SIZE, ChunkParser, OrderedOutput, _parse_in_threads, read_chunks
         chunk_parser = ChunkParser(parser)
-        decoder = self._decoder(parser.labels)
         tag_field, fallback = 4, 3
-        counts = [0, 0]
+        jobs = parser.settings.jobs or os.cpu_count() or 1
+
+        def work(chunk) -> bytes:
+            if not chunk.n_sentences:
+                return b""
+            offsets, heads, labels, label_bytes = chunk_parser.output_trees(chunk)
+            names = parser.labels if len(label_bytes) == len(parser.labels) else \
+                [b.decode("utf-8", "surrogatepass") for b in label_bytes]   # labels made by decoding
+            data, ws, we = chunk.field_spans(1)
+            _, ts, te = chunk.field_spans(tag_field, fallback)
+            if np.any(ts < 0):
+                raise _Untagged()
+            wrapped = np.full(chunk.n_sentences, self.wrapped, dtype=np.uint8)
+            return self._decoder(names).decode(data, np.ascontiguousarray(offsets, dtype=np.int64),
+                                               np.ascontiguousarray(heads, dtype=np.int32),
+                                               np.ascontiguousarray(labels, dtype=np.int32), ws, we, ts, te, wrapped)
+
         bar = _progress_bar(None, "parsing", progress, unit="tok")
         stream, path, close = open_input(source)
         try:
             with open_output(target, binary=True, stream=True) as out:
-                for chunk in read_chunks(stream, Scanner(fmt or "conllx", path, False), BLOCK_SIZE):
-                    if not chunk.n_sentences:
-                        continue
-                    offsets, heads, labels, label_bytes = chunk_parser.output_trees(chunk)
-                    if len(label_bytes) != len(parser.labels):   # labels made by decoding or combining
-                        decoder = self._decoder([b.decode("utf-8", "surrogatepass") for b in label_bytes])
-                    data, ws, we = chunk.field_spans(1)
-                    _, ts, te = chunk.field_spans(tag_field, fallback)
-                    if np.any(ts < 0):
-                        raise _Untagged()
-                    wrapped = np.full(chunk.n_sentences, self.wrapped, dtype=np.uint8)
-                    out.write(decoder.decode(data, np.ascontiguousarray(offsets, dtype=np.int64),
-                                             np.ascontiguousarray(heads, dtype=np.int32),
-                                             np.ascontiguousarray(labels, dtype=np.int32), ws, we, ts, te, wrapped))
-                    out.flush()
-                    counts[0] += chunk.n_sentences
-                    counts[1] += chunk.n_tokens
-                    if bar:
-                        bar.update(chunk.n_tokens)
+                writer = OrderedOutput(out, (lambda n_sent, n_tok: bar.update(n_tok)) if bar else None)
+                chunks = read_chunks(stream, Scanner(fmt or "conllx", path, False), BLOCK_SIZE)
+                if jobs == 1:
+                    for chunk in chunks:
+                        writer.write(chunk, work(chunk))
+                else:
+                    _parse_in_threads(chunks, work, writer, jobs)
+                writer.close()
         finally:
             if close:
                 stream.close()
             if bar:
                 bar.close()
-        return counts[0], counts[1]
+        return writer.n_sentences, writer.n_tokens
 
     def _parse_file_python(self, parser, source, target, input_format, progress):
         from maltpy.formats.conll import iter_conll
