@@ -33,6 +33,8 @@ EXAMPLES = [
     "Prefix(InputColumn(FORM, Lookahead[1]), 2)",
     "InputColumn(POSTAG, lsib(rsib(pred(succ(Input[0])))))",
     "Linked(Stack[1], Input[0])",
+    "LabelSet(Stack[0], rdeps)",
+    "InputColumn(FORM, lcdep(rcdep(Stack[0])))",
     "LinkLabel(ActiveStack[0], Input[0])",
 ]
 
@@ -196,6 +198,52 @@ def test_undirected_features_read_the_links():
     nodes, values = ex.inspect(cfg, tok)
     assert values[4] == 2 and values[5] == LID["NMOD"] + 1 and values[6] == 1
     assert values[3] == 105                       # rdep(4) = 5 now
+
+
+@pytest.mark.parametrize("steps", range(0, 18))
+def test_closest_dependents_and_label_sets(steps):
+    """lcdep / rcdep are the closest left / right dependents and LabelSet the set of the
+    dependents' labels (equal sets give equal values, different ones different values here),
+    checked against the partial tree at every step of G2's oracle run."""
+    model = load_feature_model("""features:
+  - InputColumn(FORM, lcdep(Stack[0]))
+  - InputColumn(FORM, rcdep(Stack[0]))
+  - InputColumn(FORM, lcdep(Stack[1]))
+  - InputColumn(FORM, rcdep(Stack[1]))
+  - LabelSet(Stack[0], ldeps)
+  - LabelSet(Stack[0], rdeps)
+  - LabelSet(Stack[1], deps)
+""")
+    comp = compile_model(model, "conllx", NivreEager)
+    ex = Extractor(comp.tables, len(comp.token_columns), 1, -1)
+    cfg = make(NivreEager).new_configuration(9)
+    cfg.set_gold(G2_HEADS, g2_labels())
+    for _ in range(steps):
+        if cfg.is_terminal():
+            return
+        cfg.apply(*cfg.oracle())
+    tok = np.array([[0]] + [[100 + i] for i in range(1, 10)], dtype=np.int32)
+    nodes, values = ex.inspect(cfg, tok)
+    heads, labels = cfg.heads, cfg.labels
+    stack = cfg.stack
+
+    def closest(x, left):
+        deps = [d for d in range(1, 10) if heads[d] == x and (d < x if left else d > x)]
+        return (max(deps) if left else min(deps)) if deps else None
+
+    def labelset(x, side):
+        return frozenset(labels[d] for d in range(1, 10) if heads[d] == x
+                         and (side == "deps" or (d < x) == (side == "ldeps")))
+    for k, (pos, left) in enumerate(((1, True), (1, False), (2, True), (2, False))):
+        x = stack[-pos] if len(stack) >= pos else None
+        c = closest(x, left) if x is not None else None
+        assert values[k] == (100 + c if c else 0)
+    sets = [(stack[-1], "ldeps"), (stack[-1], "rdeps")] + ([(stack[-2], "deps")] if len(stack) > 1 else [])
+    got = values[4:4 + len(sets)]
+    for (x1, s1), v1 in zip(sets, got):
+        assert (v1 == 1) == (not labelset(x1, s1))
+        for (x2, s2), v2 in zip(sets, got):
+            assert (v1 == v2) == (labelset(x1, s1) == labelset(x2, s2))
 
 
 def test_feature_counts_of_default_models():

@@ -18,7 +18,7 @@ from maltpy.formats.conll import COLUMNS, HEAD_COLUMNS, INPUT_COLUMNS
 
 # Atom kinds: keep in step with extract.pyx
 (A_INPUT, A_DEPREL, A_INPUT_ARC, A_INPUT_ARC_DIR, A_EXISTS, A_DISTANCE, A_NUMOF, A_SPLIT,
- A_OUTPUT_ARC, A_LINKED, A_LINK_LABEL) = range(11)
+ A_OUTPUT_ARC, A_LINKED, A_LINK_LABEL, A_LABEL_SET) = range(12)
 NUMOF_RELATIONS = {"ldeps": 0, "rdeps": 1, "deps": 2}
 
 
@@ -114,6 +114,8 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
             if f.column != "HEAD":
                 raise FeatureSpecError(f"feature {feature}: OutputArc supports HEAD only")
             row = (A_OUTPUT_ARC, 0, address(f.address1, feature), address(f.address2, feature), 0, 0)
+        elif isinstance(f, S.LabelSet):
+            row = (A_LABEL_SET, NUMOF_RELATIONS[f.relation], address(f.address, feature), 0, 0, 0)
         elif isinstance(f, (S.Linked, S.LinkLabel)):
             row = (A_LINKED if isinstance(f, S.Linked) else A_LINK_LABEL, 0, address(f.address1, feature),
                    address(f.address2, feature), 0, 0)

@@ -38,6 +38,8 @@ cdef enum:
     NAV_RSIB = 4
     NAV_PRED = 5
     NAV_SUCC = 6
+    NAV_LCDEP = 7
+    NAV_RCDEP = 8
 
 # Atom kinds (mirrored in compiler.py)
 cdef enum:
@@ -52,6 +54,7 @@ cdef enum:
     A_OUTPUT_ARC = 8
     A_LINKED = 9
     A_LINK_LABEL = 10
+    A_LABEL_SET = 11
 
 cdef int MAX_SET = 64
 
@@ -79,6 +82,23 @@ cdef int64_t C_ROOT_VALUE = 1 << 30
 cdef int64_t C_NO_VALUE = (1 << 30) + 1
 cdef uint64_t LOW48 = (<uint64_t>1 << 48) - 1
 cdef uint64_t HASHED = <uint64_t>1 << 49
+
+
+cdef inline int64_t label_set(const State* s, int x, int side) noexcept nogil:
+    """The set of labels of x's left (side 0), right (1) or all (2) dependents, as one value:
+    1 for the empty set, else a 29-bit hash of the set's bitmask (labels modulo 64) plus 2."""
+    cdef uint64_t mask = 0
+    cdef int k, lo = x, hi = x
+    if side != 1 and s.ldep[x] >= 0:
+        lo = s.ldep[x]
+    if side != 0 and s.rdep[x] >= 0:
+        hi = s.rdep[x]
+    for k in range(lo, hi + 1):
+        if k != x and s.heads[k] == x and s.labels[k] >= 0:
+            mask |= (<uint64_t>1) << (s.labels[k] & 63)
+    if mask == 0:
+        return 1
+    return 2 + <int64_t>(mix64(mask) & ((1 << 29) - 1))
 
 
 cdef inline int undirected_sibling(const State* s, int p, bint left) noexcept nogil:
@@ -113,6 +133,20 @@ cdef inline int navigate(const State* s, int node, int op) noexcept nogil:
         return s.ldep[node]
     if op == NAV_RDEP:
         return s.rdep[node]
+    if op == NAV_LCDEP:     # the closest left dependent: scan back to the leftmost one
+        k = node - 1
+        while k >= s.ldep[node] >= 0:
+            if s.heads[k] == node:
+                return k
+            k -= 1
+        return -1
+    if op == NAV_RCDEP:     # the closest right dependent
+        k = node + 1
+        while 0 <= k <= s.rdep[node]:
+            if s.heads[k] == node:
+                return k
+            k += 1
+        return -1
     if op == NAV_PRED:
         return node - 1 if node > 1 else -1
     if op == NAV_SUCC:
@@ -282,6 +316,10 @@ cdef class Extractor:
             if hx < 0:
                 return 0
             return 3 if hx == 0 else (1 if hx < x else 2)
+        if kind == A_LABEL_SET:
+            if x < 0:
+                return 0
+            return label_set(s, x, arg)
         if kind == A_NUMOF:
             if x < 0:
                 return 0

@@ -32,7 +32,7 @@ import yaml
 from maltpy.errors import MaltpyError
 
 #: Dependency-graph navigation functions (MaltParser's DGraphAddressFunction).
-NAVIGATION = ("head", "ldep", "rdep", "lsib", "rsib", "pred", "succ")
+NAVIGATION = ("head", "ldep", "rdep", "lsib", "rsib", "pred", "succ", "lcdep", "rcdep")
 
 
 class FeatureSpecError(MaltpyError):
@@ -94,6 +94,17 @@ class OutputArc:
 
     def __str__(self):
         return f"OutputArc({self.column}, {self.address1}, {self.address2})"
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """maltpy's (Zhang & Nivre 2011's label sets): the set of labels of a node's left (``ldeps``),
+    right (``rdeps``) or all (``deps``) dependents, as one value."""
+    address: Address
+    relation: str
+
+    def __str__(self):
+        return f"LabelSet({self.address}, {self.relation})"
 
 
 @dataclass(frozen=True)
@@ -192,9 +203,9 @@ class Merge:
 
 
 Feature = Union[InputColumn, OutputColumn, InputArc, OutputArc, InputArcDir, Exists, Distance,
-                NumOf, Suffix, Prefix, Split, Merge, Linked, LinkLabel]
+                NumOf, Suffix, Prefix, Split, Merge, Linked, LinkLabel, LabelSet]
 _VALUE_FEATURES = (InputColumn, OutputColumn, InputArc, OutputArc, InputArcDir, Exists, Distance, NumOf,
-                   Suffix, Prefix, Linked, LinkLabel)
+                   Suffix, Prefix, Linked, LinkLabel, LabelSet)
 
 _ADDRESS_RE = re.compile(r"^([A-Za-z]\w*)\s*\[\s*(-?\d+)\s*\]$")
 _CALL_RE = re.compile(r"^([A-Za-z]\w*)\s*\((.*)\)$", re.S)
@@ -297,6 +308,13 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
         _expect(args, 3, name, whole)
         return OutputArc(_column(args[0], whole), parse_address(args[1], whole),
                          parse_address(args[2], whole))
+    if name == "LabelSet":
+        _expect(args, 2, name, whole)
+        relation = args[1].strip()
+        if relation not in ("ldeps", "rdeps", "deps"):
+            raise FeatureSpecError(f"LabelSet relation must be ldeps, rdeps or deps, got {relation!r} "
+                                   f"in feature {whole!r}")
+        return LabelSet(parse_address(args[0], whole), relation)
     if name in ("Linked", "LinkLabel"):
         _expect(args, 2, name, whole)
         return (Linked if name == "Linked" else LinkLabel)(parse_address(args[0], whole),
@@ -353,7 +371,7 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
     raise FeatureSpecError(
         f"unknown feature function {name!r} in {whole!r}; known: InputColumn, OutputColumn, "
         "InputArc, OutputArc, InputArcDir, Exists, Distance, NumOf, Merge, Merge3, Split, Suffix, Prefix, "
-        "Linked, LinkLabel")
+        "Linked, LinkLabel, LabelSet")
 
 
 def _item_to_string(item) -> str:
