@@ -285,6 +285,15 @@ def _expect(args, count, name, whole):
         raise FeatureSpecError(f"{name} takes {count} argument(s), got {len(args)} in feature {whole!r}")
 
 
+def _relation(name: str, text: str, whole: str) -> str:
+    """The dependents a NumOf or LabelSet feature looks at: ldeps, rdeps or deps."""
+    relation = text.strip()
+    if relation not in ("ldeps", "rdeps", "deps"):
+        raise FeatureSpecError(f"{name} relation must be ldeps, rdeps or deps, got {relation!r} "
+                               f"in feature {whole!r}")
+    return relation
+
+
 def parse_feature(text: str, _whole: str = None) -> Feature:
     """Parse one feature function in MaltParser's notation."""
     whole = _whole or text.strip()
@@ -310,11 +319,7 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
                          parse_address(args[2], whole))
     if name == "LabelSet":
         _expect(args, 2, name, whole)
-        relation = args[1].strip()
-        if relation not in ("ldeps", "rdeps", "deps"):
-            raise FeatureSpecError(f"LabelSet relation must be ldeps, rdeps or deps, got {relation!r} "
-                                   f"in feature {whole!r}")
-        return LabelSet(parse_address(args[0], whole), relation)
+        return LabelSet(parse_address(args[0], whole), _relation(name, args[1], whole))
     if name in ("Linked", "LinkLabel"):
         _expect(args, 2, name, whole)
         return (Linked if name == "Linked" else LinkLabel)(parse_address(args[0], whole),
@@ -331,11 +336,7 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
                         _parse_bins(args[2], whole))
     if name == "NumOf":
         _expect(args, 3, name, whole)
-        relation = args[1].strip()
-        if relation not in ("ldeps", "rdeps", "deps"):
-            raise FeatureSpecError(f"NumOf relation must be ldeps, rdeps or deps, got {relation!r} "
-                                   f"in feature {whole!r}")
-        return NumOf(parse_address(args[0], whole), relation, _parse_bins(args[2], whole))
+        return NumOf(parse_address(args[0], whole), _relation(name, args[1], whole), _parse_bins(args[2], whole))
     if name in ("Suffix", "Prefix"):
         _expect(args, 2, name, whole)
         inner = parse_feature(args[0], whole)
