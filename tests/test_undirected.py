@@ -245,8 +245,12 @@ def test_left_arc_is_never_permissible_and_the_root_may_link():
 
 
 def test_undirected_needs_a_system_that_has_it():
-    with pytest.raises(ValueError, match="planar, 2planar and covnonproj"):
+    with pytest.raises(ValueError, match="does not accept"):
         SYSTEMS["covproj"](3, 0, undirected="naive")
+    from maltpy.errors import MaltpyError
+    from maltpy.parsing.parser import Parser
+    with pytest.raises(MaltpyError, match="planar, 2planar and covnonproj, not covproj"):
+        Parser(algorithm="covproj", undirected="label")._setup("conllx")
 
 
 # ---------------------------------------------------------------------- scores and command line
@@ -270,8 +274,9 @@ def run(*args, cwd):
 
 def test_cli(tmp_path):
     train, test = f"{EXAMPLES}/toy-train.conll", f"{EXAMPLES}/toy-test.conll"
-    r = run("-c", "m.mpz", "-m", "learn", "-i", train, "-a", "nivreeager", "-ud", "label", cwd=tmp_path)
-    assert r.returncode == 1 and "planar, 2planar and covnonproj" in r.stderr
+    for name in ("nivreeager", "covproj"):
+        r = run("-c", "m.mpz", "-m", "learn", "-i", train, "-a", name, "-ud", "label", cwd=tmp_path)
+        assert r.returncode == 1 and "planar, 2planar and covnonproj" in r.stderr
     for name in UNDIRECTED_SYSTEMS:
         r = run("-c", "m.mpz", "-m", "learn", "-i", train, "-a", name, "-ud", "label", "-q", cwd=tmp_path)
         assert r.returncode == 0, r.stderr

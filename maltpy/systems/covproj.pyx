@@ -13,6 +13,8 @@ from maltpy.systems.state cimport State, component_root
 
 cdef class CovProj(Covington):
     name = "covproj"
+    # no undirected variant (-ud): its advance reads heads, which an undirected parse does not have
+    options = {"allow_root": True, "allow_shift": False}
 
     cdef void advance(self, State* s, int move) noexcept nogil:
         cdef int i, cj
