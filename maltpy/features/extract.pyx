@@ -25,7 +25,7 @@ import numpy as np
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
-from maltpy.systems.state cimport State, linked
+from maltpy.systems.state cimport State, link_index, linked
 from maltpy.systems.base cimport TransitionSystem, Configuration
 from maltpy.features.featmap cimport mix64
 
@@ -63,12 +63,8 @@ cdef inline int link_label(const State* s, int x, int y) noexcept nogil:
     """The label of the arc (either way) or undirected link between x and y, -1 if none."""
     cdef int k
     if s.n_links:
-        k = s.link_first[x]
-        while k != -1:
-            if s.link_to[k] == y:
-                return s.link_label[k]
-            k = s.link_next[k]
-        return -1
+        k = link_index(s, x, y)
+        return s.link_label[k] if k != -1 else -1
     if s.heads[x] == y:
         return s.labels[x]
     if s.heads[y] == x:

@@ -22,7 +22,7 @@ from libc.string cimport memset
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.features.featmap cimport FeatMap
 from maltpy.parsing.loop cimport (
-    ClassTable, Corpus, MAX_MOVES, max_transitions, oracle_move, start_training_sentence,
+    ClassTable, Corpus, MAX_MOVES, max_transitions, oracle_move, start_training_sentence, training_decision,
 )
 from maltpy.systems.base cimport TransitionSystem, gold_alloc, gold_free
 from maltpy.systems.state cimport Gold, State, state_alloc, state_free, state_reset
@@ -114,7 +114,7 @@ def train_online(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable
     cdef int cost[MAX_MOVES]
     cdef int zero[MAX_MOVES]
     cdef Py_ssize_t k, idx, n_sent = corpus.n_sentences, r0, j, f, steps_ok = 0, steps = 0, t = 1
-    cdef int n_valid, move, label, m, c, i, nk, pred, gold, nxt, only, best_cost, max_steps
+    cdef int step, move, label, m, c, i, nk, pred, gold, nxt, best_cost, max_steps
     cdef float best_score, pred_score
     cdef bint ok = True, explore, wrong
     cdef uint64_t rng_state = <uint64_t>seed * <uint64_t>0x9E3779B97F4A7C15 + 1
@@ -144,12 +144,10 @@ def train_online(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable
                         break
                     max_steps = max_transitions(sent.n)
                     while not system.is_terminal(&s) and s.n_transitions < max_steps:
-                        n_valid = system.valid_moves(&s, mask)
-                        if n_valid == 0:
+                        step = training_decision(system, &s, mask)
+                        if step < 0:
                             break
-                        only = system.deterministic_move(&s)
-                        if only >= 0 and mask[only]:
-                            system.apply(&s, only, -1)
+                        if step == 0:
                             continue
                         nk = ex.extract(system, &s, &sent, nodes, values, keys)
                         for i in range(nk):

@@ -190,6 +190,20 @@ cdef inline bint start_training_sentence(TransitionSystem system, Corpus corpus,
     return True
 
 
+cdef inline int training_decision(TransitionSystem system, State* s, bint* mask) noexcept nogil:
+    """Before a training decision: -1 when no move is permissible (stop the sentence); 0 when the
+    system's deterministic move was applied instead (MaltParser records no instance for it, but
+    does for every other decision, even when only one move is permissible); 1 when ``mask`` now
+    holds the permissible moves of a decision to learn from."""
+    if system.valid_moves(s, mask) == 0:
+        return -1
+    cdef int only = system.deterministic_move(s)
+    if only >= 0 and mask[only]:
+        system.apply(s, only, -1)
+        return 0
+    return 1
+
+
 cdef inline int oracle_move(TransitionSystem system, ClassTable classes, const State* s, const Gold* g,
                             const bint* mask, int* label) noexcept nogil:
     """The static oracle's move (and label), or the first permissible move when the oracle has no

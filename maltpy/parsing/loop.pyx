@@ -271,7 +271,7 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
     cdef int64_t* values = <int64_t*>malloc(sizeof(int64_t) * (ex.n_atoms + 1))
     cdef uint64_t* keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0
-    cdef int n_valid, move, label, m, i, nk, fid, only, n_errors = 0, max_steps
+    cdef int step, move, label, m, i, nk, fid, n_errors = 0, max_steps
     cdef bint ok = True, wrong
     s.block = NULL
     g.n_children = NULL
@@ -289,15 +289,10 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
                 ok = start_training_sentence(system, corpus, k, &s, &sent, &g, &gh[0], &gl[0])
                 max_steps = max_transitions(sent.n)
                 while ok and not system.is_terminal(&s) and s.n_transitions < max_steps:
-                    n_valid = system.valid_moves(&s, mask)
-                    if n_valid == 0:
+                    step = training_decision(system, &s, mask)
+                    if step < 0:
                         break
-                    # MaltParser asks the oracle, and records an instance, for every decision
-                    # but its transition system's deterministic ones, even when only one move
-                    # is permissible; the solver then sees the instances MaltParser's does
-                    only = system.deterministic_move(&s)
-                    if only >= 0 and mask[only]:
-                        system.apply(&s, only, -1)
+                    if step == 0:
                         continue
                     move = oracle_move(system, classes, &s, &g, mask, &label)
                     nk = ex.extract(system, &s, &sent, nodes, values, keys)

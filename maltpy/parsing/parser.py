@@ -160,14 +160,13 @@ class Parser:
         if training:
             opts.update(self.system_cls.training_options)
         root = self.label_ids.get(self.settings.root_label, 0)
+        if self.settings.undirected != "label":
+            return self.system_cls(len(self.labels), root, **opts)
+        from maltpy.transform.direction import RIGHT, directions
+        # a word made a root by the reconstruction gets the root label, rightward
+        root = self.label_ids.get(self.settings.root_label + RIGHT, root)
         system = self.system_cls(len(self.labels), root, **opts)
-        if self.settings.undirected == "label":
-            from maltpy.transform.direction import RIGHT, directions
-            system.set_label_directions(directions(self.labels))
-            # a word made a root by the reconstruction gets the root label, rightward
-            root = self.label_ids.get(self.settings.root_label + RIGHT, root)
-            system = self.system_cls(len(self.labels), root, **opts)
-            system.set_label_directions(directions(self.labels))
+        system.set_label_directions(directions(self.labels))
         return system
 
     @property

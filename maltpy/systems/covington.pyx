@@ -46,9 +46,6 @@ cdef class Covington(TransitionSystem):
     options = {"allow_root": True, "allow_shift": False, "undirected": "none"}
 
     def configure(self, allow_root=True, allow_shift=False, undirected="none"):
-        if undirected != "none" and self.name != "covnonproj":
-            raise ValueError(f"undirected parsing (-ud {undirected}) is for planar, 2planar and covnonproj, "
-                             f"not {self.name}")
         self.allow_root = bool(allow_root)
         self.allow_shift = bool(allow_shift)
         self.leftstop = 0 if self.allow_root else 1

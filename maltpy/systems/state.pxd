@@ -193,14 +193,19 @@ cdef inline void _link_summary(State* s, int x, int y, int label) noexcept nogil
     note_dependent(s, x, y)
 
 
-cdef inline bint linked(const State* s, int a, int b) noexcept nogil:
-    """Whether a and b are linked (undirected systems)."""
+cdef inline int link_index(const State* s, int a, int b) noexcept nogil:
+    """The entry of the link between a and b in a's adjacency list (undirected systems), -1 if none."""
     cdef int k = s.link_first[a]
     while k != -1:
         if s.link_to[k] == b:
-            return True
+            return k
         k = s.link_next[k]
-    return False
+    return -1
+
+
+cdef inline bint linked(const State* s, int a, int b) noexcept nogil:
+    """Whether a and b are linked (undirected systems)."""
+    return link_index(s, a, b) != -1
 
 
 cdef inline int stack_top(const State* s) noexcept nogil:

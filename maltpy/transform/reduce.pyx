@@ -10,6 +10,7 @@ is its phrase symbol (-1: no phrase label) and ``label_k`` its index. Phrase sym
 in ``symbols``. The unary classifier's features are 64-bit hashes of the symbols' and words'
 bytes, so no vocabulary is needed: a feature is looked up in an open-addressing table of keys.
 """
+from maltpy.features.featmap cimport FeatMap, mix64
 from maltpy.hashing cimport fnv1a
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
@@ -57,17 +58,8 @@ cdef struct Work:
 
 
 
-cdef inline uint64_t mix(uint64_t h) noexcept nogil:
-    h ^= h >> 30
-    h *= 0xbf58476d1ce4e5b9ULL
-    h ^= h >> 27
-    h *= 0x94d049bb133111ebULL
-    h ^= h >> 31
-    return h
-
-
 cdef inline uint64_t combine(uint64_t h, uint64_t x) noexcept nogil:
-    return mix(h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)))
+    return mix64(h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)))
 
 
 def hash_bytes(bytes b):
@@ -75,40 +67,14 @@ def hash_bytes(bytes b):
     return fnv1a(<const unsigned char*>b, len(b))
 
 
-def candidate_key(uint64_t label_hash, int preterminal):
-    """The key of a (label, pre-terminal flag) pair in the candidate table."""
-    cdef uint64_t k = combine(mix(label_hash), <uint64_t>(preterminal + 7))
+cdef inline uint64_t cand_key(uint64_t label_hash, bint preterminal) noexcept nogil:
+    cdef uint64_t k = combine(mix64(label_hash), <uint64_t>(preterminal + 7))
     return k if k else 1
 
 
-cdef inline int64_t find(const uint64_t* keys, int64_t mask, uint64_t key) noexcept nogil:
-    """Slot of ``key`` in an open-addressing table (size mask + 1), or -1."""
-    cdef int64_t i = <int64_t>(key & <uint64_t>mask)
-    while keys[i] != 0:
-        if keys[i] == key:
-            return i
-        i = (i + 1) & mask
-    return -1
-
-
-def build_table(uint64_t[::1] keys):
-    """An open-addressing table for distinct non-zero ``keys``: (slots, rows), rows[slot] = index."""
-    cdef int64_t n = keys.shape[0], size = 16, i, j
-    while size < 2 * n + 2:
-        size *= 2
-    slots = np.zeros(size, dtype=np.uint64)
-    rows = np.full(size, -1, dtype=np.int32)
-    cdef uint64_t[::1] s = slots
-    cdef int32_t[::1] r = rows
-    for i in range(n):
-        j = <int64_t>(keys[i] & <uint64_t>(size - 1))
-        while s[j] != 0:
-            if s[j] == keys[i]:
-                raise ValueError("duplicate key in the unary feature table")
-            j = (j + 1) & (size - 1)
-        s[j] = keys[i]
-        r[j] = <int32_t>i
-    return slots, rows
+def candidate_key(uint64_t label_hash, int preterminal):
+    """The key of a (label, pre-terminal flag) pair in the candidate table."""
+    return cand_key(label_hash, preterminal != 0)
 
 
 cdef class Buffer:
@@ -153,12 +119,10 @@ cdef class Decoder:
     cdef uint64_t[::1] sym_hash
     # unary classifier (n_classes == 0: none)
     cdef int n_classes
-    cdef uint64_t[::1] feat_slots
-    cdef int32_t[::1] feat_rows
+    cdef FeatMap features            # feature hash -> weight row
     cdef float[:, ::1] W
     cdef float[::1] bias
-    cdef uint64_t[::1] cand_slots
-    cdef int32_t[::1] cand_rows
+    cdef FeatMap candidates          # (label, kind) key -> row of cand
     cdef uint8_t[:, ::1] cand
     cdef int32_t[::1] chain_off, chain_sym
 
@@ -175,7 +139,7 @@ cdef class Decoder:
         self.sym_hash = np.array([hash_bytes(s) for s in symbols], dtype=np.uint64)
         self.n_classes = 0
         if unary is not None:
-            (self.feat_slots, self.feat_rows, self.W, self.bias, self.cand_slots, self.cand_rows, self.cand,
+            (self.features, self.W, self.bias, self.candidates, self.cand,
              self.chain_off, self.chain_sym) = unary
             self.n_classes = self.W.shape[1]
             if self.n_classes > 4096:
@@ -496,38 +460,33 @@ cdef class Decoder:
             if (t == 11 and lsw == 0) or (t == 12 and rsw == 0):
                 out[t] = 0
             else:
-                out[t] = combine(combine(mix(<uint64_t>(t + 1) * 0x9e3779b97f4a7c15ULL), flag), vals[t])
+                out[t] = combine(combine(mix64(<uint64_t>(t + 1) * 0x9e3779b97f4a7c15ULL), flag), vals[t])
                 if out[t] == 0:
                     out[t] = 1
 
     cdef void _predict(self, Work* w, const unsigned char* d, int n_nodes, const int64_t* ws,
                        const int64_t* we) noexcept nogil:
         cdef int v, t, c, best, C = self.n_classes
-        cdef int64_t slot, row, cmask = self.cand_slots.shape[0] - 1, fmask = self.feat_slots.shape[0] - 1
+        cdef int row, w_row
         cdef uint64_t keys[N_TEMPLATES]
         cdef float* s = w.scores
         cdef float top
-        cdef uint64_t ck
         cdef Node* nd = w.nodes
         for v in range(n_nodes):
             w.cls[v] = 0
-            ck = combine(mix(nd[v].lhash), <uint64_t>((1 if nd[v].sym < 0 else 0) + 7))
-            if ck == 0:
-                ck = 1
-            slot = find(&self.cand_slots[0], cmask, ck)
-            if slot < 0:
+            row = self.candidates.get(cand_key(nd[v].lhash, nd[v].sym < 0))
+            if row < 0:
                 continue           # a label never seen in training: no unary
-            row = self.cand_rows[slot]
             self._keys(w, d, v, ws, we, keys)
             for c in range(C):
                 s[c] = self.bias[c]
             for t in range(N_TEMPLATES):
                 if keys[t] == 0:
                     continue
-                slot = find(&self.feat_slots[0], fmask, keys[t])
-                if slot >= 0:
+                w_row = self.features.get(keys[t])
+                if w_row >= 0:
                     for c in range(C):
-                        s[c] += self.W[self.feat_rows[slot], c]
+                        s[c] += self.W[w_row, c]
             best = 0
             top = s[0]
             for c in range(1, C):

@@ -75,13 +75,12 @@ class UnaryClassifier:
 
     def tables(self, symbol_id) -> tuple:
         """The compiled decoder's tables; ``symbol_id(label)`` numbers the chains' labels."""
-        from maltpy.transform.reduce import build_table
-        feat_slots, feat_rows = build_table(self.keys)
-        cand_slots, cand_rows = build_table(self.cand_keys)
+        from maltpy.features.featmap import FeatMap
         off = np.zeros(len(self.classes) + 1, dtype=np.int32)
         np.cumsum([len(c) for c in self.classes], out=off[1:])
         syms = np.array([symbol_id(x) for c in self.classes for x in c], dtype=np.int32)
-        return (feat_slots, feat_rows, self.W, self.bias, cand_slots, cand_rows, np.ascontiguousarray(self.cand),
+        return (FeatMap.from_keys(self.keys), self.W, self.bias, FeatMap.from_keys(self.cand_keys),
+                np.ascontiguousarray(self.cand),
                 off, syms if len(syms) else np.zeros(1, dtype=np.int32))
 
     # ------------------------------------------------------------------ model files
