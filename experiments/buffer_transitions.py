@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate, is_punctuation  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
 from maltpy.parsing.loop import parse_corpus  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform import nonprojective_arcs  # noqa: E402
@@ -113,13 +113,8 @@ def run_system(path, holdout, bt, features=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "ud"))
-    ap.add_argument("--languages", nargs="*", default=LANGUAGES)
-    ap.add_argument("--holdout", type=float, default=0.1)
-    ap.add_argument("--rounds", type=int, default=10000)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (one model each)")
+    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
     ap.add_argument("-F", "--features", help="feature model for every system (default: maltpy's NivreEager)")
-    ap.add_argument("-o", help="write the Markdown tables here (default: standard output)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
@@ -143,11 +138,7 @@ def main():
             print(f"{lang}: " + "  ".join(f"{bt} {row['runs'][bt]['las']:.2f}" for bt in SYSTEMS), file=sys.stderr)
     text = tables(results, a.rounds)
     text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
-    if a.o:
-        with open(a.o, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        print(text)
+    write_tables(text, a.o)
 
 
 def tables(results, rounds, alpha=0.05):

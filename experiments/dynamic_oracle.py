@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 
@@ -56,17 +56,12 @@ def run(path, holdout, algorithm, learner, oracle, seed, epochs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "ud"))
-    ap.add_argument("--languages", nargs="*", default=LANGUAGES)
-    ap.add_argument("--holdout", type=float, default=0.1)
+    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--epochs", type=int, default=15)
-    ap.add_argument("--rounds", type=int, default=10000)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--algorithms", nargs="*", default=["covnonproj", "nivreeager"])
     ap.add_argument("--conll2007", metavar="DIR", help="also the CoNLL 2007 Spanish and Basque training files in "
                     "DIR (esp.train, eus.train), 90/10 split")
-    ap.add_argument("-o", help="write the Markdown table here (default: standard output)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
@@ -111,11 +106,7 @@ def main():
             text += f"### {alg}{' -pp head' if alg == 'nivreeager' else ''}\n\n" + table(rows) + "\n\n"
     text += (f"Perceptron figures: the mean of {a.seeds} seeds, {a.epochs} epochs. "
              f"Whole study: {time.perf_counter() - t0:.0f} s ({a.jobs} processes).\n")
-    if a.o:
-        with open(a.o, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        print(text)
+    write_tables(text, a.o)
 
 
 def table(rows):

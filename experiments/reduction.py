@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from maltpy.evaluation.evalb import evalb  # noqa: E402
+from maltpy.experiments.languages import write_tables  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.formats.conll import Sentence, format_sentences  # noqa: E402
 from maltpy.formats.ptb import PtbTree, format_ptb, read_ptb  # noqa: E402
@@ -205,11 +206,7 @@ def main():
               "best of 3, start-up included):", "", "| input | tokens | seconds | tokens/s |", "|---|---|---|---|"]
     lines += [f"| held-out ×{times} | {tokens} | {wall:.2f} | {tokens / wall:,.0f} |" for times, tokens, wall in speeds]
     text = "\n".join(lines) + "\n"
-    if a.o:
-        with open(a.o, "w") as f:
-            f.write(text)
-    else:
-        print(text)
+    write_tables(text, a.o)
 
 
 if __name__ == "__main__":

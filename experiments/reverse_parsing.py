@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform.combine import choose_combination, combine_trees  # noqa: E402
 
@@ -77,13 +77,8 @@ def run_cell(path, holdout, algorithm, folds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "ud"))
-    ap.add_argument("--languages", nargs="*", default=LANGUAGES)
-    ap.add_argument("--holdout", type=float, default=0.1)
+    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
     ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=10000)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("-o", help="write the Markdown tables here (default: standard output)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
@@ -106,11 +101,7 @@ def main():
                   f"pos {row['position']['las']:.2f} len {row['length']['las']:.2f}", file=sys.stderr)
     text = tables(results, a.rounds, a.folds)
     text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
-    if a.o:
-        with open(a.o, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        print(text)
+    write_tables(text, a.o)
 
 
 def tables(results, rounds, folds, alpha=0.05):

@@ -24,7 +24,7 @@ from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.fragmentation import diagnose  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES  # noqa: E402
+from maltpy.experiments.languages import write_tables, NAMES, UD_LANGUAGES as LANGUAGES  # noqa: E402
 from maltpy.experiments.runner import holdout_split  # noqa: E402
 from maltpy.formats.conll import read_conll  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
@@ -129,11 +129,7 @@ def main():
               f"recall {fmt(s.recall_old)} -> {fmt(s.recall_new)}", file=sys.stderr)
     text = tables(results)
     text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine.\n"
-    if a.o:
-        with open(a.o, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        print(text)
+    write_tables(text, a.o)
 
 
 if __name__ == "__main__":

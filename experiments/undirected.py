@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import NAMES, UD_LANGUAGES as LANGUAGES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 SYSTEMS = ["planar", "2planar", "covnonproj"]
@@ -71,12 +71,7 @@ def length_counts(gold, parsed):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=os.path.join(HERE, "..", "..", "shared", "data", "ud"))
-    ap.add_argument("--languages", nargs="*", default=LANGUAGES)
-    ap.add_argument("--holdout", type=float, default=0.1)
-    ap.add_argument("--rounds", type=int, default=10000)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("-o", help="write the Markdown tables here (default: standard output)")
+    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
     ap.add_argument("--plot", help="write the error-analysis plot here (PNG; needs matplotlib)")
     a = ap.parse_args()
     t_start = time.perf_counter()
@@ -136,11 +131,7 @@ def main():
         lines.append(f"| {alg} | {t['none'][0]:.1f} s | {t['naive'][0]:.1f} s | {t['label'][0]:.1f} s | "
                      f"{t['none'][1]:.2f} s | {t['naive'][1]:.2f} s | {t['label'][1]:.2f} s |")
     text = "\n".join(lines) + "\n"
-    if a.o:
-        with open(a.o, "w") as f:
-            f.write(text)
-    else:
-        print(text)
+    write_tables(text, a.o)
     if a.plot:
         import matplotlib
         matplotlib.use("Agg")

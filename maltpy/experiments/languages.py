@@ -24,3 +24,23 @@ def ud_split(path: str, holdout: float = 0.1):
     from maltpy.experiments.runner import holdout_split
     from maltpy.formats.conll import read_conll
     return holdout_split(read_conll(path, "conllu", need_heads=True), holdout)
+
+
+def add_study_arguments(parser, default_data: str) -> None:
+    """The options every 13-language study in ``experiments/`` takes: where the treebanks are,
+    which languages, the held-out share, permutation-test rounds, worker processes, output file."""
+    parser.add_argument("--data", default=default_data, help="directory of the UD treebanks (LANG/train.conllu)")
+    parser.add_argument("--languages", nargs="*", default=UD_LANGUAGES)
+    parser.add_argument("--holdout", type=float, default=0.1, help="held-out share of each train.conllu")
+    parser.add_argument("--rounds", type=int, default=10000, help="permutation-test rounds")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (one model each)")
+    parser.add_argument("-o", help="write the Markdown tables here (default: standard output)")
+
+
+def write_tables(text: str, path=None) -> None:
+    """A study's Markdown to ``path``, or to standard output."""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        print(text)
