@@ -22,7 +22,8 @@ from libc.string cimport memset
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.features.featmap cimport FeatMap
 from maltpy.parsing.loop cimport (
-    ClassTable, Corpus, MAX_MOVES, max_transitions, oracle_move, start_training_sentence, training_decision,
+    ClassTable, Corpus, MAX_MOVES, best_class, max_transitions, oracle_move, start_training_sentence,
+    training_decision,
 )
 from maltpy.systems.base cimport TransitionSystem, gold_alloc, gold_free
 from maltpy.systems.state cimport Gold, State, state_alloc, state_free, state_reset
@@ -115,7 +116,7 @@ def train_online(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable
     cdef int zero[MAX_MOVES]
     cdef Py_ssize_t k, idx, n_sent = corpus.n_sentences, r0, j, f, steps_ok = 0, steps = 0, t = 1
     cdef int step, move, label, m, c, i, nk, pred, gold, nxt, best_cost, max_steps
-    cdef float best_score, pred_score
+    cdef float best_score
     cdef bint ok = True, explore, wrong
     cdef uint64_t rng_state = <uint64_t>seed * <uint64_t>0x9E3779B97F4A7C15 + 1
     cdef int64_t[::1] order
@@ -163,13 +164,7 @@ def train_online(TransitionSystem system, Extractor ex, FeatMap fmap, ClassTable
                             for c in range(C):
                                 scores[c] += row[c]
                         # the prediction: the best permissible class
-                        pred = -1
-                        pred_score = 0
-                        for m in range(classes.n_moves):
-                            if mask[m]:
-                                for c in range(classes.first[m], classes.end[m]):
-                                    if pred < 0 or scores[c] > pred_score:
-                                        pred, pred_score = c, scores[c]
+                        pred = best_class(classes, mask, scores)
                         # the class to learn
                         if dynamic:
                             if not system.move_costs(&s, &g, cost, zero):

@@ -217,6 +217,19 @@ cdef inline int oracle_move(TransitionSystem system, ClassTable classes, const S
     return move
 
 
+cdef inline int best_class(ClassTable classes, const bint* mask, const float* scores) noexcept nogil:
+    """The highest-scoring class of a permissible move (the first one on a tie), -1 if none."""
+    cdef int m, c, best = -1
+    cdef float best_score = 0
+    for m in range(classes.n_moves):
+        if mask[m]:
+            for c in range(classes.first[m], classes.end[m]):
+                if best < 0 or scores[c] > best_score:
+                    best = c
+                    best_score = scores[c]
+    return best
+
+
 cdef inline int forced_move(ClassTable classes, const bint* mask, int n_valid) noexcept nogil:
     """The move to apply without asking the classifier: the only permissible one, if unlabeled."""
     cdef int m = 0

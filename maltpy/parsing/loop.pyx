@@ -374,7 +374,6 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef int n_valid, only, nk, i, c, m, sp, best, max_steps, n_runs
     cdef int run_lo[MAX_MOVES]
     cdef int run_end[MAX_MOVES]
-    cdef float best_score
     cdef bint recorded
     s.block = NULL
     if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
@@ -419,14 +418,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                                 run_end[n_runs] = classes.end[m]
                                 n_runs += 1
                     weights.score(sp, keys, nk, found, scores, run_lo, run_end, n_runs)
-                    best = -1
-                    best_score = 0
-                    for m in range(classes.n_moves):
-                        if mask[m]:
-                            for c in range(classes.first[m], classes.end[m]):
-                                if best < 0 or scores[c] > best_score:
-                                    best = c
-                                    best_score = scores[c]
+                    best = best_class(classes, mask, scores)
                     s.last_dep = -1
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
                     if record_moves and s.last_dep >= 0:
