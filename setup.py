@@ -38,6 +38,7 @@ MODULES = [
     "maltpy.parsing.kernel",
     "maltpy.features.extract",
     "maltpy.learners.mcsvm",
+    "maltpy.learners.svc",
     "maltpy.learners.averaged_perceptron",
     "maltpy.learners.online",
     "maltpy.systems.base",
@@ -59,7 +60,7 @@ MODULES = [
 ]
 
 #: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially
-OPENMP_MODULES = {"maltpy.parsing.kernel"}
+OPENMP_MODULES = {"maltpy.parsing.kernel", "maltpy.learners.svc"}
 OPENMP = ["-fopenmp"] if sys.platform.startswith("linux") and os.environ.get("MALTPY_NO_OPENMP") is None else []
 
 COMPILE_ARGS = ["-O3", "-g0"] if os.name != "nt" else ["/O2"]

@@ -2,10 +2,12 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.formats.conll import read_conll
 from maltpy.learners import LibsvmLearner, parse_libsvm_options
+from maltpy.learners.liblinear import first_appearance_order
 from maltpy.parsing.kernel import parse_corpus_kernel
 from maltpy.parsing.parser import Parser
 import maltpy
@@ -44,6 +46,56 @@ def test_exported_model_reproduces_sklearn_decisions(n_classes, kernel):
         expected = -expected[:, None]
     got = model.decision(X, learner.kernel_function())
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def _sklearn_libsvm(X, y_local, kernel, C=1.0, eps=1.0):
+    """scikit-learn's copy of LIBSVM on the same problem: sv rows, sv_coef, -rho, nSV."""
+    import warnings
+    from sklearn.svm import SVC
+    est = SVC(kernel=["linear", "poly", "rbf", "sigmoid"][kernel], degree=2, gamma=0.2, coef0=0.0, C=C,
+              tol=eps, cache_size=100, shrinking=True, decision_function_shape="ovo")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y_local)
+    coef = est._dual_coef_
+    coef = coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef)
+    return est.support_, coef, est._intercept_, est.n_support_
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 400), n_classes=st.integers(2, 6), templates=st.integers(1, 8),
+       values=st.integers(1, 6), kernel=st.sampled_from([0, 1, 2, 3]), threads=st.sampled_from([1, 3]),
+       C=st.sampled_from([0.5, 1.0, 4.0]), eps=st.sampled_from([1.0, 0.1, 0.001]), seed=st.integers(0, 2**31))
+def test_solver_reaches_libsvms_solution_to_the_bit(n, n_classes, templates, values, kernel, threads, C, eps, seed):
+    """maltpy's LIBSVM solver (maltpy.learners.svc) against scikit-learn's copy of LIBSVM on
+    parser-like rows (one 0/1 feature per template, some templates missing): the same support
+    vectors, coefficients and intercepts, every bit (zeros may differ in sign), on any thread count."""
+    rng = np.random.default_rng(seed)
+    cols = rng.integers(0, values, size=(n, templates)) + np.arange(templates) * values
+    present = rng.random((n, templates)) < 0.9
+    X = sp.csr_matrix((np.ones(present.sum()), cols[present], np.concatenate([[0], np.cumsum(present.sum(1))])),
+                      shape=(n, templates * values))
+    X.sort_indices()
+    # labels that follow a feature for some rows, so that the classes are partly separable
+    y = np.where(rng.random(n) < 0.5, cols[:, 0] % n_classes, rng.integers(0, n_classes, n))
+    _, y_local = first_appearance_order(y)
+    if len(np.unique(y_local)) < 2:
+        return
+    learner = LibsvmLearner(kernel=kernel, C=C, eps=eps, cache_mb=0.01)   # a tiny cache: evictions too
+    learner.n_threads = threads
+    rows, coef, intercept, n_support = learner.one_vs_one(X, y_local)
+    ref_rows, ref_coef, ref_intercept, ref_n_support = _sklearn_libsvm(X, y_local, kernel, C, eps)
+    np.testing.assert_array_equal(rows, ref_rows)
+    np.testing.assert_array_equal(n_support, ref_n_support)
+    assert coef.shape == ref_coef.shape
+    assert coef.tobytes() == np.where(ref_coef == 0, coef, ref_coef).tobytes()
+    assert intercept.tobytes() == np.asarray(ref_intercept, dtype=np.float64).tobytes()
+
+
+def test_solver_refuses_values_other_than_one():
+    X = sp.csr_matrix(np.array([[1.0, 2.0], [1.0, 0.0], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="0/1"):
+        LibsvmLearner().one_vs_one(X, np.array([0, 1, 0]))
 
 
 def test_single_class_training_data_gives_a_model_without_support_vectors():

@@ -326,3 +326,38 @@ def test_training_records_every_decision_maltparser_leaves_to_the_classifier():
     relaxed, _, _, _ = Parser(algorithm="planar", planar_root_handling="relaxed",
                               verbose=False).training_instances(train, "conllx")
     assert relaxed.shape[0] < normal.shape[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 14), st.sampled_from(sorted(TREE_SYSTEMS)),
+       st.sampled_from(["none", "label"]))
+def test_static_oracles_are_functions_of_configuration_and_gold_tree(seed, n, name, undirected):
+    """Asked once, on a fresh configuration brought to step t by replaying moves (no oracle
+    call in between), every oracle gives the answer it gave at step t of its own run, and asking
+    twice changes nothing. 2-planar's planes used to be updated by the calls themselves (issue #16)."""
+    rng = random.Random(seed)
+    cls = TREE_SYSTEMS[name][0]
+    heads = random_tree(rng, n)    # non-2-planar trees too: the plane bookkeeping meets conflicts
+    labels = labels_for(heads, rng)
+    opts = dict(cls.training_options)
+    if undirected != "none":
+        if name not in ("planar", "2planar", "covnonproj"):
+            return
+        opts["undirected"] = undirected
+    system = make(cls, **opts)
+    cfg = system.new_configuration(n)
+    cfg.set_gold(heads, labels)
+    answers, moves = [], []
+    while not cfg.is_terminal():
+        answer = cfg.oracle()
+        assert cfg.oracle() == answer, "asking twice changed the answer"
+        answers.append(answer)
+        move = answer[0] if answer[0] in cfg.valid_moves() else cfg.valid_moves()[0]
+        moves.append((move, answer[1]))
+        cfg.apply(move, answer[1])
+    for t in rng.sample(range(len(moves)), min(len(moves), 6)):
+        fresh = system.new_configuration(n)
+        fresh.set_gold(heads, labels)
+        for move, label in moves[:t]:
+            fresh.apply(move, label)
+        assert fresh.oracle() == answers[t], f"{name}: the answer at step {t} depends on earlier calls"

@@ -8,6 +8,14 @@ from maltpy.learners.perceptron import PerceptronLearner, parse_perceptron_optio
 LEARNERS = {"liblinear": LiblinearLearner, "libsvm": LibsvmLearner, "perceptron": PerceptronLearner}
 
 
+def request_stop(stop: bool = True) -> None:
+    """Ask every running solver (LIBLINEAR's and LIBSVM's) to stop soon, e.g. on Ctrl-C;
+    ``stop=False`` clears the request before training."""
+    from maltpy.learners import mcsvm, svc
+    mcsvm.request_stop(stop)
+    svc.request_stop(stop)
+
+
 def make_learner(name: str, options: str = ""):
     """Learner by MaltParser name (``-l``) with MaltParser-style options (``-lo``)."""
     if name not in LEARNERS:
@@ -16,4 +24,4 @@ def make_learner(name: str, options: str = ""):
 
 
 __all__ = ["LEARNERS", "LiblinearLearner", "LibsvmLearner", "PerceptronLearner", "SvmModel", "make_learner",
-           "parse_liblinear_options", "parse_libsvm_options", "parse_perceptron_options"]
+           "parse_liblinear_options", "parse_libsvm_options", "parse_perceptron_options", "request_stop"]

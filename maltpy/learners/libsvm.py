@@ -1,13 +1,12 @@
-"""LIBSVM through scikit-learn's SVC, with the settings of Nivre (2008).
+"""LIBSVM's C-SVC, with MaltParser's settings.
 
 Defaults are MaltParser 1.9's (``LibSvm.getDefaultLibOptions``): ``svm-train -s 0 -t 1 -d 2
 -g 0.2 -r 0 -c 1 -e 1.0``; the experiments of Nivre (2008) used ``-c 0.5`` (``-lo "-c 0.5"``).
 Trained on the same instances, the models are Java LIBSVM's (MaltParser's): see
-:meth:`LibsvmLearner.fit`. SVC trains LIBSVM's
-one-vs-one classifiers; :meth:`LibsvmLearner.fit` exports the support vectors,
-their coefficients and the intercepts as plain arrays, which the batched
-parse loop (:mod:`maltpy.parsing.kernel`) scores in C without calling
-scikit-learn.
+:meth:`LibsvmLearner.fit`. LIBSVM's solver runs in :mod:`maltpy.learners.svc`;
+:meth:`LibsvmLearner.fit` returns the support vectors, their coefficients and the
+intercepts as plain arrays, which the batched parse loop (:mod:`maltpy.parsing.kernel`)
+scores in C.
 """
 from __future__ import annotations
 
@@ -121,10 +120,12 @@ class LibsvmLearner:
     C: float = 1.0
     eps: float = 1.0
     cache_mb: float = 1000.0
+    #: threads for the one-against-one problems of one model (the parser sets its -j)
+    n_threads: int = 1
 
     #: the parse loop scores this learner's models in batches (see maltpy.parsing.kernel)
     kind = "kernel"
-    #: scikit-learn's SVC trains without progress reports
+    #: the solver reports no passes
     reports_passes = False
 
     @classmethod
@@ -139,40 +140,75 @@ class LibsvmLearner:
 
     @staticmethod
     def import_estimator():
-        """Import scikit-learn's SVC (slow the first time), e.g. ahead of :meth:`fit`."""
-        from sklearn.svm import SVC
-        return SVC
+        """Import the solver, e.g. ahead of :meth:`fit` (the learners share this hook)."""
+        from maltpy.learners.svc import train_one_vs_one
+        return train_one_vs_one
 
     def kernel_function(self) -> Kernel:
         return Kernel(self.kernel, self.degree, self.gamma, self.coef0)
 
     def fit(self, X, y, n_classes: int) -> SvmModel:
-        """Train on X (binary CSR, n x features) and y (class ids); return the model as arrays."""
+        """Train on X (binary CSR, n x features) and y (class ids); return the model as arrays.
+
+        The solver is LIBSVM's, run by :mod:`maltpy.learners.svc` on ``n_threads`` threads:
+        the same support vectors, coefficients and intercepts as Java LIBSVM (MaltParser's) and
+        scikit-learn's copy of it, several times faster on a parser's 0/1 rows."""
         seen = np.unique(y).astype(np.int32)
         if len(seen) < 2:  # one class: no support vectors, it wins every vote
             return SvmModel(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros((0, 0), np.float32),
                             np.zeros(0, np.float32), np.zeros(1, np.int32), seen)
-        # LIBSVM orders the classes by first appearance in the data (svm_group_classes), and that
+        # LIBSVM numbers the classes by first appearance in the data (svm_group_classes); that
         # order decides which class of a pair is +1 and which instances come first in each
-        # one-vs-one problem; scikit-learn sorts the labels first. Numbering the classes by
-        # first appearance makes scikit-learn's LIBSVM reach Java LIBSVM's solution (MaltParser's)
-        # exactly: the same rho for every pair on EWT's split models (docs/benchmarks.md).
+        # one-vs-one problem, and so the solution (docs/benchmarks.md)
         first_seen, y_local = first_appearance_order(y)
-        SVC = self.import_estimator()
-        est = SVC(kernel=KERNELS[self.kernel], degree=self.degree, gamma=self.gamma, coef0=self.coef0,
-                  C=self.C, tol=self.eps, cache_size=self.cache_mb, shrinking=True,
-                  decision_function_shape="ovo")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est.fit(X, y_local)
-        S = est.support_vectors_.tocsr()
+        sv_rows, coef, intercept, n_support = self.one_vs_one(X, y_local)
+        S = X[sv_rows].tocsr()
         S.sort_indices()
-        # the private arrays are LIBSVM's own; the public ones are sign-flipped for two classes
-        coef = est._dual_coef_
-        coef = coef.toarray() if hasattr(coef, "toarray") else np.asarray(coef)
         return SvmModel(
             sv_indptr=S.indptr.astype(np.int64), sv_indices=S.indices.astype(np.int32),
             coef=np.ascontiguousarray(coef, dtype=np.float32),
-            intercept=np.asarray(est._intercept_, dtype=np.float32).ravel(),
-            n_support=np.asarray(est.n_support_, dtype=np.int32),
-            classes=first_seen[np.asarray(est.classes_, dtype=np.int64)].astype(np.int32))
+            intercept=intercept.astype(np.float32), n_support=n_support, classes=first_seen.astype(np.int32))
+
+    def one_vs_one(self, X, y_local):
+        """LIBSVM's one-against-one training and model assembly (``svm_train``) for classes
+        0..k-1 numbered by first appearance. Returns ``(sv_rows, coef, intercept, n_support)``:
+        the rows of X that are support vectors (grouped by class, in data order), LIBSVM's
+        ``sv_coef`` ((k-1) x nSV, float64), the intercepts (-rho per pair (0,1), (0,2) ..) and
+        the support vectors per class."""
+        from maltpy.learners.svc import train_one_vs_one
+        X = X.tocsr()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        if X.nnz and not np.all(X.data == 1):
+            raise ValueError("the LIBSVM solver takes 0/1 feature vectors")
+        y_local = np.asarray(y_local, dtype=np.int64)
+        k = int(y_local.max()) + 1
+        counts = np.bincount(y_local, minlength=k)
+        start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        grouped = np.argsort(y_local, kind="stable").astype(np.int32)
+        indices = X.indices.astype(np.int32) if X.nnz else np.zeros(1, np.int32)
+        alpha, offsets, rho = train_one_vs_one(
+            X.indptr.astype(np.int64), indices, X.shape[1], grouped, start,
+            kernel_type=self.kernel, degree=self.degree, gamma=self.gamma, coef0=self.coef0, C=self.C,
+            eps=self.eps, cache_mb=self.cache_mb, shrinking=True, n_threads=self.n_threads)
+        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+        nonzero = np.zeros(len(y_local), dtype=bool)   # over the grouped positions
+        for p, (i, j) in enumerate(pairs):
+            a = alpha[offsets[p]:offsets[p + 1]]
+            ci = counts[i]
+            nonzero[start[i]:start[i + 1]] |= a[:ci] != 0
+            nonzero[start[j]:start[j + 1]] |= a[ci:] != 0
+        sv_index = np.cumsum(nonzero) - 1   # position -> column of sv_coef
+        coef = np.zeros((k - 1, int(nonzero.sum())), dtype=np.float64)
+        for p, (i, j) in enumerate(pairs):
+            a = alpha[offsets[p]:offsets[p + 1]]
+            ci = counts[i]
+            # classifier (i, j): class i's coefficients in row j-1, class j's in row i
+            keep = nonzero[start[i]:start[i + 1]]
+            coef[j - 1, sv_index[start[i]:start[i + 1]][keep]] = a[:ci][keep]
+            keep = nonzero[start[j]:start[j + 1]]
+            coef[i, sv_index[start[j]:start[j + 1]][keep]] = a[ci:][keep]
+        n_support = np.add.reduceat(nonzero, start[:-1]).astype(np.int32)
+        intercept = np.where(rho != 0, -rho, 0.0)
+        return grouped[nonzero], coef, intercept, n_support

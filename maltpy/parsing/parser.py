@@ -23,8 +23,7 @@ from maltpy.features.extract import Extractor
 from maltpy.features.featmap import FeatMap
 from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_feature_model
 from maltpy.formats.conll import FORMATS, Sentence
-from maltpy.learners import SvmModel, make_learner
-from maltpy.learners.mcsvm import request_stop
+from maltpy.learners import SvmModel, make_learner, request_stop
 from maltpy.parsing.encode import ColumnBatch, SymbolTable, encode, gold_arrays
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
 from maltpy.chunks import chunked
@@ -318,7 +317,12 @@ class Parser:
         # largest groups first so the pool finishes together; liblinear releases the GIL
         order = sorted(range(len(groups)), key=lambda g: -(n_inst if groups[g] is None else len(groups[g])))
         request_stop(False)
-        pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups))))
+        workers = max(1, min(jobs, len(groups)))
+        if learner.kind == "kernel":
+            # a kernel model's one-against-one problems run on the jobs threads (the solver's own),
+            # model after model: better balanced than one thread per model
+            learner.n_threads, workers = jobs, 1
+        pool = ThreadPoolExecutor(max_workers=workers)
         try:
             futures = {pool.submit(train, groups[g], g != self.default_split): g for g in order}
             for fut in futures:
@@ -326,7 +330,7 @@ class Parser:
                 if bar:
                     bar.update(1)
         except KeyboardInterrupt:
-            # Ctrl-C: maltpy's solver returns at its next instance; scikit-learn's cannot be
+            # Ctrl-C: maltpy's solvers return within a moment; scikit-learn's cannot be
             # stopped, so they are left to finish in the background (the CLI exits without them)
             request_stop()
             pool.shutdown(wait=False, cancel_futures=True)

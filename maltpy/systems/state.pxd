@@ -40,6 +40,10 @@ cdef struct State:
     int* link_to
     int* link_label
     int n_links
+    # arcs and links in the order they were built, as (a, b, tag) triples; the tag is the
+    # system's (2-planar: the plane), for oracles that depend on how the arcs were built
+    int* arc_log
+    int n_logged
 
 
 cdef struct Gold:
@@ -57,7 +61,7 @@ cdef struct Gold:
 cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     """Allocate all arrays of a state for n words. Returns False on out-of-memory."""
     cdef int m = n + 1
-    cdef int* block = <int*>malloc(sizeof(int) * m * 18)
+    cdef int* block = <int*>malloc(sizeof(int) * m * 21)
     if block == NULL:
         return False
     s.n = n
@@ -78,6 +82,7 @@ cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     s.link_next = block + 12 * m        # 2m: two entries per link
     s.link_to = block + 14 * m
     s.link_label = block + 16 * m
+    s.arc_log = block + 18 * m          # 3m: three entries per arc
     state_reset(s)
     return True
 
@@ -100,6 +105,7 @@ cdef inline void state_reset(State* s) noexcept nogil:
         s.uf_size[i] = 1
         s.link_first[i] = -1
     s.n_links = 0
+    s.n_logged = 0
     s.end_seen = False
     s.n_transitions = 0
     s.left = 0
@@ -138,6 +144,15 @@ cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
     s.labels[dep] = label
     note_dependent(s, head, dep)
     uf_union(s, head, dep)
+
+
+cdef inline void log_arc(State* s, int a, int b, int tag) noexcept nogil:
+    """Record an arc or link between a and b (with the system's tag) in building order."""
+    cdef int k = 3 * s.n_logged
+    s.arc_log[k] = a
+    s.arc_log[k + 1] = b
+    s.arc_log[k + 2] = tag
+    s.n_logged += 1
 
 
 cdef inline int uf_find(const State* s, int i) noexcept nogil:

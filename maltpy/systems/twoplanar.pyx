@@ -26,12 +26,19 @@ never permissible.
 
 Static oracle (MaltParser's): arcs between a and j are built in the active
 plane, and the plane of every gold arc crossing them is fixed to the other one
-(``g.plane`` holds this per dependent: 0 any, 1 first, 2 second, 3 none); a
-gold arc between t and j, or a pending arc that has to be built in the
-inactive plane, switches; a pending arc in the active plane reduces.
+(0 any, 1 first, 2 second, 3 none, per dependent); a gold arc between t and j,
+or a pending arc that has to be built in the inactive plane, switches; a pending
+arc in the active plane reduces.
+
+The oracle is a function of the configuration and the gold tree: the planes
+follow from the arcs built so far and the plane each was built in, which the
+configuration records (``s.arc_log``, in building order). ``g.plane`` only
+caches them: it holds the planes after the first arcs of the log it last saw
+(``g.scratch``), and is brought up to date, or rebuilt, from the configuration
+at every call, so any configuration may be asked in any order.
 """
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, add_link, stack_top, buffer_front, stack_at, buffer_at, init_root_stack,
+    State, Gold, add_arc, add_link, log_arc, stack_top, buffer_front, stack_at, buffer_at, init_root_stack,
 )
 from maltpy.systems.planar cimport PlanarFamily
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT, GOLD_RIGHT
@@ -130,8 +137,10 @@ cdef class TwoPlanar(PlanarFamily):
                 add_link(s, a, j, label)    # ARC
             else:
                 add_arc(s, a, j, label)
+            log_arc(s, a, j, 1 + s.active)
         elif move == LEFT_ARC:
             add_arc(s, j, a, label)
+            log_arc(s, a, j, 1 + s.active)
         s.last_move = move
         s.n_transitions += 1
 
@@ -150,6 +159,34 @@ cdef class TwoPlanar(PlanarFamily):
                 k += 1
         return lowest < g.heads[j] < limit and self.decision(s, g, j) == plane
 
+    cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:
+        g.scratch[0] = 0     # no arc replayed into g.plane yet
+
+    cdef void sync_planes(self, const State* s, const Gold* g) noexcept nogil:
+        """Bring g.plane to the planes that the arcs of ``s`` fix, in the order they were built.
+        ``g.scratch`` = [number of arcs replayed, then their (a, b, plane) triples]: when the
+        log of ``s`` starts with them, only its new arcs are replayed, otherwise all."""
+        cdef int* seen = g.scratch
+        cdef int k, e, x, y, dep
+        cdef int replayed = seen[0]
+        if replayed > s.n_logged:
+            replayed = 0
+        for k in range(3 * replayed):
+            if seen[1 + k] != s.arc_log[k]:
+                replayed = 0
+                break
+        if replayed == 0:
+            for k in range(s.n + 1):
+                g.plane[k] = ANY_PLANE
+        for e in range(replayed, s.n_logged):
+            x, y = s.arc_log[3 * e], s.arc_log[3 * e + 1]
+            dep = x if g.heads[x] == y else (y if g.heads[y] == x else -1)
+            if dep != -1:      # an arc outside the gold tree fixes no gold arc's plane
+                propagate(g, s.n, dep, s.arc_log[3 * e + 2])
+            for k in range(3):
+                seen[1 + 3 * e + k] = s.arc_log[3 * e + k]
+        seen[0] = s.n_logged
+
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int a = stack_top(s), j = buffer_front(s)
         cdef int t = s.aux[s.aux_len - 1]
@@ -157,11 +194,10 @@ cdef class TwoPlanar(PlanarFamily):
         label[0] = -1
         cdef int arc = gold_arc(s, g, a, j, label, self.undirected != 0)
         if arc == GOLD_LEFT:
-            propagate(g, s.n, a, active_plane)      # this arc's plane is now the active one
             return RIGHT_ARC if self.undirected else LEFT_ARC
         if arc == GOLD_RIGHT:
-            propagate(g, s.n, j, active_plane)
             return RIGHT_ARC
+        self.sync_planes(s, g)
         cdef int unused
         if gold_arc(s, g, t, j, &unused, self.undirected != 0) != NO_GOLD_ARC:
             return SWITCH                           # the arc belongs to the other plane
