@@ -488,6 +488,23 @@ cdef double calculate_rho(Solver* s) noexcept nogil:
     return (ub + lb) / 2
 
 
+cdef int follow_bound(Solver* s, int i, bint was_upper, double C_i) noexcept nogil:
+    """Keep G_bar (the gradient part of the variables at their upper bound) current when
+    variable i leaves the upper bound (``was_upper``) or reaches it. -1 when out of memory.
+    Adding (-C) * Q is LIBSVM's subtracting C * Q to the bit."""
+    cdef const Qfloat* Q_i
+    cdef double c = -C_i if was_upper else C_i
+    cdef int k
+    if was_upper == is_upper(s, i):
+        return 0
+    Q_i = get_Q(s.Q, i, s.l)
+    if Q_i == NULL:
+        return -1
+    for k in range(s.l):
+        s.G_bar[k] += c * Q_i[k]
+    return 0
+
+
 cdef int solve(Solver* s, double* alpha_out, double* rho_out, bint shrinking) noexcept nogil:
     """LIBSVM's Solver::Solve for C-SVC. Returns 0, -1 (out of memory) or -2 (stopped)."""
     cdef int l = s.l
@@ -600,26 +617,8 @@ cdef int solve(Solver* s, double* alpha_out, double* rho_out, bint shrinking) no
         uj = is_upper(s, j)
         update_alpha_status(s, i)
         update_alpha_status(s, j)
-        if ui != is_upper(s, i):
-            Q_i = get_Q(s.Q, i, l)
-            if Q_i == NULL:
-                return -1
-            if ui:
-                for k in range(l):
-                    s.G_bar[k] -= C_i * Q_i[k]
-            else:
-                for k in range(l):
-                    s.G_bar[k] += C_i * Q_i[k]
-        if uj != is_upper(s, j):
-            Q_j = get_Q(s.Q, j, l)
-            if Q_j == NULL:
-                return -1
-            if uj:
-                for k in range(l):
-                    s.G_bar[k] -= C_j * Q_j[k]
-            else:
-                for k in range(l):
-                    s.G_bar[k] += C_j * Q_j[k]
+        if follow_bound(s, i, ui, C_i) != 0 or follow_bound(s, j, uj, C_j) != 0:
+            return -1
 
     rho_out[0] = calculate_rho(s)
     for i in range(l):
