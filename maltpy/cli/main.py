@@ -72,7 +72,7 @@ def _main_parser():
                         "(default: MaltParser's model for the algorithm, learner and input format)")
     g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default), libsvm (kernel SVM; "
                    "slower, use with a data split -d/-s/-T) or perceptron (averaged perceptron; -lo '-i EPOCHS "
-                   "-s SEED', default -i 15 -s 0)")
+                   "-s SEED -k FIRST_EXPLORING_EPOCH -p EXPLORE_PROBABILITY', default -i 15 -s 0 -k 1 -p 0.9)")
     g.add_argument("-lo", metavar="OPTIONS", help="learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); "
                    "libsvm svm-train flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; "
                    "Nivre 2008 used -c 0.5); a value may start with '-': -lo \"-s 0 -c 0.5\"")

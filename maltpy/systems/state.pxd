@@ -54,7 +54,7 @@ cdef struct Gold:
     int* rmost_right      # gold rightmost right dependent, -1 if none
     int* order            # per-system scratch filled by prepare_gold (e.g. projective order)
     int* group            # per-system scratch (e.g. maximal projective components)
-    int* plane            # per-system mutable oracle state (e.g. 2-planar plane of each arc)
+    int* plane            # per-system oracle cache (2-planar: the planes the built arcs fix)
     int* scratch          # 11 * (n + 1) ints for dynamic oracles, allocated once per sentence
 
 

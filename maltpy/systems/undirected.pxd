@@ -39,22 +39,25 @@ cdef inline bint agrees(const int* label_dir, int n_labels, int label, int head,
     return True
 
 
-cdef inline int _orient(State* s, int root, int* queue, int* mark, bint skip_root_node) noexcept nogil:
-    """Orient root's component away from it (heads/labels written); with ``skip_root_node``,
-    links to node 0 are ignored. Returns the number of nodes reached."""
+cdef inline int _spread(State* s, int root, int* queue, int* mark, int stamp, bint skip_root_node,
+                        int* parent, int* plabel) noexcept nogil:
+    """Breadth-first over the links from ``root`` to the nodes not yet marked ``stamp`` (with
+    ``skip_root_node``, never into node 0), marking them; ``parent[y]`` / ``plabel[y]`` = the
+    node and the link label y was reached by. Returns the number of nodes reached, which are
+    ``queue[0:count]`` in visiting order."""
     cdef int qh = 0, qt = 1, x, k, y
     queue[0] = root
-    mark[root] = 2
+    mark[root] = stamp
     while qh < qt:
         x = queue[qh]
         qh += 1
         k = s.link_first[x]
         while k != -1:
             y = s.link_to[k]
-            if mark[y] != 2 and not (skip_root_node and y == 0):
-                mark[y] = 2
-                s.heads[y] = x
-                s.labels[y] = s.link_label[k]
+            if mark[y] != stamp and not (skip_root_node and y == 0):
+                mark[y] = stamp
+                parent[y] = x
+                plabel[y] = s.link_label[k]
                 queue[qt] = y
                 qt += 1
             k = s.link_next[k]
@@ -82,37 +85,23 @@ cdef inline void reconstruct(State* s, int mode, const int* label_dir, int n_lab
         rootlab[s.link_to[k]] = s.link_label[k]
         k = s.link_next[k]
     if mode == UD_NAIVE:
-        _orient(s, 0, queue, mark, False)
+        _spread(s, 0, queue, mark, 2, False, s.heads, s.labels)   # away from node 0
         for x in range(1, n + 1):
             if mark[x] != 2:
                 s.heads[x] = 0
                 s.labels[x] = root_label
-                _orient(s, x, queue, mark, True)
+                _spread(s, x, queue, mark, 2, True, s.heads, s.labels)
     else:
         for x in range(1, n + 1):
             if mark[x] != 0:
                 continue
             # the component of x among the words: a BFS tree and the cost of rooting it at x
-            queue[0] = x
-            mark[x] = 1
+            qt = _spread(s, x, queue, mark, 1, True, par, plab)
             par[x] = -1
             cost[x] = 0
-            qh = 0
-            qt = 1
-            while qh < qt:
-                y = queue[qh]
-                qh += 1
-                k = s.link_first[y]
-                while k != -1:
-                    c = s.link_to[k]
-                    if c != 0 and mark[c] == 0:
-                        mark[c] = 1
-                        par[c] = y
-                        plab[c] = s.link_label[k]
-                        cost[x] += not agrees(label_dir, n_labels, plab[c], y, c)
-                        queue[qt] = c
-                        qt += 1
-                    k = s.link_next[k]
+            for qh in range(1, qt):
+                c = queue[qh]
+                cost[x] += not agrees(label_dir, n_labels, plab[c], par[c], c)
             # re-rooting across one link changes the cost by that link's agreement only
             best = x
             for qh in range(1, qt):
@@ -126,7 +115,7 @@ cdef inline void reconstruct(State* s, int mode, const int* label_dir, int n_lab
                     best = c
             s.heads[best] = 0
             s.labels[best] = rootlab[best] if rootlab[best] >= 0 else root_label
-            _orient(s, best, queue, mark, True)
+            _spread(s, best, queue, mark, 2, True, s.heads, s.labels)
     # the dependent summaries of the tree
     for x in range(n + 1):
         s.ldep[x] = -1
