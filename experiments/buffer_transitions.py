@@ -3,10 +3,12 @@ of the 13 CoNLL-X languages: the paper's Tables 1, 2, 3 and 6.
 
     python experiments/buffer_transitions.py [--data ../shared/data/ud] [-o docs/buffer-transitions.md]
                                              [--languages ar bg ...] [--rounds 10000] [--jobs 2]
+                                             [--learner libsvm]
 
 Per language: the first 90% of train.conllu trains, the last 10% is parsed. NE is nivreeager,
 strictly projective as in the paper (no pseudo-projective step), with maltpy's default CoNLL-U
-feature model and LIBLINEAR; NE+LBA, NE+RBA, NE+LNBA and NE+RNBA add one buffer transition
+feature model and LIBLINEAR (``--learner libsvm``: MaltParser's LIBSVM set-up, which the paper
+used for five of its languages); NE+LBA, NE+RBA, NE+LNBA and NE+RNBA add one buffer transition
 each (``-bt``). Scores exclude punctuation, as the paper's; ``*`` marks a difference from NE at
 p < 0.05 (randomized permutation test over sentences). The dataset analysis (Table 2) counts
 the arcs of the training part, root arcs included (a root arc points right, with length equal
@@ -27,7 +29,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate, is_punctuation  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
+                                         treebank_paths, ud_split)
 from maltpy.parsing.loop import parse_corpus  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform import nonprojective_arcs  # noqa: E402
@@ -97,11 +100,12 @@ def move_precision(parser, test):
     return {name: (100.0 * ok / n, n) for name, (ok, n) in counts.items()}
 
 
-def run_system(path, holdout, bt, features=None):
+def run_system(path, holdout, bt, features=None, learner="liblinear"):
     """Train and parse one (language, system); runs in a worker process."""
     train, test = ud_split(path, holdout)
     settings = make_settings(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
-                             buffer_transitions=bt, jobs=1, features=features)
+                             buffer_transitions=bt, jobs=1, features=features,
+                             **learner_settings(learner, "nivreeager"))
     t0 = time.perf_counter()
     parser = Parser(settings).fit(train, fmt="conllu")
     learn = time.perf_counter() - t0
@@ -119,7 +123,7 @@ def main():
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
     with ProcessPoolExecutor(a.jobs) as pool:
-        futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features)
+        futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features, a.learner)
                    for lang in a.languages for bt in SYSTEMS}
         results = {}
         for lang in a.languages:
@@ -137,7 +141,8 @@ def main():
             results[lang] = row
             print(f"{lang}: " + "  ".join(f"{bt} {row['runs'][bt]['las']:.2f}" for bt in SYSTEMS), file=sys.stderr)
     text = tables(results, a.rounds)
-    text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
+    text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
+             f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}).\n")
     write_tables(text, a.o)
 
 

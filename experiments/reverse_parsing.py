@@ -3,9 +3,11 @@ Vilares) on the UD versions of the 13 CoNLL-X languages: the paper's Tables 1-3 
 
     python experiments/reverse_parsing.py [--data ../shared/data/ud] [-o docs/reverse-parsing-tables.md]
                                           [--languages ar bg ...] [--folds 10] [--rounds 10000] [--jobs 2]
+                                          [--learner libsvm]
 
 Per language and system (nivreeager and nivrestandard, both with -pp head, maltpy's default
-CoNLL-U feature models, LIBLINEAR): the first 90% of train.conllu trains, the last 10% is parsed
+CoNLL-U feature models, LIBLINEAR or, with ``--learner libsvm``, MaltParser's LIBSVM set-up): the
+first 90% of train.conllu trains, the last 10% is parsed
 left to right (ARC), right to left (REV, -dir rtl), and combined, position-based and length-based,
 with the order (ARC+REV or REV+ARC) and parameter (0-40) chosen, per criterion, by a
 --folds cross-validation on the training part as the paper chose them (the same procedure as
@@ -24,7 +26,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
+                                         treebank_paths, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform.combine import choose_combination, combine_trees  # noqa: E402
 
@@ -34,12 +37,13 @@ PAPER = {"nivreeager": {"arc": 81.58, "position": 81.82, "length": 81.85},
          "nivrestandard": {"arc": 81.12, "position": 81.47, "length": 81.49}}
 
 
-def parser(algorithm, direction):
+def parser(algorithm, direction, learner="liblinear"):
     return Parser(make_settings(algorithm=algorithm, input_format="conllu", verbose=False, root_label="root",
-                                marking_strategy="head", direction=direction, jobs=1))
+                                marking_strategy="head", direction=direction, jobs=1,
+                                **learner_settings(learner, algorithm)))
 
 
-def run_cell(path, holdout, algorithm, folds):
+def run_cell(path, holdout, algorithm, folds, learner="liblinear"):
     """One (language, algorithm): cross-validation, final parsers, parses of the test part."""
     train, test = ud_split(path, holdout)
     t0 = time.perf_counter()
@@ -48,7 +52,7 @@ def run_cell(path, holdout, algorithm, folds):
     for k in range(folds):
         rest = train[:cuts[k]] + train[cuts[k + 1]:]
         part = train[cuts[k]:cuts[k + 1]]
-        held_out.append((part,) + tuple(parser(algorithm, d).fit(rest, fmt="conllu").parse_trees(part)
+        held_out.append((part,) + tuple(parser(algorithm, d, learner).fit(rest, fmt="conllu").parse_trees(part)
                                         for d in ("ltr", "rtl")))
     chosen = {c: choose_combination(held_out, (c,)) for c in ("position", "length")}
     cv_s = time.perf_counter() - t0
@@ -57,7 +61,7 @@ def run_cell(path, holdout, algorithm, folds):
     trees = {}
     for d in ("ltr", "rtl"):
         t1 = time.perf_counter()
-        p = parser(algorithm, d).fit(train, fmt="conllu")
+        p = parser(algorithm, d, learner).fit(train, fmt="conllu")
         t2 = time.perf_counter()
         trees[d] = p.parse_trees(test)
         times[d] = (t2 - t1, time.perf_counter() - t2)
@@ -84,7 +88,7 @@ def main():
     paths = treebank_paths(a.data, a.languages)
     results = {alg: {} for alg in ALGORITHMS}
     with ProcessPoolExecutor(a.jobs) as pool:
-        futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds)
+        futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds, a.learner)
                    for alg in ALGORITHMS for lang in a.languages}
         for (alg, lang), fut in futures.items():
             r = fut.result()
@@ -100,7 +104,8 @@ def main():
             print(f"{alg} {lang}: ARC {row['arc']['las']:.2f} REV {row['rev']['las']:.2f} "
                   f"pos {row['position']['las']:.2f} len {row['length']['las']:.2f}", file=sys.stderr)
     text = tables(results, a.rounds, a.folds)
-    text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
+    text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
+             f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}).\n")
     write_tables(text, a.o)
 
 

@@ -3,13 +3,14 @@ UD versions of the 13 CoNLL-X languages: the shape of the paper's Tables 1-3 and
 
     python experiments/undirected.py [--data ../shared/data/ud] [-o docs/undirected-tables.md]
                                      [--plot docs/undirected-lengths.png] [--languages ar bg ...]
-                                     [--rounds 10000] [--jobs 2]
+                                     [--rounds 10000] [--jobs 2] [--learner libsvm]
 
 Per language: the first 90% of train.conllu trains, the last 10% is parsed. For each of planar,
 2planar and covnonproj: the directed parser, the undirected one with naive reconstruction
 (N) and with label-based reconstruction (L, the papers' v2), with maltpy's default CoNLL-U
 feature models (which read the undirected counterparts of heads and dependents: the closest
-linked node, the leftmost and rightmost linked nodes) and LIBLINEAR defaults, no
+linked node, the leftmost and rightmost linked nodes) and LIBLINEAR defaults (``--learner libsvm``:
+MaltParser's LIBSVM defaults with the POS split of the first buffer word, as the thesis), no
 pseudo-projective step (as the papers). Scores include punctuation, as the paper's Tables 1-3;
 `*` marks a LAS difference between L and the directed parser at p < 0.05 (randomized
 permutation test over sentences). The plot micro-averages over the languages the labelled
@@ -29,7 +30,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
+                                         treebank_paths, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 SYSTEMS = ["planar", "2planar", "covnonproj"]
@@ -41,10 +43,10 @@ PAPER = {"planar": {"none": (79.83, 84.50), "naive": (78.65, 83.35), "label": (8
 MAX_LENGTH = 25   # the plot's arc lengths: 1 .. 24, and 25 for everything longer
 
 
-def run_cell(path, holdout, algorithm, mode):
+def run_cell(path, holdout, algorithm, mode, learner="liblinear"):
     train, test = ud_split(path, holdout)
     p = Parser(make_settings(algorithm=algorithm, undirected=mode, input_format="conllu", verbose=False,
-                             root_label="root", jobs=1))
+                             root_label="root", jobs=1, **learner_settings(learner, algorithm)))
     t0 = time.perf_counter()
     p.fit(train, fmt="conllu")
     learn = time.perf_counter() - t0
@@ -79,7 +81,7 @@ def main():
     cells = [(lang, alg, mode) for lang in paths for alg in SYSTEMS for mode in MODES]
     results = {}
     with ProcessPoolExecutor(max_workers=a.jobs) as pool:
-        futures = {pool.submit(run_cell, paths[lang], a.holdout, alg, mode): (lang, alg, mode)
+        futures = {pool.submit(run_cell, paths[lang], a.holdout, alg, mode, a.learner): (lang, alg, mode)
                    for lang, alg, mode in cells}
         for fut, key in futures.items():
             results[key] = fut.result()
@@ -88,7 +90,8 @@ def main():
             print(f"{key[0]} {key[1]} {key[2]}: LAS {s.las:.2f} UAS {s.uas:.2f} ULAS {s.ulas:.2f} "
                   f"({r['learn']:.1f} s)", file=sys.stderr)
     langs = list(paths)
-    lines = [f"Command: `python experiments/undirected.py` ({time.perf_counter() - t_start:.0f} s on the "
+    command = "python experiments/undirected.py" + (f" --learner {a.learner}" if a.learner != "liblinear" else "")
+    lines = [f"Command: `{command}` ({time.perf_counter() - t_start:.0f} s on the "
              f"2-core machine, --jobs {a.jobs}). Scores include punctuation; LDE = ULAS − LAS, UDE = UUAS − UAS; "
              "`*`: LAS of L differs from the directed parser's at p < 0.05.", ""]
     for alg in SYSTEMS:

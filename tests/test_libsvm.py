@@ -269,3 +269,23 @@ def test_libsvm_learns_a_useful_parser_from_the_command_line(tmp_path):
     from maltpy.evaluation import evaluate
     scores = evaluate(read_conll(TEST, need_heads=True), read_conll(out, need_heads=True))
     assert scores["all"].las > 80.0
+
+
+@pytest.mark.parametrize("algorithm", ["nivreeager", "covnonproj", "2planar"])
+def test_studies_libsvm_set_up_splits_on_each_familys_first_buffer_word(algorithm):
+    """``--learner libsvm`` of the studies: the split structure must exist in the system's feature
+    model (Right[0] for Covington), or the study would fail after its first minutes."""
+    from maltpy.config import make_settings
+    from maltpy.experiments.languages import learner_settings
+    sentences = read_conll(TRAIN, "conllu", need_heads=True)   # CoNLL-X columns read as UPOS, XPOS
+    settings = learner_settings("libsvm", algorithm)
+    assert settings["split_structure"] == ("Right[0]" if algorithm == "covnonproj" else "Input[0]")
+    settings["split_threshold"] = 20   # the toy treebank is too small for 1000
+    p = Parser(make_settings(algorithm=algorithm, input_format="conllu", verbose=False, jobs=1, **settings))
+    p.fit(sentences, fmt="conllu")
+    assert len(p.splits) > 1
+    out = p.parse(sentences[:3])
+    assert [len(s) for s in out] == [len(s) for s in sentences[:3]]
+    assert learner_settings("liblinear", algorithm) == {}
+    with pytest.raises(MaltpyError):
+        learner_settings("perceptron", algorithm)
