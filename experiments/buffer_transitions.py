@@ -21,8 +21,6 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
@@ -31,7 +29,6 @@ from maltpy.evaluation.scores import evaluate, is_punctuation  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
 from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
                                          treebank_paths, ud_split)
-from maltpy.parsing.loop import parse_corpus  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform import nonprojective_arcs  # noqa: E402
 
@@ -79,13 +76,9 @@ def sequence_lengths(train, labels_of):
 
 def move_precision(parser, test):
     """Labelled precision (%) and count of the arcs each move built, punctuation excluded."""
-    corpus = parser.encode(test)
     system = parser._system(training=False)
-    moves = np.empty(corpus.n_rows, dtype=np.int32)
-    heads, labels = parse_corpus(system, parser.extractor, parser._get_weights(), parser.classes, corpus,
-                                 moves_out=moves)
+    offsets, heads, labels, moves = parser.parse_arrays(test, record_moves=True)
     counts = {}
-    offsets = corpus.offsets
     for k, s in enumerate(test):
         r0 = int(offsets[k])
         for i, row in enumerate(s.rows, 1):

@@ -31,7 +31,7 @@ from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
 from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
-                                         treebank_paths, ud_split)
+                                         THESIS_LANGUAGES, THESIS_LIBSVM, treebank_paths, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 SYSTEMS = ["planar", "2planar", "covnonproj"]
@@ -43,10 +43,10 @@ PAPER = {"planar": {"none": (79.83, 84.50), "naive": (78.65, 83.35), "label": (8
 MAX_LENGTH = 25   # the plot's arc lengths: 1 .. 24, and 25 for everything longer
 
 
-def run_cell(path, holdout, algorithm, mode, learner="liblinear"):
+def run_cell(path, holdout, algorithm, mode, learner="liblinear", language=""):
     train, test = ud_split(path, holdout)
     p = Parser(make_settings(algorithm=algorithm, undirected=mode, input_format="conllu", verbose=False,
-                             root_label="root", jobs=1, **learner_settings(learner, algorithm)))
+                             root_label="root", jobs=1, **learner_settings(learner, algorithm, language)))
     t0 = time.perf_counter()
     p.fit(train, fmt="conllu")
     learn = time.perf_counter() - t0
@@ -81,7 +81,7 @@ def main():
     cells = [(lang, alg, mode) for lang in paths for alg in SYSTEMS for mode in MODES]
     results = {}
     with ProcessPoolExecutor(max_workers=a.jobs) as pool:
-        futures = {pool.submit(run_cell, paths[lang], a.holdout, alg, mode, a.learner): (lang, alg, mode)
+        futures = {pool.submit(run_cell, paths[lang], a.holdout, alg, mode, a.learner, lang): (lang, alg, mode)
                    for lang, alg, mode in cells}
         for fut, key in futures.items():
             results[key] = fut.result()
@@ -99,30 +99,39 @@ def main():
                   "| language | LAS | UAS | N LAS | N UAS | N LDE | N UDE | L LAS | L UAS | L LDE | L UDE | "
                   "directed LDE | directed UDE |",
                   "|---|" + "---|" * 12]
-        sums = {m: np.zeros(6) for m in MODES}
+        scores = {}
         for lang in langs:
             sc = {m: evaluate(results[(lang, alg, m)]["test"], results[(lang, alg, m)]["parsed"])["all"]
                   for m in MODES}
+            scores[lang] = {m: np.array((sc[m].las, sc[m].uas, sc[m].ulas, sc[m].uuas, sc[m].lde, sc[m].ude))
+                            for m in MODES}
             test = results[(lang, alg, "none")]["test"]
             p = compare(test, results[(lang, alg, "none")]["parsed"], results[(lang, alg, "label")]["parsed"],
                         a.rounds)
             star = "*" if p["LAS"]["p"] < 0.05 else ""
-            for m in MODES:
-                sums[m] += (sc[m].las, sc[m].uas, sc[m].ulas, sc[m].uuas, sc[m].lde, sc[m].ude)
-            lines.append(f"| {NAMES.get(lang, lang)} | {sc['none'].las:.2f} | {sc['none'].uas:.2f} | "
+            svm = " (LIBSVM)" if a.learner == "thesis" and lang in THESIS_LIBSVM else ""
+            lines.append(f"| {NAMES.get(lang, lang)}{svm} | {sc['none'].las:.2f} | {sc['none'].uas:.2f} | "
                          f"{sc['naive'].las:.2f} | {sc['naive'].uas:.2f} | {sc['naive'].lde:.2f} | {sc['naive'].ude:.2f} | "
                          f"{sc['label'].las:.2f}{star} | {sc['label'].uas:.2f} | {sc['label'].lde:.2f} | "
                          f"{sc['label'].ude:.2f} | {sc['none'].lde:.2f} | {sc['none'].ude:.2f} |")
-        avg = {m: sums[m] / len(langs) for m in MODES}
-        lines.append(f"| **average** | {avg['none'][0]:.2f} | {avg['none'][1]:.2f} | {avg['naive'][0]:.2f} | "
-                     f"{avg['naive'][1]:.2f} | {avg['naive'][4]:.2f} | {avg['naive'][5]:.2f} | {avg['label'][0]:.2f} | "
-                     f"{avg['label'][1]:.2f} | {avg['label'][4]:.2f} | {avg['label'][5]:.2f} | {avg['none'][4]:.2f} | "
-                     f"{avg['none'][5]:.2f} |")
+        thesis = [lang for lang in langs if lang in THESIS_LANGUAGES]
+        avg = {m: sum(scores[lang][m] for lang in langs) / len(langs) for m in MODES}
+        averages = [("**average**", avg)]
+        if thesis and len(thesis) < len(langs):
+            thesis_avg = {m: sum(scores[lang][m] for lang in thesis) / len(thesis) for m in MODES}
+            averages.append((f"average, the thesis's languages ({len(thesis)})", thesis_avg))
+        for name, v in averages:
+            lines.append(f"| {name} | {v['none'][0]:.2f} | {v['none'][1]:.2f} | {v['naive'][0]:.2f} | "
+                         f"{v['naive'][1]:.2f} | {v['naive'][4]:.2f} | {v['naive'][5]:.2f} | "
+                         f"{v['label'][0]:.2f} | {v['label'][1]:.2f} | {v['label'][4]:.2f} | "
+                         f"{v['label'][5]:.2f} | {v['none'][4]:.2f} | {v['none'][5]:.2f} |")
         paper = PAPER[alg]
         lines.append(f"| the paper's average | {paper['none'][0]} | {paper['none'][1]} | {paper['naive'][0]} | "
                      f"{paper['naive'][1]} | | | {paper['label'][0]} | {paper['label'][1]} | | | | |")
-        lines += ["", f"Average LAS differences: N − directed {avg['naive'][0] - avg['none'][0]:+.2f}, "
-                      f"L − directed {avg['label'][0] - avg['none'][0]:+.2f} (the paper: "
+        differences = "; ".join(f"{'' if k == 0 else 'over the thesis languages: '}N − directed "
+                                f"{v['naive'][0] - v['none'][0]:+.2f}, L − directed {v['label'][0] - v['none'][0]:+.2f}"
+                                for k, (_, v) in enumerate(averages))
+        lines += ["", f"Average LAS differences: {differences} (the paper: "
                       f"{paper['naive'][0] - paper['none'][0]:+.2f}, {paper['label'][0] - paper['none'][0]:+.2f}).", ""]
     # speed: learning and parsing (the parse includes the reconstruction) summed over languages
     lines += ["Learning and parsing time summed over the languages (one thread per cell):", "",

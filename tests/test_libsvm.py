@@ -287,5 +287,31 @@ def test_studies_libsvm_set_up_splits_on_each_familys_first_buffer_word(algorith
     out = p.parse(sentences[:3])
     assert [len(s) for s in out] == [len(s) for s in sentences[:3]]
     assert learner_settings("liblinear", algorithm) == {}
+    assert learner_settings("thesis", algorithm, "ar") == learner_settings("libsvm", algorithm)
+    assert learner_settings("thesis", algorithm, "cs") == {}
     with pytest.raises(MaltpyError):
         learner_settings("perceptron", algorithm)
+
+
+@pytest.mark.parametrize("learner", ["libsvm", "liblinear"])
+def test_recorded_moves_built_the_arcs_they_are_recorded_for(learner):
+    """``parse_arrays(record_moves=True)`` (both parse loops): a word's move is the arc move that
+    gave it its head, pointing the right way; -1 only for words the end of parsing attached."""
+    sentences = read_conll(TRAIN, "conllx", need_heads=True)
+    from maltpy.config import make_settings
+    p = Parser(make_settings(algorithm="nivreeager", learner=learner, verbose=False, jobs=2)).fit(sentences)
+    names = p._system(training=False).moves
+    offsets, heads, labels, moves = p.parse_arrays(sentences, record_moves=True)
+    _, heads_again, labels_again = p.parse_arrays(sentences)
+    assert np.array_equal(heads, heads_again) and np.array_equal(labels, labels_again)
+    built = 0
+    for k in range(len(sentences)):
+        for row in range(offsets[k] + 1, offsets[k + 1]):
+            word, head, m = row - offsets[k], heads[row], moves[row]
+            if m < 0:
+                assert head in (0, -1)       # attached to the root when parsing ended
+                continue
+            built += 1
+            assert names[m] in ("LA", "RA")
+            assert (head > word) if names[m] == "LA" else (head < word)
+    assert built > len(sentences)

@@ -35,9 +35,10 @@ def add_study_arguments(parser, default_data: str) -> None:
     parser.add_argument("--rounds", type=int, default=10000, help="permutation-test rounds")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (one model each)")
     parser.add_argument("-o", help="write the Markdown tables here (default: standard output)")
-    parser.add_argument("--learner", choices=("liblinear", "libsvm"), default="liblinear",
-                        help="liblinear: its defaults (default); libsvm: MaltParser's CoNLL-X set-up, "
-                             "the one the thesis used (data split on the POS of the first buffer word, -T 1000)")
+    parser.add_argument("--learner", choices=("liblinear", "libsvm", "thesis"), default="liblinear",
+                        help="liblinear: its defaults (default); libsvm: MaltParser's CoNLL-X set-up (data split "
+                             "on the POS of the first buffer word, -T 1000); thesis: LIBSVM for the languages the "
+                             "thesis's papers trained with it (ar da pt sv tr), LIBLINEAR for the others")
 
 
 #: LIBSVM's data split threshold in the studies: MaltParser's CoNLL-X set-up (fewer instances go to the
@@ -45,14 +46,23 @@ def add_study_arguments(parser, default_data: str) -> None:
 SVM_SPLIT_THRESHOLD = 1000
 
 
-def learner_settings(learner: str, algorithm: str) -> dict:
+#: the CoNLL-X languages of the thesis's papers (undirected, buffer transitions, reverse parsing)
+THESIS_LANGUAGES = ["ar", "cs", "da", "de", "pt", "sv", "tr", "zh"]
+#: those the papers trained with LIBSVM; LIBLINEAR for Czech, German and Chinese (larger sets)
+THESIS_LIBSVM = {"ar", "da", "pt", "sv", "tr"}
+
+
+def learner_settings(learner: str, algorithm: str, language: str = "") -> dict:
     """The settings a study passes for its ``--learner``: nothing for LIBLINEAR (its defaults); for LIBSVM
     MaltParser's defaults with the data split on the first buffer word's UPOS, which MaltParser's option
-    guide names for each family (``Right[0]`` for Covington's algorithms, ``Input[0]`` for the others)."""
+    guide names for each family (``Right[0]`` for Covington's algorithms, ``Input[0]`` for the others);
+    ``thesis``: LIBSVM for the ``language``s of :data:`THESIS_LIBSVM`, LIBLINEAR for the others."""
+    if learner == "thesis":
+        learner = "libsvm" if language in THESIS_LIBSVM else "liblinear"
     if learner == "liblinear":
         return {}
     if learner != "libsvm":
-        raise MaltpyError(f"unknown study learner {learner!r}; use liblinear or libsvm")
+        raise MaltpyError(f"unknown study learner {learner!r}; use liblinear, libsvm or thesis")
     structure = "Right[0]" if algorithm.startswith("cov") else "Input[0]"
     return {"learner": "libsvm", "split_column": "UPOSTAG", "split_structure": structure,
             "split_threshold": SVM_SPLIT_THRESHOLD}

@@ -258,12 +258,20 @@ cdef void score_group(KernelModels km, const SvmC* m, ClassTable classes, Pendin
 
 
 cdef void apply_chosen(TransitionSystem system, ClassTable classes, State* states, const Pending* pend,
-                       const int* idx, int nb, const int* chosen) noexcept nogil:
-    cdef int q
+                       const int* idx, int nb, const int* chosen, int* mo, const int64_t* row0) noexcept nogil:
+    """Apply each decision's chosen class; with ``mo``, record the move that built an arc at the
+    dependent's corpus row (``row0``: first row of each window sentence)."""
+    cdef int q, move
     cdef const Pending* e
+    cdef State* s
     for q in range(nb):
         e = &pend[idx[q]]
-        system.apply(&states[e.sent], classes.class_move[chosen[q]], classes.class_label[chosen[q]])
+        s = &states[e.sent]
+        move = classes.class_move[chosen[q]]
+        s.last_dep = -1
+        system.apply(s, move, classes.class_label[chosen[q]])
+        if mo != NULL and s.last_dep >= 0:
+            mo[row0[e.sent] + s.last_dep] = move
 
 
 cdef struct Scratch:
@@ -327,10 +335,10 @@ cdef bint advance(TransitionSystem system, Extractor ex, KernelModels km, ClassT
 
 def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, ClassTable classes,
                         Corpus corpus, progress=None, bint record_end=False, int window=8192,
-                        int batch=0, int n_threads=1):
+                        int batch=0, int n_threads=1, moves_out=None):
     """Parse every sentence with kernel models, many sentences at a time.
 
-    Same result arrays as :func:`maltpy.parsing.loop.parse_corpus`. ``window``
+    Same result arrays as :func:`maltpy.parsing.loop.parse_corpus`, and ``moves_out`` as there. ``window``
     sentences are in flight together; ``batch`` bounds the decisions scored
     in one matrix product (0: from the largest model's size); ``n_threads``
     threads advance the sentences and score the groups of each round (keep
@@ -343,6 +351,15 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
     cdef int[::1] ho = heads_out
     cdef int[::1] lo = labels_out
     cdef signed char[::1] eo = end_out
+    cdef int[::1] mo_view
+    cdef int* mo = NULL
+    if moves_out is not None:
+        mo_view = moves_out
+        if mo_view.shape[0] < corpus.n_rows:
+            raise ValueError("moves_out needs one entry per corpus row")
+        mo_view[:] = -1
+        if corpus.n_rows:
+            mo = &mo_view[0]
     cdef Py_ssize_t n_sent = corpus.n_sentences
     if classes.n_moves > 64:
         raise ValueError("the batched loop supports at most 64 moves")
@@ -459,7 +476,7 @@ def parse_corpus_kernel(TransitionSystem system, Extractor ex, KernelModels km, 
                                     feats, cnt + t * max_sv, ktab, kv + t * B * max_sv,
                                     P + t * B * K * K, votes + t * 2 * K, chosen + t * B)
                         apply_chosen(system, classes, states, pend, by_split + work_lo[wi], work_nb[wi],
-                                     chosen + t * B)
+                                     chosen + t * B, mo, corpus.off_p + w0)
                     # the compaction moved entries: restore each slot's own feature offset
                     for q in range(W):
                         pend[q].feat0 = <int64_t>q * MK

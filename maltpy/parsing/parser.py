@@ -462,13 +462,16 @@ class Parser:
                 self._weights = Weights(models, self.split_map, self.default_split, self.classes.n_classes)
         return self._weights
 
-    def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False):
-        """Parse and return (corpus offsets, heads, label ids[, end flags]) per corpus row, as the
-        model reads the sentences (:meth:`parse_trees` reverses them for a right-to-left model and
-        maps the trees back; here they are taken as given)."""
+    def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False,
+                     record_moves: bool = False):
+        """Parse and return (corpus offsets, heads, label ids[, end flags][, moves]) per corpus row, as
+        the model reads the sentences (:meth:`parse_trees` reverses them for a right-to-left model and
+        maps the trees back; here they are taken as given). ``record_moves``: also the move (an index
+        into the system's ``moves``) that built each word's arc, -1 where the end of parsing did."""
         self._check_fitted()
         corpus = self.encode(sentences)
         system = self._system(training=False)
+        moves = np.empty(corpus.n_rows, dtype=np.int32) if record_moves else None
         bar = _progress_bar(len(sentences), "parsing", progress)
         try:
             if self.learner.kind == "kernel":
@@ -478,14 +481,15 @@ class Parser:
                 with threadpool_limits(limits=1, user_api="blas"):
                     out = parse_corpus_kernel(system, self.extractor, self._get_weights(), self.classes, corpus,
                                               progress=bar.update if bar else None, record_end=record_end,
-                                              n_threads=self.settings.jobs or os.cpu_count() or 1)
+                                              n_threads=self.settings.jobs or os.cpu_count() or 1,
+                                              moves_out=moves)
             else:
                 out = parse_corpus(system, self.extractor, self._get_weights(), self.classes, corpus,
-                                   progress=bar.update if bar else None, record_end=record_end)
+                                   progress=bar.update if bar else None, record_end=record_end, moves_out=moves)
         finally:
             if bar:
                 bar.close()
-        return (corpus.offsets,) + tuple(out)
+        return (corpus.offsets,) + tuple(out) + ((moves,) if record_moves else ())
 
     @property
     def decodes_output(self) -> bool:
