@@ -27,7 +27,7 @@ from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
 from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
-                                         treebank_paths, ud_split)
+                                         THESIS_LANGUAGES, treebank_paths, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform.combine import choose_combination, combine_trees  # noqa: E402
 
@@ -37,13 +37,13 @@ PAPER = {"nivreeager": {"arc": 81.58, "position": 81.82, "length": 81.85},
          "nivrestandard": {"arc": 81.12, "position": 81.47, "length": 81.49}}
 
 
-def parser(algorithm, direction, learner="liblinear"):
+def parser(algorithm, direction, learner="liblinear", language=""):
     return Parser(make_settings(algorithm=algorithm, input_format="conllu", verbose=False, root_label="root",
                                 marking_strategy="head", direction=direction, jobs=1,
-                                **learner_settings(learner, algorithm)))
+                                **learner_settings(learner, algorithm, language)))
 
 
-def run_cell(path, holdout, algorithm, folds, learner="liblinear"):
+def run_cell(path, holdout, algorithm, folds, learner="liblinear", language=""):
     """One (language, algorithm): cross-validation, final parsers, parses of the test part."""
     train, test = ud_split(path, holdout)
     t0 = time.perf_counter()
@@ -52,8 +52,8 @@ def run_cell(path, holdout, algorithm, folds, learner="liblinear"):
     for k in range(folds):
         rest = train[:cuts[k]] + train[cuts[k + 1]:]
         part = train[cuts[k]:cuts[k + 1]]
-        held_out.append((part,) + tuple(parser(algorithm, d, learner).fit(rest, fmt="conllu").parse_trees(part)
-                                        for d in ("ltr", "rtl")))
+        held_out.append((part,) + tuple(parser(algorithm, d, learner, language).fit(rest, fmt="conllu")
+                                        .parse_trees(part) for d in ("ltr", "rtl")))
     chosen = {c: choose_combination(held_out, (c,)) for c in ("position", "length")}
     cv_s = time.perf_counter() - t0
     out = {"cv_s": cv_s, "chosen": chosen}
@@ -61,7 +61,7 @@ def run_cell(path, holdout, algorithm, folds, learner="liblinear"):
     trees = {}
     for d in ("ltr", "rtl"):
         t1 = time.perf_counter()
-        p = parser(algorithm, d, learner).fit(train, fmt="conllu")
+        p = parser(algorithm, d, learner, language).fit(train, fmt="conllu")
         t2 = time.perf_counter()
         trees[d] = p.parse_trees(test)
         times[d] = (t2 - t1, time.perf_counter() - t2)
@@ -88,7 +88,7 @@ def main():
     paths = treebank_paths(a.data, a.languages)
     results = {alg: {} for alg in ALGORITHMS}
     with ProcessPoolExecutor(a.jobs) as pool:
-        futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds, a.learner)
+        futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds, a.learner, lang)
                    for alg in ALGORITHMS for lang in a.languages}
         for (alg, lang), fut in futures.items():
             r = fut.result()
@@ -107,6 +107,17 @@ def main():
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
              f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}).\n")
     write_tables(text, a.o)
+
+
+def thesis_note(rows):
+    """The average gains over the thesis's languages, when the study has others too."""
+    thesis = [lang for lang in rows if lang in THESIS_LANGUAGES]
+    if not thesis or len(thesis) == len(rows):
+        return ""
+    gain = {c: sum(rows[l][c]["las"] - rows[l]["arc"]["las"] for l in thesis) / len(thesis)
+            for c in ("position", "length")}
+    return (f"; over the thesis's {len(thesis)} languages: PosComb {gain['position']:+.2f}, "
+            f"LenComb {gain['length']:+.2f}")
 
 
 def tables(results, rounds, folds, alpha=0.05):
@@ -140,7 +151,7 @@ def tables(results, rounds, folds, alpha=0.05):
                 f"Here: PosComb {mean(lambda r: r['position']['las'] - r['arc']['las']):+.2f} "
                 f"(better on {better['position']}, worse on {worse['position']} of {len(langs)} languages), "
                 f"LenComb {mean(lambda r: r['length']['las'] - r['arc']['las']):+.2f} "
-                f"(better on {better['length']}, worse on {worse['length']}).", "",
+                f"(better on {better['length']}, worse on {worse['length']})" + thesis_note(rows) + ".", "",
                 "Time (s): cross-validation (" + str(folds) + " folds, 2 parsers each) / learning ARC / REV / "
                 "parsing the test part ARC / REV", "",
                 "| Language | CV | learn ARC | learn REV | parse ARC | parse REV |", "|---|" + "---:|" * 5]
