@@ -315,3 +315,11 @@ def test_recorded_moves_built_the_arcs_they_are_recorded_for(learner):
             assert names[m] in ("LA", "RA")
             assert (head > word) if names[m] == "LA" else (head < word)
     assert built > len(sentences)
+    # a moves array shorter than the corpus is refused, not written past its end
+    from maltpy.parsing.kernel import parse_corpus_kernel
+    from maltpy.parsing.loop import parse_corpus
+    loop = parse_corpus_kernel if learner == "libsvm" else parse_corpus
+    corpus = p.encode(sentences)
+    with pytest.raises(ValueError, match="moves_out"):
+        loop(p._system(training=False), p.extractor, p._get_weights(), p.classes, corpus,
+             moves_out=np.empty(corpus.n_rows - 1, dtype=np.int32))

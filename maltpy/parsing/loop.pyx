@@ -355,6 +355,8 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef bint record_moves = moves_out is not None
     if record_moves:
         mo = moves_out
+        if mo.shape[0] < corpus.n_rows:
+            raise ValueError("moves_out needs one entry per corpus row")
         mo[:] = -1
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     end_out = np.zeros(corpus.n_rows if record_end else 0, dtype=np.int8)
