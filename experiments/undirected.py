@@ -32,6 +32,7 @@ from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
 from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
                                          THESIS_LANGUAGES, THESIS_LIBSVM, treebank_paths, ud_split)
+from maltpy.experiments.runner import holdout_split  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 SYSTEMS = ["planar", "2planar", "covnonproj"]
@@ -43,10 +44,13 @@ PAPER = {"planar": {"none": (79.83, 84.50), "naive": (78.65, 83.35), "label": (8
 MAX_LENGTH = 25   # the plot's arc lengths: 1 .. 24, and 25 for everything longer
 
 
-def run_cell(path, holdout, algorithm, mode, learner="liblinear", language=""):
+def run_cell(path, holdout, algorithm, mode, learner="liblinear", language="", tuning=False, allow_shift=False):
     train, test = ud_split(path, holdout)
+    if tuning:   # the held-out part stays untouched: train on 90% of the training part, score the rest
+        train, test = holdout_split(train, holdout)
+    shift = {"allow_shift": True} if allow_shift and algorithm.startswith("cov") else {}
     p = Parser(make_settings(algorithm=algorithm, undirected=mode, input_format="conllu", verbose=False,
-                             root_label="root", jobs=1, **learner_settings(learner, algorithm, language)))
+                             root_label="root", jobs=1, **shift, **learner_settings(learner, algorithm, language)))
     t0 = time.perf_counter()
     p.fit(train, fmt="conllu")
     learn = time.perf_counter() - t0
@@ -75,13 +79,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
     ap.add_argument("--plot", help="write the error-analysis plot here (PNG; needs matplotlib)")
+    ap.add_argument("--tuning", action="store_true",
+                    help="score on the last 10%% of each training part instead of the held-out part (tuning data)")
+    ap.add_argument("--allow-shift", action="store_true",
+                    help="Covington with SHIFT as a classifier decision (-cs true, the papers' explicit version)")
     a = ap.parse_args()
     t_start = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
     cells = [(lang, alg, mode) for lang in paths for alg in SYSTEMS for mode in MODES]
     results = {}
     with ProcessPoolExecutor(max_workers=a.jobs) as pool:
-        futures = {pool.submit(run_cell, paths[lang], a.holdout, alg, mode, a.learner, lang): (lang, alg, mode)
+        futures = {pool.submit(run_cell, paths[lang], a.holdout, alg, mode, a.learner, lang,
+                               a.tuning, a.allow_shift): (lang, alg, mode)
                    for lang, alg, mode in cells}
         for fut, key in futures.items():
             results[key] = fut.result()
@@ -90,7 +99,8 @@ def main():
             print(f"{key[0]} {key[1]} {key[2]}: LAS {s.las:.2f} UAS {s.uas:.2f} ULAS {s.ulas:.2f} "
                   f"({r['learn']:.1f} s)", file=sys.stderr)
     langs = list(paths)
-    command = "python experiments/undirected.py" + (f" --learner {a.learner}" if a.learner != "liblinear" else "")
+    command = "python experiments/undirected.py" + (f" --learner {a.learner}" if a.learner != "liblinear" else "") \
+        + (" --tuning" if a.tuning else "") + (" --allow-shift" if a.allow_shift else "")
     lines = [f"Command: `{command}` ({time.perf_counter() - t_start:.0f} s on the "
              f"2-core machine, --jobs {a.jobs}). Scores include punctuation; LDE = ULAS − LAS, UDE = UUAS − UAS; "
              "`*`: LAS of L differs from the directed parser's at p < 0.05.", ""]
