@@ -10,7 +10,6 @@ scores in C.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
