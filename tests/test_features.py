@@ -253,6 +253,37 @@ def test_feature_counts_of_default_models():
             assert len(load_feature_model(f.read()).features) == count
 
 
+def test_every_shipped_model_compiles_for_its_format():
+    """Each YAML file under feature_models/<learner>/<format>/ compiles for that format with at least
+    one system (the undirected and Covington models need their own addresses)."""
+    from maltpy.features.spec import FeatureSpecError as Err
+    from maltpy.systems import SYSTEMS
+    paths = glob.glob(os.path.join(MODELS_DIR, "*", "*", "*.yaml"))
+    assert paths
+    for path in paths:
+        fmt = path.split(os.sep)[-2]
+        with open(path) as f:
+            model = load_feature_model(f.read(), path)
+        compiled = 0
+        for cls in SYSTEMS.values():
+            try:
+                compile_model(model, fmt, cls)
+                compiled += 1
+            except Err:
+                pass
+        assert compiled, path
+
+
+def test_lean_model_makes_no_more_lookups_than_maltparsers_default():
+    """NivreEagerLean exists to parse as fast as the default model: at most its 22 templates."""
+    for fmt in ("conllx", "conllu"):
+        sizes = {}
+        for name in ("NivreEager", "NivreEagerLean"):
+            with open(os.path.join(MODELS_DIR, "liblinear", fmt, name + ".yaml")) as f:
+                sizes[name] = len(load_feature_model(f.read()).features)
+        assert sizes["NivreEagerLean"] <= sizes["NivreEager"]
+
+
 @pytest.mark.parametrize("mode", ["one", "rootnode", "novalue"])
 def test_null_values_follow_maltparsers_nv_option(mode):
     """-nv: no node is always 0; the root and an unlabeled node get values of their own as asked."""
