@@ -1,7 +1,9 @@
 """What the EWT benchmarks share: their command-line options and reading EWT as CoNLL-X."""
 import argparse
 import os
+import subprocess
 import sys
+import time
 
 
 def _parser(doc: str) -> argparse.ArgumentParser:
@@ -36,3 +38,15 @@ def read_ewt(shared: str, part: str):
         sys.exit(f"EWT not found: {path}")
     from maltpy.formats.conll import read_conll, to_conllx
     return [to_conllx(s) for s in read_conll(path, "conllu", need_heads=True)]
+
+
+def run_maltpy(args):
+    """Run the maltpy command as a user types it; return (wall seconds, the child's resource usage
+    from wait4, exit status, standard error)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "maltpy", *args], stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    err = proc.stderr.read().decode("utf-8", "replace")
+    proc.stderr.close()
+    return wall, usage, status, err

@@ -15,23 +15,16 @@ the median and peak resident memory, from the operating system (wait4).
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _ewt import timing_argument_parser  # noqa: E402
+from _ewt import run_maltpy, timing_argument_parser  # noqa: E402
 
 
 def run(args):
     """Run maltpy; return (wall s, CPU s, peak RSS MB)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "maltpy", *args], stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode("utf-8", "replace")
-    proc.stderr.close()
+    wall, usage, status, err = run_maltpy(args)
     if status:
         sys.exit(f"maltpy {' '.join(args)} failed: {err}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024

@@ -16,23 +16,16 @@ byte for byte. Needs `maltpy[dask]` for the last row (skipped without it).
 """
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _ewt import timing_argument_parser  # noqa: E402
+from _ewt import run_maltpy, timing_argument_parser  # noqa: E402
 
 
 def maltpy(*args, check=True):
     """Run the maltpy command; return (wall seconds, peak RSS MB of the largest process)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "maltpy", *args], stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode("utf-8", "replace")
-    proc.stderr.close()
+    wall, usage, status, err = run_maltpy(args)
     if check and status:
         sys.exit(f"maltpy {' '.join(args)} failed: {err}")
     return wall, usage.ru_maxrss / 1024

@@ -4,6 +4,7 @@ of the 13 CoNLL-X languages: the paper's Tables 1, 2, 3 and 6.
     python experiments/buffer_transitions.py [--data ../shared/data/ud] [-o docs/buffer-transitions.md]
                                              [--languages ar bg ...] [--rounds 10000] [--jobs 2]
                                              [--learner libsvm]
+    python experiments/buffer_transitions.py --tune-features [-o docs/buffer-transitions-tuned.md]
 
 Per language: the first 90% of train.conllu trains, the last 10% is parsed. NE is nivreeager,
 strictly projective as in the paper (no pseudo-projective step), with maltpy's default CoNLL-U
@@ -14,6 +15,12 @@ p < 0.05 (randomized permutation test over sentences). The dataset analysis (Tab
 the arcs of the training part, root arcs included (a root arc points right, with length equal
 to the word's position). The per-transition precision (Table 3) attributes each arc of the
 parsed test part to the move that built it.
+
+With ``--tune-features``, the feature models are chosen per language and per system, as the paper
+tuned its own, on the training part alone (greedy forward selection over
+``maltpy.experiments.feature_search.ARC_EAGER_CANDIDATES``, trained on its first 90%, scored on
+its last 10%), for NE and for the transition the paper's rule picks; then each is trained on the
+whole training part and scored on the test part.
 """
 import argparse
 import os
@@ -112,9 +119,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
     ap.add_argument("-F", "--features", help="feature model for every system (default: maltpy's NivreEager)")
+    ap.add_argument("--tune-features", action="store_true",
+                    help="choose each language's and system's feature model on its training part (NE and the rule's "
+                         "transition only)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
+    if a.tune_features:
+        text = tuned_study(a, paths)
+        text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
+        write_tables(text, a.o)
+        return
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features, a.learner, lang)
                    for lang in a.languages for bt in SYSTEMS}
@@ -137,6 +152,75 @@ def main():
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
              f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}).\n")
     write_tables(text, a.o)
+
+
+def rule_transition(train):
+    """The paper's rule: LBA where rightward arcs of length 1 outnumber leftward ones, else RBA."""
+    d = arc_directions(train)
+    return "lba" if d["R1"] > d["L1"] else "rba"
+
+
+def tune_and_run(path, holdout, bt, learner, language):
+    """Choose (lang, bt)'s feature model on the training part, then train on all of it and parse the
+    test part; runs in a worker process."""
+    import tempfile
+    from maltpy.experiments.feature_search import ARC_EAGER_CANDIDATES, forward_selection, model_text
+    from maltpy.features import MODELS_DIR
+    from maltpy.features.spec import load_feature_model
+    train, test = ud_split(path, holdout)
+    settings = dict(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
+                    buffer_transitions=bt, jobs=1, **learner_settings(learner, "nivreeager", language))
+    with open(os.path.join(MODELS_DIR, "liblinear", "conllu", "NivreEager.yaml"), encoding="utf-8") as f:
+        base = [str(x) for x in load_feature_model(f.read()).features]
+    t0 = time.perf_counter()
+    chosen, history = forward_selection(train, base, ARC_EAGER_CANDIDATES, settings)
+    search_s = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as work:
+        fpath = os.path.join(work, "chosen.yaml")
+        with open(fpath, "w", encoding="utf-8") as f:
+            f.write(model_text("chosen", chosen))
+        parser = Parser(make_settings(features=fpath, **settings)).fit(train, fmt="conllu")
+        out = parser.parse(test)
+    return {"out": out, "added": chosen[len(base):], "history": history, "search_s": search_s}
+
+
+def tuned_study(a, paths):
+    """NE and the rule's transition, each with its feature model chosen on the training part."""
+    rules = {lang: rule_transition(ud_split(paths[lang], a.holdout)[0]) for lang in a.languages}
+    with ProcessPoolExecutor(a.jobs) as pool:
+        futures = {(lang, bt): pool.submit(tune_and_run, paths[lang], a.holdout, bt, a.learner, lang)
+                   for lang in a.languages for bt in ("none", rules[lang])}
+        rows = []
+        for lang in a.languages:
+            test = ud_split(paths[lang], a.holdout)[1]
+            ne, bt = futures[lang, "none"].result(), futures[lang, rules[lang]].result()
+            s_ne, s_bt = (evaluate(test, r["out"])["no_punct"] for r in (ne, bt))
+            sig = compare(test, ne["out"], bt["out"], rounds=a.rounds, punctuation=False)
+            rows.append((lang, rules[lang], s_ne, s_bt, sig["LAS"]["p"], ne, bt))
+            print(f"{lang}: NE {s_ne.las:.2f} +{rules[lang].upper()} {s_bt.las:.2f}", file=sys.stderr)
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    out = ["### NE against the rule's buffer transition, feature models chosen per language and system on "
+           "the training part", "",
+           "| Language | Rule | NE LAS | UAS | +rule LAS | UAS | difference | NE: templates added | "
+           "+rule: templates added |", "|---|---|---:|---:|---:|---:|---:|---|---|"]
+    short = lambda fs: "; ".join(f"`{f}`" for f in fs) or "none"  # noqa: E731
+    for lang, rule, s_ne, s_bt, p, ne, bt in rows:
+        out.append(f"| {NAMES.get(lang, lang)} | {rule.upper()} | {s_ne.las:.2f} | {s_ne.uas:.2f} | "
+                   f"{s_bt.las:.2f}{'*' if p < 0.05 else ''} | {s_bt.uas:.2f} | {s_bt.las - s_ne.las:+.2f} | "
+                   f"{short(ne['added'])} | {short(bt['added'])} |")
+    thesis = [r for r in rows if r[0] in THESIS_LANGUAGES]
+    for name, subset in (("**Average**", rows), (f"Average, the paper's languages ({len(thesis)})", thesis)):
+        if not subset:
+            continue
+        ne_las, bt_las = mean([r[2].las for r in subset]), mean([r[3].las for r in subset])
+        better = sum(r[3].las > r[2].las for r in subset)
+        out.append(f"| {name} | | {ne_las:.2f} | {mean([r[2].uas for r in subset]):.2f} | {bt_las:.2f} | "
+                   f"{mean([r[3].uas for r in subset]):.2f} | {bt_las - ne_las:+.2f} (better on {better} of "
+                   f"{len(subset)}) | | |")
+    search = sum(r[5]["search_s"] + r[6]["search_s"] for r in rows)
+    out += ["", f"`*`: differs from NE at p < 0.05 (randomized permutation test over sentences, {a.rounds:,} rounds). "
+            f"Feature search: {search:.0f} s of CPU over all languages and both systems."]
+    return "\n".join(out)
 
 
 def tables(results, rounds, alpha=0.05):

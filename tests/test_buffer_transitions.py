@@ -273,3 +273,25 @@ def test_buffer_transitions_train_parse_and_are_refused_elsewhere(tmp_path):
     assert r.returncode == 0 and r.stdout.count("\n\n") == len(maltpy.read_conll(test))
     r = run("-c", model, "-m", "learn", "-i", train, "-a", "nivrestandard", "-bt", "lba")
     assert r.returncode == 1 and "use them with -a nivreeager" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_feature_search_adds_only_candidates_that_gain_on_the_training_part():
+    """Forward selection keeps the base model first, adds at most one candidate per round and only
+    one that scored at least min_gain above the model before it; with an unreachable gain it adds
+    nothing. Every score is a LAS on the training data's own held-out part."""
+    from conftest import EXAMPLES
+    from maltpy.experiments.feature_search import forward_selection
+    from maltpy.formats.conll import read_conll
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    base = ["InputColumn(POSTAG, Stack[0])", "InputColumn(POSTAG, Input[0])"]
+    candidates = ["InputColumn(FORM, Input[0])", "InputColumn(FORM, Stack[0])", "OutputColumn(DEPREL, Stack[0])"]
+    settings = dict(algorithm="nivreeager", input_format="conllx", verbose=False, jobs=1, buffer_transitions="lba")
+    chosen, history = forward_selection(train, base, candidates, settings, inner_holdout=0.2, rounds=2, min_gain=0.0)
+    assert chosen[:2] == base and len(chosen) <= 4 and set(chosen[2:]) <= set(candidates)
+    assert history[0][0][0] == "(base)" and all(0 <= las <= 100 for r in history for _, las in r)
+    for k, added in enumerate(chosen[2:], 1):       # each addition was its round's best and gained
+        assert history[k][0][0] == added and history[k][0][1] >= history[k - 1][0][1]
+    assert len(history[1]) == len(candidates)
+    chosen, history = forward_selection(train, base, candidates, settings, inner_holdout=0.2, rounds=2,
+                                        min_gain=101.0)
+    assert chosen == base and len(history) == 2
