@@ -163,25 +163,11 @@ def rule_transition(train):
 def tune_and_run(path, holdout, bt, learner, language):
     """Choose (lang, bt)'s feature model on the training part, then train on all of it and parse the
     test part; runs in a worker process."""
-    import tempfile
-    from maltpy.experiments.feature_search import ARC_EAGER_CANDIDATES, forward_selection, model_text
-    from maltpy.features import MODELS_DIR
-    from maltpy.features.spec import load_feature_model
+    from maltpy.experiments.feature_search import ARC_EAGER_CANDIDATES, tune_then_parse
     train, test = ud_split(path, holdout)
     settings = dict(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
                     buffer_transitions=bt, jobs=1, **learner_settings(learner, "nivreeager", language))
-    with open(os.path.join(MODELS_DIR, "liblinear", "conllu", "NivreEager.yaml"), encoding="utf-8") as f:
-        base = [str(x) for x in load_feature_model(f.read()).features]
-    t0 = time.perf_counter()
-    chosen, history = forward_selection(train, base, ARC_EAGER_CANDIDATES, settings)
-    search_s = time.perf_counter() - t0
-    with tempfile.TemporaryDirectory() as work:
-        fpath = os.path.join(work, "chosen.yaml")
-        with open(fpath, "w", encoding="utf-8") as f:
-            f.write(model_text("chosen", chosen))
-        parser = Parser(make_settings(features=fpath, **settings)).fit(train, fmt="conllu")
-        out = parser.parse(test)
-    return {"out": out, "added": chosen[len(base):], "history": history, "search_s": search_s}
+    return tune_then_parse(train, test, ARC_EAGER_CANDIDATES, settings)
 
 
 def tuned_study(a, paths):

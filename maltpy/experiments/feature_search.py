@@ -8,6 +8,7 @@ LAS without punctuation on the rest, and keeps the best candidate if it gains at
 """
 import os
 import tempfile
+import time
 from typing import Callable, List, Optional, Sequence
 
 from maltpy.config import make_settings
@@ -35,29 +36,59 @@ ARC_EAGER_CANDIDATES = [
     "Merge(InputColumn(UPOSTAG, Stack[0]), Distance(Stack[0], Input[0], 0|1|2|3|4|5|6|8|10))",
 ]
 
+#: the same for Covington's algorithms (Left[0] and Right[0] are the pair it may link); in undirected
+#: mode head/ldep/rdep read the closest, leftmost and rightmost linked nodes
+COVINGTON_CANDIDATES = [
+    "InputColumn(FORM, Left[1])",
+    "InputColumn(FORM, Right[2])",
+    "InputColumn(LEMMA, Left[0])",
+    "InputColumn(LEMMA, Right[0])",
+    "InputColumn(XPOSTAG, Left[0])",
+    "InputColumn(XPOSTAG, Right[0])",
+    "InputColumn(UPOSTAG, head(Left[0]))",
+    "InputColumn(UPOSTAG, ldep(Right[0]))",
+    "InputColumn(UPOSTAG, rdep(Left[0]))",
+    "Merge(InputColumn(FORM, Left[0]), InputColumn(UPOSTAG, Right[0]))",
+    "Merge(InputColumn(UPOSTAG, Left[0]), InputColumn(FORM, Right[0]))",
+    "Merge(InputColumn(UPOSTAG, Left[0]), Distance(Left[0], Right[0], 0|1|2|3|4|5|6|8|10))",
+]
+
+
+def default_features(settings: dict) -> List[str]:
+    """The templates of the feature model a parser with ``settings`` uses by default."""
+    from maltpy.parsing.parser import resolve_feature_model
+    model, _ = resolve_feature_model(None, settings["algorithm"], settings.get("learner", "liblinear"),
+                                     settings["input_format"], settings.get("undirected", "none"))
+    return [str(f) for f in model.features]
+
 
 def model_text(name: str, features: Sequence[str]) -> str:
     """A feature model file's YAML for ``features``."""
     return f"name: {name}\nfeatures:\n" + "".join(f"  - {f}\n" for f in features)
 
 
-def score(train, dev, features: Sequence[str], settings: dict, workdir: str) -> float:
-    """LAS without punctuation on ``dev`` of a parser trained on ``train`` with ``features``."""
+def fit_with(train, features: Sequence[str], settings: dict, workdir: str):
+    """A parser trained on ``train`` with the feature model ``features``."""
     from maltpy.parsing.parser import Parser
     fd, path = tempfile.mkstemp(suffix=".yaml", dir=workdir)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(model_text("search", features))
     try:
-        parser = Parser(make_settings(features=path, **settings)).fit(train, fmt=settings["input_format"])
-        return evaluate(dev, parser.parse(dev))["no_punct"].las
+        return Parser(make_settings(features=path, **settings)).fit(train, fmt=settings["input_format"])
     finally:
         os.unlink(path)
 
 
+def score(train, dev, features: Sequence[str], settings: dict, workdir: str, part: str = "no_punct") -> float:
+    """LAS on ``dev`` (``part``: no_punct or all) of a parser trained on ``train`` with ``features``."""
+    return evaluate(dev, fit_with(train, features, settings, workdir).parse(dev))[part].las
+
+
 def forward_selection(train, base: Sequence[str], candidates: Sequence[str], settings: dict,
                       inner_holdout: float = 0.1, rounds: int = 3, min_gain: float = 0.1,
-                      log: Optional[Callable[[str], None]] = None):
-    """Greedy forward selection on ``train`` alone (its last ``inner_holdout`` scores).
+                      log: Optional[Callable[[str], None]] = None, part: str = "no_punct"):
+    """Greedy forward selection on ``train`` alone (its last ``inner_holdout`` scores; ``part``: LAS
+    without punctuation or with it).
 
     Returns ``(features, history)``: the chosen model (base first) and, per round, the
     (template, LAS) of every candidate tried, the round's best first."""
@@ -66,10 +97,10 @@ def forward_selection(train, base: Sequence[str], candidates: Sequence[str], set
     chosen: List[str] = list(base)
     history = []
     with tempfile.TemporaryDirectory(prefix="maltpy-features-") as workdir:
-        best = score(inner_train, inner_dev, chosen, settings, workdir)
+        best = score(inner_train, inner_dev, chosen, settings, workdir, part)
         history.append([("(base)", best)])
         for _ in range(rounds):
-            tried = [(c, score(inner_train, inner_dev, chosen + [c], settings, workdir))
+            tried = [(c, score(inner_train, inner_dev, chosen + [c], settings, workdir, part))
                      for c in candidates if c not in chosen]
             if not tried:
                 break
@@ -82,3 +113,17 @@ def forward_selection(train, base: Sequence[str], candidates: Sequence[str], set
             chosen.append(tried[0][0])
             best = tried[0][1]
     return chosen, history
+
+
+def tune_then_parse(train, test, candidates: Sequence[str], settings: dict, rounds: int = 3,
+                    part: str = "no_punct") -> dict:
+    """Choose a feature model on ``train`` alone (from the default model for ``settings``), then train
+    on all of ``train`` and parse ``test``: the parsed sentences, the templates added, the search's
+    history and its time."""
+    base = default_features(settings)
+    t0 = time.perf_counter()
+    chosen, history = forward_selection(train, base, candidates, settings, rounds=rounds, part=part)
+    search_s = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="maltpy-features-") as workdir:
+        out = fit_with(train, chosen, settings, workdir).parse(test)
+    return {"out": out, "added": chosen[len(base):], "history": history, "search_s": search_s}
