@@ -154,10 +154,10 @@ def main():
     write_tables(text, a.o)
 
 
-def rule_transition(train):
-    """The paper's rule: LBA where rightward arcs of length 1 outnumber leftward ones, else RBA."""
-    d = arc_directions(train)
-    return "lba" if d["R1"] > d["L1"] else "rba"
+def rule_transition(dirs):
+    """The paper's rule, from :func:`arc_directions`: LBA where rightward arcs of length 1 outnumber
+    leftward ones, else RBA."""
+    return "lba" if dirs["R1"] > dirs["L1"] else "rba"
 
 
 def tune_and_run(path, holdout, bt, learner, language):
@@ -172,7 +172,7 @@ def tune_and_run(path, holdout, bt, learner, language):
 
 def tuned_study(a, paths):
     """NE and the rule's transition, each with its feature model chosen on the training part."""
-    rules = {lang: rule_transition(ud_split(paths[lang], a.holdout)[0]) for lang in a.languages}
+    rules = {lang: rule_transition(arc_directions(ud_split(paths[lang], a.holdout)[0])) for lang in a.languages}
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(lang, bt): pool.submit(tune_and_run, paths[lang], a.holdout, bt, a.learner, lang)
                    for lang in a.languages for bt in ("none", rules[lang])}
@@ -240,7 +240,7 @@ def tables(results, rounds, alpha=0.05):
     rule_gain = {}
     for lang in langs:
         d = results[lang]["dirs"]
-        rule = "lba" if d["R1"] > d["L1"] else "rba"
+        rule = rule_transition(d)
         runs = results[lang]["runs"]
         gain = runs[rule]["las"] - runs["none"]["las"]
         rule_gain[lang] = gain
