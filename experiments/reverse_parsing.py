@@ -4,6 +4,7 @@ Vilares) on the UD versions of the 13 CoNLL-X languages: the paper's Tables 1-3 
     python experiments/reverse_parsing.py [--data ../shared/data/ud] [-o docs/reverse-parsing-tables.md]
                                           [--languages ar bg ...] [--folds 10] [--rounds 10000] [--jobs 2]
                                           [--learner libsvm]
+    python experiments/reverse_parsing.py --tune-features [-o docs/reverse-parsing-tuned.md]
 
 Per language and system (nivreeager and nivrestandard, both with -pp head, maltpy's default
 CoNLL-U feature models, LIBLINEAR or, with ``--learner libsvm``, MaltParser's LIBSVM set-up): the
@@ -13,6 +14,12 @@ with the order (ARC+REV or REV+ARC) and parameter (0-40) chosen, per criterion, 
 --folds cross-validation on the training part as the paper chose them (the same procedure as
 -dir both, maltpy.transform.combine.choose_combination). Scores exclude punctuation; `*` marks a
 difference from ARC at p < 0.05 (randomized permutation test over sentences).
+
+With ``--tune-features`` (nivreeager only): each direction's feature model is chosen separately
+on the training part, as the paper tuned its reverse parser's apart from the forward one (greedy
+forward selection over ``maltpy.experiments.feature_search.ARC_EAGER_CANDIDATES``, two rounds,
+trained on the training part's first 90% and scored on its last 10%); the cross-validation and
+the final parsers then use those models.
 """
 import argparse
 import os
@@ -37,22 +44,50 @@ PAPER = {"nivreeager": {"arc": 81.58, "position": 81.82, "length": 81.85},
          "nivrestandard": {"arc": 81.12, "position": 81.47, "length": 81.49}}
 
 
-def parser(algorithm, direction, learner="liblinear", language=""):
-    return Parser(make_settings(algorithm=algorithm, input_format="conllu", verbose=False, root_label="root",
-                                marking_strategy="head", direction=direction, jobs=1,
-                                **learner_settings(learner, algorithm, language)))
+def cell_settings(algorithm, direction, learner="liblinear", language=""):
+    return dict(algorithm=algorithm, input_format="conllu", verbose=False, root_label="root",
+                marking_strategy="head", direction=direction, jobs=1, **learner_settings(learner, algorithm, language))
 
 
-def run_cell(path, holdout, algorithm, folds, learner="liblinear", language=""):
-    """One (language, algorithm): cross-validation, final parsers, parses of the test part."""
+def parser(algorithm, direction, learner="liblinear", language="", features=None):
+    extra = {"features": features[direction]} if features else {}
+    return Parser(make_settings(**cell_settings(algorithm, direction, learner, language), **extra))
+
+
+def run_cell(path, holdout, algorithm, folds, learner="liblinear", language="", tune=False):
+    """One (language, algorithm): cross-validation, final parsers, parses of the test part; with
+    ``tune``, each direction's feature model chosen on the training part first."""
     train, test = ud_split(path, holdout)
+    if not tune:
+        return _run_cell(train, test, algorithm, folds, learner, language)
+    import tempfile
+    from maltpy.experiments.feature_search import (ARC_EAGER_CANDIDATES, default_features, forward_selection,
+                                                   model_text)
+    with tempfile.TemporaryDirectory(prefix="maltpy-reverse-") as work:
+        features, added = {}, {}
+        t0 = time.perf_counter()
+        for d in ("ltr", "rtl"):
+            settings = cell_settings(algorithm, d, learner, language)
+            base = default_features(settings)
+            chosen, _ = forward_selection(train, base, ARC_EAGER_CANDIDATES, settings, rounds=2)
+            added[d] = chosen[len(base):]
+            features[d] = os.path.join(work, f"{d}.yaml")
+            with open(features[d], "w", encoding="utf-8") as f:
+                f.write(model_text(d, chosen))
+        search_s = time.perf_counter() - t0
+        out = _run_cell(train, test, algorithm, folds, learner, language, features)
+    out.update(added=added, search_s=search_s)
+    return out
+
+
+def _run_cell(train, test, algorithm, folds, learner, language, features=None):
     t0 = time.perf_counter()
     cuts = [round(k * len(train) / folds) for k in range(folds + 1)]
     held_out = []
     for k in range(folds):
         rest = train[:cuts[k]] + train[cuts[k + 1]:]
         part = train[cuts[k]:cuts[k + 1]]
-        held_out.append((part,) + tuple(parser(algorithm, d, learner, language).fit(rest, fmt="conllu")
+        held_out.append((part,) + tuple(parser(algorithm, d, learner, language, features).fit(rest, fmt="conllu")
                                         .parse_trees(part) for d in ("ltr", "rtl")))
     chosen = {c: choose_combination(held_out, (c,)) for c in ("position", "length")}
     cv_s = time.perf_counter() - t0
@@ -61,7 +96,7 @@ def run_cell(path, holdout, algorithm, folds, learner="liblinear", language=""):
     trees = {}
     for d in ("ltr", "rtl"):
         t1 = time.perf_counter()
-        p = parser(algorithm, d, learner, language).fit(train, fmt="conllu")
+        p = parser(algorithm, d, learner, language, features).fit(train, fmt="conllu")
         t2 = time.perf_counter()
         trees[d] = p.parse_trees(test)
         times[d] = (t2 - t1, time.perf_counter() - t2)
@@ -83,13 +118,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
     ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--tune-features", action="store_true",
+                    help="nivreeager only, each direction's feature model chosen on the training part")
     a = ap.parse_args()
     t0 = time.perf_counter()
     paths = treebank_paths(a.data, a.languages)
-    results = {alg: {} for alg in ALGORITHMS}
+    algorithms = ["nivreeager"] if a.tune_features else ALGORITHMS
+    results = {alg: {} for alg in algorithms}
     with ProcessPoolExecutor(a.jobs) as pool:
-        futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds, a.learner, lang)
-                   for alg in ALGORITHMS for lang in a.languages}
+        futures = {(alg, lang): pool.submit(run_cell, paths[lang], a.holdout, alg, a.folds, a.learner, lang,
+                                            a.tune_features)
+                   for alg in algorithms for lang in a.languages}
         for (alg, lang), fut in futures.items():
             r = fut.result()
             _, test = ud_split(paths[lang], a.holdout)
@@ -100,10 +139,17 @@ def main():
                 row[key] = {"las": s.las, "uas": s.uas, "p_las": sig["LAS"]["p"] if sig else 1.0,
                             "p_uas": sig["UAS"]["p"] if sig else 1.0}
             row["fallback"] = {c: r[f"{c}_fallback"] for c in ("position", "length")}
+            row["added"] = r.get("added")
             results[alg][lang] = row
             print(f"{alg} {lang}: ARC {row['arc']['las']:.2f} REV {row['rev']['las']:.2f} "
                   f"pos {row['position']['las']:.2f} len {row['length']['las']:.2f}", file=sys.stderr)
     text = tables(results, a.rounds, a.folds)
+    if a.tune_features:
+        text += "\n\n### Templates the searches added to the default model\n\n| Language | ARC (left to right) | " \
+                "REV (right to left) |\n|---|---|---|\n" + "\n".join(
+                    f"| {NAMES.get(lang, lang)} | " + " | ".join(
+                        "; ".join(f"`{f}`" for f in row["added"][d]) or "none" for d in ("ltr", "rtl")) + " |"
+                    for lang, row in results["nivreeager"].items())
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
              f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}).\n")
     write_tables(text, a.o)
