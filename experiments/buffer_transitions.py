@@ -34,8 +34,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate, is_punctuation  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
-                                         THESIS_LANGUAGES, treebank_paths, ud_split)
+from maltpy.experiments.feature_search import ARC_EAGER_CANDIDATES, templates_cell, tune_then_parse  # noqa: E402
+from maltpy.experiments.languages import (add_study_arguments, average_subsets, learner_settings,  # noqa: E402
+                                         write_tables, NAMES, treebank_paths, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform import nonprojective_arcs  # noqa: E402
 
@@ -163,7 +164,6 @@ def rule_transition(dirs):
 def tune_and_run(path, holdout, bt, learner, language):
     """Choose (lang, bt)'s feature model on the training part, then train on all of it and parse the
     test part; runs in a worker process."""
-    from maltpy.experiments.feature_search import ARC_EAGER_CANDIDATES, tune_then_parse
     train, test = ud_split(path, holdout)
     settings = dict(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
                     buffer_transitions=bt, jobs=1, **learner_settings(learner, "nivreeager", language))
@@ -189,15 +189,11 @@ def tuned_study(a, paths):
            "the training part", "",
            "| Language | Rule | NE LAS | UAS | +rule LAS | UAS | difference | NE: templates added | "
            "+rule: templates added |", "|---|---|---:|---:|---:|---:|---:|---|---|"]
-    short = lambda fs: "; ".join(f"`{f}`" for f in fs) or "none"  # noqa: E731
     for lang, rule, s_ne, s_bt, p, ne, bt in rows:
         out.append(f"| {NAMES.get(lang, lang)} | {rule.upper()} | {s_ne.las:.2f} | {s_ne.uas:.2f} | "
                    f"{s_bt.las:.2f}{'*' if p < 0.05 else ''} | {s_bt.uas:.2f} | {s_bt.las - s_ne.las:+.2f} | "
-                   f"{short(ne['added'])} | {short(bt['added'])} |")
-    thesis = [r for r in rows if r[0] in THESIS_LANGUAGES]
-    for name, subset in (("**Average**", rows), (f"Average, the paper's languages ({len(thesis)})", thesis)):
-        if not subset:
-            continue
+                   f"{templates_cell(ne['added'])} | {templates_cell(bt['added'])} |")
+    for name, subset in average_subsets(rows, lambda r: r[0], "paper's"):
         ne_las, bt_las = mean([r[2].las for r in subset]), mean([r[3].las for r in subset])
         better = sum(r[3].las > r[2].las for r in subset)
         out.append(f"| {name} | | {ne_las:.2f} | {mean([r[2].uas for r in subset]):.2f} | {bt_las:.2f} | "
@@ -223,12 +219,10 @@ def tables(results, rounds, alpha=0.05):
             cells += [f"{r['las']:.2f}{star(r['p_las'])}", f"{r['uas']:.2f}{star(r['p_uas'])}"]
         out.append(f"| {NAMES.get(lang, lang)} | " + " | ".join(cells) + " |")
     # the papers' own languages too, when the study has others
-    thesis = [lang for lang in langs if lang in THESIS_LANGUAGES]
-    subsets = [("**Average**", langs)] + ([(f"Average, the thesis's languages ({len(thesis)})", thesis)]
-                                          if thesis and len(thesis) < len(langs) else [])
+    subsets = average_subsets(langs)
     for name, subset in subsets:
         avg = [f"{mean([results[l]['runs'][bt][m] for l in subset]):.2f}" for bt in SYSTEMS for m in ("las", "uas")]
-        out.append(f"| {name} | " + " | ".join(f"**{v}**" if subset is langs else v for v in avg) + " |")
+        out.append(f"| {name} | " + " | ".join(f"**{v}**" if name.startswith("**") else v for v in avg) + " |")
     paper = [cell for bt in SYSTEMS for cell in (f"{PAPER_AVERAGES[bt]:.2f}", "")]
     out.append("| Paper: average of its 8 CoNLL-X treebanks (LAS) | " + " | ".join(paper) + " |")
     out += ["", f"`*`: differs from NE at p < {alpha} (randomized permutation test over sentences, "
@@ -249,7 +243,7 @@ def tables(results, rounds, alpha=0.05):
                    f"{rule.upper()} | {gain:+.2f} | {best.upper()} |")
     for name, subset in subsets:
         gain = mean([rule_gain[lang] for lang in subset])
-        out.append(f"| {name} | | | | | | " + (f"**{gain:+.2f}**" if subset is langs else f"{gain:+.2f}") + " | |")
+        out.append(f"| {name} | | | | | | " + (f"**{gain:+.2f}**" if name.startswith("**") else f"{gain:+.2f}") + " | |")
     out += ["", "### Labelled precision (%) of the arcs each transition built, punctuation excluded "
             "(the paper's Table 3; LA*/RA*: the standard transitions next to a buffer transition)", ""]
     cols = [("none", "LA"), ("none", "RA"), ("lba", "LA"), ("lba", "RA"), ("lba", "LBA"), ("rba", "LA"),

@@ -33,6 +33,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
+from maltpy.experiments.feature_search import (ARC_EAGER_CANDIDATES, default_features,  # noqa: E402
+                                               forward_selection, model_file, templates_cell)
 from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
                                          THESIS_LANGUAGES, treebank_paths, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
@@ -61,8 +63,6 @@ def run_cell(path, holdout, algorithm, folds, learner="liblinear", language="", 
     if not tune:
         return _run_cell(train, test, algorithm, folds, learner, language)
     import tempfile
-    from maltpy.experiments.feature_search import (ARC_EAGER_CANDIDATES, default_features, forward_selection,
-                                                   model_text)
     with tempfile.TemporaryDirectory(prefix="maltpy-reverse-") as work:
         features, added = {}, {}
         t0 = time.perf_counter()
@@ -71,9 +71,7 @@ def run_cell(path, holdout, algorithm, folds, learner="liblinear", language="", 
             base = default_features(settings)
             chosen, _ = forward_selection(train, base, ARC_EAGER_CANDIDATES, settings, rounds=2)
             added[d] = chosen[len(base):]
-            features[d] = os.path.join(work, f"{d}.yaml")
-            with open(features[d], "w", encoding="utf-8") as f:
-                f.write(model_text(d, chosen))
+            features[d] = model_file(work, chosen, d)
         search_s = time.perf_counter() - t0
         out = _run_cell(train, test, algorithm, folds, learner, language, features)
     out.update(added=added, search_s=search_s)
@@ -148,7 +146,7 @@ def main():
         text += "\n\n### Templates the searches added to the default model\n\n| Language | ARC (left to right) | " \
                 "REV (right to left) |\n|---|---|---|\n" + "\n".join(
                     f"| {NAMES.get(lang, lang)} | " + " | ".join(
-                        "; ".join(f"`{f}`" for f in row["added"][d]) or "none" for d in ("ltr", "rtl")) + " |"
+                        templates_cell(row["added"][d]) for d in ("ltr", "rtl")) + " |"
                     for lang, row in results["nivreeager"].items())
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
              f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}).\n")

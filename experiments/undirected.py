@@ -37,8 +37,10 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
-                                         THESIS_LANGUAGES, THESIS_LIBSVM, treebank_paths, ud_split)
+from maltpy.experiments.feature_search import COVINGTON_CANDIDATES, templates_cell, tune_then_parse  # noqa: E402
+from maltpy.experiments.languages import (add_study_arguments, average_subsets, learner_settings,  # noqa: E402
+                                         write_tables, NAMES, THESIS_LANGUAGES, THESIS_LIBSVM, treebank_paths,
+                                         ud_split)
 from maltpy.experiments.runner import holdout_split  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 
@@ -70,7 +72,6 @@ def run_cell(path, holdout, algorithm, mode, learner="liblinear", language="", t
 
 def tuned_cell(path, holdout, mode, learner="liblinear", language=""):
     """covnonproj in ``mode`` with its feature model chosen on the training part; a worker's job."""
-    from maltpy.experiments.feature_search import COVINGTON_CANDIDATES, tune_then_parse
     train, test = ud_split(path, holdout)
     settings = dict(algorithm="covnonproj", undirected=mode, input_format="conllu", verbose=False,
                     root_label="root", jobs=1, **learner_settings(learner, "covnonproj", language))
@@ -91,23 +92,20 @@ def tuned_study(a, paths):
             rows.append((lang, sd, su, p, d, u))
             print(f"{lang}: directed {sd.las:.2f} label {su.las:.2f}", file=sys.stderr)
     mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
-    short = lambda fs: "; ".join(f"`{f}`" for f in fs) or "none"  # noqa: E731
     out = ["### covnonproj: directed against label-based undirected, feature models chosen per language on the "
            "training part", "",
            "| language | directed LAS | UAS | L LAS | UAS | ULAS | L − directed | directed: templates added | "
            "L: templates added |", "|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for lang, sd, su, p, d, u in rows:
         out.append(f"| {NAMES.get(lang, lang)} | {sd.las:.2f} | {sd.uas:.2f} | {su.las:.2f}{'*' if p < 0.05 else ''} "
-                   f"| {su.uas:.2f} | {su.ulas:.2f} | {su.las - sd.las:+.2f} | {short(d['added'])} | "
-                   f"{short(u['added'])} |")
-    thesis = [r for r in rows if r[0] in THESIS_LANGUAGES]
-    for name, subset in (("**Average**", rows), (f"Average, the thesis's languages ({len(thesis)})", thesis)):
-        if subset:
-            dl, ul = mean([r[1].las for r in subset]), mean([r[2].las for r in subset])
-            better = sum(r[2].las > r[1].las for r in subset)
-            out.append(f"| {name} | {dl:.2f} | {mean([r[1].uas for r in subset]):.2f} | {ul:.2f} | "
-                       f"{mean([r[2].uas for r in subset]):.2f} | {mean([r[2].ulas for r in subset]):.2f} | "
-                       f"{ul - dl:+.2f} (better on {better} of {len(subset)}) | | |")
+                   f"| {su.uas:.2f} | {su.ulas:.2f} | {su.las - sd.las:+.2f} | {templates_cell(d['added'])} | "
+                   f"{templates_cell(u['added'])} |")
+    for name, subset in average_subsets(rows, lambda r: r[0]):
+        dl, ul = mean([r[1].las for r in subset]), mean([r[2].las for r in subset])
+        better = sum(r[2].las > r[1].las for r in subset)
+        out.append(f"| {name} | {dl:.2f} | {mean([r[1].uas for r in subset]):.2f} | {ul:.2f} | "
+                   f"{mean([r[2].uas for r in subset]):.2f} | {mean([r[2].ulas for r in subset]):.2f} | "
+                   f"{ul - dl:+.2f} (better on {better} of {len(subset)}) | | |")
     search = sum(r[4]["search_s"] + r[5]["search_s"] for r in rows)
     out += ["", "Scores include punctuation. `*`: L differs from directed at p < 0.05 (randomized permutation "
             f"test over sentences, {a.rounds:,} rounds). Feature search: {search:.0f} s of CPU in all."]

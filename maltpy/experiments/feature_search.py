@@ -9,7 +9,7 @@ LAS without punctuation on the rest, and keeps the best candidate if it gains at
 import os
 import tempfile
 import time
-from typing import Callable, List, Optional, Sequence
+from typing import List, Sequence
 
 from maltpy.config import make_settings
 from maltpy.evaluation.scores import evaluate
@@ -67,12 +67,23 @@ def model_text(name: str, features: Sequence[str]) -> str:
     return f"name: {name}\nfeatures:\n" + "".join(f"  - {f}\n" for f in features)
 
 
+def templates_cell(features: Sequence[str]) -> str:
+    """A Markdown table cell listing the templates a search added."""
+    return "; ".join(f"`{f}`" for f in features) or "none"
+
+
+def model_file(workdir: str, features: Sequence[str], name: str = "search") -> str:
+    """A new feature model file in ``workdir`` holding ``features``; its path."""
+    fd, path = tempfile.mkstemp(suffix=".yaml", prefix=name + "-", dir=workdir)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(model_text(name, features))
+    return path
+
+
 def fit_with(train, features: Sequence[str], settings: dict, workdir: str):
     """A parser trained on ``train`` with the feature model ``features``."""
     from maltpy.parsing.parser import Parser
-    fd, path = tempfile.mkstemp(suffix=".yaml", dir=workdir)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(model_text("search", features))
+    path = model_file(workdir, features)
     try:
         return Parser(make_settings(features=path, **settings)).fit(train, fmt=settings["input_format"])
     finally:
@@ -85,8 +96,7 @@ def score(train, dev, features: Sequence[str], settings: dict, workdir: str, par
 
 
 def forward_selection(train, base: Sequence[str], candidates: Sequence[str], settings: dict,
-                      inner_holdout: float = 0.1, rounds: int = 3, min_gain: float = 0.1,
-                      log: Optional[Callable[[str], None]] = None, part: str = "no_punct"):
+                      inner_holdout: float = 0.1, rounds: int = 3, min_gain: float = 0.1, part: str = "no_punct"):
     """Greedy forward selection on ``train`` alone (its last ``inner_holdout`` scores; ``part``: LAS
     without punctuation or with it).
 
@@ -106,8 +116,6 @@ def forward_selection(train, base: Sequence[str], candidates: Sequence[str], set
                 break
             tried.sort(key=lambda t: -t[1])
             history.append(tried)
-            if log:
-                log(f"  best {tried[0][0]} {tried[0][1]:.2f} (from {best:.2f})")
             if tried[0][1] < best + min_gain:
                 break
             chosen.append(tried[0][0])
@@ -118,12 +126,12 @@ def forward_selection(train, base: Sequence[str], candidates: Sequence[str], set
 def tune_then_parse(train, test, candidates: Sequence[str], settings: dict, rounds: int = 3,
                     part: str = "no_punct") -> dict:
     """Choose a feature model on ``train`` alone (from the default model for ``settings``), then train
-    on all of ``train`` and parse ``test``: the parsed sentences, the templates added, the search's
-    history and its time."""
+    on all of ``train`` and parse ``test``: the parsed sentences, the templates added and the
+    search's time."""
     base = default_features(settings)
     t0 = time.perf_counter()
-    chosen, history = forward_selection(train, base, candidates, settings, rounds=rounds, part=part)
+    chosen, _ = forward_selection(train, base, candidates, settings, rounds=rounds, part=part)
     search_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="maltpy-features-") as workdir:
         out = fit_with(train, chosen, settings, workdir).parse(test)
-    return {"out": out, "added": chosen[len(base):], "history": history, "search_s": search_s}
+    return {"out": out, "added": chosen[len(base):], "search_s": search_s}

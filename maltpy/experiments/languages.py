@@ -52,6 +52,17 @@ THESIS_LANGUAGES = ["ar", "cs", "da", "de", "pt", "sv", "tr", "zh"]
 THESIS_LIBSVM = {"ar", "da", "pt", "sv", "tr"}
 
 
+def average_subsets(items, language=lambda item: item, whose="thesis's"):
+    """The rows a study averages: ``("**Average**", items)`` and, when only some of them are, the
+    thesis's languages as ``("Average, the <whose> languages (n)", those items)``; ``language``
+    gives an item's language code."""
+    thesis = [item for item in items if language(item) in THESIS_LANGUAGES]
+    subsets = [("**Average**", list(items))]
+    if thesis and len(thesis) < len(items):
+        subsets.append((f"Average, the {whose} languages ({len(thesis)})", thesis))
+    return subsets
+
+
 def learner_settings(learner: str, algorithm: str, language: str = "") -> dict:
     """The settings a study passes for its ``--learner``: nothing for LIBLINEAR (its defaults); for LIBSVM
     MaltParser's defaults with the data split on the first buffer word's UPOS, which MaltParser's option
