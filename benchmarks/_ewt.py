@@ -13,10 +13,12 @@ def _parser(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
-def timing_argument_parser(doc: str) -> argparse.ArgumentParser:
-    """Options of the benchmarks that time commands with an EWT model (trained when not given)."""
+def timing_argument_parser(doc: str, model: bool = True) -> argparse.ArgumentParser:
+    """Options of the benchmarks that time commands with an EWT model (trained when not given;
+    ``model=False``: the benchmark takes its models otherwise)."""
     ap = _parser(doc)
-    ap.add_argument("--model", help="an EWT CoNLL-X nivreeager model (default: train one)")
+    if model:
+        ap.add_argument("--model", help="an EWT CoNLL-X nivreeager model (default: train one)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure (the best is kept)")
     return ap
 

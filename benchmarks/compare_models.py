@@ -31,7 +31,7 @@ def run(args):
 
 
 def main():
-    ap = timing_argument_parser(__doc__)
+    ap = timing_argument_parser(__doc__, model=False)
     ap.add_argument("--times", type=int, default=10, help="copies of EWT dev in the input file")
     ap.add_argument("configs", nargs="+", help="'MODEL [parse flags]', one per configuration")
     a = ap.parse_args()
