@@ -50,6 +50,7 @@ class Settings:
     buffer_transitions: str = "none"       # -bt nivreeager: none, lba, rba, lnba, rnba or a +-joined set
     direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
     combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
+    reverse_features: Optional[str] = None  # -Frtl with -dir both: the right-to-left parser's feature model (default: -F's)
     oracle: str = "static"                 # -or static|dynamic (dynamic: online perceptron training)
     undirected: str = "none"               # -ud none|naive|label: undirected planar, 2planar, covnonproj
     constituent_encoding: str = "delta"    # -ce direct|delta: constituent trees as head-ordered dependencies
@@ -86,6 +87,7 @@ FLAGS = {
     "-bt": "buffer_transitions",
     "-dir": "direction",
     "-cv": "combination_folds",
+    "-Frtl": "reverse_features",
     "-or": "oracle",
     "-ud": "undirected",
     "-ce": "constituent_encoding",
@@ -181,7 +183,7 @@ def load_config(path: str) -> dict:
         # paths in a configuration file are relative to the file
         if name in PATH_SETTINGS and value and value != "-" and not os.path.isabs(value):
             value = os.path.join(base, value)
-        if name == "features" and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
+        if name in ("features", "reverse_features") and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
                 and not os.path.isabs(value):
             value = os.path.join(base, value)
         if name == "head_rules" and value not in ("collins", "leftmost", "rightmost") and not os.path.isabs(value):

@@ -3,6 +3,7 @@ import random
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from maltpy.formats.conll import read_conll, write_conll
@@ -143,6 +144,25 @@ def test_dir_both_model_trains_saves_loads_and_parses_the_same_everywhere(tmp_pa
     rtl = p.reverse_parser.parse_trees(test)
     assert [(s.heads, s.labels) for s in p.parse(test)] == [
         combine_trees(a, b, c["criterion"], c["param"], c["first"])[:2] for a, b in zip(ltr, rtl)]
+
+
+def test_dir_both_trains_the_right_to_left_parser_with_its_own_feature_model(tmp_path):
+    """-Frtl gives the right-to-left parser of -dir both its own feature model (the paper tuned
+    each direction's apart); the model file keeps both; it means nothing without -dir both."""
+    import maltpy
+    from maltpy.errors import MaltpyError
+    from maltpy.parsing.parser import Parser, resolve_feature_model
+    gold = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    p = Parser(verbose=False, direction="both", combination_folds=2, reverse_features="NivreEagerLean").fit(gold)
+    lean = resolve_feature_model("NivreEagerLean", "nivreeager", "liblinear", "conllx")[1]
+    default = resolve_feature_model(None, "nivreeager", "liblinear", "conllx")[1]
+    assert lean != default
+    path = str(tmp_path / "both.mpz")
+    p.save(path)
+    for parser in (p, maltpy.load(path)):
+        assert parser.feature_text == default and parser.reverse_parser.feature_text == lean
+    with pytest.raises(MaltpyError, match="-Frtl"):
+        Parser(verbose=False, direction="rtl", reverse_features="NivreEagerLean").fit(gold)
 
 
 def test_choose_combination_prefers_the_left_to_right_parse_on_ties_and_finds_a_better_one():

@@ -110,6 +110,8 @@ def _main_parser():
                         "file with a parser each way whose parses are combined (Fernández-González et al.), "
                         "criterion, order and parameter chosen by cross-validation on the training data")
     g.add_argument("-cv", metavar="FOLDS", help="folds of that cross-validation (default 10, as the paper)")
+    g.add_argument("-Frtl", metavar="NAME|PATH", help="with -dir both: the right-to-left parser's feature model, "
+                   "as the paper tuned each direction's apart (default: the same as -F)")
     g.add_argument("-or", metavar="ORACLE", choices=("static", "dynamic"),
                    help="static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
                         "learn inside the transition loop from the dynamic oracle, exploring the model's own "

@@ -251,6 +251,9 @@ class Parser:
         """Train on gold sentences (HEAD and DEPREL filled). Returns self."""
         s = self.settings
         log = log or (lambda msg: None)
+        if s.reverse_features and s.direction != "both":
+            raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
+                              f"with -dir {s.direction}, give the feature model with -F")
         if s.direction == "both":
             return self._fit_both(sentences, fmt, log)
         if s.oracle == "dynamic":
@@ -383,8 +386,11 @@ class Parser:
         return self
 
     def _one_way(self, direction: str) -> "Parser":
-        """An untrained parser with these settings, reading in one direction."""
-        values = {**self.settings.__dict__, "direction": direction, "verbose": False}
+        """An untrained parser with these settings, reading in one direction (right to left with
+        its own feature model when -Frtl names one)."""
+        values = {**self.settings.__dict__, "direction": direction, "verbose": False, "reverse_features": None}
+        if direction == "rtl" and self.settings.reverse_features:
+            values["features"] = self.settings.reverse_features
         return Parser(make_settings(**values))
 
     def _fit_both(self, sentences, fmt, log):
