@@ -3,7 +3,7 @@ of the 13 CoNLL-X languages: the paper's Tables 1, 2, 3 and 6.
 
     python experiments/buffer_transitions.py [--data ../shared/data/ud] [-o docs/buffer-transitions.md]
                                              [--languages ar bg ...] [--rounds 10000] [--jobs 2]
-                                             [--learner libsvm]
+                                             [--learner libsvm] [--conll2007 ../shared/data/conll2007]
     python experiments/buffer_transitions.py --tune-features [-o docs/buffer-transitions-tuned.md]
 
 Per language: the first 90% of train.conllu trains, the last 10% is parsed. NE is nivreeager,
@@ -14,7 +14,8 @@ each (``-bt``). Scores exclude punctuation, as the paper's; ``*`` marks a differ
 p < 0.05 (randomized permutation test over sentences). The dataset analysis (Table 2) counts
 the arcs of the training part, root arcs included (a root arc points right, with length equal
 to the word's position). The per-transition precision (Table 3) attributes each arc of the
-parsed test part to the move that built it.
+parsed test part to the move that built it. ``--conll2007 DIR`` adds the CoNLL 2007 Spanish and
+Basque files (CoNLL-X format, their own pre-UD annotation, MaltParser's CoNLL-X feature model).
 
 With ``--tune-features``, the feature models are chosen per language and per system, as the paper
 tuned its own, on the training part alone (greedy forward selection over
@@ -36,7 +37,7 @@ from maltpy.evaluation.scores import evaluate, is_punctuation  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
 from maltpy.experiments.feature_search import ARC_EAGER_CANDIDATES, templates_cell, tune_then_parse  # noqa: E402
 from maltpy.experiments.languages import (add_study_arguments, average_subsets, learner_settings,  # noqa: E402
-                                         write_tables, NAMES, treebank_paths, ud_split)
+                                         study_paths, treebank_format, write_tables, NAMES, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform import nonprojective_arcs  # noqa: E402
 
@@ -104,11 +105,12 @@ def move_precision(parser, test):
 def run_system(path, holdout, bt, features=None, learner="liblinear", language=""):
     """Train and parse one (language, system); runs in a worker process."""
     train, test = ud_split(path, holdout)
-    settings = make_settings(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
+    fmt, root = treebank_format(path)
+    settings = make_settings(algorithm="nivreeager", input_format=fmt, verbose=False, root_label=root,
                              buffer_transitions=bt, jobs=1, features=features,
-                             **learner_settings(learner, "nivreeager", language))
+                             **learner_settings(learner, "nivreeager", language, fmt))
     t0 = time.perf_counter()
-    parser = Parser(settings).fit(train, fmt="conllu")
+    parser = Parser(settings).fit(train, fmt=fmt)
     learn = time.perf_counter() - t0
     t1 = time.perf_counter()
     out = parser.parse(test)
@@ -118,14 +120,16 @@ def run_system(path, holdout, bt, features=None, learner="liblinear", language="
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
+    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"), conll2007=True)
     ap.add_argument("-F", "--features", help="feature model for every system (default: maltpy's NivreEager)")
     ap.add_argument("--tune-features", action="store_true",
                     help="choose each language's and system's feature model on its training part (NE and the rule's "
                          "transition only)")
     a = ap.parse_args()
+    if a.tune_features and a.conll2007:
+        ap.error("--tune-features searches over UD's columns (UPOSTAG, XPOSTAG): leave out --conll2007")
     t0 = time.perf_counter()
-    paths = treebank_paths(a.data, a.languages)
+    paths = study_paths(a)
     if a.tune_features:
         text = tuned_study(a, paths)
         text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
@@ -133,12 +137,12 @@ def main():
         return
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features, a.learner, lang)
-                   for lang in a.languages for bt in SYSTEMS}
+                   for lang in paths for bt in SYSTEMS}
         results = {}
-        for lang in a.languages:
+        for lang in paths:
             train, test = ud_split(paths[lang], a.holdout)
             runs = {bt: futures[lang, bt].result() for bt in SYSTEMS}
-            labels_of = {l: k for k, l in enumerate(sorted({x for t in train for x in t.labels}))}
+            labels_of = {l: k for k, l in enumerate(sorted({x for t in train for x in t.labels}, key=str))}
             row = {"dirs": arc_directions(train), "runs": {}, "lengths": sequence_lengths(train, labels_of)}
             for bt in SYSTEMS:
                 s = evaluate(test, runs[bt]["out"])["no_punct"]
@@ -165,19 +169,20 @@ def tune_and_run(path, holdout, bt, learner, language):
     """Choose (lang, bt)'s feature model on the training part, then train on all of it and parse the
     test part; runs in a worker process."""
     train, test = ud_split(path, holdout)
-    settings = dict(algorithm="nivreeager", input_format="conllu", verbose=False, root_label="root",
-                    buffer_transitions=bt, jobs=1, **learner_settings(learner, "nivreeager", language))
+    fmt, root = treebank_format(path)
+    settings = dict(algorithm="nivreeager", input_format=fmt, verbose=False, root_label=root,
+                    buffer_transitions=bt, jobs=1, **learner_settings(learner, "nivreeager", language, fmt))
     return tune_then_parse(train, test, ARC_EAGER_CANDIDATES, settings)
 
 
 def tuned_study(a, paths):
     """NE and the rule's transition, each with its feature model chosen on the training part."""
-    rules = {lang: rule_transition(arc_directions(ud_split(paths[lang], a.holdout)[0])) for lang in a.languages}
+    rules = {lang: rule_transition(arc_directions(ud_split(paths[lang], a.holdout)[0])) for lang in paths}
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(lang, bt): pool.submit(tune_and_run, paths[lang], a.holdout, bt, a.learner, lang)
-                   for lang in a.languages for bt in ("none", rules[lang])}
+                   for lang in paths for bt in ("none", rules[lang])}
         rows = []
-        for lang in a.languages:
+        for lang in paths:
             test = ud_split(paths[lang], a.holdout)[1]
             ne, bt = futures[lang, "none"].result(), futures[lang, rules[lang]].result()
             s_ne, s_bt = (evaluate(test, r["out"])["no_punct"] for r in (ne, bt))

@@ -25,27 +25,15 @@ sys.path.insert(0, os.path.dirname(HERE))
 from maltpy.config import make_settings  # noqa: E402
 from maltpy.evaluation.scores import evaluate  # noqa: E402
 from maltpy.evaluation.significance import compare  # noqa: E402
-from maltpy.experiments.languages import add_study_arguments, write_tables, NAMES, treebank_paths, ud_split  # noqa: E402
+from maltpy.experiments.languages import (add_study_arguments, study_paths, treebank_format,  # noqa: E402
+                                         write_tables, NAMES, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
 
 
-#: CoNLL 2007 treebanks (--conll2007 DIR): file name, format, root label
-CONLL2007 = {"esp": ("esp.train", "Spanish (CoNLL 2007)"), "eus": ("eus.train", "Basque (CoNLL 2007)")}
-
-
-def split(path, holdout):
-    """(train, test): the first 90% and the last 10% of a UD train.conllu or a CoNLL 2007 file."""
-    if path.endswith(".conllu"):
-        return ud_split(path, holdout)
-    from maltpy.experiments.runner import holdout_split
-    from maltpy.formats.conll import read_conll
-    return holdout_split(read_conll(path, "conllx", need_heads=True), holdout)
-
-
 def run(path, holdout, algorithm, learner, oracle, seed, epochs):
-    train, test = split(path, holdout)
+    train, test = ud_split(path, holdout)
     options = f"-i {epochs} -s {seed}" if learner == "perceptron" else ""
-    fmt, root = ("conllu", "root") if path.endswith(".conllu") else ("conllx", "ROOT")
+    fmt, root = treebank_format(path)
     settings = make_settings(algorithm=algorithm, input_format=fmt, verbose=False, root_label=root,
                              marking_strategy="head" if algorithm == "nivreeager" else "none", learner=learner,
                              learner_options=options, oracle=oracle, jobs=1)
@@ -56,30 +44,13 @@ def run(path, holdout, algorithm, learner, oracle, seed, epochs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"))
+    add_study_arguments(ap, os.path.join(HERE, "..", "..", "shared", "data", "ud"), conll2007=True)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--algorithms", nargs="*", default=["covnonproj", "nivreeager"])
-    ap.add_argument("--conll2007", metavar="DIR", help="also the CoNLL 2007 Spanish and Basque training files in "
-                    "DIR (esp.train, eus.train), 90/10 split")
     a = ap.parse_args()
     t0 = time.perf_counter()
-    paths = treebank_paths(a.data, a.languages)
-    if a.conll2007:
-        import tempfile
-        work = tempfile.mkdtemp(prefix="maltpy-conll2007-")
-        for key, (name, label) in CONLL2007.items():
-            paths[key] = os.path.join(a.conll2007, name)
-            NAMES[key] = label
-            with open(paths[key], "rb") as f:
-                data = f.read()
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError:
-                # the CoNLL 2007 Basque file is ISO-8859-1: a UTF-8 copy outside the data directory
-                paths[key] = os.path.join(work, name)
-                with open(paths[key], "wb") as f:
-                    f.write(data.decode("latin-1").encode("utf-8"))
+    paths = study_paths(a)
     datasets = list(paths)
     runs = [("liblinear", "static", 0)] + [("perceptron", o, s) for o in ("static", "dynamic") for s in range(a.seeds)]
     text = ""
@@ -89,7 +60,7 @@ def main():
         for alg in a.algorithms:
             rows = {}
             for lang in datasets:
-                _, test = split(paths[lang], a.holdout)
+                _, test = ud_split(paths[lang], a.holdout)
                 out = {r: futures[alg, lang, r].result() for r in runs}
                 score = {r: evaluate(test, out[r][0])["no_punct"] for r in runs}
                 mean = lambda o, m: sum(getattr(score[("perceptron", o, s)], m) for s in range(a.seeds)) / a.seeds  # noqa: E731
