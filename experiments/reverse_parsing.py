@@ -170,12 +170,16 @@ def thesis_note(rows):
             f"LenComb {gain['length']:+.2f}, -dir both {gain['both']:+.2f}")
 
 
+def order_name(chosen):
+    """Which parser a combination asks first, as the paper writes it."""
+    return "ARC+REV" if chosen["first"] == "ltr" else "REV+ARC"
+
+
 def choice(chosen):
     """A combination as the tables show it: criterion, parameter and order."""
     if chosen["first"] == "rtl" and chosen["param"] == 0:
         return "ARC alone"
-    order = "ARC+REV" if chosen["first"] == "ltr" else "REV+ARC"
-    return f"{chosen['criterion'][:3]} {chosen['param']} {order}"
+    return f"{chosen['criterion'][:3]} {chosen['param']} {order_name(chosen)}"
 
 
 def tables(results, rounds, folds, alpha=0.05):
@@ -191,7 +195,7 @@ def tables(results, rounds, folds, alpha=0.05):
         for lang in langs:
             r = rows[lang]
             cell = lambda k: f"{r[k]['las']:.2f}{star(r[k]['p_las'])} | {r[k]['uas']:.2f}{star(r[k]['p_uas'])}"  # noqa: E731
-            order = lambda c: "ARC+REV" if r["chosen"][c]["first"] == "ltr" else "REV+ARC"  # noqa: E731
+            order = lambda c: order_name(r["chosen"][c])  # noqa: E731
             out.append(f"| {NAMES.get(lang, lang)} | {cell('arc')} | {cell('rev')} | {cell('position')} | "
                        f"{r['chosen']['position']['param']} | {order('position')} | {cell('length')} | "
                        f"{r['chosen']['length']['param']} | {order('length')} | {cell('both')} | "

@@ -219,7 +219,6 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     cdef double* alpha_i
     cdef uint16_t* order_i
     cdef int64_t i2, i3
-    cdef double* rowp
     with nogil:
         while it < max_iter:
             stopping = -INFINITY
