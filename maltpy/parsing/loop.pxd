@@ -127,11 +127,13 @@ cdef class Weights(SplitModels):
                 found[i] = NULL
             else:
                 found[i] = slot
-                # the whole row: a dense row spans several cache lines
+                # the row's cache lines that will be read: a dense row's permissible runs
                 if slot.count == SLOT_DENSE:
                     w = m.dense + <Py_ssize_t>slot.start * self.n_classes
-                    for c in range(0, self.n_classes, 16):
-                        prefetch(w + c)
+                    for r in range(n_runs):
+                        for c in range(run_lo[r], run_end[r], 16):
+                            prefetch(w + c)
+                        prefetch(w + run_end[r] - 1)
                 else:
                     for j in range(0, slot.count, 8):
                         prefetch(m.entries + slot.start + j)
