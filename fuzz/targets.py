@@ -62,6 +62,7 @@ VARIANTS = [
     {"algorithm": "covnonproj", "learner": "perceptron", "oracle": "dynamic", "learner_options": "-i 3"},
     {"algorithm": "2planar", "undirected": "label"},
     {"algorithm": "covnonproj", "undirected": "naive"},
+    {"algorithm": "covnonproj", "undirected": "label"},
     {"algorithm": "nivreeager", "learner": "perceptron", "oracle": "dynamic", "learner_options": "-i 3"},
 ]
 
@@ -84,6 +85,7 @@ features:
   - Suffix(InputColumn(FORM, Input[0]), 3)
   - Prefix(InputColumn(LEMMA, Input[1]), 2)
   - InputColumn(POSTAG, lsib(rsib(pred(succ(Input[0])))))
+  - OutputColumn(DEPREL, thead(Input[0]))
 """
 
 #: CoNLL lines with what the example treebank lacks: features, PHEAD/PDEPREL, comments

@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
@@ -36,6 +37,7 @@ EXAMPLES = [
     "LabelSet(Stack[0], rdeps)",
     "InputColumn(FORM, lcdep(rcdep(Stack[0])))",
     "LinkLabel(ActiveStack[0], Input[0])",
+    "LinkLabel(Right[0], thead(Right[0]))",
 ]
 
 
@@ -383,3 +385,43 @@ def test_feature_model_errors_name_the_file_and_line(tmp_path, capsys, content, 
     err = capsys.readouterr().err
     assert err.startswith(f"maltpy: error: {fm}") and expect in err and "Traceback" not in err
     assert err.count("\n") == 1
+
+
+def _tentative_head(links, directions, x):
+    """thead(x) from the links and the labels' directions, as the notation defines it."""
+    found = [y for a, b, lab in links if x in (a, b)
+             for y in [b if a == x else a]
+             if (directions[lab] == 1 and y > x) or (directions[lab] == 2 and y < x)]
+    return min(found, key=lambda y: (abs(y - x), y)) if found else -1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 9), st.lists(st.integers(0, 2), min_size=6, max_size=6), st.randoms(use_true_random=False))
+def test_tentative_head_follows_the_link_labels(n, directions, rng):
+    """thead(x): the node linked to x whose link's label makes it x's head (closest, left on a
+    tie), at every step of random label-based undirected Covington and 2-planar parses; naive
+    links give none; on a directed parse it is head(x)."""
+    from maltpy.systems import SYSTEMS
+    tok = np.array([[0]] + [[100 + i] for i in range(1, n + 1)], dtype=np.int32)
+    for mode in ("label", "naive", "none"):
+        system = SYSTEMS["covnonproj"](6, 0, undirected=mode)
+        if mode == "label":
+            system.set_label_directions(np.array(directions, dtype=np.int32))
+        extractors = []
+        for base in ("Left", "Right"):      # one address each: nodes[0] is thead(base[0])
+            comp = compile_model(load_feature_model(f"features:\n  - InputColumn(FORM, thead({base}[0]))\n"),
+                                 "conllx", system)
+            extractors.append(Extractor(comp.tables, len(comp.token_columns), 1, -1))
+        cfg = system.new_configuration(n)
+        while not cfg.is_terminal():
+            nodes = [ex.inspect(cfg, tok)[0][0] for ex in extractors]
+            for node, x in zip(nodes, (cfg.left, cfg.right)):
+                if mode == "none":
+                    want = cfg.heads[x] if x > 0 else -1
+                elif mode == "naive":
+                    want = -1
+                else:
+                    want = _tentative_head(cfg.links, directions, x)
+                assert node == (want if want >= 0 else -1)
+            moves = cfg.valid_moves()
+            cfg.apply(rng.choice(moves), rng.randrange(6))

@@ -26,6 +26,7 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
 from maltpy.systems.state cimport State, link_index, linked
+from maltpy.systems.undirected cimport DIR_NONE, DIR_LEFT, DIR_RIGHT
 from maltpy.systems.base cimport TransitionSystem, Configuration
 from maltpy.features.featmap cimport mix64
 
@@ -40,6 +41,7 @@ cdef enum:
     NAV_SUCC = 6
     NAV_LCDEP = 7
     NAV_RCDEP = 8
+    NAV_THEAD = 9
 
 # Atom kinds (mirrored in compiler.py)
 cdef enum:
@@ -117,10 +119,32 @@ cdef inline int undirected_sibling(const State* s, int p, bint left) noexcept no
     return best
 
 
-cdef inline int navigate(const State* s, int node, int op) noexcept nogil:
+cdef inline int tentative_head(const State* s, int x, const int* label_dir, int n_label_dir) noexcept nogil:
+    """``thead(x)``. Label-based undirected parsing: the node linked to x that the link's label
+    (``_l``: the head is the right node, ``_r``: the left one) makes x's head, the closest one
+    (the left one on a tie); -1 if none, and always with naive links, which have no direction.
+    Directed parsing: x's head."""
+    cdef int best = -1, k, y, lab, d
+    if not s.n_links:
+        return s.heads[x] if x > 0 else -1
+    k = s.link_first[x]
+    while k != -1:
+        y = s.link_to[k]
+        lab = s.link_label[k]
+        d = label_dir[lab] if 0 <= lab < n_label_dir else DIR_NONE
+        if (d == DIR_LEFT and y > x) or (d == DIR_RIGHT and y < x):
+            if best == -1 or abs(y - x) < abs(best - x) or (abs(y - x) == abs(best - x) and y < best):
+                best = y
+        k = s.link_next[k]
+    return best
+
+
+cdef inline int navigate(const State* s, int node, int op, const int* label_dir, int n_label_dir) noexcept nogil:
     cdef int h, k
     if node < 0:
         return -1
+    if op == NAV_THEAD:
+        return tentative_head(s, node, label_dir, n_label_dir)
     if s.n_links and (op == NAV_LSIB or op == NAV_RSIB):
         return undirected_sibling(s, node, op == NAV_LSIB)
     if op == NAV_HEAD:
@@ -282,7 +306,8 @@ cdef class Extractor:
         for a in range(self.n_addr):
             node = system.address(s, self.addr_base[a], self.addr_index[a])
             for k in range(self.nav_len[a]):
-                node = navigate(s, node, self.nav_ops[self.nav_start[a] + k])
+                node = navigate(s, node, self.nav_ops[self.nav_start[a] + k], system.label_dir,
+                                system.n_label_dir)
             nodes[a] = node
 
     cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil:

@@ -32,7 +32,7 @@ import yaml
 from maltpy.errors import MaltpyError
 
 #: Dependency-graph navigation functions (MaltParser's DGraphAddressFunction).
-NAVIGATION = ("head", "ldep", "rdep", "lsib", "rsib", "pred", "succ", "lcdep", "rcdep")
+NAVIGATION = ("head", "ldep", "rdep", "lsib", "rsib", "pred", "succ", "lcdep", "rcdep", "thead")
 
 
 class FeatureSpecError(MaltpyError):
