@@ -399,8 +399,8 @@ def _tentative_head(links, directions, x):
 @given(st.integers(2, 9), st.lists(st.integers(0, 2), min_size=6, max_size=6), st.randoms(use_true_random=False))
 def test_tentative_head_follows_the_link_labels(n, directions, rng):
     """thead(x): the node linked to x whose link's label makes it x's head (closest, left on a
-    tie), at every step of random label-based undirected Covington and 2-planar parses; naive
-    links give none; on a directed parse it is head(x)."""
+    tie), at every step of random label-based undirected Covington parses; with naive links and
+    on a directed parse it is head(x)."""
     from maltpy.systems import SYSTEMS
     tok = np.array([[0]] + [[100 + i] for i in range(1, n + 1)], dtype=np.int32)
     for mode in ("label", "naive", "none"):
@@ -416,10 +416,8 @@ def test_tentative_head_follows_the_link_labels(n, directions, rng):
         while not cfg.is_terminal():
             nodes = [ex.inspect(cfg, tok)[0][0] for ex in extractors]
             for node, x in zip(nodes, (cfg.left, cfg.right)):
-                if mode == "none":
-                    want = cfg.heads[x] if x > 0 else -1
-                elif mode == "naive":
-                    want = -1
+                if mode != "label":      # head(x): the closest linked node with naive links
+                    want = cfg.heads[x]
                 else:
                     want = _tentative_head(cfg.links, directions, x)
                 assert node == (want if want >= 0 else -1)

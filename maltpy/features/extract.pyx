@@ -26,7 +26,7 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
 from maltpy.systems.state cimport State, link_index, linked
-from maltpy.systems.undirected cimport DIR_NONE, DIR_LEFT, DIR_RIGHT
+from maltpy.systems.undirected cimport DIR_NONE, DIR_LEFT, DIR_RIGHT, UD_LABEL
 from maltpy.systems.base cimport TransitionSystem, Configuration
 from maltpy.features.featmap cimport mix64
 
@@ -120,13 +120,13 @@ cdef inline int undirected_sibling(const State* s, int p, bint left) noexcept no
 
 
 cdef inline int tentative_head(const State* s, int x, const int* label_dir, int n_label_dir) noexcept nogil:
-    """``thead(x)``. Label-based undirected parsing: the node linked to x that the link's label
-    (``_l``: the head is the right node, ``_r``: the left one) makes x's head, the closest one
-    (the left one on a tie); -1 if none, and always with naive links, which have no direction.
-    Directed parsing: x's head."""
+    """``thead(x)``. Label-based undirected parsing (``label_dir`` given): the node linked to x
+    that the link's label (``_l``: the head is the right node, ``_r``: the left one) makes x's
+    head, the closest one (the left one on a tie), -1 if none. Otherwise ``head(x)``: the head on
+    a directed parse, the closest linked node with naive links, which have no direction."""
     cdef int best = -1, k, y, lab, d
-    if not s.n_links:
-        return s.heads[x] if x > 0 else -1
+    if label_dir == NULL or not s.n_links:
+        return s.heads[x]
     k = s.link_first[x]
     while k != -1:
         y = s.link_to[k]
@@ -303,11 +303,12 @@ cdef class Extractor:
 
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil:
         cdef int a, k, node
+        # the labels' directions only where links carry them (-ud label)
+        cdef const int* label_dir = system.label_dir if system.undirected == UD_LABEL else NULL
         for a in range(self.n_addr):
             node = system.address(s, self.addr_base[a], self.addr_index[a])
             for k in range(self.nav_len[a]):
-                node = navigate(s, node, self.nav_ops[self.nav_start[a] + k], system.label_dir,
-                                system.n_label_dir)
+                node = navigate(s, node, self.nav_ops[self.nav_start[a] + k], label_dir, system.n_label_dir)
             nodes[a] = node
 
     cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil:
