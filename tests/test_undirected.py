@@ -172,8 +172,9 @@ def gold_edges(heads, labels):
 @given(st.sampled_from(UNDIRECTED_SYSTEMS), st.sampled_from([NAIVE, LABEL]), st.integers(1, 12),
        st.integers(0, 10 ** 9))
 def test_oracle_builds_the_gold_edges_and_reconstruction_the_gold_tree(name, mode, n, seed):
-    """For every tree the directed system covers: exactly its undirected edges (root edges
-    included), and after reconstruction the gold tree; transitions within the bounds."""
+    """For every tree the directed system covers: its undirected edges (root edges with the
+    root label possibly left to the end of parsing), and after reconstruction the gold tree;
+    transitions within the bounds."""
     rng = random.Random(seed)
     heads = random_projective_tree(rng, n) if name == "planar" else random_tree(rng, n)
     if name == "planar":       # one root word: planar and projective coincide with root arcs
@@ -196,7 +197,11 @@ def test_oracle_builds_the_gold_edges_and_reconstruction_the_gold_tree(name, mod
         if cfg.heads[1:] != heads[1:] or cfg.labels[1:] != labels[1:]:
             return
     cfg, links, steps = follow_oracle(undirected_system(name, mode), heads, labels)
-    assert links == gold_edges(heads, labels)
+    # only gold edges; the oracle may leave a root edge with the root label to the end of
+    # parsing, which adds it (as the directed oracles of MaltParser's 2-planar system do)
+    missing = set(gold_edges(heads, labels)) - set(links)
+    assert set(links) <= set(gold_edges(heads, labels)) and len(set(links)) == len(links)
+    assert all(name == "2planar" and a == 0 and label == 2 * N_BASE for a, _, label in missing)
     bound = {"planar": 3 * n, "2planar": 6 * n + 2, "covnonproj": n * (n + 3) // 2}[name]
     assert steps <= bound
     if mode == LABEL or all(h != 0 or d == min(x for x in range(1, n + 1) if heads[x] == 0)
