@@ -69,7 +69,7 @@ extensions = [
     Extension(
         name,
         [name.replace(".", "/") + ".pyx"],
-        include_dirs=[numpy.get_include()],
+        include_dirs=[numpy.get_include(), HERE],   # HERE: maltpy/simd.h
         # -g0: Python's own CFLAGS ask for debug information, which makes compiling slower
         extra_compile_args=COMPILE_ARGS + (OPENMP if name in OPENMP_MODULES else []),
         extra_link_args=OPENMP if name in OPENMP_MODULES else [],

@@ -33,24 +33,19 @@ from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 
 cnp.import_array()
 
+cdef extern from "maltpy/simd.h":
+    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
+
+
 cdef extern from *:
     """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define MCSVM_PREFETCH(p) __builtin_prefetch((const void*)(p))
-    #else
-    #define MCSVM_PREFETCH(p) ((void)0)
-    #endif
     /* g[c] += w[idx[p]][c] for every feature p of an instance, in order. Each class's sum is
        taken in the same order as one class at a time, so the values are the same; whole rows
        are contiguous, so the compiler vectorises the inner loop (the per-class gather did not).
        Not inlined: inlined into the solver's loop, GCC 12 at -O3 kept it scalar, reloading g
        at every add. Compiled twice where the compiler can choose at load time (AVX2: 4 doubles
        per add, SSE2: 2); the sums are the same, element by element. */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    __attribute__((noinline, target_clones("avx2", "default")))
-    #elif defined(__GNUC__) || defined(__clang__)
-    __attribute__((noinline))
-    #endif
+    MALTPY_NOINLINE MALTPY_CLONES
     static void mcsvm_sum_rows(double* __restrict g, const double* __restrict w,
                                       const int32_t* __restrict idx, int64_t start, int64_t end,
                                       int64_t stride, int n) {
@@ -62,7 +57,6 @@ cdef extern from *:
     """
     void sum_rows "mcsvm_sum_rows"(double* g, const double* w, const int32_t* idx, int64_t start,
                                    int64_t end, int64_t stride, int n) nogil
-    void prefetch "MCSVM_PREFETCH"(const void* p) nogil
 
 
 #: an update below this size is dropped, as in LIBLINEAR

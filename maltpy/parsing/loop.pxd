@@ -42,14 +42,7 @@ cdef class SplitModels:
         return self.default_split
 
 
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define MALTPY_PREFETCH(p) __builtin_prefetch((const void*)(p))
-    #else
-    #define MALTPY_PREFETCH(p) ((void)0)
-    #endif
-    """
+cdef extern from "maltpy/simd.h":
     void prefetch "MALTPY_PREFETCH"(const void* p) nogil
 
 
@@ -58,9 +51,7 @@ cdef extern from *:
     /* a dense weight row added over the runs of permissible classes; compiled twice where
        the compiler can choose at load time (AVX2 adds 8 floats at once, SSE2 4): the sums
        are the same, element by element */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    __attribute__((target_clones("avx2", "default")))
-    #endif
+    MALTPY_CLONES
     static void maltpy_add_runs(float* scores, const float* w, const int* lo, const int* hi, int n) {
         for (int r = 0; r < n; r++)
             for (int c = lo[r]; c < hi[r]; c++)
