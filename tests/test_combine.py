@@ -91,6 +91,8 @@ def test_combine_command(tmp_path):
     write_conll(gold[:-1], str(tmp_path / "short.conll"))
     r = run("ltr.conll", "short.conll", "--param", "3")
     assert r.returncode == 1 and "combine parses of the same text" in r.stderr
+    r = run("ltr.conll", "rtl.conll", "--param", "-1", "-o", "neg.conll")
+    assert r.returncode == 2 and "use 0 or more" in r.stderr and not (tmp_path / "neg.conll").exists()
 
 
 @settings(max_examples=200, deadline=None)

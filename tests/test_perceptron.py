@@ -108,7 +108,8 @@ def test_dynamic_oracle_training_explores_and_beats_the_static_oracle_on_the_toy
 @pytest.mark.parametrize("settings,message", [
     ({"learner": "liblinear"}, "use -l perceptron"),
     ({"learner": "perceptron", "algorithm": "nivrestandard"}, "no dynamic oracle yet"),
-    ({"learner": "perceptron", "buffer_transitions": "lba"}, "no dynamic oracle yet"),
+    ({"learner": "perceptron", "buffer_transitions": "lba"}, r"does not cover buffer transitions \(-bt\)"),
+    ({"learner": "perceptron", "algorithm": "covnonproj", "undirected": "label"}, "not -ud"),
     ({"learner": "perceptron", "split_column": "POSTAG", "split_structure": "Input[0]"}, "data split"),
 ])
 def test_dynamic_oracle_refusals(settings, message):

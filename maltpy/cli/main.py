@@ -619,7 +619,8 @@ def cmd_combine(argv):
     p.add_argument("rtl", help="the right-to-left parse (-dir rtl) of the same text")
     p.add_argument("--criterion", choices=CRITERIA, default="position",
                    help="position: the word's position; length: the first parser's arc length (default position)")
-    p.add_argument("--param", type=int, required=True, help="the largest position/length the first parser decides")
+    p.add_argument("--param", type=_non_negative_int, required=True,
+                   help="the largest position/length the first parser decides (0: the second parser everywhere)")
     p.add_argument("--first", choices=("ltr", "rtl"), default="ltr",
                    help="which parse is the first parser (default ltr: ARC+REV in the paper; rtl: REV+ARC)")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
@@ -632,6 +633,16 @@ def cmd_combine(argv):
     write_conll(out, a.o)
     print(f"maltpy: combined {len(out)} sentences ({a.criterion} <= {a.param}, {a.first} first); "
           f"{fallbacks} kept the left-to-right parse because of a cycle", file=sys.stderr)
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value}: use 0 or more (positions and arc lengths start at 1)")
+    return value
 
 
 SUBCOMMANDS = {"eval": cmd_eval, "combine": cmd_combine, "draw": cmd_draw, "convert-features": cmd_convert_features,

@@ -28,7 +28,7 @@ from maltpy.parsing.encode import ColumnBatch, SymbolTable, encode, gold_arrays
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
 from maltpy.chunks import chunked
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
-from maltpy.systems import FEATURE_MODEL_NAMES, system_class
+from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
 from maltpy.transform import PseudoProjective, reverse_sentence, reverse_tree
 from maltpy.transform.reverse import reverse_columns
 
@@ -364,8 +364,9 @@ class Parser:
         t0 = time.perf_counter()
         corpus, heads, label_ids, system, fmap = self.training_instances(sentences, fmt, log, online=True)
         if not system.has_costs:
-            raise MaltpyError(f"{s.algorithm} has no dynamic oracle yet (nivreeager has one; "
-                              "buffer transitions and the tree constraint are not covered); use -or static")
+            with_costs = [name for name, cls in SYSTEMS.items() if cls(1, 0).has_costs]
+            raise MaltpyError(f"{system.no_costs_reason}; use -or static (dynamic oracles, with their default "
+                              f"options: {', '.join(with_costs)})")
         t1 = time.perf_counter()
         W, bias = train_online(
             system, self.extractor, fmap, self.classes, corpus, heads, label_ids, learner.epochs, learner.seed,

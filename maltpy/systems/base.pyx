@@ -171,6 +171,12 @@ cdef class TransitionSystem:
         """Whether this system (with its options) has a dynamic oracle (:meth:`move_costs`)."""
         return False
 
+    @property
+    def no_costs_reason(self):
+        """Why :attr:`has_costs` is False, for the user (None when it is True): a system with a
+        dynamic oracle that some option switches off overrides this to name the option."""
+        return None if self.has_costs else f"{self.name} has no dynamic oracle yet"
+
     def set_label_directions(self, directions):
         """Label-based undirected parsing: per label id, the direction its name carries
         (0 none, 1 ``_l``: the head is the right node, 2 ``_r``: the left one)."""

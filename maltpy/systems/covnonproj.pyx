@@ -103,6 +103,10 @@ cdef class CovNonProj(Covington):
     def has_costs(self):
         return not self.undirected
 
+    @property
+    def no_costs_reason(self):
+        return "Covington's dynamic oracle is for directed parsing, not -ud" if self.undirected else None
+
     cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
         """Each permissible move applied to a copy of the configuration (in the sentence's
         scratch space: no allocation per decision), and the loss there."""

@@ -115,6 +115,14 @@ cdef class NivreEager(TransitionSystem):
         """A dynamic oracle, except with buffer transitions or the tree constraint."""
         return not (self.any_buffer or self.enforce_tree)
 
+    @property
+    def no_costs_reason(self):
+        if self.any_buffer:
+            return "arc-eager's dynamic oracle does not cover buffer transitions (-bt)"
+        if self.enforce_tree:
+            return "arc-eager's dynamic oracle does not cover the tree constraint (-nt true)"
+        return None
+
     def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False, buffer_transitions="none"):
         self.allow_root = bool(allow_root)
         self.allow_reduce = bool(allow_reduce)
