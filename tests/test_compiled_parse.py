@@ -196,3 +196,41 @@ def test_cli_parse_output_is_the_same_with_one_or_two_threads(model, tmp_path):
         outputs.append(r.stdout)
     assert len(set(outputs)) == 1
     assert outputs[0] == _python_output(maltpy.load(model), data, "conllx")
+
+
+@pytest.mark.parametrize("options", [
+    {"algorithm": "covnonproj"},
+    {"algorithm": "covproj", "allow_root": False},
+    {"algorithm": "covnonproj", "allow_shift": True},
+    {"algorithm": "covnonproj", "undirected": "label"},
+    {"algorithm": "covnonproj", "undirected": "naive"},
+    # the split feature reads Left[0]: the split model changes during a walk over λ1
+    {"algorithm": "covnonproj", "split_column": "POSTAG", "split_structure": "Left[0]", "split_threshold": 5},
+    {"algorithm": "covproj", "split_column": "POSTAG", "split_structure": "Right[0]", "split_threshold": 5},
+])
+def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(options):
+    """Covington keeps the scores of the features of Right[i] over a walk of Left[0]; they must
+    be what computing them afresh gives, whatever the context, the arcs and the split model do."""
+    from maltpy.parsing.loop import parse_corpus
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    test = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)
+    p = Parser(verbose=False, jobs=1, **options).fit(train)
+    system = p._system(False)
+    features = p.feature_model.features
+    stable = p.extractor.stable_parts(system)[-len(features):]     # one flag per template, last
+    kept = {str(f) for f, s in zip(features, stable) if s}
+    # exactly the features whose addresses are all Right[i]
+    assert kept and kept == {str(f) for f in features if "Left" not in str(f) and "Context" not in str(f)}
+    corpus = p.encode(test + test[::-1])
+    args = (system, p.extractor, p._get_weights(), p.classes, corpus)
+    kept_heads, kept_labels = parse_corpus(*args)
+    fresh_heads, fresh_labels = parse_corpus(*args, keep_scores=False)
+    assert kept_heads.tolist() == fresh_heads.tolist() and kept_labels.tolist() == fresh_labels.tolist()
+    assert (kept_heads[1:] >= 0).sum() > len(test)   # it parsed
+
+
+def test_systems_without_stable_addresses_keep_nothing():
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)[:30]
+    for algorithm in ("nivreeager", "2planar", "stackproj"):
+        p = Parser(algorithm=algorithm, verbose=False, jobs=1).fit(train)
+        assert not p.extractor.stable_parts(p._system(False)).any()

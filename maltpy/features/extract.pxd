@@ -41,9 +41,12 @@ cdef class Extractor:
     cdef readonly int null_mode
     cdef readonly int root_value
 
-    cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil
+    cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes,
+                       const unsigned char* leave_out) noexcept nogil
     cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil
     cdef int extract(self, TransitionSystem system, const State* s, const Sent* sent,
                      int* nodes, int64_t* values, uint64_t* keys) noexcept nogil
+    cdef int extract_others(self, TransitionSystem system, const State* s, const Sent* sent,
+                            int* nodes, int64_t* values, uint64_t* keys, const unsigned char* leave_out) noexcept nogil
     cdef int64_t split_value(self, TransitionSystem system, const State* s, const Sent* sent,
                              int* nodes) noexcept nogil

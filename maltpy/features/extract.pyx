@@ -301,11 +301,14 @@ cdef class Extractor:
                   <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpl_order):
             free(<void*>p)
 
-    cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes) noexcept nogil:
+    cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes,
+                       const unsigned char* leave_out) noexcept nogil:
         cdef int a, k, node
         # the labels' directions only where links carry them (-ud label)
         cdef const int* label_dir = system.label_dir if system.undirected == UD_LABEL else NULL
         for a in range(self.n_addr):
+            if leave_out != NULL and leave_out[a]:
+                continue
             node = system.address(s, self.addr_base[a], self.addr_index[a])
             for k in range(self.nav_len[a]):
                 node = navigate(s, node, self.nav_ops[self.nav_start[a] + k], label_dir, system.n_label_dir)
@@ -386,16 +389,26 @@ cdef class Extractor:
                      int* nodes, int64_t* values, uint64_t* keys) noexcept nogil:
         """Write this decision's feature keys; return how many. ``nodes`` and
         ``values`` are scratch arrays of n_addr and n_atoms entries."""
+        return self.extract_others(system, s, sent, nodes, values, keys, NULL)
+
+    cdef int extract_others(self, TransitionSystem system, const State* s, const Sent* sent,
+                            int* nodes, int64_t* values, uint64_t* keys, const unsigned char* leave_out) noexcept nogil:
+        """:meth:`extract` without the addresses, atoms and templates that ``leave_out`` marks
+        (the layout of :meth:`stable_parts`; NULL: nothing left out)."""
         cdef int a, t, ti, k, m, n_keys = 0, x, q, lo, hi, n_null
         cdef int64_t v[3]
         cdef bint skip
         cdef uint64_t tbits
-        self._resolve(system, s, nodes)
+        cdef const unsigned char* out_atom = leave_out + self.n_addr if leave_out != NULL else NULL
+        cdef const unsigned char* out_tpl = out_atom + self.n_atoms if leave_out != NULL else NULL
+        self._resolve(system, s, nodes, leave_out)
         for a in range(self.n_atoms):
-            if self.atom_kind[a] != A_SPLIT:
+            if self.atom_kind[a] != A_SPLIT and (out_atom == NULL or not out_atom[a]):
                 values[a] = self._atom(a, s, sent, nodes)
         for ti in range(self.n_tpl):
             t = self.tpl_order[ti]
+            if out_tpl != NULL and out_tpl[t]:
+                continue
             tbits = <uint64_t>t << 50
             m = self.tpl_n[t]
             a = self.tpl_atoms[3 * t]
@@ -436,6 +449,34 @@ cdef class Extractor:
         """Value of the data-split feature (after :meth:`extract` resolved the addresses)."""
         return self._atom(self.split_atom, s, sent, nodes)
 
+    def stable_parts(self, TransitionSystem system):
+        """What stays the same while ``system``'s context does and no arc is added: one uint8
+        array of n_addr + n_atoms + n_tpl flags. The last n_tpl (by template, the index in a
+        key's top bits) mark the templates that read only nodes of the system's
+        ``stable_address_functions``; the first n_addr + n_atoms mark the addresses and atoms
+        only those templates use (the data-split feature's address excepted), which
+        :meth:`extract_others` leaves out."""
+        fns = type(system).address_functions
+        stable_fns = {fns.index(f) for f in type(system).stable_address_functions}
+        two_nodes = (A_INPUT_ARC, A_OUTPUT_ARC, A_LINKED, A_LINK_LABEL, A_DISTANCE)
+        cdef int t, k, a
+        atom_nodes = [[self.atom_a1[a]] + ([self.atom_a2[a]] if self.atom_kind[a] in two_nodes else [])
+                      for a in range(self.n_atoms)]
+        tpl_atoms = [[self.tpl_atoms[3 * t + k] for k in range(self.tpl_n[t])] for t in range(self.n_tpl)]
+        stable_tpl = [bool(stable_fns) and all(self.addr_base[x] in stable_fns for a in atoms for x in atom_nodes[a])
+                      for atoms in tpl_atoms]
+        atom_needed = [False] * self.n_atoms
+        for t in range(self.n_tpl):
+            if not stable_tpl[t]:
+                for a in tpl_atoms[t]:
+                    atom_needed[a] = True
+        addr_needed = [False] * self.n_addr
+        for a in range(self.n_atoms):
+            if atom_needed[a] or a == self.split_atom:
+                for x in atom_nodes[a]:
+                    addr_needed[x] = True
+        return np.array([not x for x in addr_needed] + [not x for x in atom_needed] + stable_tpl, dtype=np.uint8)
+
     def keys(self, Configuration config, tok, ints=None):
         """Feature keys and data-split value at a configuration, as the C loops see them (tests).
 
@@ -463,7 +504,7 @@ cdef class Extractor:
         cdef _SentView view = _SentView(config.state.n, tok, ints, self.n_int)
         nodes = np.zeros(self.n_addr + 1, dtype=np.int32)
         cdef int[::1] nv = nodes
-        self._resolve(config.system, &config.state, &nv[0])
+        self._resolve(config.system, &config.state, &nv[0], NULL)
         values = [int(self._atom(a, &config.state, &view.sent, &nv[0])) if self.atom_kind[a] != A_SPLIT else 0
                   for a in range(self.n_atoms)]
         return nodes[:self.n_addr].tolist(), values

@@ -93,9 +93,10 @@ cdef class Weights(SplitModels):
     cdef list _keep
 
     cdef inline void score(self, int sp, const uint64_t* keys, int nk, const WSlot** found, float* scores,
-                           const int* run_lo, const int* run_end, int n_runs) noexcept nogil:
+                           const int* run_lo, const int* run_end, int n_runs, bint from_bias=True) noexcept nogil:
         """``scores`` = bias + the weights of the features ``keys`` (in their order) under split
         model ``sp``, exact for the permissible classes (the runs), unspecified for the others.
+        ``from_bias`` False: the weights are added to ``scores`` as they are.
 
         The table look-ups miss the cache; they are issued for every key before any is
         used (``found``: room for nk slots), so that the misses overlap."""
@@ -128,7 +129,8 @@ cdef class Weights(SplitModels):
                 else:
                     for j in range(0, slot.count, 8):
                         prefetch(m.entries + slot.start + j)
-        memcpy(scores, m.bias, sizeof(float) * self.n_classes)
+        if from_bias:
+            memcpy(scores, m.bias, sizeof(float) * self.n_classes)
         for i in range(nk):
             slot = found[i]
             if slot == NULL:

@@ -341,7 +341,7 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
 
 
 def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTable classes,
-                 Corpus corpus, progress=None, bint record_end=False, moves_out=None):
+                 Corpus corpus, progress=None, bint record_end=False, moves_out=None, bint keep_scores=True):
     """Parse every sentence; return heads and labels per corpus row (root rows -1).
 
     With ``record_end``, also return per row where that word was when the buffer
@@ -349,6 +349,8 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     1 = on the stack without a head, 2 = on the stack with a head, 0 = elsewhere.
     ``moves_out``: an int32 array (one entry per row) that receives the move that built each
     word's arc (-1: attached to the root when parsing ended).
+    ``keep_scores`` False: the scores of the features of the system's stable addresses are
+    computed afresh at every decision instead of kept over a context (the same sums; tests).
     """
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     cdef int[::1] mo
@@ -377,9 +379,29 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef int run_lo[MAX_MOVES]
     cdef int run_end[MAX_MOVES]
     cdef bint recorded
+    # Kept scores: the features that read only the system's stable addresses (Covington's
+    # Right[i]) keep their keys while its context stays and no arc is added, so their sum
+    # over all classes (with the bias) is kept and only the other features are added at each
+    # decision. The sum is the same, in the same order, whether it was kept or not.
+    parts_np = ex.stable_parts(system)
+    cdef bint keeping = bool(parts_np[ex.n_addr + ex.n_atoms:].any())
+    cdef const unsigned char[::1] parts = parts_np if keeping else np.ones(1, dtype=np.uint8)
+    cdef const unsigned char* leave_out = &parts[0]
+    cdef const unsigned char* stable = leave_out + ex.n_addr + ex.n_atoms   # by template
+    cdef float* kept = <float*>malloc(sizeof(float) * (C + 1))
+    cdef uint64_t* other_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
+    cdef uint64_t* to_add
+    cdef bint kept_valid = False
+    cdef int kept_context = -1, kept_split = -1, n_stable, n_other
+    cdef int all_lo[1]
+    cdef int all_end[1]
+    all_lo[0] = 0
+    all_end[0] = C
     s.block = NULL
     if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
-            or not state_alloc(&s, corpus.max_n):
+            or kept == NULL or other_keys == NULL or not state_alloc(&s, corpus.max_n):
+        free(kept)
+        free(other_keys)
         raise MemoryError()
     cdef Py_ssize_t step = max(1, n_sent // 100)
     cdef bint report = progress is not None
@@ -394,6 +416,7 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                 state_reset(&s)
                 system.init_state(&s)
                 recorded = False
+                kept_valid = False
                 max_steps = max_transitions(sent.n)
                 while not system.is_terminal(&s) and s.n_transitions < max_steps:
                     if record_end and not recorded and s.end_seen:
@@ -404,10 +427,21 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                         break
                     only = forced_move(classes, mask, n_valid)
                     if only >= 0:
+                        s.last_dep = -1
                         system.apply(&s, only, -1)
+                        if s.last_dep >= 0:
+                            kept_valid = False
                         continue
-                    nk = ex.extract(system, &s, &sent, nodes, values, keys)
+                    if keeping and kept_valid and keep_scores and system.context(&s) == kept_context:
+                        # the kept features' keys are known: extract the others only
+                        nk = ex.extract_others(system, &s, &sent, nodes, values, keys, leave_out)
+                    else:
+                        kept_valid = False
+                        nk = ex.extract(system, &s, &sent, nodes, values, keys)
                     sp = weights.split_of(ex.split_value(system, &s, &sent, nodes)) if ex.split_atom >= 0 else 0
+                    if kept_valid and sp != kept_split:    # another split model: extract everything
+                        kept_valid = False
+                        nk = ex.extract(system, &s, &sent, nodes, values, keys)
                     # the permissible classes are runs of adjacent classes; every class starts
                     # at its bias (invalid ones too: never chosen below)
                     n_runs = 0
@@ -419,10 +453,29 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                                 run_lo[n_runs] = classes.first[m]
                                 run_end[n_runs] = classes.end[m]
                                 n_runs += 1
-                    weights.score(sp, keys, nk, found, scores, run_lo, run_end, n_runs)
+                    to_add = keys
+                    if keeping:
+                        if not kept_valid:
+                            # split the keys: the kept features' first, the others' after them
+                            n_stable = n_other = 0
+                            for i in range(nk):
+                                if stable[keys[i] >> 50]:
+                                    keys[n_stable] = keys[i]
+                                    n_stable += 1
+                                else:
+                                    other_keys[n_other] = keys[i]
+                                    n_other += 1
+                            # bias + the kept features, over every class
+                            weights.score(sp, keys, n_stable, found, kept, all_lo, all_end, 1)
+                            kept_valid, kept_context, kept_split = True, system.context(&s), sp
+                            to_add, nk = other_keys, n_other
+                        memcpy(scores, kept, sizeof(float) * C)
+                    weights.score(sp, to_add, nk, found, scores, run_lo, run_end, n_runs, not keeping)
                     best = best_class(classes, mask, scores)
                     s.last_dep = -1
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
+                    if s.last_dep >= 0:
+                        kept_valid = False
                     if record_moves and s.last_dep >= 0:
                         mo[r0 + s.last_dep] = classes.class_move[best]
                 if record_end and not recorded:
@@ -444,6 +497,8 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
         free(keys)
         free(scores)
         free(found)
+        free(kept)
+        free(other_keys)
     if record_end:
         return heads_out, labels_out, end_out
     return heads_out, labels_out

@@ -24,6 +24,7 @@ cdef class TransitionSystem:
     cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil
     cdef int deterministic_move(self, const State* s) noexcept nogil
     cdef int address(self, const State* s, int fn, int i) noexcept nogil
+    cdef int context(self, const State* s) noexcept nogil
     cdef void finish(self, State* s) noexcept nogil
 
 

@@ -24,6 +24,11 @@ attributes, plus what its options add (arc-eager's buffer transitions).
 ``address_functions``
     names of the algorithm's address functions (``Stack``, ``Input`` ...), index
     = ``fn`` argument of :meth:`address`.
+``stable_address_functions``
+    names of address functions whose nodes stay the same while :meth:`context` returns the
+    same value and no arc is added (Covington's ``Right`` during a walk over λ1): the parse
+    loop keeps the scores of the features that read only those nodes instead of recomputing
+    them at every decision. Empty (the default): nothing is kept.
 ``options``
     dict of option name -> default value the system accepts.
 ``training_options``
@@ -140,6 +145,7 @@ cdef class TransitionSystem:
     move_names = ()
     labeled_moves = ()
     address_functions = ()
+    stable_address_functions = ()
     options = {}
     #: option values that training always uses (e.g. moves only the oracle may take)
     training_options = {}
@@ -227,6 +233,11 @@ cdef class TransitionSystem:
         return False
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
+        return -1
+
+    cdef int context(self, const State* s) noexcept nogil:
+        """While this value stays the same and no arc is added, the ``stable_address_functions``
+        address the same nodes (see the class docstring)."""
         return -1
 
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:

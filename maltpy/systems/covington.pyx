@@ -43,6 +43,9 @@ cdef class Covington(TransitionSystem):
     move_names = ("SH", "NA", "RA", "LA")
     labeled_moves = (False, False, True, True)
     address_functions = ("Left", "Right", "LeftContext", "RightContext")
+    # most decisions walk Left[0] over λ1 with NO-ARC and Right[0] fixed: the scores of the
+    # features of Right[0] and the words after it are kept over the walk (see context)
+    stable_address_functions = ("Right",)
     options = {"allow_root": True, "allow_shift": False, "undirected": "none"}
 
     def configure(self, allow_root=True, allow_shift=False, undirected="none"):
@@ -110,6 +113,9 @@ cdef class Covington(TransitionSystem):
                 and not (hj < i and (hj != 0 or self.leftstop == 0)):
             return SHIFT
         return NO_ARC
+
+    cdef int context(self, const State* s) noexcept nogil:
+        return s.right
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
         cdef int k, seen = 0
