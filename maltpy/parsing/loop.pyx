@@ -400,6 +400,11 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     s.block = NULL
     if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
             or kept == NULL or other_keys == NULL or not state_alloc(&s, corpus.max_n):
+        free(nodes)
+        free(values)
+        free(keys)
+        free(scores)
+        free(found)
         free(kept)
         free(other_keys)
         raise MemoryError()
