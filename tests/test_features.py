@@ -409,17 +409,21 @@ def test_tentative_head_follows_the_link_labels(n, directions, rng):
             system.set_label_directions(np.array(directions, dtype=np.int32))
         extractors = []
         for base in ("Left", "Right"):      # one address each: nodes[0] is thead(base[0])
-            comp = compile_model(load_feature_model(f"features:\n  - InputColumn(FORM, thead({base}[0]))\n"),
+            comp = compile_model(load_feature_model(f"features:\n  - LinkLabel({base}[0], thead({base}[0]))\n"),
                                  "conllx", system)
             extractors.append(Extractor(comp.tables, len(comp.token_columns), 1, -1))
         cfg = system.new_configuration(n)
         while not cfg.is_terminal():
-            nodes = [ex.inspect(cfg, tok)[0][0] for ex in extractors]
-            for node, x in zip(nodes, (cfg.left, cfg.right)):
+            inspected = [ex.inspect(cfg, tok) for ex in extractors]
+            for (nodes, values), x in zip(inspected, (cfg.left, cfg.right)):
                 if mode != "label":      # head(x): the closest linked node with naive links
                     want = cfg.heads[x]
                 else:
                     want = _tentative_head(cfg.links, directions, x)
-                assert node == (want if want >= 0 else -1)
+                assert nodes[1] == (want if want >= 0 else -1)      # nodes[0] is x itself
+                # LinkLabel(x, thead(x)): that link's label (value label + 1), 0 without one
+                labels = [lab for a, b, lab in cfg.links if {a, b} == {x, want}] if mode != "none" else \
+                    ([cfg.labels[x]] if want >= 0 else [])
+                assert values[0] == (labels[0] + 1 if labels else 0)
             moves = cfg.valid_moves()
             cfg.apply(rng.choice(moves), rng.randrange(6))

@@ -26,7 +26,7 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
 from maltpy.systems.state cimport State, link_index, linked
-from maltpy.systems.undirected cimport DIR_NONE, DIR_LEFT, DIR_RIGHT, UD_LABEL
+from maltpy.systems.undirected cimport UD_LABEL
 from maltpy.systems.base cimport TransitionSystem, Configuration
 from maltpy.features.featmap cimport mix64
 
@@ -65,6 +65,8 @@ cdef inline int link_label(const State* s, int x, int y) noexcept nogil:
     """The label of the arc (either way) or undirected link between x and y, -1 if none."""
     cdef int k
     if s.n_links:
+        if s.thead[x] == y:     # label-based links: the link that makes y x's head
+            return s.thead_label[x]
         k = link_index(s, x, y)
         return s.link_label[k] if k != -1 else -1
     if s.heads[x] == y:
@@ -119,24 +121,15 @@ cdef inline int undirected_sibling(const State* s, int p, bint left) noexcept no
     return best
 
 
-cdef inline int tentative_head(const State* s, int x, const int* label_dir, int n_label_dir) noexcept nogil:
+cdef inline int tentative_head(const State* s, int x, const int* label_dir) noexcept nogil:
     """``thead(x)``. Label-based undirected parsing (``label_dir`` given): the node linked to x
     that the link's label (``_l``: the head is the right node, ``_r``: the left one) makes x's
-    head, the closest one (the left one on a tie), -1 if none. Otherwise ``head(x)``: the head on
-    a directed parse, the closest linked node with naive links, which have no direction."""
-    cdef int best = -1, k, y, lab, d
+    head, the closest one (the left one on a tie), -1 if none; ``add_link`` keeps it. Otherwise
+    ``head(x)``: the head on a directed parse, the closest linked node with naive links, which
+    have no direction."""
     if label_dir == NULL or not s.n_links:
         return s.heads[x]
-    k = s.link_first[x]
-    while k != -1:
-        y = s.link_to[k]
-        lab = s.link_label[k]
-        d = label_dir[lab] if 0 <= lab < n_label_dir else DIR_NONE
-        if (d == DIR_LEFT and y > x) or (d == DIR_RIGHT and y < x):
-            if best == -1 or abs(y - x) < abs(best - x) or (abs(y - x) == abs(best - x) and y < best):
-                best = y
-        k = s.link_next[k]
-    return best
+    return s.thead[x]
 
 
 cdef inline int navigate(const State* s, int node, int op, const int* label_dir, int n_label_dir) noexcept nogil:
@@ -144,7 +137,7 @@ cdef inline int navigate(const State* s, int node, int op, const int* label_dir,
     if node < 0:
         return -1
     if op == NAV_THEAD:
-        return tentative_head(s, node, label_dir, n_label_dir)
+        return tentative_head(s, node, label_dir)
     if s.n_links and (op == NAV_LSIB or op == NAV_RSIB):
         return undirected_sibling(s, node, op == NAV_LSIB)
     if op == NAV_HEAD:

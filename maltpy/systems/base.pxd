@@ -1,5 +1,6 @@
 # cython: language_level=3
 from maltpy.systems.state cimport State, Gold
+from maltpy.systems.undirected cimport UD_LABEL
 
 
 cdef class TransitionSystem:
@@ -26,6 +27,10 @@ cdef class TransitionSystem:
     cdef int address(self, const State* s, int fn, int i) noexcept nogil
     cdef int context(self, const State* s) noexcept nogil
     cdef void finish(self, State* s) noexcept nogil
+
+    cdef inline const int* link_dirs(self) noexcept nogil:
+        """The labels' directions for ``add_link`` with label-based links, else NULL."""
+        return self.label_dir if self.undirected == UD_LABEL else NULL
 
 
 cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil

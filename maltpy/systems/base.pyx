@@ -67,7 +67,7 @@ def reconstruct_forest(int n, links, directions, str mode, int root_label):
         for a, b, label in links:
             if not (0 <= a <= n and 0 <= b <= n) or a == b or uf_find(&st, a) == uf_find(&st, b):
                 raise ValueError(f"link {a}-{b} would close a cycle or leaves the sentence")
-            add_link(&st, a, b, label)
+            add_link(&st, a, b, label, NULL, 0)
         reconstruct(&st, UNDIRECTED.index(mode), &dv[0], len(dirs), root_label)
         return [st.heads[i] for i in range(n + 1)], [st.labels[i] for i in range(n + 1)]
     finally:

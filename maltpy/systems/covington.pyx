@@ -77,7 +77,7 @@ cdef class Covington(TransitionSystem):
             add_arc(s, s.right, s.left, label)
         elif move == RIGHT_ARC:
             if self.undirected:
-                add_link(s, s.left, s.right, label)    # ARC
+                add_link(s, s.left, s.right, label, self.link_dirs(), self.n_label_dir)    # ARC
             else:
                 add_arc(s, s.left, s.right, label)
         if move == SHIFT:

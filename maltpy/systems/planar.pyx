@@ -123,7 +123,7 @@ cdef class Planar(PlanarFamily):
             s.stack_len -= 1
         elif move == RIGHT_ARC:
             if self.undirected:
-                add_link(s, i, j, label)    # ARC
+                add_link(s, i, j, label, self.link_dirs(), self.n_label_dir)    # ARC
             else:
                 add_arc(s, i, j, label)
         elif move == LEFT_ARC:

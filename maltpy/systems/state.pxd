@@ -8,6 +8,13 @@ or pushing the front is O(1).
 from libc.stdlib cimport malloc, free
 
 
+cdef enum:
+    # what the label of an undirected link says (label-based parsing: X_l / X_r)
+    DIR_NONE = 0
+    DIR_LEFT = 1       # X_l: the head is the right node (a leftward arc)
+    DIR_RIGHT = 2      # X_r: the head is the left node
+
+
 cdef struct State:
     int n                 # number of words; nodes are 0..n
     int* stack            # stack[0] is the bottom, stack[stack_len-1] the top
@@ -40,6 +47,8 @@ cdef struct State:
     int* link_to
     int* link_label
     int n_links
+    int* thead            # label-based links: the closest node a link's label makes x's head, -1 if none
+    int* thead_label      # that link's label
     # arcs and links in the order they were built, as (a, b, tag) triples; the tag is the
     # system's (2-planar: the plane), for oracles that depend on how the arcs were built
     int* arc_log
@@ -61,7 +70,7 @@ cdef struct Gold:
 cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     """Allocate all arrays of a state for n words. Returns False on out-of-memory."""
     cdef int m = n + 1
-    cdef int* block = <int*>malloc(sizeof(int) * m * 21)
+    cdef int* block = <int*>malloc(sizeof(int) * m * 23)
     if block == NULL:
         return False
     s.n = n
@@ -83,6 +92,8 @@ cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     s.link_to = block + 14 * m
     s.link_label = block + 16 * m
     s.arc_log = block + 18 * m          # 3m: three entries per arc
+    s.thead = block + 21 * m
+    s.thead_label = block + 22 * m
     state_reset(s)
     return True
 
@@ -104,6 +115,7 @@ cdef inline void state_reset(State* s) noexcept nogil:
         s.uf[i] = i
         s.uf_size[i] = 1
         s.link_first[i] = -1
+        s.thead[i] = -1
     s.n_links = 0
     s.n_logged = 0
     s.end_seen = False
@@ -176,12 +188,16 @@ cdef inline void uf_union(State* s, int a, int b) noexcept nogil:
     s.uf_size[a] += s.uf_size[b]
 
 
-cdef inline void add_link(State* s, int a, int b, int label) noexcept nogil:
+cdef inline void add_link(State* s, int a, int b, int label, const int* label_dir, int n_label_dir) noexcept nogil:
     """Undirected systems: link a and b. The dependent summaries become their undirected
     counterparts (Gómez-Rodríguez & Fernández-González 2012), so that feature models read them
     as they read a directed tree: ``heads[x]`` is the closest node linked to x (the left one on
     a tie) and ``labels[x]`` that link's label, ``ldep[x]`` / ``rdep[x]`` the leftmost /
-    rightmost node linked to x on its left / right, ``n_ldeps`` / ``n_rdeps`` their numbers."""
+    rightmost node linked to x on its left / right, ``n_ldeps`` / ``n_rdeps`` their numbers.
+    With each label's direction (``label_dir``, label-based parsing; NULL otherwise) it also
+    keeps ``thead`` / ``thead_label``: links are only ever added, so the closest head so far is
+    exact."""
+    cdef int d, x, y
     cdef int k = 2 * s.n_links
     s.n_links += 1
     s.link_to[k] = b
@@ -196,6 +212,24 @@ cdef inline void add_link(State* s, int a, int b, int label) noexcept nogil:
     _link_summary(s, a, b, label)
     _link_summary(s, b, a, label)
     uf_union(s, a, b)
+    if label_dir != NULL and 0 <= label < n_label_dir:
+        d = label_dir[label]
+        x = a if a < b else b
+        y = a + b - x
+        if d == DIR_LEFT:       # y is x's head
+            _tentative_head(s, x, y, label)
+        elif d == DIR_RIGHT:    # x is y's head
+            _tentative_head(s, y, x, label)
+
+
+cdef inline void _tentative_head(State* s, int dep, int head, int label) noexcept nogil:
+    """Keep the closest head (the left one on a tie) that a link's label gives dep."""
+    cdef int h = s.thead[dep]
+    cdef int d = head - dep if head > dep else dep - head
+    cdef int dh = h - dep if h > dep else dep - h
+    if h == -1 or d < dh or (d == dh and head < h):
+        s.thead[dep] = head
+        s.thead_label[dep] = label
 
 
 cdef inline void _link_summary(State* s, int x, int y, int label) noexcept nogil:

@@ -134,7 +134,7 @@ cdef class TwoPlanar(PlanarFamily):
             s.stack_len -= 1
         elif move == RIGHT_ARC:
             if self.undirected:
-                add_link(s, a, j, label)    # ARC
+                add_link(s, a, j, label, self.link_dirs(), self.n_label_dir)    # ARC
             else:
                 add_arc(s, a, j, label)
             log_arc(s, a, j, 1 + s.active)

@@ -17,16 +17,12 @@ Cost schemes (``-ud``):
     among words is rooted where the fewest labels are contradicted, ties going to a word the
     parser linked to 0, then to the leftmost word.
 """
-from maltpy.systems.state cimport State, note_dependent
+from maltpy.systems.state cimport State, note_dependent, DIR_NONE, DIR_LEFT, DIR_RIGHT
 
 cdef enum:
     UD_NONE = 0
     UD_NAIVE = 1
     UD_LABEL = 2
-    # label directions
-    DIR_NONE = 0
-    DIR_LEFT = 1       # X_l: the head is the right node (a leftward arc)
-    DIR_RIGHT = 2      # X_r: the head is the left node
 
 
 cdef inline bint agrees(const int* label_dir, int n_labels, int label, int head, int dep) noexcept nogil:
