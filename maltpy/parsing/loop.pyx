@@ -398,19 +398,12 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     all_lo[0] = 0
     all_end[0] = C
     s.block = NULL
-    if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
-            or kept == NULL or other_keys == NULL or not state_alloc(&s, corpus.max_n):
-        free(nodes)
-        free(values)
-        free(keys)
-        free(scores)
-        free(found)
-        free(kept)
-        free(other_keys)
-        raise MemoryError()
     cdef Py_ssize_t step = max(1, n_sent // 100)
     cdef bint report = progress is not None
     try:
+        if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
+                or kept == NULL or other_keys == NULL or not state_alloc(&s, corpus.max_n):
+            raise MemoryError()     # the finally clause frees what was allocated
         # one nogil block for the whole corpus: threads parsing other chunks never wait for
         # the GIL (it is taken back only to report progress)
         with nogil:

@@ -222,21 +222,22 @@ cdef inline void add_link(State* s, int a, int b, int label, const int* label_di
             _tentative_head(s, y, x, label)
 
 
+cdef inline bint _closer(int x, int y, int h) noexcept nogil:
+    """Whether y is closer to x than h is (the left one on a tie; any y when h is -1)."""
+    cdef int d = y - x if y > x else x - y
+    cdef int dh = h - x if h > x else x - h
+    return h == -1 or d < dh or (d == dh and y < h)
+
+
 cdef inline void _tentative_head(State* s, int dep, int head, int label) noexcept nogil:
     """Keep the closest head (the left one on a tie) that a link's label gives dep."""
-    cdef int h = s.thead[dep]
-    cdef int d = head - dep if head > dep else dep - head
-    cdef int dh = h - dep if h > dep else dep - h
-    if h == -1 or d < dh or (d == dh and head < h):
+    if _closer(dep, head, s.thead[dep]):
         s.thead[dep] = head
         s.thead_label[dep] = label
 
 
 cdef inline void _link_summary(State* s, int x, int y, int label) noexcept nogil:
-    cdef int h = s.heads[x]
-    cdef int d = y - x if y > x else x - y
-    cdef int dh = h - x if h > x else x - h
-    if h == -1 or d < dh or (d == dh and y < h):
+    if _closer(x, y, s.heads[x]):
         s.heads[x] = y
         s.labels[x] = label
     note_dependent(s, x, y)
