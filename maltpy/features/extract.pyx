@@ -121,23 +121,20 @@ cdef inline int undirected_sibling(const State* s, int p, bint left) noexcept no
     return best
 
 
-cdef inline int tentative_head(const State* s, int x, const int* label_dir) noexcept nogil:
-    """``thead(x)``. Label-based undirected parsing (``label_dir`` given): the node linked to x
-    that the link's label (``_l``: the head is the right node, ``_r``: the left one) makes x's
-    head, the closest one (the left one on a tie), -1 if none; ``add_link`` keeps it. Otherwise
-    ``head(x)``: the head on a directed parse, the closest linked node with naive links, which
-    have no direction."""
-    if label_dir == NULL or not s.n_links:
-        return s.heads[x]
-    return s.thead[x]
+cdef inline int tentative_head(const State* s, int x, bint label_links) noexcept nogil:
+    """``thead(x)``. With label-based links: the node linked to x that the link's label (``_l``:
+    the head is the right node, ``_r``: the left one) makes x's head, the closest one (the left
+    one on a tie), -1 if none; ``add_link`` keeps it. Otherwise ``head(x)``: the head on a
+    directed parse, the closest linked node with naive links, which have no direction."""
+    return s.thead[x] if label_links else s.heads[x]
 
 
-cdef inline int navigate(const State* s, int node, int op, const int* label_dir, int n_label_dir) noexcept nogil:
+cdef inline int navigate(const State* s, int node, int op, bint label_links) noexcept nogil:
     cdef int h, k
     if node < 0:
         return -1
     if op == NAV_THEAD:
-        return tentative_head(s, node, label_dir)
+        return tentative_head(s, node, label_links)
     if s.n_links and (op == NAV_LSIB or op == NAV_RSIB):
         return undirected_sibling(s, node, op == NAV_LSIB)
     if op == NAV_HEAD:
@@ -297,14 +294,13 @@ cdef class Extractor:
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes,
                        const unsigned char* leave_out) noexcept nogil:
         cdef int a, k, node
-        # the labels' directions only where links carry them (-ud label)
-        cdef const int* label_dir = system.label_dir if system.undirected == UD_LABEL else NULL
+        cdef bint label_links = system.undirected == UD_LABEL
         for a in range(self.n_addr):
             if leave_out != NULL and leave_out[a]:
                 continue
             node = system.address(s, self.addr_base[a], self.addr_index[a])
             for k in range(self.nav_len[a]):
-                node = navigate(s, node, self.nav_ops[self.nav_start[a] + k], label_dir, system.n_label_dir)
+                node = navigate(s, node, self.nav_ops[self.nav_start[a] + k], label_links)
             nodes[a] = node
 
     cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil:

@@ -385,9 +385,9 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     # decision. The sum is the same, in the same order, whether it was kept or not.
     parts_np = ex.stable_parts(system)
     cdef bint keeping = bool(parts_np[ex.n_addr + ex.n_atoms:].any())
-    cdef const unsigned char[::1] parts = parts_np if keeping else np.ones(1, dtype=np.uint8)
-    cdef const unsigned char* leave_out = &parts[0]
-    cdef const unsigned char* stable = leave_out + ex.n_addr + ex.n_atoms   # by template
+    cdef const unsigned char[::1] parts = parts_np
+    cdef const unsigned char* leave_out = &parts[0] if keeping else NULL
+    cdef const unsigned char* stable = leave_out + ex.n_addr + ex.n_atoms if keeping else NULL  # by template
     cdef float* kept = <float*>malloc(sizeof(float) * (C + 1))
     cdef uint64_t* other_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
     cdef uint64_t* to_add

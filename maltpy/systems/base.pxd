@@ -1,5 +1,5 @@
 # cython: language_level=3
-from maltpy.systems.state cimport State, Gold
+from maltpy.systems.state cimport State, Gold, add_link
 from maltpy.systems.undirected cimport UD_LABEL
 
 
@@ -28,9 +28,10 @@ cdef class TransitionSystem:
     cdef int context(self, const State* s) noexcept nogil
     cdef void finish(self, State* s) noexcept nogil
 
-    cdef inline const int* link_dirs(self) noexcept nogil:
-        """The labels' directions for ``add_link`` with label-based links, else NULL."""
-        return self.label_dir if self.undirected == UD_LABEL else NULL
+    cdef inline void link(self, State* s, int a, int b, int label) noexcept nogil:
+        """An undirected system's ARC: ``add_link``, with the labels' directions when the
+        links are label-based (they keep ``thead``)."""
+        add_link(s, a, b, label, self.label_dir if self.undirected == UD_LABEL else NULL, self.n_label_dir)
 
 
 cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil

@@ -36,7 +36,7 @@ RightContext[i] = the i-th node strictly between left and right, from the left /
 right, whose head is not within [left, right].
 """
 from maltpy.systems.base cimport TransitionSystem
-from maltpy.systems.state cimport State, Gold, add_arc, add_link, uf_find
+from maltpy.systems.state cimport State, Gold, add_arc, uf_find
 
 
 cdef class Covington(TransitionSystem):
@@ -77,7 +77,7 @@ cdef class Covington(TransitionSystem):
             add_arc(s, s.right, s.left, label)
         elif move == RIGHT_ARC:
             if self.undirected:
-                add_link(s, s.left, s.right, label, self.link_dirs(), self.n_label_dir)    # ARC
+                self.link(s, s.left, s.right, label)    # ARC
             else:
                 add_arc(s, s.left, s.right, label)
         if move == SHIFT:

@@ -37,7 +37,7 @@ with ARC. The output is an undirected forest, turned into a tree when the parse 
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, add_link, stack_or_buffer_at, stack_top, buffer_front, stack_at, component_root,
+    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, stack_at, component_root,
     init_root_stack,
 )
 
@@ -123,7 +123,7 @@ cdef class Planar(PlanarFamily):
             s.stack_len -= 1
         elif move == RIGHT_ARC:
             if self.undirected:
-                add_link(s, i, j, label, self.link_dirs(), self.n_label_dir)    # ARC
+                self.link(s, i, j, label)    # ARC
             else:
                 add_arc(s, i, j, label)
         elif move == LEFT_ARC:

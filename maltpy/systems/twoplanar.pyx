@@ -38,7 +38,7 @@ caches them: it holds the planes after the first arcs of the log it last saw
 at every call, so any configuration may be asked in any order.
 """
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, add_link, log_arc, stack_top, buffer_front, stack_at, buffer_at, init_root_stack,
+    State, Gold, add_arc, log_arc, stack_top, buffer_front, stack_at, buffer_at, init_root_stack,
 )
 from maltpy.systems.planar cimport PlanarFamily
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT, GOLD_RIGHT
@@ -134,7 +134,7 @@ cdef class TwoPlanar(PlanarFamily):
             s.stack_len -= 1
         elif move == RIGHT_ARC:
             if self.undirected:
-                add_link(s, a, j, label, self.link_dirs(), self.n_label_dir)    # ARC
+                self.link(s, a, j, label)    # ARC
             else:
                 add_arc(s, a, j, label)
             log_arc(s, a, j, 1 + s.active)
