@@ -40,16 +40,17 @@ def save_case(target: str, data: bytes) -> str:
 
 
 def run_random(targets, cases: int, seed: int) -> int:
-    from fuzz.targets import Harness, mutate, run_one
+    from fuzz.targets import MUTATORS, Harness, mutate, run_one
     harness = Harness()
     rng = random.Random(seed)
     failures = 0
     for target in targets:
         fn, seeds = getattr(harness, target), harness.seeds(target)
+        mutator = MUTATORS.get(target, mutate)
         pool = list(seeds)  # inputs that maltpy accepted become seeds too (cheap corpus growth)
         slowest, t0 = 0.0, time.perf_counter()
         for k in range(cases):
-            data = mutate(rng.choice(pool), rng)
+            data = mutator(rng.choice(pool), rng)
             t = time.perf_counter()
             err = run_one(fn, data)
             slowest = max(slowest, time.perf_counter() - t)

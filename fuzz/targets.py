@@ -22,6 +22,11 @@ Targets (``TARGETS``):
   against itself with EVALB's rules, and its words and tags parse with a
   constituent model into trees over the same words, by the compiled and the
   Python paths alike.
+- ``cli``: a command line (one argument per line) given to ``maltpy`` in a
+  scratch directory holding a treebank, a model, a configuration and feature
+  models, with stdin and stdout in memory: it ends with status 0, maltpy's
+  one-line error (1) or a usage error (2). Arguments that name anything outside
+  the scratch directory are not run.
 
 :class:`Harness` trains the small models once (about a second); its
 ``seeds()`` give valid inputs to start mutating from, and :func:`mutate` is a
@@ -29,11 +34,14 @@ structure-blind mutator for runs without atheris (the test suite's short run).
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 import json
 import os
 import random
+import shutil
+import sys
 import tempfile
 import zipfile
 
@@ -176,6 +184,27 @@ class Harness:
                                                          parse_ptb(PTB_TREES.decode("utf-8"), "<seed>"))
         self.model_path = os.path.join(self.tmp, "fuzzed.mpz")
         self.features_path = os.path.join(self.tmp, "fuzzed.yaml")
+        self.cli_dir = os.path.join(self.tmp, "cli")
+        self._cli_files = self._write_cli_files()
+
+    def _write_cli_files(self) -> dict:
+        """The scratch directory of the ``cli`` target: name -> content (restored after every case)."""
+        with open(TRAIN, "rb") as f:
+            treebank = f.read()
+        sample = b"\n\n".join(treebank.split(b"\n\n")[:8]) + b"\n\n"
+        files = {"train.conll": sample, "test.conll": b"\n\n".join(treebank.split(b"\n\n")[8:12]) + b"\n\n",
+                 "train.conllu": RICH_CONLLU, "m.mpz": self.model_bytes[ALGORITHMS.index("nivreeager")],
+                 "u.mpz": self.model_bytes[len(ALGORITHMS) + VARIANTS.index(
+                     {"algorithm": "covnonproj", "undirected": "label"})],
+                 "conf.yaml": b"model: c.mpz\nlearn_input: train.conll\nparse_input: test.conll\n"
+                              b"algorithm: nivreeager\nfeatures: feats.yaml\n",
+                 "feats.yaml": RICH_FEATURES.encode("utf-8"), "feats.xml": MALT_XML_FEATURES,
+                 "wsj.mrg": PTB_TREES}
+        os.makedirs(self.cli_dir, exist_ok=True)
+        for name, content in files.items():
+            with open(os.path.join(self.cli_dir, name), "wb") as f:
+                f.write(content)
+        return files
 
     # --------------------------------------------------------------- targets
     def conll(self, data: bytes) -> None:
@@ -247,6 +276,40 @@ class Harness:
         except MaltpyError:
             return
         self._check_parses(p, sentences)
+
+    def cli(self, data: bytes) -> None:
+        """Run ``maltpy`` with the lines of ``data`` as its arguments (see the module docstring)."""
+        from maltpy.cli.main import main
+        argv = data.decode("utf-8", "replace").split("\n")
+        if any(os.sep in a or "\\" in a or a.startswith(("~", "..")) or "dask" in a or "\x00" in a for a in argv):
+            return   # could reach outside the scratch directory (or start a cluster)
+        here = os.getcwd()
+        stdin = io.TextIOWrapper(io.BytesIO(self._cli_files["test.conll"]), encoding="utf-8")
+        stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+        old_in, old_out = sys.stdin, sys.stdout
+        try:
+            os.chdir(self.cli_dir)
+            sys.stdin, sys.stdout = stdin, stdout
+            with contextlib.redirect_stderr(io.StringIO()):
+                try:
+                    status = main(argv + ["--debug"])   # --debug: a bug raises instead of printing one line
+                except SystemExit as e:                 # argparse: --help (0) or a usage error (2)
+                    status = e.code
+        finally:
+            sys.stdin, sys.stdout = old_in, old_out
+            os.chdir(here)
+            self._restore_cli_dir()
+        if status not in (0, 2):
+            raise FuzzFailure(f"maltpy {' '.join(argv)!r} ended with status {status!r}")
+
+    def _restore_cli_dir(self) -> None:
+        for name in os.listdir(self.cli_dir):
+            if name not in self._cli_files:
+                path = os.path.join(self.cli_dir, name)
+                shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
+        for name, content in self._cli_files.items():
+            with open(os.path.join(self.cli_dir, name), "wb") as f:
+                f.write(content)
 
     # --------------------------------------------------------------- helpers
     def _check_parses(self, parser: Parser, sentences) -> None:
@@ -347,10 +410,47 @@ class Harness:
                                                                               for k in range(len(self.parsers))]
         if target == "ptb":
             return [bytes([k]) + PTB_TREES for k in range(4)]
+        if target == "cli":
+            return [line.replace(" ", "\n").encode("utf-8") for line in CLI_SEEDS]
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb")
+TARGETS = ("conll", "features", "model", "parse", "ptb", "cli")
+
+#: seed command lines of the cli target (spaces become argument breaks)
+CLI_SEEDS = [
+    "-c m.mpz -m learn -i train.conll -a covnonproj -ud label -T 5 -d POSTAG -s Right[0]",
+    "-c m.mpz -m learn -i train.conll -a nivreeager -bt lba+rnba -dir both -cv 2 -j 1",
+    "-c m.mpz -m learn -i train.conll -a 2planar -pp head -lo -s_1_-c_0.5",
+    "-c m.mpz -m learn -i train.conll -l perceptron -or dynamic -a covnonproj -lo -i_2",
+    "-c m.mpz -m learn -i train.conllu -l libsvm", "-c m.mpz -m learn -i train.conll -F feats.yaml",
+    "-c m.mpz -m learn -i wsj.mrg -hr leftmost -ce direct",
+    "-c m.mpz -i test.conll -o out.conll -j 2",
+    "-c u.mpz -of conllx",
+    "-c conf.yaml -m learn",
+    "-c m.mpz -m proj -i train.conll -o p.conll -pp path",
+    "eval train.conll train.conll --undirected --differing 2",
+    "eval train.conll train.conll --report r.html --no-plots",
+    "combine train.conll train.conll --criterion length --param 3 -o c.conll",
+    "draw train.conll --gold train.conll --sentence 2 -o d.html",
+    "convert-features feats.xml -o f.yaml",
+    "fragmentation m.mpz train.conll",
+    "experiment train.conll -a nivreeager --holdout 0.25 -j 1",
+    "--help",
+]
+CLI_SEEDS = [line.replace("_", " ") for line in CLI_SEEDS]   # '_' stands for a space inside an argument
+
+#: a small MaltParser XML feature model (written for maltpy's tests)
+MALT_XML_FEATURES = b"""<?xml version="1.0" encoding="UTF-8"?>
+<featuremodels>
+  <featuremodel name="nivreeager">
+    <feature>InputColumn(POSTAG, Stack[0])</feature>
+    <feature>InputColumn(POSTAG, Input[0])</feature>
+    <feature>OutputColumn(DEPREL, ldep(Input[0]))</feature>
+    <feature>Merge(InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0]))</feature>
+  </featuremodel>
+</featuremodels>
+"""
 
 #: seed trees of the ptb target (written for maltpy): wrappers, function tags, -NONE-, unary chains
 PTB_TREES = b"""( (S (NP-SBJ (DT The) (NN cat)) (VP (VBD sat) (PP-LOC (IN on) (NP (DT the) (NN mat)))) (. .)) )
@@ -435,6 +535,53 @@ def mutate(data: bytes, rng: random.Random, max_len: int = 4096) -> bytes:
         elif op == 5 and buf:  # keep the target's selector byte, change only what it selects
             buf[0] = rng.randrange(256)
     return bytes(buf[:max_len])
+
+
+def _cli_vocabulary():
+    from maltpy.config import FLAGS, choices
+    words = list(FLAGS) + ["-c", "-m", "-j", "-q", "-v", "--help", "learn", "parse", "proj", "deproj",
+                           "convert", "eval", "combine", "draw", "convert-features", "fragmentation",
+                           "experiment", "--undirected", "--constituents", "--compare", "--rounds",
+                           "--report", "--plots", "--no-plots", "--no-punct", "--differing", "--criterion",
+                           "--param", "--first", "--gold", "--sentence", "--limit", "--errors", "--old",
+                           "--new", "--holdout", "--config", "--test", "--outputs", "-o", "-i"]
+    for values in choices().values():
+        words += list(values)
+    words += ["m.mpz", "u.mpz", "conf.yaml", "feats.yaml", "feats.xml", "train.conll", "test.conll",
+              "train.conllu", "wsj.mrg", "out.conll", "-", "", "0", "1", "2", "-1", "3", "1e9", "nan",
+              "0.5", "true", "false", "Input[0]", "Stack[0]", "Right[0]", "Left[0]", "POSTAG", "FORM",
+              "DEPREL", "-s 0", "-c 0.1", "-e 0.1 -B 1", "-i 2", "lba+rba", "position", "length", "ltr", "rtl"]
+    return words
+
+
+_CLI_WORDS = []
+
+
+def mutate_args(data: bytes, rng: random.Random) -> bytes:
+    """Edits of a command line (one argument per line): arguments replaced, inserted, deleted,
+    moved or changed byte by byte; the cli target's mutator for runs without atheris."""
+    if not _CLI_WORDS:
+        _CLI_WORDS.extend(_cli_vocabulary())
+    args = data.decode("utf-8", "replace").split("\n")
+    for _ in range(rng.randint(1, 3)):
+        op, pos = rng.randrange(5), rng.randrange(len(args) + 1)
+        if op == 0 and args:
+            args[min(pos, len(args) - 1)] = rng.choice(_CLI_WORDS)
+        elif op == 1:
+            args.insert(pos, rng.choice(_CLI_WORDS))
+        elif op == 2 and len(args) > 1:
+            del args[min(pos, len(args) - 1)]
+        elif op == 3 and len(args) > 1:
+            i, j = rng.randrange(len(args)), rng.randrange(len(args))
+            args[i], args[j] = args[j], args[i]
+        elif args:
+            k = min(pos, len(args) - 1)
+            args[k] = mutate(args[k].encode("utf-8"), rng, 64).decode("utf-8", "replace").replace("\n", "")
+    return "\n".join(args).encode("utf-8")
+
+
+#: target -> its mutator for runs without atheris (the others: :func:`mutate`)
+MUTATORS = {"cli": mutate_args}
 
 
 def run_one(target_fn, data: bytes):

@@ -103,6 +103,13 @@ RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs")
 
 NULL_VALUES = ("one", "rootnode", "novalue")
 
+#: integer settings -> (smallest value, what it means); -cv's upper bound is checked on the data
+INT_MINIMUM = {
+    "jobs": (0, "0 means all cores"),
+    "split_threshold": (0, "a split value needs more than this many instances for a model of its own"),
+    "combination_folds": (2, "folds of the cross-validation"),
+}
+
 
 def choices() -> dict:
     """Setting -> its allowed values, taken from the modules that implement them."""
@@ -140,9 +147,13 @@ def coerce(name: str, value, source: str):
         raise MaltpyError(f"{source}: {name} must be true or false, got {value!r}")
     if "int" in kind:
         try:
-            return int(value)
+            number = int(value)
         except (TypeError, ValueError, OverflowError):
             raise MaltpyError(f"{source}: {name} must be an integer, got {value!r}") from None
+        if name in INT_MINIMUM and number < INT_MINIMUM[name][0]:
+            least, meaning = INT_MINIMUM[name]
+            raise MaltpyError(f"{source}: {name} must be at least {least} ({meaning}), got {number}")
+        return number
     if isinstance(value, (list, dict)):
         raise MaltpyError(f"{source}: {name} must be text, got {value!r}")
     if name == "buffer_transitions":
@@ -164,6 +175,8 @@ def load_config(path: str) -> dict:
             data = yaml.safe_load(f)
     except FileNotFoundError:
         raise MaltpyError(f"{path}: configuration file not found") from None
+    except OSError as e:   # a directory, a name too long, no permission
+        raise MaltpyError(f"{path}: cannot read the configuration file ({e.strerror or e})") from None
     except yaml.YAMLError as e:
         raise MaltpyError(f"{path}: not valid YAML: {' '.join(str(e).split())}") from None
     except UnicodeDecodeError:

@@ -12,7 +12,7 @@ import pytest
 
 import maltpy
 from maltpy.cli.main import main
-from maltpy.errors import ModelFileError
+from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.formats.conll import read_conll
 from conftest import EXAMPLES, is_projective, is_tree, shared_file
 
@@ -70,6 +70,23 @@ def test_bad_input_exits_nonzero_without_output(model, tmp_path):
     assert r.returncode != 0
     assert r.stderr.strip().count("\n") == 0 and f"{bad}:2:" in r.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["-c", "{long}.yaml", "-m", "learn"], ["-c", "{dir}.yaml", "-m", "learn"],
+    ["-c", "m.mpz", "-m", "learn", "-i", "{long}.conll"], ["eval", "{long}.conll", "{train}"],
+    ["-c", "{model}", "-i", "{long}.conll", "-o", "out.conll"], ["convert-features", "{model}"]])
+def test_unreadable_paths_are_one_line_errors(tmp_path, capsys, monkeypatch, model, argv):
+    """Names too long for the file system, directories and binary files where text is expected:
+    each was an internal error (OSError, IsADirectoryError, UnicodeDecodeError) in one of these places."""
+    (tmp_path / "d.yaml").mkdir()
+    monkeypatch.chdir(tmp_path)
+    names = {"long": "x" * 300, "dir": "d", "train": TRAIN, "model": model}
+    quiet = [] if argv[0] in ("eval", "convert-features") else ["-q"]
+    assert main([a.format(**names) for a in argv] + quiet) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("maltpy: error:") and err.count("\n") == 1 and "internal" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.yaml"]
 
 
 def test_missing_and_corrupt_model_files(tmp_path, model):
@@ -212,6 +229,25 @@ def test_invalid_learner_options_are_refused(tmp_path, capsys, args):
     err = capsys.readouterr().err
     assert err.startswith("maltpy: error:") and err.count("\n") == 1
     assert not m.exists()
+
+
+@pytest.mark.parametrize("args,setting", [(["-j", "-3"], "jobs"), (["-T", "-5"], "split_threshold"),
+                                          (["-dir", "both", "-cv", "1"], "combination_folds")])
+def test_out_of_range_numbers_are_refused(tmp_path, capsys, model, args, setting):
+    m, out = tmp_path / "bad.mpz", tmp_path / "out.conll"
+    assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, *args, "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("maltpy: error:") and err.count("\n") == 1 and setting in err
+    assert not m.exists()
+    if setting == "jobs":   # parsing with -j -3 was an internal error (a semaphore with -3 permits)
+        assert main(["-c", model, "-i", TEST, "-o", str(out), *args, "-q"]) == 1
+        assert "jobs must be at least 0" in capsys.readouterr().err and not out.exists()
+        with pytest.raises(MaltpyError, match="jobs"):
+            maltpy.load(model).parse_file(TEST, str(out), jobs=-1)
+        config = tmp_path / "c.yaml"
+        config.write_text(f"model: {model}\njobs: -1\n")
+        assert main(["-c", str(config), "-m", "parse", "-i", TEST, "-o", str(out), "-q"]) == 1
+        assert "jobs must be at least 0" in capsys.readouterr().err and not out.exists()
 
 
 def _slow_treebank(path, n_sentences=4000, seed=0):

@@ -29,14 +29,15 @@ def harness():
 
 
 @pytest.mark.parametrize("target,cases", [("conll", 600), ("features", 40), ("model", 80), ("parse", 200),
-                                          ("ptb", 300)])
+                                          ("ptb", 300), ("cli", 300)])
 def test_short_fuzz_run(harness, target, cases):
     """Random mutations of the seeds: maltpy's own error or correct behaviour, nothing else."""
     rng = random.Random(f"short-{target}")
     fn, seeds = getattr(harness, target), harness.seeds(target)
+    mutate = F.MUTATORS.get(target, F.mutate)
     failures = []
     for _ in range(cases):
-        data = F.mutate(rng.choice(seeds), rng)
+        data = mutate(rng.choice(seeds), rng)
         err = F.run_one(fn, data)
         if err is not None:
             failures.append((type(err).__name__, str(err)[:200], data[:120]))
@@ -68,6 +69,22 @@ def test_seeds_go_all_the_way(harness, monkeypatch):
         for data in seeds:
             getattr(harness, target)(data)
         assert len(parsed) - before == len(seeds), target
+
+
+def test_command_line_seeds_succeed_and_failures_are_caught(harness, monkeypatch):
+    """Every cli seed runs to status 0 in the scratch directory, which is restored afterwards;
+    a status other than 0 or 2 is a failure of the target."""
+    import maltpy.cli.main as cli
+    before = {name: open(os.path.join(harness.cli_dir, name), "rb").read() for name in os.listdir(harness.cli_dir)}
+    for data in harness.seeds("cli"):
+        harness.cli(data)   # maltpy's own error would raise here: a seed that only reaches an error path
+    after = {name: open(os.path.join(harness.cli_dir, name), "rb").read() for name in os.listdir(harness.cli_dir)}
+    assert after == before
+    assert F.run_one(harness.cli, b"--bogus-flag") is None          # a usage error (2) is behaviour
+    assert F.run_one(harness.cli, b"eval\n..\nx") is None            # outside the scratch directory: not run
+    monkeypatch.setattr(cli, "cmd_eval", lambda argv: 1 / 0)
+    monkeypatch.setitem(cli.SUBCOMMANDS, "eval", cli.cmd_eval)
+    assert isinstance(F.run_one(harness.cli, b"eval\ntrain.conll\ntrain.conll"), ZeroDivisionError)
 
 
 def _with_header(harness, change, model=0):

@@ -153,7 +153,7 @@ def _settings_from_args(args):
         if value is not None:
             values[name] = coerce(name, value, f"option {flag}")
     if args.jobs is not None:
-        values["jobs"] = args.jobs
+        values["jobs"] = coerce("jobs", args.jobs, "option -j")
     settings = Settings(**values)
     return settings, config_path
 
@@ -557,6 +557,9 @@ def cmd_convert_features(argv):
             text = f.read()
     except OSError as e:
         raise MaltpyError(f"{a.xml}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise MaltpyError(f"{a.xml}: not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}); "
+                          "expected a MaltParser XML feature model") from None
     models = convert_maltparser_xml(text, a.xml)
     with atomic_output(a.o) as out:
         for k, m in enumerate(models):
@@ -590,6 +593,7 @@ def cmd_experiment(argv):
                    "the workers must see the treebank files (pip install \"maltpy[dask]\")")
     a = p.parse_args(argv)
     from maltpy.formats.conll import atomic_output
+    a.jobs = coerce("jobs", a.jobs, "option -j")
     treebanks = parse_treebank_args(a.train, a.test)
     experiments = parse_experiment_args(a.config, a.algorithms)
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731

@@ -39,7 +39,10 @@ class Experiment:
 
     def settings(self, **extra) -> dict:
         """The MaltParser flags as settings (same flags and checks as the command line)."""
-        tokens = shlex.split(self.flags)
+        try:
+            tokens = shlex.split(self.flags)
+        except ValueError as e:   # an unclosed quote
+            raise MaltpyError(f"configuration {self.name}: flags {self.flags!r}: {e}") from None
         values = {}
         if len(tokens) % 2:
             raise MaltpyError(f"configuration {self.name}: flags must come in pairs ('-a nivreeager'), "
@@ -188,7 +191,7 @@ def parse_treebank_args(paths: Sequence[str], tests: Sequence[str]) -> List[Tree
 
 
 def parse_experiment_args(specs: Sequence[str], algorithms: Sequence[str]) -> List[Experiment]:
-    out = [Experiment(a, f"-a {a}") for a in algorithms]
+    out = [Experiment(a, f"-a {shlex.quote(a)}") for a in algorithms]
     for spec in specs:
         name, sep, flags = spec.partition("=")
         if not sep or not name:
@@ -196,4 +199,6 @@ def parse_experiment_args(specs: Sequence[str], algorithms: Sequence[str]) -> Li
         out.append(Experiment(name, flags))
     if not out:
         raise MaltpyError("give at least one --algorithms name or --config NAME='FLAGS'")
+    for exp in out:   # flag errors now, not after the treebanks are read and some cells have run
+        make_settings(**exp.settings())
     return out

@@ -324,6 +324,8 @@ def open_input(source):
         raise MaltpyError(f"{path}: is a directory, expected a CoNLL file") from None
     except PermissionError:
         raise MaltpyError(f"{path}: permission denied") from None
+    except OSError as e:   # a name too long, a device that fails...
+        raise MaltpyError(f"{path}: cannot read it ({e.strerror or e})") from None
 
 
 def _numbered_lines(stream, path: str, block_size: int):

@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 import numpy as np
 
 import maltpy
-from maltpy.config import RUN_SETTINGS, Settings, make_settings
+from maltpy.config import RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
@@ -589,7 +589,7 @@ class Parser:
             raise MaltpyError(f"unknown format {input_format if fmt not in FORMATS else output_format!r}; "
                               f"use one of {', '.join(FORMATS)}")
         drop_extra = (output_format or fmt) == "conllx" and fmt == "conllu"
-        jobs = self.settings.jobs if jobs is None else jobs
+        jobs = self.settings.jobs if jobs is None else coerce("jobs", jobs, "parse_file")
         bar = _progress_bar(None, "parsing", progress, unit="tok")
         try:
             if unsupported(self) is None:
