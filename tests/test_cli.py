@@ -75,18 +75,20 @@ def test_bad_input_exits_nonzero_without_output(model, tmp_path):
 @pytest.mark.parametrize("argv", [
     ["-c", "{long}.yaml", "-m", "learn"], ["-c", "{dir}.yaml", "-m", "learn"],
     ["-c", "m.mpz", "-m", "learn", "-i", "{long}.conll"], ["eval", "{long}.conll", "{train}"],
-    ["-c", "{model}", "-i", "{long}.conll", "-o", "out.conll"], ["convert-features", "{model}"]])
+    ["-c", "{model}", "-i", "{long}.conll", "-o", "out.conll"], ["convert-features", "{model}"],
+    ["-c", "{model}", "-i", "*.nothing", "-o", ""], ["-c", "{model}", "-i", "", "-o", "out.conll"]])
 def test_unreadable_paths_are_one_line_errors(tmp_path, capsys, monkeypatch, model, argv):
     """Names too long for the file system, directories and binary files where text is expected:
     each was an internal error (OSError, IsADirectoryError, UnicodeDecodeError) in one of these places."""
     (tmp_path / "d.yaml").mkdir()
+    (tmp_path / "a.nothing").write_text("")
     monkeypatch.chdir(tmp_path)
     names = {"long": "x" * 300, "dir": "d", "train": TRAIN, "model": model}
     quiet = [] if argv[0] in ("eval", "convert-features") else ["-q"]
     assert main([a.format(**names) for a in argv] + quiet) == 1
     err = capsys.readouterr().err
     assert err.startswith("maltpy: error:") and err.count("\n") == 1 and "internal" not in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.nothing", "d.yaml"]
 
 
 def test_missing_and_corrupt_model_files(tmp_path, model):

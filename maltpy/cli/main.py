@@ -262,7 +262,10 @@ def _file_pairs(pattern, output, dask):
         return [(inputs[0], output)]
     if output in (None, "-"):
         raise MaltpyError(f"-i {pattern} matches {len(inputs)} files: give an output directory with -o outdir/")
-    os.makedirs(output, exist_ok=True)
+    try:
+        os.makedirs(output, exist_ok=True)
+    except OSError as e:   # an empty name, a file in the way, no permission
+        raise MaltpyError(f"-o {output!r}: cannot make the output directory ({e.strerror or e})") from None
     pairs = [(src, os.path.join(output, os.path.basename(src))) for src in inputs]
     names = [os.path.basename(src) for src in inputs]
     for src, dst in pairs:

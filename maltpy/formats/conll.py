@@ -316,6 +316,8 @@ def open_input(source):
     if hasattr(source, "read"):
         return source, getattr(source, "name", "<input>"), False
     path = str(source)
+    if not path:
+        raise MaltpyError("the input file name is empty")
     try:
         return open(path, "rb"), path, True
     except FileNotFoundError:
