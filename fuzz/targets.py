@@ -27,6 +27,8 @@ Targets (``TARGETS``):
   models, with stdin and stdout in memory: it ends with status 0, maltpy's
   one-line error (1) or a usage error (2). Arguments that name anything outside
   the scratch directory are not run.
+- ``config``: a configuration file, for ``maltpy -c conf.yaml -m learn`` and
+  then ``-m parse`` in the same scratch directory, with the same rule.
 
 :class:`Harness` trains the small models once (about a second); its
 ``seeds()`` give valid inputs to start mutating from, and :func:`mutate` is a
@@ -279,10 +281,30 @@ class Harness:
 
     def cli(self, data: bytes) -> None:
         """Run ``maltpy`` with the lines of ``data`` as its arguments (see the module docstring)."""
-        from maltpy.cli.main import main
         argv = data.decode("utf-8", "replace").split("\n")
         if any(os.sep in a or "\\" in a or a.startswith(("~", "..")) or "dask" in a or "\x00" in a for a in argv):
             return   # could reach outside the scratch directory (or start a cluster)
+        try:
+            self._run_maltpy(argv)
+        finally:
+            self._restore_cli_dir()
+
+    def config(self, data: bytes) -> None:
+        """``data`` as the configuration file of ``maltpy -c conf.yaml -m learn``, then ``-m parse``."""
+        if any(c in data for c in (b"/", b"\\", b"..", b"~", b"!", b"dask")):
+            return   # a path (or an escape, a tag) that could reach outside the scratch directory
+        try:
+            with open(os.path.join(self.cli_dir, "conf.yaml"), "wb") as f:
+                f.write(data)
+            if self._run_maltpy(["-c", "conf.yaml", "-m", "learn", "-q"]) == 0:
+                self._run_maltpy(["-c", "conf.yaml", "-m", "parse", "-q"])
+        finally:
+            self._restore_cli_dir()
+
+    def _run_maltpy(self, argv) -> int:
+        """``maltpy ARGV`` in the scratch directory, stdin and stdout in memory: its status, which
+        must be 0 or 2 (usage); maltpy's own errors raise (``--debug``), so do bugs."""
+        from maltpy.cli.main import main
         here = os.getcwd()
         stdin = io.TextIOWrapper(io.BytesIO(self._cli_files["test.conll"]), encoding="utf-8")
         stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
@@ -292,15 +314,15 @@ class Harness:
             sys.stdin, sys.stdout = stdin, stdout
             with contextlib.redirect_stderr(io.StringIO()):
                 try:
-                    status = main(argv + ["--debug"])   # --debug: a bug raises instead of printing one line
-                except SystemExit as e:                 # argparse: --help (0) or a usage error (2)
+                    status = main(list(argv) + ["--debug"])   # --debug: a bug raises instead of printing one line
+                except SystemExit as e:                       # argparse: --help (0) or a usage error (2)
                     status = e.code
         finally:
             sys.stdin, sys.stdout = old_in, old_out
             os.chdir(here)
-            self._restore_cli_dir()
         if status not in (0, 2):
             raise FuzzFailure(f"maltpy {' '.join(argv)!r} ended with status {status!r}")
+        return status
 
     def _restore_cli_dir(self) -> None:
         for name in os.listdir(self.cli_dir):
@@ -412,10 +434,12 @@ class Harness:
             return [bytes([k]) + PTB_TREES for k in range(4)]
         if target == "cli":
             return [line.replace(" ", "\n").encode("utf-8") for line in CLI_SEEDS]
+        if target == "config":
+            return CONFIG_SEEDS
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb", "cli")
+TARGETS = ("conll", "features", "model", "parse", "ptb", "cli", "config")
 
 #: seed command lines of the cli target (spaces become argument breaks)
 CLI_SEEDS = [
@@ -439,6 +463,21 @@ CLI_SEEDS = [
     "--help",
 ]
 CLI_SEEDS = [line.replace("_", " ") for line in CLI_SEEDS]   # '_' stands for a space inside an argument
+
+#: seed configuration files of the config target (MaltParser's long names among maltpy's)
+CONFIG_SEEDS = [
+    b"model: c.mpz\nlearn_input: train.conll\nparse_input: test.conll\noutput: out.conll\n",
+    b"config: c.mpz\ninfile: train.conll\nparse_input: test.conll\nparsing_algorithm: covnonproj\nundirected: label\n"
+    b"data_split_column: POSTAG\ndata_split_structure: Right[0]\ndata_split_threshold: 5\n",
+    b"model: c.mpz\nlearn_input: train.conll\nparse_input: test.conll\nalgorithm: nivreeager\n"
+    b"buffer_transitions: lba+rnba\ndirection: both\ncombination_folds: 2\nfeatures: feats.yaml\n",
+    b"model: c.mpz\nlearn_input: train.conll\nalgorithm: stackproj\nlearner: libsvm\n"
+    b"lib_options: -s 0 -t 1 -d 2\nmarking_strategy: head\nnull_value: rootnode\n",
+    b"model: c.mpz\nlearn_input: wsj.mrg\nparse_input: wsj.mrg\nhead_rules: leftmost\n"
+    b"constituent_encoding: direct\njobs: 1\n",
+    b"model: c.mpz\nlearn_input: train.conllu\nparse_input: train.conllu\noutput_format: conllx\n"
+    b"learner: perceptron\noracle: dynamic\nalgorithm: covnonproj\nlearner_options: -i 2\n",
+]
 
 #: a small MaltParser XML feature model (written for maltpy's tests)
 MALT_XML_FEATURES = b"""<?xml version="1.0" encoding="UTF-8"?>

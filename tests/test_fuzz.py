@@ -29,7 +29,8 @@ def harness():
 
 
 @pytest.mark.parametrize("target,cases", [("conll", 600), ("features", 40), ("model", 80), ("parse", 200),
-                                          ("ptb", 300), ("cli", 300)])
+                                          ("ptb", 300), ("cli", 300),
+                                          ("config", 150)])
 def test_short_fuzz_run(harness, target, cases):
     """Random mutations of the seeds: maltpy's own error or correct behaviour, nothing else."""
     rng = random.Random(f"short-{target}")
@@ -78,6 +79,8 @@ def test_command_line_seeds_succeed_and_failures_are_caught(harness, monkeypatch
     before = {name: open(os.path.join(harness.cli_dir, name), "rb").read() for name in os.listdir(harness.cli_dir)}
     for data in harness.seeds("cli"):
         harness.cli(data)   # maltpy's own error would raise here: a seed that only reaches an error path
+    for data in harness.seeds("config"):
+        harness.config(data)
     after = {name: open(os.path.join(harness.cli_dir, name), "rb").read() for name in os.listdir(harness.cli_dir)}
     assert after == before
     assert F.run_one(harness.cli, b"--bogus-flag") is None          # a usage error (2) is behaviour
