@@ -279,25 +279,27 @@ class Harness:
             return
         self._check_parses(p, sentences)
 
-    def cli(self, data: bytes) -> None:
-        """Run ``maltpy`` with the lines of ``data`` as its arguments (see the module docstring)."""
+    def cli(self, data: bytes):
+        """Run ``maltpy`` with the lines of ``data`` as its arguments (see the module docstring);
+        its exit status (None: not run)."""
         argv = data.decode("utf-8", "replace").split("\n")
         if any(os.sep in a or "\\" in a or a.startswith(("~", "..")) or "dask" in a or "\x00" in a for a in argv):
-            return   # could reach outside the scratch directory (or start a cluster)
+            return None   # could reach outside the scratch directory (or start a cluster)
         try:
-            self._run_maltpy(argv)
+            return self._run_maltpy(argv)
         finally:
             self._restore_cli_dir()
 
-    def config(self, data: bytes) -> None:
-        """``data`` as the configuration file of ``maltpy -c conf.yaml -m learn``, then ``-m parse``."""
+    def config(self, data: bytes):
+        """``data`` as the configuration file of ``maltpy -c conf.yaml -m learn``, then ``-m parse``;
+        the last exit status (None: not run)."""
         if any(c in data for c in (b"/", b"\\", b"..", b"~", b"!", b"dask")):
-            return   # a path (or an escape, a tag) that could reach outside the scratch directory
+            return None   # a path (or an escape, a tag) that could reach outside the scratch directory
         try:
             with open(os.path.join(self.cli_dir, "conf.yaml"), "wb") as f:
                 f.write(data)
-            if self._run_maltpy(["-c", "conf.yaml", "-m", "learn", "-q"]) == 0:
-                self._run_maltpy(["-c", "conf.yaml", "-m", "parse", "-q"])
+            status = self._run_maltpy(["-c", "conf.yaml", "-m", "learn", "-q"])
+            return self._run_maltpy(["-c", "conf.yaml", "-m", "parse", "-q"]) if status == 0 else status
         finally:
             self._restore_cli_dir()
 
@@ -433,7 +435,8 @@ class Harness:
         if target == "ptb":
             return [bytes([k]) + PTB_TREES for k in range(4)]
         if target == "cli":
-            return [line.replace(" ", "\n").encode("utf-8") for line in CLI_SEEDS]
+            # spaces break arguments; '_' stands for a space inside one
+            return ["\n".join(a.replace("_", " ") for a in line.split(" ")).encode("utf-8") for line in CLI_SEEDS]
         if target == "config":
             return CONFIG_SEEDS
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
@@ -462,7 +465,6 @@ CLI_SEEDS = [
     "experiment train.conll -a nivreeager --holdout 0.25 -j 1",
     "--help",
 ]
-CLI_SEEDS = [line.replace("_", " ") for line in CLI_SEEDS]   # '_' stands for a space inside an argument
 
 #: seed configuration files of the config target (MaltParser's long names among maltpy's)
 CONFIG_SEEDS = [

@@ -73,14 +73,13 @@ def test_seeds_go_all_the_way(harness, monkeypatch):
 
 
 def test_command_line_seeds_succeed_and_failures_are_caught(harness, monkeypatch):
-    """Every cli seed runs to status 0 in the scratch directory, which is restored afterwards;
+    """Every cli and config seed runs to status 0 in the scratch directory, which is restored afterwards;
     a status other than 0 or 2 is a failure of the target."""
     import maltpy.cli.main as cli
     before = {name: open(os.path.join(harness.cli_dir, name), "rb").read() for name in os.listdir(harness.cli_dir)}
-    for data in harness.seeds("cli"):
-        harness.cli(data)   # maltpy's own error would raise here: a seed that only reaches an error path
-    for data in harness.seeds("config"):
-        harness.config(data)
+    # maltpy's own error would raise here, and a usage error returns 2: a seed that only reaches an error path
+    assert [harness.cli(data) for data in harness.seeds("cli")] == [0] * len(harness.seeds("cli"))
+    assert [harness.config(data) for data in harness.seeds("config")] == [0] * len(harness.seeds("config"))
     after = {name: open(os.path.join(harness.cli_dir, name), "rb").read() for name in os.listdir(harness.cli_dir)}
     assert after == before
     assert F.run_one(harness.cli, b"--bogus-flag") is None          # a usage error (2) is behaviour
