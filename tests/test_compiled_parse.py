@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -221,6 +222,9 @@ def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(opt
     kept = {str(f) for f, s in zip(features, stable) if s}
     # exactly the features whose addresses are all Right[i]
     assert kept and kept == {str(f) for f in features if "Left" not in str(f) and "Context" not in str(f)}
+    # and the scores remembered per Left[0]: exactly the features whose addresses are all Left[i]
+    cached = {str(f) for f, c in zip(features, p.extractor.cached_templates(system)) if c}
+    assert cached and cached == {str(f) for f in features if "Right" not in str(f) and "Context" not in str(f)}
     corpus = p.encode(test + test[::-1])
     args = (system, p.extractor, p._get_weights(), p.classes, corpus)
     kept_heads, kept_labels = parse_corpus(*args)
@@ -234,3 +238,31 @@ def test_systems_without_stable_addresses_keep_nothing():
     for algorithm in ("nivreeager", "2planar", "stackproj"):
         p = Parser(algorithm=algorithm, verbose=False, jobs=1).fit(train)
         assert not p.extractor.stable_parts(p._system(False)).any()
+        assert not p.extractor.cached_templates(p._system(False)).any()
+
+
+def _first_best(scores, runs):
+    """The arg-max as the loop wrote it before: a scan that keeps the first of equal scores."""
+    best = -1
+    for lo, end in runs:
+        for c in range(lo, end):
+            if best < 0 or scores[c] > scores[best]:
+                best = c
+    return best
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_the_arg_max_over_runs_is_the_first_best_permissible_class(data):
+    """Ties (few distinct values, signed zeros), runs of every length and position."""
+    from maltpy.parsing.loop import best_of_runs
+    n = data.draw(st.integers(1, 40))
+    values = data.draw(st.sampled_from([[-1.0, 0.0, -0.0, 2.5], [float(v) for v in range(-3, 4)]]))
+    scores = np.array(data.draw(st.lists(st.sampled_from(values) | st.floats(-1e3, 1e3, width=32),
+                                         min_size=n, max_size=n)), dtype=np.float32)
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), min_size=0, max_size=6)))
+    runs = [(a, b) for a, b in zip(cuts[::2], cuts[1::2]) if a < b]
+    got = best_of_runs(scores, [a for a, _ in runs], [b for _, b in runs])
+    assert got == _first_best(scores, runs)
+    if runs:
+        assert any(a <= got < b for a, b in runs)

@@ -438,6 +438,21 @@ cdef class Extractor:
         """Value of the data-split feature (after :meth:`extract` resolved the addresses)."""
         return self._atom(self.split_atom, s, sent, nodes)
 
+    def _templates_reading_only(self, fn_names, TransitionSystem system):
+        """Per template: whether every node it reads comes from one of the address functions
+        ``fn_names`` of ``system`` (False for all when there are none); and the nodes of each
+        atom."""
+        fns = type(system).address_functions
+        wanted = {fns.index(f) for f in fn_names}
+        two_nodes = (A_INPUT_ARC, A_OUTPUT_ARC, A_LINKED, A_LINK_LABEL, A_DISTANCE)
+        cdef int t, k, a
+        atom_nodes = [[self.atom_a1[a]] + ([self.atom_a2[a]] if self.atom_kind[a] in two_nodes else [])
+                      for a in range(self.n_atoms)]
+        tpl_atoms = [[self.tpl_atoms[3 * t + k] for k in range(self.tpl_n[t])] for t in range(self.n_tpl)]
+        only = [bool(wanted) and all(self.addr_base[x] in wanted for a in atoms for x in atom_nodes[a])
+                for atoms in tpl_atoms]
+        return only, tpl_atoms, atom_nodes
+
     def stable_parts(self, TransitionSystem system):
         """What stays the same while ``system``'s context does and no arc is added: one uint8
         array of n_addr + n_atoms + n_tpl flags. The last n_tpl (by template, the index in a
@@ -445,15 +460,8 @@ cdef class Extractor:
         ``stable_address_functions``; the first n_addr + n_atoms mark the addresses and atoms
         only those templates use (the data-split feature's address excepted), which
         :meth:`extract_others` leaves out."""
-        fns = type(system).address_functions
-        stable_fns = {fns.index(f) for f in type(system).stable_address_functions}
-        two_nodes = (A_INPUT_ARC, A_OUTPUT_ARC, A_LINKED, A_LINK_LABEL, A_DISTANCE)
-        cdef int t, k, a
-        atom_nodes = [[self.atom_a1[a]] + ([self.atom_a2[a]] if self.atom_kind[a] in two_nodes else [])
-                      for a in range(self.n_atoms)]
-        tpl_atoms = [[self.tpl_atoms[3 * t + k] for k in range(self.tpl_n[t])] for t in range(self.n_tpl)]
-        stable_tpl = [bool(stable_fns) and all(self.addr_base[x] in stable_fns for a in atoms for x in atom_nodes[a])
-                      for atoms in tpl_atoms]
+        stable_tpl, tpl_atoms, atom_nodes = self._templates_reading_only(
+            type(system).stable_address_functions, system)
         atom_needed = [False] * self.n_atoms
         for t in range(self.n_tpl):
             if not stable_tpl[t]:
@@ -465,6 +473,14 @@ cdef class Extractor:
                 for x in atom_nodes[a]:
                     addr_needed[x] = True
         return np.array([not x for x in addr_needed] + [not x for x in atom_needed] + stable_tpl, dtype=np.uint8)
+
+    def cached_templates(self, TransitionSystem system):
+        """uint8 per template (the index in a key's top bits): the templates that read only nodes
+        of the system's ``cached_address_functions`` and none of its stable ones, whose scores
+        the parse loop remembers per :meth:`TransitionSystem.cache_node`."""
+        stable = self._templates_reading_only(type(system).stable_address_functions, system)[0]
+        cached = self._templates_reading_only(type(system).cached_address_functions, system)[0]
+        return np.array([c and not st for c, st in zip(cached, stable)], dtype=np.uint8)
 
     def keys(self, Configuration config, tok, ints=None):
         """Feature keys and data-split value at a configuration, as the C loops see them (tests).

@@ -15,7 +15,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, malloc, realloc, free
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport uint64_t, int64_t, int32_t
 
 from maltpy.systems.state cimport State, Gold, state_alloc, state_free, state_reset
@@ -340,6 +340,35 @@ def collect_instances(TransitionSystem system, Extractor ex, FeatMap fmap, Class
     }
 
 
+cdef inline int split_keys(uint64_t* keys, int nk, const unsigned char* by_template, uint64_t* picked,
+                           uint64_t* rest, int* n_rest) noexcept nogil:
+    """The keys of the templates ``by_template`` marks to ``picked``, the others to ``rest``, each
+    in their order; either may be ``keys`` itself. Returns how many were picked."""
+    cdef int i, n_picked = 0
+    n_rest[0] = 0
+    for i in range(nk):
+        if by_template[keys[i] >> 50]:
+            picked[n_picked] = keys[i]
+            n_picked += 1
+        else:
+            rest[n_rest[0]] = keys[i]
+            n_rest[0] += 1
+    return n_picked
+
+
+def best_of_runs(scores, run_lo, run_end):
+    """The parse loop's arg-max (tests): the first class with the highest of ``scores`` over the
+    runs ``run_lo[r]`` .. ``run_end[r]``-1, -1 if they are empty."""
+    cdef const float[::1] sv = np.ascontiguousarray(scores, dtype=np.float32)
+    cdef const int[::1] lv = np.ascontiguousarray(run_lo, dtype=np.int32)
+    cdef const int[::1] ev = np.ascontiguousarray(run_end, dtype=np.int32)
+    if lv.shape[0] != ev.shape[0] or any(not 0 <= a <= b <= sv.shape[0] for a, b in zip(lv, ev)):
+        raise ValueError("runs must lie within the scores")
+    if lv.shape[0] == 0 or sv.shape[0] == 0:
+        return -1
+    return argmax_runs(&sv[0], &lv[0], &ev[0], lv.shape[0])
+
+
 def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTable classes,
                  Corpus corpus, progress=None, bint record_end=False, moves_out=None, bint keep_scores=True):
     """Parse every sentence; return heads and labels per corpus row (root rows -1).
@@ -350,7 +379,8 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     ``moves_out``: an int32 array (one entry per row) that receives the move that built each
     word's arc (-1: attached to the root when parsing ended).
     ``keep_scores`` False: the scores of the features of the system's stable addresses are
-    computed afresh at every decision instead of kept over a context (the same sums; tests).
+    computed afresh at every decision instead of kept over a context, and those of its cached
+    addresses instead of taken from the node's remembered sum (the same sums; tests).
     """
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     cdef int[::1] mo
@@ -397,12 +427,32 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef int all_end[1]
     all_lo[0] = 0
     all_end[0] = C
+    # Cached scores: the features that read only the system's cached addresses (Covington's
+    # Left[i]) are functions of one node (Left[0]) and its arcs, and Covington visits each word
+    # as Left[0] once for every later word whose walk passes it. Their sum over every class is
+    # remembered per node, with their keys and split model, and serves again while these are
+    # the same; the keys are compared, so the sum is always that of this decision's features.
+    # Order: bias, kept features, cached features (summed from zero), the others.
+    cached_np = ex.cached_templates(system)
+    cdef Py_ssize_t n_nodes = corpus.max_n + 1
+    cdef int room = ex.max_keys + 1    # cached keys per node, at most
+    cdef bint caching = bool(cached_np.any()) and n_nodes * (C * sizeof(float) + room * sizeof(uint64_t)) < (1 << 28)
+    cdef const unsigned char[::1] cached_view = np.append(cached_np, np.uint8(0))
+    cdef const unsigned char* cached_tpl = &cached_view[0]
+    cdef int* cache_sp = <int*>malloc(sizeof(int) * n_nodes) if caching else NULL
+    cdef int* cache_nk = <int*>malloc(sizeof(int) * n_nodes) if caching else NULL
+    cdef uint64_t* cache_keys = <uint64_t*>malloc(sizeof(uint64_t) * n_nodes * room) if caching else NULL
+    cdef float* cache_sum = <float*>malloc(sizeof(float) * n_nodes * C) if caching else NULL
+    cdef uint64_t* now_keys = <uint64_t*>malloc(sizeof(uint64_t) * room)
+    cdef float* node_sum
+    cdef int node, n_cached
     s.block = NULL
     cdef Py_ssize_t step = max(1, n_sent // 100)
     cdef bint report = progress is not None
     try:
         if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
-                or kept == NULL or other_keys == NULL or not state_alloc(&s, corpus.max_n):
+                or kept == NULL or other_keys == NULL or now_keys == NULL or not state_alloc(&s, corpus.max_n) \
+                or (caching and (cache_sp == NULL or cache_nk == NULL or cache_keys == NULL or cache_sum == NULL)):
             raise MemoryError()     # the finally clause frees what was allocated
         # one nogil block for the whole corpus: threads parsing other chunks never wait for
         # the GIL (it is taken back only to report progress)
@@ -415,6 +465,9 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                 system.init_state(&s)
                 recorded = False
                 kept_valid = False
+                if caching:
+                    for i in range(sent.n + 1):
+                        cache_sp[i] = -1
                 max_steps = max_transitions(sent.n)
                 while not system.is_terminal(&s) and s.n_transitions < max_steps:
                     if record_end and not recorded and s.end_seen:
@@ -455,21 +508,31 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                     if keeping:
                         if not kept_valid:
                             # split the keys: the kept features' first, the others' after them
-                            n_stable = n_other = 0
-                            for i in range(nk):
-                                if stable[keys[i] >> 50]:
-                                    keys[n_stable] = keys[i]
-                                    n_stable += 1
-                                else:
-                                    other_keys[n_other] = keys[i]
-                                    n_other += 1
+                            n_stable = split_keys(keys, nk, stable, keys, other_keys, &n_other)
                             # bias + the kept features, over every class
                             weights.score(sp, keys, n_stable, found, kept, all_lo, all_end, 1)
                             kept_valid, kept_context, kept_split = True, system.context(&s), sp
                             to_add, nk = other_keys, n_other
                         memcpy(scores, kept, sizeof(float) * C)
-                    weights.score(sp, to_add, nk, found, scores, run_lo, run_end, n_runs, not keeping)
-                    best = best_class(classes, mask, scores)
+                    node = system.cache_node(&s) if caching else -1
+                    if 0 <= node <= sent.n:
+                        # the cached features' keys apart; the others stay in to_add, in order
+                        n_cached = split_keys(to_add, nk, cached_tpl, now_keys, to_add, &nk)
+                        node_sum = cache_sum + node * C
+                        if not (keep_scores and cache_sp[node] == sp and cache_nk[node] == n_cached
+                                and memcmp(cache_keys + node * room, now_keys, sizeof(uint64_t) * n_cached) == 0):
+                            memset(node_sum, 0, sizeof(float) * C)
+                            weights.score(sp, now_keys, n_cached, found, node_sum, all_lo, all_end, 1, 0)
+                            memcpy(cache_keys + node * room, now_keys, sizeof(uint64_t) * n_cached)
+                            cache_nk[node] = n_cached
+                            cache_sp[node] = sp
+                        if not keeping:
+                            memcpy(scores, weights.split[sp].bias, sizeof(float) * C)
+                        add_runs(scores, node_sum, run_lo, run_end, n_runs)
+                        weights.score(sp, to_add, nk, found, scores, run_lo, run_end, n_runs, 0)
+                    else:
+                        weights.score(sp, to_add, nk, found, scores, run_lo, run_end, n_runs, not keeping)
+                    best = argmax_runs(scores, run_lo, run_end, n_runs)
                     s.last_dep = -1
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
                     if s.last_dep >= 0:
@@ -497,6 +560,11 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
         free(found)
         free(kept)
         free(other_keys)
+        free(now_keys)
+        free(cache_sp)
+        free(cache_nk)
+        free(cache_keys)
+        free(cache_sum)
     if record_end:
         return heads_out, labels_out, end_out
     return heads_out, labels_out

@@ -29,6 +29,12 @@ attributes, plus what its options add (arc-eager's buffer transitions).
     same value and no arc is added (Covington's ``Right`` during a walk over λ1): the parse
     loop keeps the scores of the features that read only those nodes instead of recomputing
     them at every decision. Empty (the default): nothing is kept.
+``cached_address_functions``
+    names of address functions whose nodes follow from one node, :meth:`cache_node`
+    (Covington's ``Left[i]`` = Left[0] - i): the parse loop remembers, per sentence node, the
+    scores of the features that read only those nodes, and reuses them at a later decision with
+    the same node while those features' keys are the same (which it checks, so the choice of
+    functions only decides how often the remembered scores serve). Empty (the default): none.
 ``options``
     dict of option name -> default value the system accepts.
 ``training_options``
@@ -146,6 +152,7 @@ cdef class TransitionSystem:
     labeled_moves = ()
     address_functions = ()
     stable_address_functions = ()
+    cached_address_functions = ()
     options = {}
     #: option values that training always uses (e.g. moves only the oracle may take)
     training_options = {}
@@ -238,6 +245,11 @@ cdef class TransitionSystem:
     cdef int context(self, const State* s) noexcept nogil:
         """While this value stays the same and no arc is added, the ``stable_address_functions``
         address the same nodes (see the class docstring)."""
+        return -1
+
+    cdef int cache_node(self, const State* s) noexcept nogil:
+        """The node the ``cached_address_functions`` follow from at this configuration, -1 if none
+        (see the class docstring)."""
         return -1
 
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:

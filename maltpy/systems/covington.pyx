@@ -46,6 +46,9 @@ cdef class Covington(TransitionSystem):
     # most decisions walk Left[0] over λ1 with NO-ARC and Right[0] fixed: the scores of the
     # features of Right[0] and the words after it are kept over the walk (see context)
     stable_address_functions = ("Right",)
+    # Left[0] is each word of λ1 again and again (once per later Right[0] that walks past it),
+    # mostly with the same arcs: the scores of the features of Left[i] are remembered per word
+    cached_address_functions = ("Left",)
     options = {"allow_root": True, "allow_shift": False, "undirected": "none"}
 
     def configure(self, allow_root=True, allow_shift=False, undirected="none"):
@@ -116,6 +119,9 @@ cdef class Covington(TransitionSystem):
 
     cdef int context(self, const State* s) noexcept nogil:
         return s.right
+
+    cdef int cache_node(self, const State* s) noexcept nogil:
+        return s.left
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
         cdef int k, seen = 0
