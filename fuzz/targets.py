@@ -357,7 +357,8 @@ class Harness:
             if compiled != written.encode("utf-8"):
                 raise FuzzFailure("the compiled parse path wrote other bytes than the Python path")
         if parser.learner.kind != "kernel" and parser.settings.direction == "ltr" and sentences:
-            # kept scores (Covington's Right[i] features) must decide as scores computed afresh
+            # kept scores (Covington's Right[i] features) and the scores remembered per word (its
+            # Left[i] features) must decide as scores computed afresh
             args = (parser._system(False), parser.extractor, parser._get_weights(), parser.classes,
                     parser.encode(sentences))
             kept, fresh = parse_corpus(*args), parse_corpus(*args, keep_scores=False)
