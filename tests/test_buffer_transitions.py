@@ -295,3 +295,18 @@ def test_feature_search_adds_only_candidates_that_gain_on_the_training_part():
     chosen, history = forward_selection(train, base, candidates, settings, inner_holdout=0.2, rounds=2,
                                         min_gain=101.0)
     assert chosen == base and len(history) == 2
+
+
+@pytest.mark.parametrize("bt, model", [("none", "nivreeager"), ("lba", "nivreeager"), ("rba", "nivreeagerbuffer"),
+                                       ("lba+rba", "nivreeagerbuffer"), ("rnba", "nivreeager")])
+def test_rba_defaults_to_a_model_that_reads_the_buffer_words_right_dependents(bt, model):
+    """RIGHT-BUFFER-ARC gives buffer words right dependents, which MaltParser's NivreEager model never
+    reads; its default model does."""
+    import maltpy
+    from maltpy.formats.conll import read_conll
+    from conftest import EXAMPLES
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    p = maltpy.train(train, algorithm="nivreeager", buffer_transitions=bt, verbose=False, jobs=1)
+    assert p.feature_model.name == model
+    reads_it = [str(f) for f in p.feature_model.features if "rdep(Input[0])" in str(f)]
+    assert bool(reads_it) == (model == "nivreeagerbuffer")

@@ -42,13 +42,17 @@ def _progress_bar(total, desc, enabled, unit="sent"):
 
 
 def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str,
-                          undirected: str = "none"):
+                          undirected: str = "none", buffer_transitions: str = "none"):
     """``-F`` value -> (FeatureModel, YAML text). ``None`` = MaltParser's default for the setup
-    (for undirected parsing, its undirected counterpart: U + the directed model's name)."""
+    (for undirected parsing, its undirected counterpart: U + the directed model's name; for
+    arc-eager with RIGHT-BUFFER-ARC, ``NivreEagerBuffer``, which also reads the right dependents
+    that RBA gives buffer words)."""
     if not features:
         features = FEATURE_MODEL_NAMES.get(algorithm, algorithm)
         if undirected != "none":
             features = "U" + features
+        elif algorithm == "nivreeager" and "rba" in buffer_transitions.split("+"):
+            features = "NivreEagerBuffer"
     # learners without models of their own use LIBLINEAR's (MaltParser ships liblinear and libsvm ones)
     learner = learner if learner in ("liblinear", "libsvm") else "liblinear"
     path = features
@@ -115,7 +119,7 @@ class Parser:
                               f"with -a nivreeager, not {s.algorithm}")
         if feature_text is None:
             self.feature_model, self.feature_text = resolve_feature_model(s.features, s.algorithm, s.learner, fmt,
-                                                                          s.undirected)
+                                                                          s.undirected, s.buffer_transitions)
             source = s.features or f"the default {s.algorithm} feature model"
         else:
             self.feature_text = feature_text
