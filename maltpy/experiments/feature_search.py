@@ -58,8 +58,8 @@ def default_features(settings: dict) -> List[str]:
     """The templates of the feature model a parser with ``settings`` uses by default."""
     from maltpy.parsing.parser import resolve_feature_model
     model, _ = resolve_feature_model(None, settings["algorithm"], settings.get("learner", "liblinear"),
-                                     settings["input_format"], settings.get("undirected", "none"),
-                                     settings.get("buffer_transitions", "none"))
+                                     settings["input_format"], undirected=settings.get("undirected", "none"),
+                                     buffer_transitions=settings.get("buffer_transitions", "none"))
     return [str(f) for f in model.features]
 
 

@@ -41,18 +41,12 @@ def _progress_bar(total, desc, enabled, unit="sent"):
     return tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr)
 
 
-def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str,
-                          undirected: str = "none", buffer_transitions: str = "none"):
-    """``-F`` value -> (FeatureModel, YAML text). ``None`` = MaltParser's default for the setup
-    (for undirected parsing, its undirected counterpart: U + the directed model's name; for
-    arc-eager with RIGHT-BUFFER-ARC, ``NivreEagerBuffer``, which also reads the right dependents
-    that RBA gives buffer words)."""
+def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str, **options):
+    """``-F`` value -> (FeatureModel, YAML text). ``None`` = the default of the system with these
+    ``options`` (MaltParser's model; see ``TransitionSystem.default_feature_model``)."""
     if not features:
-        features = FEATURE_MODEL_NAMES.get(algorithm, algorithm)
-        if undirected != "none":
-            features = "U" + features
-        elif algorithm == "nivreeager" and "rba" in buffer_transitions.split("+"):
-            features = "NivreEagerBuffer"
+        features = system_class(algorithm).default_feature_model(FEATURE_MODEL_NAMES.get(algorithm, algorithm),
+                                                                  **options)
     # learners without models of their own use LIBLINEAR's (MaltParser ships liblinear and libsvm ones)
     learner = learner if learner in ("liblinear", "libsvm") else "liblinear"
     path = features
@@ -118,8 +112,9 @@ class Parser:
             raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
                               f"with -a nivreeager, not {s.algorithm}")
         if feature_text is None:
-            self.feature_model, self.feature_text = resolve_feature_model(s.features, s.algorithm, s.learner, fmt,
-                                                                          s.undirected, s.buffer_transitions)
+            self.feature_model, self.feature_text = resolve_feature_model(
+                s.features, s.algorithm, s.learner, fmt, undirected=s.undirected,
+                buffer_transitions=s.buffer_transitions)
             source = s.features or f"the default {s.algorithm} feature model"
         else:
             self.feature_text = feature_text

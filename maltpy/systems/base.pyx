@@ -215,6 +215,13 @@ cdef class TransitionSystem:
             labeled = labeled[:last]
         return names, labeled
 
+    @classmethod
+    def default_feature_model(cls, maltparser_name, undirected="none", **options):
+        """The shipped feature model a system with these options uses when no ``-F`` is given:
+        MaltParser's (``maltparser_name``), or for undirected parsing its counterpart, U + that
+        name. Subclasses whose options read more than MaltParser's model sees override this."""
+        return maltparser_name if undirected == "none" else "U" + maltparser_name
+
     def configure(self, **options):
         """Hook for subclasses: copy option values into C fields."""
 

@@ -110,6 +110,14 @@ cdef class NivreEager(TransitionSystem):
         return (tuple(self.move_names) + tuple(t.upper() for t in extra),
                 tuple(self.labeled_moves) + (True,) * len(extra))
 
+    @classmethod
+    def default_feature_model(cls, maltparser_name, buffer_transitions="none", **options):
+        """With RIGHT-BUFFER-ARC, ``NivreEagerBuffer``: buffer words then have right dependents,
+        which MaltParser's model never reads (docs/buffer-transitions.md)."""
+        if "rba" in parse_buffer_transitions(buffer_transitions).split("+"):
+            return "NivreEagerBuffer"
+        return super().default_feature_model(maltparser_name, **options)
+
     @property
     def has_costs(self):
         """A dynamic oracle, except with buffer transitions or the tree constraint."""
