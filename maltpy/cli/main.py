@@ -69,7 +69,8 @@ def _main_parser():
                         "stackproj, stackeager, stacklazy, planar, 2planar")
     g.add_argument("-F", metavar="NAME|PATH",
                    help="feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
-                        "(default: MaltParser's model for the algorithm, learner and input format)")
+                        "(default: MaltParser's model for the algorithm, learner and input format; its U* "
+                        "counterpart with -ud, NivreEagerBuffer with -bt rba)")
     g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default), libsvm (kernel SVM; "
                    "slower, use with a data split -d/-s/-T) or perceptron (averaged perceptron; -lo '-i EPOCHS "
                    "-s SEED -k FIRST_EXPLORING_EPOCH -p EXPLORE_PROBABILITY', default -i 15 -s 0 -k 1 -p 0.9)")
@@ -103,7 +104,8 @@ def _main_parser():
                    help="null feature values: one (default: no node, root and unlabeled node alike), "
                         "rootnode (the root apart), novalue (the root and unlabeled nodes apart)")
     g.add_argument("-bt", metavar="MOVES", help="nivreeager buffer transitions (Fernández-González & "
-                   "Gómez-Rodríguez 2012): none (default), lba, rba, lnba, rnba, or several joined by +")
+                   "Gómez-Rodríguez 2012): none (default), lba, rba, lnba, rnba, or several joined by + "
+                   "(with rba the default feature model is NivreEagerBuffer)")
     g.add_argument("-dir", metavar="DIRECTION", choices=("ltr", "rtl", "both"),
                    help="parse left to right (ltr, default), right to left (rtl: the sentence reversed, "
                         "the root still node 0; the output is in the input's order), or both: one model "
