@@ -301,3 +301,31 @@ def test_internal_errors_are_one_line_and_debug_shows_tracebacks(monkeypatch, ca
     monkeypatch.undo()
     with pytest.raises(ModelFileError):
         main(["--debug", "-c", os.path.join(os.path.dirname(model), "missing.mpz"), "-i", TEST])
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_reading_for_good_pauses_the_collector_and_puts_it_back(enabled):
+    """The CLI reads whole treebanks with the cyclic garbage collector paused and then exempts
+    what it read; the collector comes back as it was, also when reading fails."""
+    import gc
+    from maltpy.cli.main import _read_for_good
+    from maltpy.errors import InputFormatError
+    from maltpy.formats.conll import read_conll
+
+    def read_and_look(path):
+        assert not gc.isenabled()       # paused while the objects are made
+        return read_conll(path, need_heads=True)
+
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        frozen = gc.get_freeze_count()
+        sentences = _read_for_good(read_and_look, os.path.join(EXAMPLES, "toy-test.conll"))
+        assert gc.isenabled() == enabled and len(sentences) == 40
+        assert gc.get_freeze_count() > frozen       # exempt from later collections
+        with pytest.raises(InputFormatError):
+            _read_for_good(read_conll, __file__)    # not CoNLL
+        assert gc.isenabled() == enabled
+    finally:
+        gc.unfreeze()
+        (gc.enable if was else gc.disable)()

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import threading
@@ -172,6 +173,23 @@ def _detect(path, given):
     return detect_format(path) if path not in (None, "-") else None
 
 
+def _read_for_good(read, *args, **kwargs):
+    """``read(*args, **kwargs)`` for objects that live until the command ends (a treebank read
+    whole): the cyclic garbage collector is paused while they are made and exempts them
+    afterwards (``gc.freeze``). Otherwise the allocations set it off again and again, and every
+    collection walks them all and frees nothing (EWT train: 0.4 s of an 11 s learn; evaluating
+    EWT dev x10: 1.5 s of 3.1 s). They hold no reference cycles, so there is nothing for it to
+    collect."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return read(*args, **kwargs)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
 def run_learn(settings, log):
     from maltpy.formats.conll import read_conll
     from maltpy.parsing.parser import Parser
@@ -187,14 +205,14 @@ def run_learn(settings, log):
     if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
         from maltpy.formats.ptb import read_ptb
         from maltpy.parsing.constituent import fit_constituent_parser
-        trees = read_ptb(settings.input)
+        trees = _read_for_good(read_ptb, settings.input)
         log(f"read {len(trees)} trees (ptb) from {settings.input or 'stdin'}")
         parser = fit_constituent_parser(Parser(settings), trees, log)
         parser.save(settings.model)
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
             f"learning took {time.perf_counter() - t0:.1f} s")
         return
-    sentences = read_conll(settings.input, fmt, need_heads=True)
+    sentences = _read_for_good(read_conll, settings.input, fmt, need_heads=True)
     log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
     parser = Parser(settings).fit(sentences, fmt=fmt, log=log)
     parser.save(settings.model)
@@ -309,7 +327,7 @@ def run_convert(settings, log):
     out_fmt = settings.output_format or ("ptb" if _detect(settings.output, None) == "ptb" else "conllx")
     if fmt == "ptb" or out_fmt == "ptb":
         return _convert_constituents(settings, log, fmt, out_fmt)
-    sentences = read_conll(settings.input, fmt)
+    sentences = _read_for_good(read_conll, settings.input, fmt)
     if out_fmt == "conllx":
         sentences = [to_conllx(s) for s in sentences]
     write_conll(sentences, settings.output)
@@ -323,17 +341,18 @@ def _convert_constituents(settings, log, fmt, out_fmt):
     from maltpy.parsing.constituent import convert_conll_to_trees, convert_trees_to_conll
     from maltpy.transform.headrules import HeadRules
     if fmt == "ptb" and out_fmt == "ptb":
-        trees = read_ptb(settings.input)
+        trees = _read_for_good(read_ptb, settings.input)
         write_ptb(trees, settings.output)
         log(f"cleaned {len(trees)} trees (-NONE- elements and function tags removed)")
     elif fmt == "ptb":
-        trees = read_ptb(settings.input)
+        trees = _read_for_good(read_ptb, settings.input)
         sentences = convert_trees_to_conll(trees, HeadRules.load(settings.head_rules), settings.constituent_encoding)
         write_conll(sentences, settings.output)
         log(f"encoded {len(trees)} trees as dependency trees ({settings.constituent_encoding} encoding, "
             f"{settings.head_rules} head rules; unary chains in the last column)")
     else:
-        trees = convert_conll_to_trees(read_conll(settings.input, fmt, need_heads=True), settings.constituent_encoding)
+        trees = convert_conll_to_trees(_read_for_good(read_conll, settings.input, fmt, need_heads=True),
+                                       settings.constituent_encoding)
         write_ptb(trees, settings.output)
         log(f"decoded {len(trees)} dependency trees into bracketed trees ({settings.constituent_encoding} encoding)")
 
@@ -346,7 +365,7 @@ def run_pseudo_projective(settings, log, mode):
     if not pp.active:
         raise MaltpyError(f"-m {mode} needs a marking strategy, e.g. -pp head (or -pcr)")
     fmt = _detect(settings.input, settings.input_format) or "conllx"
-    sentences = read_conll(settings.input, fmt, need_heads=True)
+    sentences = _read_for_good(read_conll, settings.input, fmt, need_heads=True)
     fn = pp.projectivize if mode == "proj" else pp.deprojectivize
     out, lifted = [], 0
     for sent in sentences:
@@ -402,10 +421,10 @@ def cmd_eval(argv):
     from maltpy.formats.ptb import is_ptb_path
     if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
         return _eval_constituents(a)
-    gold = read_conll(a.gold, a.fmt, need_heads=True)
-    systems = [(os.path.basename(a.system), read_conll(a.system, a.fmt, need_heads=True))]
+    gold = _read_for_good(read_conll, a.gold, a.fmt, need_heads=True)
+    systems = [(os.path.basename(a.system), _read_for_good(read_conll, a.system, a.fmt, need_heads=True))]
     if a.compare:
-        systems.append((os.path.basename(a.compare), read_conll(a.compare, a.fmt, need_heads=True)))
+        systems.append((os.path.basename(a.compare), _read_for_good(read_conll, a.compare, a.fmt, need_heads=True)))
         if systems[0][0] == systems[1][0]:
             systems = [(a.system, systems[0][1]), (a.compare, systems[1][1])]
     # scores first: a mismatch between the files stops here with its message
@@ -425,8 +444,8 @@ def cmd_eval(argv):
 def _eval_constituents(a):
     from maltpy.evaluation.evalb import evalb, format_evalb
     from maltpy.formats.ptb import read_ptb
-    result = evalb(read_ptb(a.gold, clean=False), read_ptb(a.system, clean=False), a.ignore_wrapper,
-                   names=(a.gold, a.system))
+    result = evalb(_read_for_good(read_ptb, a.gold, clean=False), _read_for_good(read_ptb, a.system, clean=False),
+                   a.ignore_wrapper, names=(a.gold, a.system))
     for message in result.messages[:10]:
         print(f"maltpy: {message}", file=sys.stderr)
     if len(result.messages) > 10:
@@ -488,8 +507,8 @@ def cmd_draw(argv):
         p.error("--limit must be at least 1")
     if a.errors and not a.gold:
         p.error("--errors needs --gold")
-    sentences = read_conll(a.input, a.fmt)
-    gold = read_conll(a.gold, a.fmt, need_heads=True) if a.gold else None
+    sentences = _read_for_good(read_conll, a.input, a.fmt)
+    gold = _read_for_good(read_conll, a.gold, a.fmt, need_heads=True) if a.gold else None
     if gold is not None:
         from maltpy.evaluation.scores import evaluate
         evaluate(gold, sentences, a.gold, a.input)   # the same words, sentence by sentence
@@ -537,7 +556,7 @@ def cmd_fragmentation(argv):
     p.add_argument("--new", metavar="FILE", help="write the tree-constrained parse here")
     a = p.parse_args(argv)
     parser = Parser.load(_model_path(a.model))
-    gold = read_conll(a.gold, a.fmt or parser.format, need_heads=True)
+    gold = _read_for_good(read_conll, a.gold, a.fmt or parser.format, need_heads=True)
     stats, old, new = diagnose(parser, gold)
     for path, sents in ((a.old, old), (a.new, new)):
         if path:
@@ -636,8 +655,8 @@ def cmd_combine(argv):
     p.add_argument("-o", metavar="FILE", help="output file (default: standard output)")
     a = p.parse_args(argv)
     fmt = a.fmt or detect_format(a.ltr)
-    ltr = read_conll(a.ltr, fmt, need_heads=True)
-    rtl = read_conll(a.rtl, a.fmt or detect_format(a.rtl), need_heads=True)
+    ltr = _read_for_good(read_conll, a.ltr, fmt, need_heads=True)
+    rtl = _read_for_good(read_conll, a.rtl, a.fmt or detect_format(a.rtl), need_heads=True)
     out, fallbacks = combine_sentences(ltr, rtl, a.criterion, a.param, a.first, source=(a.ltr, a.rtl))
     write_conll(out, a.o)
     print(f"maltpy: combined {len(out)} sentences ({a.criterion} <= {a.param}, {a.first} first); "
