@@ -236,7 +236,7 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
                 # and class orders 8 ahead, their alphas and weight rows 4 ahead (a pass over
                 # everything reads whole rows, whose first lines start the hardware's prefetch;
                 # a shrunk pass reads the active classes' entries). Here the shrunk passes took
-                # 28 % less time and the passes over everything 12 % less (docs/benchmarks.md).
+                # 28 % less time and the passes over everything up to 12 % less (docs/benchmarks.md).
                 if s + 16 < active:
                     i3 = index[s + 16]
                     prefetch(&indptr[i3])
