@@ -155,6 +155,48 @@ cdef void _solve_sub_problem(double A, int y_pos, double C, int k, const double*
             alpha_new[m] = d if d < 0 else 0.0
 
 
+cdef struct _Data:   # the solver's arrays, for the prefetches
+    const int32_t* indptr
+    const int32_t* indices
+    const int32_t* y
+    const int32_t* y_pos
+    const int32_t* n_active
+    const uint16_t* order
+    const double* alpha
+    const double* w
+    int nc
+    int64_t stride
+
+
+cdef inline void _prefetch_ahead(const _Data* d, int64_t i, int stage) noexcept nogil:
+    """Ask for instance i's data in three stages, each needing the one before in cache:
+    0: its entries in the per-instance arrays; 1: its feature ids and class order;
+    2: its alphas and the weight rows of its features (whole rows when every class is
+    active, whose first lines start the hardware's prefetch; else the active classes')."""
+    cdef int m, c
+    cdef int64_t p
+    if stage == 0:
+        prefetch(&d.indptr[i])
+        prefetch(&d.n_active[i])
+        prefetch(&d.y[i])
+        prefetch(&d.y_pos[i])
+    elif stage == 1:
+        prefetch(&d.indices[d.indptr[i]])
+        for m in range(0, d.n_active[i], 32):
+            prefetch(&d.order[i * d.nc + m])
+    elif d.n_active[i] == d.nc:
+        for m in range(0, d.nc, 8):
+            prefetch(&d.alpha[i * d.nc + m])
+        for p in range(d.indptr[i], d.indptr[i + 1]):
+            prefetch(&d.w[d.indices[p] * d.stride])
+    else:
+        for m in range(d.n_active[i]):
+            c = d.order[i * d.nc + m]
+            prefetch(&d.alpha[i * d.nc + c])
+            for p in range(d.indptr[i], d.indptr[i + 1]):
+                prefetch(&d.w[d.indices[p] * d.stride + c])
+
+
 cdef inline bint _shrinkable(int m, int y_pos, double alpha, double C, double G, double min_G) noexcept nogil:
     """A class at its bound whose gradient is below every free class's leaves the active set."""
     return alpha == (C if m == y_pos else 0.0) and G < min_G
@@ -220,7 +262,14 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     cdef double* row
     cdef double* alpha_i
     cdef uint16_t* order_i
-    cdef int64_t i2, i3
+    cdef int64_t head_at = -1, tail_at = -1
+    cdef int stage
+    cdef int AHEAD[3]
+    AHEAD[:] = [16, 8, 4]
+    cdef _Data data
+    data.indptr = &indptr[0]; data.indices = &indices[0]; data.y = &y[0]; data.y_pos = &y_pos[0]
+    data.n_active = &n_active_classes[0]; data.order = &order[0, 0]; data.alpha = &alpha[0, 0]
+    data.w = &w[0, 0]; data.nc = nc; data.stride = w.shape[1]
     with nogil:
         while it < max_iter:
             stopping = -INFINITY
@@ -228,39 +277,27 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
                 j = s + _java_below(&state, active - s)
                 t = index[s]; index[s] = index[j]; index[j] = t
             s = 0
+            head_at = -1
+            tail_at = -1
             while s < active and not _stop_requested:
                 i = index[s]
                 # the next instances' data are scattered in memory (they come in random order),
-                # and each piece gives the address of the next, so they are asked for in stages:
-                # their entries in the per-instance arrays 16 instances ahead, their feature ids
-                # and class orders 8 ahead, their alphas and weight rows 4 ahead (a pass over
-                # everything reads whole rows, whose first lines start the hardware's prefetch;
-                # a shrunk pass reads the active classes' entries). Here the shrunk passes took
-                # 28 % less time and the passes over everything up to 12 % less (docs/benchmarks.md).
-                if s + 16 < active:
-                    i3 = index[s + 16]
-                    prefetch(&indptr[i3])
-                    prefetch(&n_active_classes[i3])
-                    prefetch(&y[i3])
-                    prefetch(&y_pos[i3])
-                if s + 8 < active:
-                    i3 = index[s + 8]
-                    prefetch(&indices[indptr[i3]])
-                    for m in range(0, n_active_classes[i3], 32):
-                        prefetch(&order[i3, m])
-                if s + 4 < active:
-                    i2 = index[s + 4]
-                    if n_active_classes[i2] == nc:
-                        for m in range(0, nc, 8):
-                            prefetch(&alpha[i2, m])
-                        for p in range(indptr[i2], indptr[i2 + 1]):
-                            prefetch(&w[indices[p], 0])
-                    else:
-                        for m in range(n_active_classes[i2]):
-                            c = order[i2, m]
-                            prefetch(&alpha[i2, c])
-                            for p in range(indptr[i2], indptr[i2 + 1]):
-                                prefetch(&w[indices[p], c])
+                # and each piece gives the address of the next, so they are asked for in stages
+                # 16, 8 and 4 instances ahead. Two queues feed the loop: index[s + 1], ... (taken
+                # when this instance stays active) and index[active - 1], ... (taken when it is
+                # shrunk away: most instances of a pass over everything), so both are asked for,
+                # each when it moves. Asking only for the first took 25-30 % more time on the
+                # passes over everything (docs/benchmarks.md).
+                if s != head_at:
+                    head_at = s
+                    for stage in range(3):
+                        if s + AHEAD[stage] < active:
+                            _prefetch_ahead(&data, index[s + AHEAD[stage]], stage)
+                if active != tail_at:
+                    tail_at = active
+                    for stage in range(3):
+                        if active - 1 - AHEAD[stage] > s:
+                            _prefetch_ahead(&data, index[active - 1 - AHEAD[stage]], stage)
                 A = (indptr[i + 1] - indptr[i]) + bias2
                 if A <= 0:
                     s += 1
