@@ -273,6 +273,33 @@ def test_undirected_scores():
     assert s.lde == pytest.approx(100 / 3) and s.ude == pytest.approx(100 / 3)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 9), st.integers(0, 10 ** 9)), min_size=1, max_size=6),
+       st.sampled_from(["ROOT", "root", "a"]))
+def test_direction_encoding_writes_each_arcs_direction(shapes, root_label):
+    """The array encoding of label-based training against the definition, word by word: X_l when
+    the head is to the right, X_r otherwise (root arcs included), and the sorted label set."""
+    from maltpy.parsing.encode import gold_arrays
+    from maltpy.transform.direction import encode_directions
+    sentences = []
+    for n, seed in shapes:
+        rng = random.Random(seed)
+        heads = random_tree(rng, n)[1:]
+        sentences.append(_sentence(heads, [rng.choice(["a", "b", "root", "c-d"]) for _ in heads]))
+    expected = [[r[7] + ("_l" if int(r[6]) > k else "_r") for k, r in enumerate(s.rows, 1)]
+                for s in sentences]
+    base = sorted({r[7] for s in sentences for r in s.rows} | {root_label})
+    heads, ids = gold_arrays(sentences, {l: k for k, l in enumerate(base)})
+    labels, out = encode_directions(heads, ids, base, root_label)
+    assert labels == sorted({l for e in expected for l in e} | {root_label})
+    got, row = [], 0
+    for s in sentences:
+        assert out[row] == -1          # the root row before each sentence
+        got.append([labels[out[row + k]] for k in range(1, len(s.rows) + 1)])
+        row += len(s.rows) + 1
+    assert got == expected
+
+
 def run(*args, cwd):
     return subprocess.run([sys.executable, "-m", "maltpy", *args], capture_output=True, text=True, cwd=cwd)
 

@@ -206,10 +206,11 @@ class Parser:
         pp = self._pseudo_projective()
         if pp.active:
             sentences = [pp.apply(pp.projectivize, sent) for sent in sentences]
+        labels = sorted({r[7] for sent in sentences for r in sent.rows} | {s.root_label})
+        heads, label_ids = gold_arrays(sentences, {l: k for k, l in enumerate(labels)})
         if s.undirected == "label":    # each arc's direction in its label (X_l, X_r)
             from maltpy.transform.direction import encode_directions
-            sentences = [encode_directions(sent) for sent in sentences]
-        labels = sorted({r[7] for sent in sentences for r in sent.rows} | {s.root_label})
+            labels, label_ids = encode_directions(heads, label_ids, labels, s.root_label)
         self.labels = labels
         self.label_ids = {l: k for k, l in enumerate(labels)}
         self.deprel_values = pp.deprel_feature_values(labels)
@@ -217,7 +218,6 @@ class Parser:
         self.token_tables = [SymbolTable() for _ in self.compiled.token_columns]
         self.rag_tables = [SymbolTable() for _ in self.compiled.rag_columns]
         corpus = self.encode(sentences, grow=True)
-        heads, label_ids = gold_arrays(sentences, self.label_ids)
         system = self._system(training=True)
         self.classes = ClassTable(system.labeled, len(labels))
         fmap = FeatMap(1 << 16)

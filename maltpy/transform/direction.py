@@ -10,20 +10,31 @@ from typing import List, Sequence
 
 import numpy as np
 
-from maltpy.formats.conll import DEPREL, HEAD, Sentence
 
 LEFT, RIGHT = "_l", "_r"
 
 
-def encode_directions(sentence: Sentence) -> Sentence:
-    """A copy whose DEPREL values carry their arc's direction."""
-    rows = []
-    for k, r in enumerate(sentence.rows, 1):
-        r = list(r)
-        h = int(r[HEAD])
-        r[DEPREL] = r[DEPREL] + (LEFT if h > k else RIGHT)
-        rows.append(r)
-    return Sentence(rows, sentence.extra, sentence.first_line, sentence.source)
+def encode_directions(heads: np.ndarray, label_ids: np.ndarray, labels: Sequence[str],
+                      root_label: str):
+    """Gold label ids with each arc's direction written in: ``(labels, ids)``.
+
+    ``heads`` and ``label_ids`` are :func:`maltpy.parsing.encode.gold_arrays`' rows (a root row,
+    -1, before each sentence's words) over the label set ``labels``. The result's labels are the
+    ``X_l`` / ``X_r`` names that occur, with ``root_label``, sorted, and ``ids`` indexes them
+    (-1 on root rows). Arrays, not a copy of every training sentence: this runs on whole treebanks.
+    """
+    rows = np.arange(len(heads))
+    starts = np.where(heads < 0, rows, 0)
+    position = rows - np.maximum.accumulate(starts)      # 1, 2, ... within each sentence
+    real = label_ids >= 0
+    code = label_ids * 2 + (heads <= position)            # 0: leftward (head to the right), 1: rightward
+    present = np.unique(code[real])
+    names = [labels[c // 2] + (RIGHT if c % 2 else LEFT) for c in present]
+    out = sorted(set(names) | {root_label})
+    index = {name: k for k, name in enumerate(out)}
+    lookup = np.full(2 * len(labels), -1, dtype=np.int32)
+    lookup[present] = [index[n] for n in names]
+    return out, np.where(real, lookup[np.where(real, code, 0)], -1).astype(np.int32)
 
 
 def direction(label: str) -> int:
