@@ -55,7 +55,7 @@ class Settings:
     undirected: str = "none"               # -ud none|naive|label: undirected planar, 2planar, covnonproj
     constituent_encoding: str = "delta"    # -ce direct|delta: constituent trees as head-ordered dependencies
     head_rules: str = "collins"            # -hr collins|leftmost|rightmost or a YAML rule file
-    jobs: int = 0                          # threads: split models trained, kernel models scored (0 = all cores)
+    jobs: int = 0                          # threads: split models trained (or one model's solver helped), kernel models scored (0 = all cores)
     verbose: bool = True                   # progress and messages on a terminal
 
     def system_options(self, cls) -> dict:

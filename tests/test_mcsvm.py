@@ -73,6 +73,29 @@ def test_seed_fixes_the_result_and_threads_do_not_change_it():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("seed, n_features, n_classes, bias", [
+    (0, 60, 6, -1.0), (1, 300, 4, -1.0), (2, 40, 9, 1.0), (3, 2000, 3, 2.5)])
+def test_helper_thread_gives_the_same_weights_bit_for_bit(seed, n_features, n_classes, bias):
+    """Two threads: the helper's gradient sums are used only where they are exactly the
+    solver's own (and they are used: the test would not see a wrong one otherwise)."""
+    X, y = random_problem(seed, n=25_000, n_features=n_features, n_classes=n_classes)
+    alone = train(X, y, n_classes, bias=bias)
+    stats = {}
+    helped = train(X, y, n_classes, bias=bias, n_threads=2, stats=stats)
+    np.testing.assert_array_equal(alone[0], helped[0])
+    np.testing.assert_array_equal(alone[1], helped[1])
+    assert alone[2] == helped[2]
+    assert 0 < stats["helper_sums_used"] <= stats["helper_sums"]
+
+
+def test_helper_thread_waits_for_small_problems_and_one_thread():
+    X, y = random_problem(4)
+    for n_threads in (1, 2):
+        stats = {}
+        train(X, y, 5, n_threads=n_threads, stats=stats)
+        assert stats == {"helper_sums": 0, "helper_sums_used": 0}
+
+
 def test_progress_follows_every_pass_and_its_errors_stop_training():
     X, y = random_problem(6)
     seen = []

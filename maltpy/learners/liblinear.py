@@ -85,6 +85,10 @@ class LiblinearLearner:
     #: java.util.Random as MaltParser's LIBLINEAR does (seed 0), so a fixed seed
     #: makes training reproducible and the same as MaltParser's.
     random_state: int = 0
+    #: threads for one model of Crammer and Singer's solver: a second one sums gradients ahead
+    #: of the solver (same weights, bit for bit); the parser sets it from -j for a model
+    #: trained alone
+    n_threads: int = 1
 
     #: the parse loop adds weight rows (see maltpy.parsing.loop)
     kind = "linear"
@@ -156,7 +160,7 @@ class LiblinearLearner:
             W_seen, b_seen, _ = train_crammer_singer(
                 Xg.indptr.astype(np.int32, copy=False), Xg.indices.astype(np.int32, copy=False), yg,
                 n_features, len(classes), C=self.C, eps=self.eps, bias=self.bias, max_iter=self.max_iter,
-                seed=self.random_state, progress=progress)
+                seed=self.random_state, progress=progress, n_threads=self.n_threads)
             W[:, classes] = W_seen
             bias[classes] = b_seen
             return W, bias

@@ -37,28 +37,27 @@ cdef extern from "maltpy/simd.h":
     void prefetch "MALTPY_PREFETCH"(const void* p) nogil
 
 
-cdef extern from *:
-    """
-    /* g[c] += w[idx[p]][c] for every feature p of an instance, in order. Each class's sum is
-       taken in the same order as one class at a time, so the values are the same; whole rows
-       are contiguous, so the compiler vectorises the inner loop (the per-class gather did not).
-       Not inlined: inlined into the solver's loop, GCC 12 at -O3 kept it scalar, reloading g
-       at every add. Compiled twice where the compiler can choose at load time (AVX2: 4 doubles
-       per add, SSE2: 2); the sums are the same, element by element. */
-    MALTPY_NOINLINE MALTPY_CLONES
-    static void mcsvm_sum_rows(double* __restrict g, const double* __restrict w,
-                                      const int32_t* __restrict idx, int64_t start, int64_t end,
-                                      int64_t stride, int n) {
-        for (int64_t p = start; p < end; ++p) {
-            const double* __restrict row = w + (int64_t)idx[p] * stride;
-            for (int c = 0; c < n; ++c) g[c] += row[c];
-        }
-    }
-    """
+cdef extern from "maltpy/learners/mcsvm_helper.h":
+    int MCSVM_HELPER, MCSVM_IDLE, MCSVM_FULL
+    ctypedef struct mcsvm_helper:
+        pass
+    void gradient "mcsvm_gradient"(double* g, const double* w, const int32_t* indices, int64_t start,
+                                   int64_t end, int64_t stride, int nc, int y) nogil
     void sum_rows "mcsvm_sum_rows"(double* g, const double* w, const int32_t* idx, int64_t start,
                                    int64_t end, int64_t stride, int n) nogil
+    mcsvm_helper* helper_start "mcsvm_helper_start"(const int32_t* indptr, const int32_t* indices,
+                                                     const int32_t* y, const double* w, int64_t stride,
+                                                     int nc, int64_t l, int64_t n_rows,
+                                                     const int64_t* index) nogil
+    void helper_mode "mcsvm_helper_mode"(mcsvm_helper* h, int mode) nogil
+    void helper_stop "mcsvm_helper_stop"(mcsvm_helper* h, int64_t* used, int64_t* summed) nogil
+    void helper_at "mcsvm_helper_at"(mcsvm_helper* h, int64_t s, int64_t active) nogil
+    void helper_updated "mcsvm_helper_updated"(mcsvm_helper* h, int64_t i) nogil
+    bint helper_take "mcsvm_helper_take"(mcsvm_helper* h, int64_t i, double* g) nogil
 
 
+#: problems smaller than this are solved without the helper thread (starting it costs more)
+DEF HELPER_MIN_INSTANCES = 20000
 #: an update below this size is dropped, as in LIBLINEAR
 DEF TINY = 1e-12
 
@@ -215,7 +214,8 @@ def request_stop(bint stop=True):
 
 def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, const int32_t[::1] y,
                          int n_features, int n_classes, double C=0.1, double eps=0.1, double bias=-1.0,
-                         int max_iter=1000, unsigned long long seed=0, progress=None):
+                         int max_iter=1000, unsigned long long seed=0, progress=None, int n_threads=1,
+                         stats=None):
     """Train on 0/1 instances in CSR form (``indptr``, ``indices``) with classes ``y`` in 0..n_classes-1.
 
     ``bias > 0`` adds a constant feature of that value (LIBLINEAR's ``-B``).
@@ -223,6 +223,9 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     solver stops when a pass over all instances finds the largest KKT violation below eps.
     Returns ``(W, b, n_iter)``: W float64 (n_features x n_classes), b the bias
     term per class (zeros without bias), n_iter the passes over the data.
+    With ``n_threads`` > 1 a helper thread sums gradients ahead of the solver in the passes over
+    every instance; the solver checks each sum (maltpy/learners/mcsvm_helper.h), so the result is
+    the same, bit for bit. ``stats``, a dict, receives how many of its sums were made and used.
     """
     cdef int64_t l = indptr.shape[0] - 1
     if l < 1 or y.shape[0] != l:
@@ -270,140 +273,161 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     data.indptr = &indptr[0]; data.indices = &indices[0]; data.y = &y[0]; data.y_pos = &y_pos[0]
     data.n_active = &n_active_classes[0]; data.order = &order[0, 0]; data.alpha = &alpha[0, 0]
     data.w = &w[0, 0]; data.nc = nc; data.stride = w.shape[1]
-    with nogil:
-        while it < max_iter:
-            stopping = -INFINITY
-            for s in range(active):
-                j = s + _java_below(&state, active - s)
-                t = index[s]; index[s] = index[j]; index[j] = t
-            s = 0
-            head_at = -1
-            tail_at = -1
-            while s < active and not _stop_requested:
-                i = index[s]
-                # the next instances' data are scattered in memory (they come in random order),
-                # and each piece gives the address of the next, so they are asked for in stages
-                # 16, 8 and 4 instances ahead. Two queues feed the loop: index[s + 1], ... (taken
-                # when this instance stays active) and index[active - 1], ... (taken when it is
-                # shrunk away: most instances of a pass over everything), so both are asked for,
-                # each when it moves. Asking only for the first took 25-30 % more time on the
-                # passes over everything (docs/benchmarks.md).
-                if s != head_at:
-                    head_at = s
-                    for stage in range(3):
-                        if s + AHEAD[stage] < active:
-                            _prefetch_ahead(&data, index[s + AHEAD[stage]], stage)
-                if active != tail_at:
-                    tail_at = active
-                    for stage in range(3):
-                        if active - 1 - AHEAD[stage] > s:
-                            _prefetch_ahead(&data, index[active - 1 - AHEAD[stage]], stage)
-                A = (indptr[i + 1] - indptr[i]) + bias2
-                if A <= 0:
+    cdef mcsvm_helper* helper = NULL
+    cdef int64_t helper_used = 0, helper_summed = 0
+    cdef bint full_pass
+    if n_threads > 1 and MCSVM_HELPER and l >= HELPER_MIN_INSTANCES:
+        helper = helper_start(&indptr[0], &indices[0], &y[0], &w[0, 0], w.shape[1], nc, l, n_rows,
+                              &index[0])
+    try:
+        with nogil:
+            while it < max_iter:
+                stopping = -INFINITY
+                full_pass = start_from_all    # every instance active, every class
+                for s in range(active):
+                    j = s + _java_below(&state, active - s)
+                    t = index[s]; index[s] = index[j]; index[j] = t
+                if helper != NULL and full_pass:
+                    helper_at(helper, 0, active)
+                    helper_mode(helper, MCSVM_FULL)
+                s = 0
+                head_at = -1
+                tail_at = -1
+                while s < active and not _stop_requested:
+                    i = index[s]
+                    if helper != NULL and full_pass:
+                        helper_at(helper, s, active)
+                    # the next instances' data are scattered in memory (they come in random order),
+                    # and each piece gives the address of the next, so they are asked for in stages
+                    # 16, 8 and 4 instances ahead. Two queues feed the loop: index[s + 1], ... (taken
+                    # when this instance stays active) and index[active - 1], ... (taken when it is
+                    # shrunk away: most instances of a pass over everything), so both are asked for,
+                    # each when it moves. Asking only for the first took 25-30 % more time on the
+                    # passes over everything (docs/benchmarks.md).
+                    if s != head_at:
+                        head_at = s
+                        for stage in range(3):
+                            if s + AHEAD[stage] < active:
+                                _prefetch_ahead(&data, index[s + AHEAD[stage]], stage)
+                    if active != tail_at:
+                        tail_at = active
+                        for stage in range(3):
+                            if active - 1 - AHEAD[stage] > s:
+                                _prefetch_ahead(&data, index[active - 1 - AHEAD[stage]], stage)
+                    A = (indptr[i + 1] - indptr[i]) + bias2
+                    if A <= 0:
+                        s += 1
+                        continue
+                    k = n_active_classes[i]
+                    yp = y_pos[i]
+                    alpha_i = &alpha[i, 0]
+                    order_i = &order[i, 0]
+                    # gradient over the active classes: e_i^m + w_m . x_i, summed in LIBLINEAR's order
+                    if k == nc:
+                        # every class active (the passes over all instances, most of the solver's
+                        # time): sum whole rows in class order, then read them in this instance's order
+                        if helper == NULL or not helper_take(helper, i, Gc):
+                            gradient(Gc, &w[0, 0], &indices[0], indptr[i], indptr[i + 1], w.shape[1],
+                                     nc, y[i])
+                        for m in range(k):
+                            G[m] = Gc[order_i[m]]
+                    else:
+                        for m in range(k):
+                            G[m] = 1.0
+                        if yp < k:
+                            G[yp] = 0.0
+                        for p in range(indptr[i], indptr[i + 1]):
+                            row = &w[indices[p], 0]
+                            for m in range(k):
+                                G[m] += row[order_i[m]]
+                    if has_bias:
+                        row = &w[n_features, 0]
+                        for m in range(k):
+                            G[m] += bias * row[order_i[m]]
+                    min_G = INFINITY
+                    max_G = -INFINITY
+                    for m in range(k):
+                        if alpha_i[order_i[m]] < 0 and G[m] < min_G:
+                            min_G = G[m]
+                        if G[m] > max_G:
+                            max_G = G[m]
+                    if yp < k and alpha_i[y[i]] < C and G[yp] < min_G:
+                        min_G = G[yp]
+                    # shrinking: move the classes at their bounds behind the active ones
+                    m = 0
+                    while m < k:
+                        if _shrinkable(m, yp, alpha_i[order_i[m]], C, G[m], min_G):
+                            k -= 1
+                            while k > m:
+                                if not _shrinkable(k, yp, alpha_i[order_i[k]], C, G[k], min_G):
+                                    order_i[m], order_i[k] = order_i[k], order_i[m]
+                                    G[m], G[k] = G[k], G[m]
+                                    if yp == k:
+                                        yp = m
+                                    elif yp == m:
+                                        yp = k
+                                    break
+                                k -= 1
+                        m += 1
+                    n_active_classes[i] = k
+                    y_pos[i] = yp
+                    if k <= 1:  # nothing left to optimize for this instance until the next full pass
+                        active -= 1
+                        index[s], index[active] = index[active], index[s]
+                        continue
                     s += 1
-                    continue
-                k = n_active_classes[i]
-                yp = y_pos[i]
-                alpha_i = &alpha[i, 0]
-                order_i = &order[i, 0]
-                # gradient over the active classes: e_i^m + w_m . x_i, summed in LIBLINEAR's order
-                if k == nc:
-                    # every class active (the passes over all instances, most of the solver's
-                    # time): sum whole rows in class order, then read them in this instance's order
-                    for c in range(nc):
-                        Gc[c] = 1.0
-                    Gc[y[i]] = 0.0
-                    sum_rows(Gc, &w[0, 0], &indices[0], indptr[i], indptr[i + 1], w.shape[1], nc)
+                    if max_G - min_G <= TINY:
+                        continue
+                    if max_G - min_G > stopping:
+                        stopping = max_G - min_G
                     for m in range(k):
-                        G[m] = Gc[order_i[m]]
-                else:
+                        B[m] = G[m] - A * alpha_i[order_i[m]]
+                    _solve_sub_problem(A, yp, C, k, &B[0], &D[0], &alpha_new[0])
+                    n_d = 0
                     for m in range(k):
-                        G[m] = 1.0
-                    if yp < k:
-                        G[yp] = 0.0
+                        c = order_i[m]
+                        d = alpha_new[m] - alpha_i[c]
+                        alpha_i[c] = alpha_new[m]
+                        if fabs(d) >= TINY:
+                            d_cls[n_d] = c
+                            d_val[n_d] = d
+                            n_d += 1
+                    if n_d == 0:
+                        continue
                     for p in range(indptr[i], indptr[i + 1]):
                         row = &w[indices[p], 0]
-                        for m in range(k):
-                            G[m] += row[order_i[m]]
-                if has_bias:
-                    row = &w[n_features, 0]
-                    for m in range(k):
-                        G[m] += bias * row[order_i[m]]
-                min_G = INFINITY
-                max_G = -INFINITY
-                for m in range(k):
-                    if alpha_i[order_i[m]] < 0 and G[m] < min_G:
-                        min_G = G[m]
-                    if G[m] > max_G:
-                        max_G = G[m]
-                if yp < k and alpha_i[y[i]] < C and G[yp] < min_G:
-                    min_G = G[yp]
-                # shrinking: move the classes at their bounds behind the active ones
-                m = 0
-                while m < k:
-                    if _shrinkable(m, yp, alpha_i[order_i[m]], C, G[m], min_G):
-                        k -= 1
-                        while k > m:
-                            if not _shrinkable(k, yp, alpha_i[order_i[k]], C, G[k], min_G):
-                                order_i[m], order_i[k] = order_i[k], order_i[m]
-                                G[m], G[k] = G[k], G[m]
-                                if yp == k:
-                                    yp = m
-                                elif yp == m:
-                                    yp = k
-                                break
-                            k -= 1
-                    m += 1
-                n_active_classes[i] = k
-                y_pos[i] = yp
-                if k <= 1:  # nothing left to optimize for this instance until the next full pass
-                    active -= 1
-                    index[s], index[active] = index[active], index[s]
-                    continue
-                s += 1
-                if max_G - min_G <= TINY:
-                    continue
-                if max_G - min_G > stopping:
-                    stopping = max_G - min_G
-                for m in range(k):
-                    B[m] = G[m] - A * alpha_i[order_i[m]]
-                _solve_sub_problem(A, yp, C, k, &B[0], &D[0], &alpha_new[0])
-                n_d = 0
-                for m in range(k):
-                    c = order_i[m]
-                    d = alpha_new[m] - alpha_i[c]
-                    alpha_i[c] = alpha_new[m]
-                    if fabs(d) >= TINY:
-                        d_cls[n_d] = c
-                        d_val[n_d] = d
-                        n_d += 1
-                if n_d == 0:
-                    continue
-                for p in range(indptr[i], indptr[i + 1]):
-                    row = &w[indices[p], 0]
-                    for m in range(n_d):
-                        row[d_cls[m]] += d_val[m]
-                if has_bias:
-                    row = &w[n_features, 0]
-                    for m in range(n_d):
-                        row[d_cls[m]] += bias * d_val[m]
-            it += 1
-            if _stop_requested:
-                break
-            if progress is not None:
-                with gil:
-                    progress(it, stopping)
-            if stopping < eps_shrink:
-                if stopping < eps and start_from_all:
+                        for m in range(n_d):
+                            row[d_cls[m]] += d_val[m]
+                    if has_bias:
+                        row = &w[n_features, 0]
+                        for m in range(n_d):
+                            row[d_cls[m]] += bias * d_val[m]
+                    if helper != NULL:
+                        helper_updated(helper, i)
+                it += 1
+                if helper != NULL and full_pass:
+                    helper_mode(helper, MCSVM_IDLE)
+                if _stop_requested:
                     break
-                # converged on the shrunk problem: check again with everything active
-                active = l
-                for j in range(l):
-                    n_active_classes[j] = nc
-                eps_shrink = max(eps_shrink / 2, eps)
-                start_from_all = True
-            else:
-                start_from_all = False
+                if progress is not None:
+                    with gil:
+                        progress(it, stopping)
+                if stopping < eps_shrink:
+                    if stopping < eps and start_from_all:
+                        break
+                    # converged on the shrunk problem: check again with everything active
+                    active = l
+                    for j in range(l):
+                        n_active_classes[j] = nc
+                    eps_shrink = max(eps_shrink / 2, eps)
+                    start_from_all = True
+                else:
+                    start_from_all = False
+    finally:
+        if helper != NULL:
+            helper_stop(helper, &helper_used, &helper_summed)
+        if stats is not None:
+            stats.update(helper_sums=int(helper_summed), helper_sums_used=int(helper_used))
     if _stop_requested:
         raise KeyboardInterrupt("training stopped")
     if has_bias:

@@ -324,6 +324,9 @@ class Parser:
             # a kernel model's one-against-one problems run on the jobs threads (the solver's own),
             # model after model: better balanced than one thread per model
             learner.n_threads, workers = jobs, 1
+        elif hasattr(learner, "n_threads"):
+            # threads the models leave free help the solver (one model alone: all but one)
+            learner.n_threads = max(1, jobs // workers)
         pool = ThreadPoolExecutor(max_workers=workers)
         try:
             futures = {pool.submit(train, groups[g], g != self.default_split): g for g in order}
