@@ -150,7 +150,7 @@ static void* mcsvm_helper_main(void* arg) {
             did = 1;
             break;
         }
-        if (!did) sched_yield();
+        if (!did) sched_yield();   /* ahead of the solver: the core to whatever else wants it */
     }
     return NULL;
 }
