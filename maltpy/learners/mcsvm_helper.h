@@ -137,7 +137,8 @@ static void* mcsvm_helper_main(void* arg) {
             continue;
         }
         /* the solver takes index[active - 1] next when its instance is shrunk away (most of
-           a pass over everything), so sum the next few of that queue, nearest first */
+           a pass over everything). Sum the few after that one, nearest first: the very next
+           one the solver reaches before a sum of it could be ready. */
         int64_t s = __atomic_load_n(&h->pos_s, __ATOMIC_RELAXED);
         int64_t a = __atomic_load_n(&h->pos_active, __ATOMIC_RELAXED);
         int did = 0;
