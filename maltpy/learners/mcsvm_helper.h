@@ -51,6 +51,7 @@ static inline void mcsvm_gradient(double* g, const double* w, const int32_t* ind
 #else
 #define MCSVM_PAUSE() ((void)0)
 #endif
+#define MCSVM_MAX_SPIN 4096     /* pauses the solver waits for a sum in progress (a sum takes ~1 us; a descheduled helper, ms) */
 #define MCSVM_SLOTS 64          /* sums kept, by instance id modulo this */
 #ifndef MCSVM_LEAD
 #define MCSVM_LEAD 3            /* instances summed ahead on the queue the solver takes next */
@@ -220,7 +221,9 @@ static inline void mcsvm_helper_updated(mcsvm_helper* h, int64_t i) {
    If the helper is summing i right now, waiting for it takes less time than a sum. */
 static inline int mcsvm_helper_take(mcsvm_helper* h, int64_t i, double* g) {
     mcsvm_slot* sl = &h->slots[i % MCSVM_SLOTS];
-    while (__atomic_load_n(&h->working, __ATOMIC_ACQUIRE) == i) MCSVM_PAUSE();
+    /* a bounded wait: a helper the system has descheduled must not stall the solver */
+    for (int spin = 0; spin < MCSVM_MAX_SPIN && __atomic_load_n(&h->working, __ATOMIC_ACQUIRE) == i; ++spin)
+        MCSVM_PAUSE();
     int64_t v = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
     if ((v & 1) || __atomic_load_n(&sl->id, __ATOMIC_RELAXED) != i) return 0;
     int64_t stamp = __atomic_load_n(&sl->stamp, __ATOMIC_RELAXED);
