@@ -8,8 +8,10 @@ and so MaltParser use. maltpy has its own copy because its feature vectors are
 into LIBLINEAR's (index, value) nodes and LIBLINEAR's per-instance full sort of
 the sub-problem (as fast as scikit-learn's LIBLINEAR on the EWT instances, up to
 1.9 times as fast on a loaded machine; see docs/benchmarks.md), it trains
-without the GIL, so split models train in parallel threads, and it visits
-instances in the order MaltParser's LIBLINEAR does.
+without the GIL, so split models train in parallel threads, a model trained
+alone can have a second thread sum gradients ahead of it (checked, so the
+weights do not change), and it visits instances in the order MaltParser's
+LIBLINEAR does.
 
 Where LIBLINEAR leaves a choice, the solver makes the one of the Java port of
 LIBLINEAR that MaltParser trains with: instances are shuffled with
@@ -43,8 +45,6 @@ cdef extern from "maltpy/learners/mcsvm_helper.h":
         pass
     void gradient "mcsvm_gradient"(double* g, const double* w, const int32_t* indices, int64_t start,
                                    int64_t end, int64_t stride, int nc, int y) nogil
-    void sum_rows "mcsvm_sum_rows"(double* g, const double* w, const int32_t* idx, int64_t start,
-                                   int64_t end, int64_t stride, int n) nogil
     mcsvm_helper* helper_start "mcsvm_helper_start"(const int32_t* indptr, const int32_t* indices,
                                                      const int32_t* y, const double* w, int64_t stride,
                                                      int nc, int64_t l, int64_t n_rows,
