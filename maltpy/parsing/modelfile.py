@@ -28,7 +28,9 @@ def save_model(path: str, header: dict, arrays: dict) -> None:
     header = dict(header, magic=MAGIC, format_version=FORMAT_VERSION, arrays=sorted(arrays))
     make_parent_directory(path)
     with open_output(path, binary=True) as f:
-        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        # deflate's fastest level: the EWT nivreeager model is saved in 0.09 s instead of 0.36 s
+        # (level 6), 3.04 MB instead of 2.86 MB, and loads as fast
+        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as z:
             z.writestr(HEADER, json.dumps(header, ensure_ascii=False))
             for name, arr in arrays.items():
                 buf = io.BytesIO()
