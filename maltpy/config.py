@@ -16,6 +16,15 @@ import yaml
 from maltpy.errors import MaltpyError
 
 
+def available_cores() -> int:
+    """The cores this process may run on, which ``jobs = 0`` means: its CPU affinity (as taskset
+    or a container's cpuset restricts it) where the system has one, else the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 @dataclass
 class Settings:
     """All settings. ``None`` means "decide from the data" (formats, feature model)."""

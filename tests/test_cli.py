@@ -1,6 +1,7 @@
 """The maltpy command end to end, and the Python API, on the shipped example treebank."""
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -330,3 +331,15 @@ def test_reading_for_good_pauses_the_collector_and_puts_it_back(enabled):
     finally:
         gc.unfreeze()
         (gc.enable if was else gc.disable)()
+
+
+@pytest.mark.skipif(not (hasattr(os, "sched_getaffinity") and shutil.which("taskset")),
+                    reason="no CPU affinity here")
+def test_all_cores_means_the_cores_the_process_may_use():
+    """-j 0 (the default) follows taskset or a container's cpuset, not the machine's core count."""
+    code = "from maltpy.config import available_cores; print(available_cores())"
+    pinned = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True,
+                            text=True, check=True)
+    assert pinned.stdout.split() == ["1"]
+    from maltpy.config import available_cores
+    assert available_cores() == len(os.sched_getaffinity(0))

@@ -3,6 +3,7 @@
 CoNLL 2007 Spanish and Basque files (``--conll2007``), in their own, pre-UD annotation."""
 import os
 
+from maltpy.config import available_cores
 from maltpy.errors import MaltpyError
 
 UD_LANGUAGES = ["ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh"]
@@ -80,7 +81,7 @@ def add_study_arguments(parser, default_data: str, conll2007: bool = False) -> N
                             "files in DIR (esp.train, eus.train; their own annotation, not UD), 90/10 split")
     parser.add_argument("--holdout", type=float, default=0.1, help="held-out share of each train.conllu")
     parser.add_argument("--rounds", type=int, default=10000, help="permutation-test rounds")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (one model each)")
+    parser.add_argument("--jobs", type=int, default=available_cores(), help="processes (one model each)")
     parser.add_argument("-o", help="write the Markdown tables here (default: standard output)")
     parser.add_argument("--learner", choices=("liblinear", "libsvm", "thesis"), default="liblinear",
                         help="liblinear: its defaults (default); libsvm: MaltParser's CoNLL-X set-up (data split "

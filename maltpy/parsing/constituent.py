@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Iterable, List, Optional, Sequence, Tuple
 
+from maltpy.config import available_cores
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.formats.conll import Sentence
 from maltpy.formats.ptb import PtbTree, Tree
@@ -231,7 +232,6 @@ class Reduction:
     def _parse_file_compiled(self, parser, source, target, fmt, progress):
         """CoNLL in, trees out, in compiled code from the input's bytes to the output's, chunks
         side by side on the ``jobs`` threads of the parser's settings (output in input order)."""
-        import os
         from maltpy.formats.conll import open_input
         from maltpy.formats.scan import Scanner
         from maltpy.output import open_output
@@ -239,7 +239,7 @@ class Reduction:
         from maltpy.parsing.stream import BLOCK_SIZE, ChunkParser, OrderedOutput, _parse_in_threads, read_chunks
         chunk_parser = ChunkParser(parser)
         tag_field, fallback = 4, 3
-        jobs = parser.settings.jobs or os.cpu_count() or 1
+        jobs = parser.settings.jobs or available_cores()
 
         def work(chunk) -> bytes:
             if not chunk.n_sentences:

@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 import numpy as np
 
 import maltpy
-from maltpy.config import RUN_SETTINGS, Settings, coerce, make_settings
+from maltpy.config import RUN_SETTINGS, Settings, available_cores, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
@@ -300,7 +300,7 @@ class Parser:
             keep = np.flatnonzero(np.any(W != 0, axis=1))
             return all_keys[cols[keep]], W[keep], bias
 
-        jobs = s.jobs or os.cpu_count() or 1
+        jobs = s.jobs or available_cores()
         # one model (no split): follow the solver's passes instead of a one-step bar
         pass_bar = (_progress_bar(None, "training", s.verbose, unit="pass")
                     if len(groups) == 1 and learner.reports_passes else None)
@@ -490,7 +490,7 @@ class Parser:
                 with threadpool_limits(limits=1, user_api="blas"):
                     out = parse_corpus_kernel(system, self.extractor, self._get_weights(), self.classes, corpus,
                                               progress=bar.update if bar else None, record_end=record_end,
-                                              n_threads=self.settings.jobs or os.cpu_count() or 1,
+                                              n_threads=self.settings.jobs or available_cores(),
                                               moves_out=moves)
             else:
                 out = parse_corpus(system, self.extractor, self._get_weights(), self.classes, corpus,
