@@ -261,7 +261,7 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     cdef int k, m, c, yp, n_d
     cdef double A, min_G, max_G, stopping, d, bias2 = bias * bias if has_bias else 0.0
     cdef double eps_shrink = max(10.0 * eps, 1.0)
-    cdef bint start_from_all = True
+    cdef bint start_from_all = True   # this pass visits every instance with every class active
     cdef double* row
     cdef double* alpha_i
     cdef uint16_t* order_i
@@ -275,7 +275,6 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
     data.w = &w[0, 0]; data.nc = nc; data.stride = w.shape[1]
     cdef mcsvm_helper* helper = NULL
     cdef int64_t helper_used = 0, helper_summed = 0
-    cdef bint full_pass
     if n_threads > 1 and MCSVM_HELPER and l >= HELPER_MIN_INSTANCES:
         helper = helper_start(&indptr[0], &indices[0], &y[0], &w[0, 0], w.shape[1], nc, l, n_rows,
                               &index[0])
@@ -283,11 +282,10 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
         with nogil:
             while it < max_iter:
                 stopping = -INFINITY
-                full_pass = start_from_all    # every instance active, every class
                 for s in range(active):
                     j = s + _java_below(&state, active - s)
                     t = index[s]; index[s] = index[j]; index[j] = t
-                if helper != NULL and full_pass:
+                if helper != NULL and start_from_all:
                     helper_at(helper, 0, active)
                     helper_mode(helper, MCSVM_FULL)
                 s = 0
@@ -295,7 +293,7 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
                 tail_at = -1
                 while s < active and not _stop_requested:
                     i = index[s]
-                    if helper != NULL and full_pass:
+                    if helper != NULL and start_from_all:
                         helper_at(helper, s, active)
                     # the next instances' data are scattered in memory (they come in random order),
                     # and each piece gives the address of the next, so they are asked for in stages
@@ -405,7 +403,7 @@ def train_crammer_singer(const int32_t[::1] indptr, const int32_t[::1] indices, 
                     if helper != NULL:
                         helper_updated(helper, i)
                 it += 1
-                if helper != NULL and full_pass:
+                if helper != NULL and start_from_all:
                     helper_mode(helper, MCSVM_IDLE)
                 if _stop_requested:
                     break

@@ -53,12 +53,8 @@ static inline void mcsvm_gradient(double* g, const double* w, const int32_t* ind
 #endif
 #define MCSVM_MAX_SPIN 4096     /* pauses the solver waits for a sum in progress (a sum takes ~1 us; a descheduled helper, ms) */
 #define MCSVM_SLOTS 64          /* sums kept, by instance id modulo this */
-#ifndef MCSVM_LEAD
+#define MCSVM_FIRST 1           /* the first instance summed ahead: index[active - 2] */
 #define MCSVM_LEAD 3            /* instances summed ahead on the queue the solver takes next */
-#endif
-#ifndef MCSVM_FIRST
-#define MCSVM_FIRST 1
-#endif
 enum { MCSVM_IDLE = 0, MCSVM_FULL = 1, MCSVM_EXIT = 2 };
 
 typedef struct {
@@ -79,10 +75,10 @@ typedef struct {
     int64_t l;
     const int64_t* index;       /* the solver's visiting order, swapped as it goes */
     /* the solver's state as the helper sees it */
-    int64_t pos_s, pos_active, published;
+    int64_t pos_s, pos_active;
+    int64_t published;          /* updates of the weights so far; the solver alone writes it */
     int64_t working;            /* the instance the helper is summing, or -1 */
     int mode;
-    int64_t updates;            /* the solver's own count; published after each update's rows */
     int64_t* last_mod;          /* per feature row: the update that last wrote it */
     mcsvm_slot slots[MCSVM_SLOTS];
     double* g_local;
@@ -92,7 +88,8 @@ typedef struct {
     int64_t used, summed;       /* counters: sums the solver used, sums the helper made */
 } mcsvm_helper;
 
-/* No row of instance i written since the stamp (the helper's view). */
+/* No row of instance i written since the stamp. Either thread asks; the solver alone writes
+   last_mod, so it sees its own complete values. */
 static inline int mcsvm_fresh(mcsvm_helper* h, int64_t i, int64_t stamp) {
     for (int64_t p = h->indptr[i]; p < h->indptr[i + 1]; ++p)
         if (__atomic_load_n(&h->last_mod[h->indices[p]], __ATOMIC_RELAXED) > stamp) return 0;
@@ -211,7 +208,7 @@ static inline void mcsvm_helper_at(mcsvm_helper* h, int64_t s, int64_t active) {
 
 /* After the solver wrote instance i's rows: stamp them, then publish the update. */
 static inline void mcsvm_helper_updated(mcsvm_helper* h, int64_t i) {
-    int64_t u = ++h->updates;
+    int64_t u = h->published + 1;
     for (int64_t p = h->indptr[i]; p < h->indptr[i + 1]; ++p)
         __atomic_store_n(&h->last_mod[h->indices[p]], u, __ATOMIC_RELAXED);
     __atomic_store_n(&h->published, u, __ATOMIC_RELEASE);
@@ -229,10 +226,7 @@ static inline int mcsvm_helper_take(mcsvm_helper* h, int64_t i, double* g) {
     int64_t stamp = __atomic_load_n(&sl->stamp, __ATOMIC_RELAXED);
     for (int c = 0; c < h->nc; ++c) __atomic_load(&sl->g[c], &g[c], __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&sl->seq, __ATOMIC_RELAXED) != v) return 0;
-    /* the solver wrote last_mod itself, so it reads its own, complete values */
-    for (int64_t p = h->indptr[i]; p < h->indptr[i + 1]; ++p)
-        if (h->last_mod[h->indices[p]] > stamp) return 0;
+    if (__atomic_load_n(&sl->seq, __ATOMIC_RELAXED) != v || !mcsvm_fresh(h, i, stamp)) return 0;
     h->used++;
     return 1;
 }

@@ -323,9 +323,8 @@ class Parser:
         if learner.kind == "kernel":
             # a kernel model's one-against-one problems run on the jobs threads (the solver's own),
             # model after model: better balanced than one thread per model
-            learner.n_threads, workers = jobs, 1
-        elif hasattr(learner, "n_threads"):
-            # threads the models leave free help the solver (one model alone: all but one)
+            workers = 1
+        if hasattr(learner, "n_threads"):   # the threads the models leave free go to their solvers
             learner.n_threads = max(1, jobs // workers)
         pool = ThreadPoolExecutor(max_workers=workers)
         try:

@@ -32,9 +32,11 @@ def encode_directions(heads: np.ndarray, label_ids: np.ndarray, labels: Sequence
     names = [labels[c // 2] + (RIGHT if c % 2 else LEFT) for c in present]
     out = sorted(set(names) | {root_label})
     index = {name: k for k, name in enumerate(out)}
-    lookup = np.full(2 * len(labels), -1, dtype=np.int32)
+    lookup = np.zeros(2 * len(labels), dtype=np.int32)
     lookup[present] = [index[n] for n in names]
-    return out, np.where(real, lookup[np.where(real, code, 0)], -1).astype(np.int32)
+    ids = np.full(len(heads), -1, dtype=np.int32)
+    ids[real] = lookup[code[real]]
+    return out, ids
 
 
 def direction(label: str) -> int:
