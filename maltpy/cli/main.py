@@ -132,7 +132,7 @@ def _main_parser():
     g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
                    "threads (the output does not depend on N); -m learn trains split models side by side, "
                    "and a model trained alone gets a second thread (the same model for any N; "
-                   "default 0: all cores)")
+                   "default 0: all the cores the process may use)")
     p.add_argument("--dask", metavar="ADDRESS", help="-m parse on a Dask cluster: a scheduler address "
                    "(tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
                    "-o outdir/ every file is parsed into outdir under its own name (pip install \"maltpy[dask]\")")
