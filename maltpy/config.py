@@ -57,6 +57,7 @@ class Settings:
     lifting_order: str = "shortest"        # -plo shortest|deepest
     null_value: str = "one"                # -nv one|rootnode|novalue: kinds of null feature values
     buffer_transitions: str = "none"       # -bt nivreeager: none, lba, rba, lnba, rnba or a +-joined set
+    buffer_oracle: str = "always"          # -bo always|needed: when the oracle takes LNBA/RNBA
     direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
     combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
     reverse_features: Optional[str] = None  # -Frtl with -dir both: the right-to-left parser's feature model (default: -F's)
@@ -94,6 +95,7 @@ FLAGS = {
     "-pp": "marking_strategy", "-pcr": "covered_root", "-plo": "lifting_order",
     "-nv": "null_value",
     "-bt": "buffer_transitions",
+    "-bo": "buffer_oracle",
     "-dir": "direction",
     "-cv": "combination_folds",
     "-Frtl": "reverse_features",
@@ -129,12 +131,13 @@ def choices() -> dict:
     from maltpy.transform.pseudoproj import COVERED_ROOT, LIFTING_ORDERS, MARKING_STRATEGIES
     from maltpy.transform.constituents import ENCODINGS
     from maltpy.transform.reverse import DIRECTIONS
+    from maltpy.systems.nivreeager import BUFFER_ORACLES
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",),
             "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS,
             "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
-            "oracle": ("static", "dynamic")}
+            "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES}
 
 
 def coerce(name: str, value, source: str):

@@ -223,8 +223,8 @@ def test_projective_buffer_arcs_of_the_oracle_have_length_one(seed, n):
                 assert before[1] - before[0] == 1
 
 
-@settings(max_examples=300, deadline=None)
-@given(seed=st.integers(0, 10 ** 9), n=st.integers(2, 12))
+@settings(max_examples=500, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(2, 16))
 def test_non_projective_buffer_transitions_recover_at_least_as_much(seed, n):
     """P8: on any tree, LNBA and RNBA never recover fewer gold heads than plain arc-eager; the
     oracle's output is a tree; LBA and RBA recover the same number."""
@@ -238,6 +238,19 @@ def test_non_projective_buffer_transitions_recover_at_least_as_much(seed, n):
         correct[bt] = sum(cfg.heads[d] == heads[d] for d in range(1, n + 1))
     assert correct["lnba"] >= correct["none"] and correct["rnba"] >= correct["none"]
     assert correct["lba"] == correct["none"] == correct["rba"]
+
+
+def test_after_lnba_built_an_arc_of_b1_the_oracle_does_not_pop_a_word_still_owed_arcs():
+    """Gold 1<-4, 2<-1, 3<-0, 4<-5, 5<-3, 6<-5, 7<-5, 8<-3: LNBA attaches 1 to 4 (across 3's arc
+    0->3); when 4 is at the front with 3 on top, MaltParser's rule (REDUCE: 4's leftmost gold
+    dependent is left of the top) would pop 3 and lose 3->5 and 3->8, below plain arc-eager."""
+    heads = [-1, 4, 1, 0, 5, 3, 5, 5, 3]
+    labels = [-1] + [LID["dep"]] * 8
+    base, _ = oracle_run(make(), heads, labels)
+    cfg, seq = oracle_run(make("lnba"), heads, labels)
+    assert "LNBA" in [m.split("_")[0] for m in seq]
+    assert cfg.heads[1:] == heads[1:]
+    assert sum(base.heads[d] == heads[d] for d in range(1, 9)) == 7
 
 
 def test_non_projective_transitions_recover_strictly_more_somewhere():
@@ -310,3 +323,78 @@ def test_rba_defaults_to_a_model_that_reads_the_buffer_words_right_dependents(bt
     assert p.feature_model.name == model
     reads_it = [str(f) for f in p.feature_model.features if "rdep(Input[0])" in str(f)]
     assert bool(reads_it) == (model == "nivreeagerbuffer")
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(2, 14))
+def test_needed_oracle_takes_non_projective_buffer_arcs_only_where_arc_eager_cannot(seed, n):
+    """-bo needed: LNBA/RNBA fire only when b0 is not a gold dependent of the arc's head, and the
+    oracle still outputs a tree with at least arc-eager's correct heads (every projective tree
+    rebuilt); where the two oracles first differ, the paper's took LNBA/RNBA with b0 a gold
+    dependent of the arc's head."""
+    rng = random.Random(seed)
+    heads = random_tree(rng, n)
+    labels = _random_labels(rng, n)
+    base, _ = oracle_run(make(), heads, labels)
+    for bt in ("lnba", "rnba"):
+        s = make(bt, buffer_oracle="needed")
+        cfg = s.new_configuration(n)
+        cfg.set_gold(heads, labels)
+        paper = make(bt).new_configuration(n)
+        paper.set_gold(heads, labels)
+        together = True
+        while not cfg.is_terminal():
+            m, label = cfg.oracle()
+            top, (b0, b1) = cfg.stack[-1], cfg.buffer[:2] if len(cfg.buffer) >= 2 else (cfg.buffer[0], None)
+            if s.moves[m] in ("LNBA", "RNBA"):
+                assert heads[b0] != (b1 if s.moves[m] == "LNBA" else top)
+            if together:
+                pm, plabel = paper.oracle()
+                if pm != m:
+                    assert s.moves[pm] == bt.upper() and heads[b0] == (b1 if bt == "lnba" else top)
+                    together = False
+                else:
+                    paper.apply(pm, plabel)
+            cfg.apply(m, label)
+        cfg.finish()
+        assert all(h >= 0 for h in cfg.heads[1:]) and is_forest(cfg.heads)
+        correct = sum(cfg.heads[d] == heads[d] for d in range(1, n + 1))
+        assert correct >= sum(base.heads[d] == heads[d] for d in range(1, n + 1))
+        if is_projective(heads):
+            assert cfg.heads[1:] == heads[1:] and cfg.labels[1:] == labels[1:]
+
+
+def test_needed_oracle_still_recovers_more_than_arc_eager_somewhere():
+    rng = random.Random(7)
+    better = {"lnba": 0, "rnba": 0}
+    for _ in range(400):
+        n = rng.randint(3, 10)
+        heads = random_tree(rng, n)
+        labels = _random_labels(rng, n)
+        base, _ = oracle_run(make(), heads, labels)
+        for bt in better:
+            cfg, _ = oracle_run(make(bt, buffer_oracle="needed"), heads, labels)
+            better[bt] += sum(cfg.heads[d] == heads[d] for d in range(1, n + 1)) > \
+                sum(base.heads[d] == heads[d] for d in range(1, n + 1))
+    assert better["lnba"] > 0 and better["rnba"] > 0
+
+
+def test_buffer_oracle_setting(tmp_path):
+    """-bo is stored in the model; without LNBA or RNBA, or with a value it does not know, it is a
+    one-line error."""
+    import subprocess
+    import sys
+    import maltpy
+    from conftest import EXAMPLES
+    train = f"{EXAMPLES}/toy-train.conll"
+    model = str(tmp_path / "bo.mpz")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True, text=True,  # noqa: E731
+                                    cwd=str(tmp_path))
+    assert run("-c", model, "-m", "learn", "-i", train, "-bt", "rnba", "-bo", "needed").returncode == 0
+    assert maltpy.load(model).settings.buffer_oracle == "needed"
+    for args, message in ((("-bt", "lba", "-bo", "needed"), "use it with -bt lnba or rnba"),
+                          (("-bt", "lnba", "-bo", "sometimes"), "invalid choice")):
+        r = run("-c", model, "-m", "learn", "-i", train, *args)
+        assert r.returncode != 0 and message in r.stderr, r.stderr
+    with pytest.raises(MaltpyError, match="buffer_oracle"):
+        make("lnba", buffer_oracle="sometimes")

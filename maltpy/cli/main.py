@@ -107,6 +107,11 @@ def _main_parser():
     g.add_argument("-bt", metavar="MOVES", help="nivreeager buffer transitions (Fernández-González & "
                    "Gómez-Rodríguez 2012): none (default), lba, rba, lnba, rnba, or several joined by + "
                    "(with rba the default feature model is NivreEagerBuffer)")
+    g.add_argument("-bo", metavar="WHEN", choices=("always", "needed"),
+                   help="when the training oracle takes LNBA and RNBA: always (default) when they build a gold "
+                        "arc without losing another, as the paper; needed: only where b0 is not a gold dependent "
+                        "of the arc's head, so arc-eager could not build the arc next (maltpy's; "
+                        "docs/buffer-transitions.md)")
     g.add_argument("-dir", metavar="DIRECTION", choices=("ltr", "rtl", "both"),
                    help="parse left to right (ltr, default), right to left (rtl: the sentence reversed, "
                         "the root still node 0; the output is in the input's order), or both: one model "

@@ -111,6 +111,9 @@ class Parser:
         if s.buffer_transitions != "none" and "buffer_transitions" not in self.system_cls.options:
             raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
                               f"with -a nivreeager, not {s.algorithm}")
+        if s.buffer_oracle != "always" and not any(t in s.buffer_transitions.split("+") for t in ("lnba", "rnba")):
+            raise MaltpyError(f"-bo {s.buffer_oracle} says when the oracle takes LNBA and RNBA: use it with "
+                              f"-bt lnba or rnba (here -bt {s.buffer_transitions})")
         if feature_text is None:
             self.feature_model, self.feature_text = resolve_feature_model(
                 s.features, s.algorithm, s.learner, fmt, undirected=s.undirected,

@@ -44,7 +44,12 @@ RIGHT-NONPROJ-BUFFER-ARC(l) (RNBA)
 The oracle takes a buffer transition first when it builds a gold arc without losing
 another (LBA/RBA for arcs of length 1 only, the paper's policy; the dependent leaving
 the buffer or the stack has all its gold dependents; RBA's and RNBA's dependent has
-none), in the order LBA, RBA, LNBA, RNBA, and MaltParser's arc-eager oracle otherwise.
+none), in the order LBA, RBA, LNBA, RNBA, and MaltParser's arc-eager oracle otherwise
+(whose REDUCE for a left dependent of b0 below the top counts only dependents still
+without a head, since LNBA gives b1 left dependents before it reaches the front).
+With ``buffer_oracle = needed`` (maltpy's, not the paper's) LNBA and RNBA are taken only
+where b0 is not a gold dependent of the arc's head: where arc-eager could not build the
+arc next by attaching b0 first (their non-projective uses, and those across b0's own arc).
 
 Without ``allow_root`` the root on top of the stack forces SHIFT (MaltParser).
 Once the end was seen with an empty buffer, REDUCE or UNSHIFT is forced and the
@@ -74,6 +79,9 @@ cdef enum:
 
 #: the buffer transitions, in move (and oracle priority) order
 BUFFER_TRANSITIONS = ("lba", "rba", "lnba", "rnba")
+#: when the oracle takes LNBA and RNBA: whenever possible (the paper), or only where arc-eager
+#: could not build the arc next (b0 is not a gold dependent of its head)
+BUFFER_ORACLES = ("always", "needed")
 
 
 def parse_buffer_transitions(value) -> str:
@@ -95,7 +103,8 @@ cdef class NivreEager(TransitionSystem):
     move_names = ("SH", "RE", "USH", "RA", "LA")
     labeled_moves = (False, False, False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
-    options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none"}
+    options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none",
+               "buffer_oracle": "always"}
     training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
 
     cdef bint allow_root
@@ -104,6 +113,7 @@ cdef class NivreEager(TransitionSystem):
     cdef int kind_of[N_KINDS]     # move id -> kind (SHIFT ... RNBA)
     cdef int move_of[N_KINDS]     # kind -> move id, -1 when switched off
     cdef bint any_buffer
+    cdef bint nonproj_when_needed  # buffer_oracle = needed
 
     def move_table(self, buffer_transitions="none", **options):
         extra = [t for t in parse_buffer_transitions(buffer_transitions).split("+") if t != "none"]
@@ -131,7 +141,11 @@ cdef class NivreEager(TransitionSystem):
             return "arc-eager's dynamic oracle does not cover the tree constraint (-nt true)"
         return None
 
-    def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False, buffer_transitions="none"):
+    def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False, buffer_transitions="none",
+                  buffer_oracle="always"):
+        if buffer_oracle not in BUFFER_ORACLES:
+            raise MaltpyError(f"buffer_oracle (-bo) {buffer_oracle!r}: use one of {', '.join(BUFFER_ORACLES)}")
+        self.nonproj_when_needed = buffer_oracle == "needed"
         self.allow_root = bool(allow_root)
         self.allow_reduce = bool(allow_reduce)
         self.enforce_tree = bool(enforce_tree)
@@ -253,10 +267,12 @@ cdef class NivreEager(TransitionSystem):
                 label[0] = g.labels[k]
                 return self.move_of[RBA]
             if self.move_of[LNBA] >= 0 and i > 0 and s.heads[i] == -1 and g.heads[i] == k \
-                    and s.n_ldeps[i] + s.n_rdeps[i] == g.n_children[i]:
+                    and s.n_ldeps[i] + s.n_rdeps[i] == g.n_children[i] \
+                    and not (self.nonproj_when_needed and g.heads[j] == k):
                 label[0] = g.labels[i]
                 return self.move_of[LNBA]
-            if self.move_of[RNBA] >= 0 and i >= 0 and g.heads[k] == i and g.n_children[k] == 0:
+            if self.move_of[RNBA] >= 0 and i >= 0 and g.heads[k] == i and g.n_children[k] == 0 \
+                    and not (self.nonproj_when_needed and g.heads[j] == i):
                 label[0] = g.labels[k]
                 return self.move_of[RNBA]
         return self.move_of[self.base_oracle(s, g, label)]
@@ -273,11 +289,26 @@ cdef class NivreEager(TransitionSystem):
             return RIGHT_ARC
         if s.heads[i] == -1 and not self.allow_reduce:
             return SHIFT
-        if i > 0 and g.lmost_left[j] != -1 and g.lmost_left[j] < i:
+        if i > 0 and g.lmost_left[j] != -1 and g.lmost_left[j] < i \
+                and (not self.any_buffer or self.headless_left_dep_below_top(s, g, j)):
             return REDUCE
         if i > 0 and g.heads[j] < i and (g.heads[j] != 0 or self.allow_root):
             return REDUCE
         return SHIFT
+
+    cdef bint headless_left_dep_below_top(self, const State* s, const Gold* g, int j) noexcept nogil:
+        """Whether a gold dependent of j still without its head lies on the stack below the top.
+        MaltParser's rule (REDUCE when j's leftmost gold dependent is left of the top) means this
+        in plain arc-eager, where j's left dependents get their head only from j at the front;
+        LNBA gives it to them earlier, from b1, and then the rule would pop a top still owed arcs."""
+        cdef int k, d
+        for k in range(s.stack_len - 2, -1, -1):
+            d = s.stack[k]
+            if d < g.lmost_left[j]:
+                break
+            if g.heads[d] == j and s.heads[d] == -1:
+                return True
+        return False
 
     cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
         """Goldberg & Nivre's dynamic oracle for arc-eager, with MaltParser's end of parsing
