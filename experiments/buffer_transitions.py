@@ -61,14 +61,19 @@ def arc_directions(sentences):
     return {k: 100.0 * v / total for k, v in (("L", left), ("R", right), ("L1", left1), ("R1", right1))}
 
 
-def sequence_lengths(train, labels_of):
+def _oracle_option(bt, buffer_oracle):
+    """``buffer_oracle`` for the systems it concerns (those with LNBA or RNBA)."""
+    return {"buffer_oracle": buffer_oracle} if {"lnba", "rnba"} & set(bt.split("+")) else {}
+
+
+def sequence_lengths(train, labels_of, buffer_oracle="always"):
     """Oracle transition sequences on the (projectivized: projective trees only) training part:
     transitions per word for each system, and how many were buffer transitions (spec §1.5)."""
     from maltpy.systems import NivreEager
     out = {}
     trees = [s for s in train if not nonprojective_arcs([-1] + s.heads)]
     for bt in SYSTEMS:
-        system = NivreEager(len(labels_of), 0, buffer_transitions=bt)
+        system = NivreEager(len(labels_of), 0, buffer_transitions=bt, **_oracle_option(bt, buffer_oracle))
         total = buffer = words = 0
         for s in trees:
             cfg = system.new_configuration(len(s))
@@ -102,12 +107,12 @@ def move_precision(parser, test):
     return {name: (100.0 * ok / n, n) for name, (ok, n) in counts.items()}
 
 
-def run_system(path, holdout, bt, features=None, learner="liblinear", language=""):
+def run_system(path, holdout, bt, features=None, learner="liblinear", language="", buffer_oracle="always"):
     """Train and parse one (language, system); runs in a worker process."""
     train, test = ud_split(path, holdout)
     fmt, root = treebank_format(path)
     settings = make_settings(algorithm="nivreeager", input_format=fmt, verbose=False, root_label=root,
-                             buffer_transitions=bt, jobs=1, features=features,
+                             buffer_transitions=bt, jobs=1, features=features, **_oracle_option(bt, buffer_oracle),
                              **learner_settings(learner, "nivreeager", language, fmt))
     t0 = time.perf_counter()
     parser = Parser(settings).fit(train, fmt=fmt)
@@ -125,6 +130,9 @@ def main():
     ap.add_argument("--tune-features", action="store_true",
                     help="choose each language's and system's feature model on its training part (NE and the rule's "
                          "transition only)")
+    ap.add_argument("--buffer-oracle", choices=("always", "needed"), default="always",
+                    help="when the oracle takes LNBA and RNBA (-bo): always, as the paper (default), or needed: "
+                         "only where b0 is not a gold dependent of the arc's head")
     a = ap.parse_args()
     if a.tune_features and a.conll2007:
         ap.error("--tune-features searches over UD's columns (UPOSTAG, XPOSTAG): leave out --conll2007")
@@ -136,7 +144,8 @@ def main():
         write_tables(text, a.o)
         return
     with ProcessPoolExecutor(a.jobs) as pool:
-        futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features, a.learner, lang)
+        futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features, a.learner, lang,
+                                                   a.buffer_oracle)
                    for lang in paths for bt in SYSTEMS}
         results = {}
         for lang in paths:
@@ -144,7 +153,7 @@ def main():
             runs = {bt: futures[lang, bt].result() for bt in SYSTEMS}
             # key=str: an unlabelled arc (DEPREL _, in the CoNLL 2007 Spanish file) reads as None
             labels_of = {l: k for k, l in enumerate(sorted({x for t in train for x in t.labels}, key=str))}
-            row = {"dirs": arc_directions(train), "runs": {}, "lengths": sequence_lengths(train, labels_of)}
+            row = {"dirs": arc_directions(train), "runs": {}, "lengths": sequence_lengths(train, labels_of, a.buffer_oracle)}
             for bt in SYSTEMS:
                 s = evaluate(test, runs[bt]["out"])["no_punct"]
                 sig = compare(test, runs["none"]["out"], runs[bt]["out"], rounds=a.rounds, punctuation=False) \
@@ -156,7 +165,8 @@ def main():
             print(f"{lang}: " + "  ".join(f"{bt} {row['runs'][bt]['las']:.2f}" for bt in SYSTEMS), file=sys.stderr)
     text = tables(results, a.rounds)
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
-             f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}).\n")
+             f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}"
+             f"{', --buffer-oracle ' + a.buffer_oracle if a.buffer_oracle != 'always' else ''}).\n")
     write_tables(text, a.o)
 
 
