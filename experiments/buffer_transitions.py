@@ -107,9 +107,20 @@ def move_precision(parser, test):
     return {name: (100.0 * ok / n, n) for name, (ok, n) in counts.items()}
 
 
-def run_system(path, holdout, bt, features=None, learner="liblinear", language="", buffer_oracle="always"):
-    """Train and parse one (language, system); runs in a worker process."""
+def study_split(path, holdout, tuning=False):
+    """(train, test): the treebank's first 90 % and last 10 %; with ``tuning``, the first 90 % and
+    the last 10 % of that training part (the held-out part is not read)."""
     train, test = ud_split(path, holdout)
+    if tuning:
+        from maltpy.experiments.runner import holdout_split
+        train, test = holdout_split(train, holdout)
+    return train, test
+
+
+def run_system(path, holdout, bt, features=None, learner="liblinear", language="", buffer_oracle="always",
+               tuning=False):
+    """Train and parse one (language, system); runs in a worker process."""
+    train, test = study_split(path, holdout, tuning)
     fmt, root = treebank_format(path)
     settings = make_settings(algorithm="nivreeager", input_format=fmt, verbose=False, root_label=root,
                              buffer_transitions=bt, jobs=1, features=features, **_oracle_option(bt, buffer_oracle),
@@ -133,7 +144,12 @@ def main():
     ap.add_argument("--buffer-oracle", choices=("always", "needed"), default="always",
                     help="when the oracle takes LNBA and RNBA (-bo): always, as the paper (default), or needed: "
                          "only where b0 is not a gold dependent of the arc's head")
+    ap.add_argument("--tuning-split", action="store_true",
+                    help="train on the first 90%% of each training part and score its last 10%% (for choices "
+                         "made before the held-out parts are scored; those are not read)")
     a = ap.parse_args()
+    if a.tune_features and a.tuning_split:
+        ap.error("--tune-features already chooses on the training part alone: leave out --tuning-split")
     if a.tune_features and a.conll2007:
         ap.error("--tune-features searches over UD's columns (UPOSTAG, XPOSTAG): leave out --conll2007")
     t0 = time.perf_counter()
@@ -145,11 +161,11 @@ def main():
         return
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features, a.learner, lang,
-                                                   a.buffer_oracle)
+                                                   a.buffer_oracle, a.tuning_split)
                    for lang in paths for bt in SYSTEMS}
         results = {}
         for lang in paths:
-            train, test = ud_split(paths[lang], a.holdout)
+            train, test = study_split(paths[lang], a.holdout, a.tuning_split)
             runs = {bt: futures[lang, bt].result() for bt in SYSTEMS}
             # key=str: an unlabelled arc (DEPREL _, in the CoNLL 2007 Spanish file) reads as None
             labels_of = {l: k for k, l in enumerate(sorted({x for t in train for x in t.labels}, key=str))}
@@ -166,7 +182,8 @@ def main():
     text = tables(results, a.rounds)
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
              f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}"
-             f"{', --buffer-oracle ' + a.buffer_oracle if a.buffer_oracle != 'always' else ''}).\n")
+             f"{', --buffer-oracle ' + a.buffer_oracle if a.buffer_oracle != 'always' else ''}"
+             f"{', the tuning split' if a.tuning_split else ''}).\n")
     write_tables(text, a.o)
 
 
