@@ -343,3 +343,33 @@ def test_all_cores_means_the_cores_the_process_may_use():
     assert pinned.stdout.split() == ["1"]
     from maltpy.config import available_cores
     assert available_cores() == len(os.sched_getaffinity(0))
+
+
+_BLAS_THREADS = """
+import contextlib, io
+from maltpy.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(["-h"])
+    except SystemExit:
+        pass
+import numpy, threadpoolctl  # noqa: E401
+print(*[i["num_threads"] for i in threadpoolctl.threadpool_info() if i["internal_api"] == "openblas"])
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="one core: OpenBLAS starts no extra thread anyway")
+def test_the_command_runs_blas_on_one_thread_unless_the_user_says():
+    """maltpy's own threads do the parallel work: numpy's OpenBLAS gets one thread (its pool would
+    busy-wait on the other cores), and a user's OPENBLAS_NUM_THREADS / OMP_NUM_THREADS is kept."""
+    from maltpy.cli.main import BLAS_THREAD_VARIABLES
+    clean = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
+    run = lambda env: subprocess.run([sys.executable, "-c", _BLAS_THREADS], capture_output=True,  # noqa: E731
+                                     text=True, check=True, env=env).stdout.split()
+    threads = run(clean)
+    if not threads:
+        pytest.skip("numpy is not built with OpenBLAS here")
+    assert threads == ["1"]
+    assert run({**clean, "OMP_NUM_THREADS": "2"}) == ["2"]
+    assert run({**clean, "OPENBLAS_NUM_THREADS": "2"}) == ["2"]

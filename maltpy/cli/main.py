@@ -718,9 +718,24 @@ def _attach_dash_values(argv):
     return out
 
 
+#: the variables OpenBLAS reads for its thread count, in its order
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _single_threaded_blas():
+    """One BLAS thread for the command, unless the user chose a number. maltpy runs its own threads
+    and calls BLAS only on small products; numpy's OpenBLAS otherwise starts a thread per core at
+    import, each busy-waiting about 0.1 s of CPU time, which on a two-core machine competes with the
+    parsing and learning threads (docs/benchmarks.md). Must run before numpy is imported."""
+    if not any(name in os.environ for name in BLAS_THREAD_VARIABLES):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+
 def main(argv=None):
     """The maltpy command. Every error a user can cause is one line on stderr and exit status 1
     (2 for usage errors, from argparse); ``--debug`` (anywhere) shows tracebacks instead."""
+    if "numpy" not in sys.modules:
+        _single_threaded_blas()
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
