@@ -63,7 +63,8 @@ def arc_directions(sentences):
 
 def _oracle_option(bt, buffer_oracle):
     """``buffer_oracle`` for the systems it concerns (those with LNBA or RNBA)."""
-    return {"buffer_oracle": buffer_oracle} if {"lnba", "rnba"} & set(bt.split("+")) else {}
+    from maltpy.systems.nivreeager import takes_buffer_oracle
+    return {"buffer_oracle": buffer_oracle} if takes_buffer_oracle(bt) else {}
 
 
 def sequence_lengths(train, labels_of, buffer_oracle="always"):

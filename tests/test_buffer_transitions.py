@@ -346,13 +346,17 @@ def test_needed_oracle_takes_non_projective_buffer_arcs_only_where_arc_eager_can
         together = True
         while not cfg.is_terminal():
             m, label = cfg.oracle()
-            top, (b0, b1) = cfg.stack[-1], cfg.buffer[:2] if len(cfg.buffer) >= 2 else (cfg.buffer[0], None)
-            if s.moves[m] in ("LNBA", "RNBA"):
-                assert heads[b0] != (b1 if s.moves[m] == "LNBA" else top)
+            if bt == "lnba":   # the arc's head: b1 for LNBA, the stack top for RNBA
+                arc_head = cfg.buffer[1] if len(cfg.buffer) > 1 else None
+            else:
+                arc_head = cfg.stack[-1]
+            b0_depends_on_it = heads[cfg.buffer[0]] == arc_head
+            if s.moves[m] == bt.upper():
+                assert not b0_depends_on_it
             if together:
                 pm, plabel = paper.oracle()
                 if pm != m:
-                    assert s.moves[pm] == bt.upper() and heads[b0] == (b1 if bt == "lnba" else top)
+                    assert s.moves[pm] == bt.upper() and b0_depends_on_it
                     together = False
                 else:
                     paper.apply(pm, plabel)

@@ -29,6 +29,7 @@ from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_co
 from maltpy.chunks import chunked
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
+from maltpy.systems.nivreeager import takes_buffer_oracle
 from maltpy.transform import PseudoProjective, reverse_sentence, reverse_tree
 from maltpy.transform.reverse import reverse_columns
 
@@ -111,7 +112,7 @@ class Parser:
         if s.buffer_transitions != "none" and "buffer_transitions" not in self.system_cls.options:
             raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
                               f"with -a nivreeager, not {s.algorithm}")
-        if s.buffer_oracle != "always" and not any(t in s.buffer_transitions.split("+") for t in ("lnba", "rnba")):
+        if s.buffer_oracle != "always" and not takes_buffer_oracle(s.buffer_transitions):
             raise MaltpyError(f"-bo {s.buffer_oracle} says when the oracle takes LNBA and RNBA: use it with "
                               f"-bt lnba or rnba (here -bt {s.buffer_transitions})")
         if feature_text is None:

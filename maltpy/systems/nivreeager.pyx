@@ -98,6 +98,11 @@ def parse_buffer_transitions(value) -> str:
     return "+".join(t for t in BUFFER_TRANSITIONS if t in parts)
 
 
+def takes_buffer_oracle(buffer_transitions) -> bool:
+    """Whether a ``buffer_transitions`` value has LNBA or RNBA, the moves ``buffer_oracle`` is about."""
+    return any(t in ("lnba", "rnba") for t in parse_buffer_transitions(buffer_transitions).split("+"))
+
+
 cdef class NivreEager(TransitionSystem):
     name = "nivreeager"
     move_names = ("SH", "RE", "USH", "RA", "LA")
