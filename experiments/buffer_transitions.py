@@ -61,20 +61,30 @@ def arc_directions(sentences):
     return {k: 100.0 * v / total for k, v in (("L", left), ("R", right), ("L1", left1), ("R1", right1))}
 
 
-def _oracle_option(bt, buffer_oracle):
-    """``buffer_oracle`` for the systems it concerns (those with LNBA or RNBA)."""
-    from maltpy.systems.nivreeager import takes_buffer_oracle
-    return {"buffer_oracle": buffer_oracle} if takes_buffer_oracle(bt) else {}
+#: the paper's oracle: LNBA/RNBA whenever possible, LBA/RBA for arcs of length 1
+PAPER_ORACLE = {"buffer_oracle": "always", "buffer_arc_length": "one"}
 
 
-def sequence_lengths(train, labels_of, buffer_oracle="always"):
+def _oracle_options(bt, oracle):
+    """The oracle settings of ``oracle`` (a dict with ``buffer_oracle`` and ``buffer_arc_length``) that
+    the system ``bt`` takes: -bo for those with LNBA or RNBA, -bal for those with LBA or RBA."""
+    from maltpy.systems.nivreeager import takes_buffer_arc_length, takes_buffer_oracle
+    out = {}
+    if takes_buffer_oracle(bt):
+        out["buffer_oracle"] = oracle["buffer_oracle"]
+    if takes_buffer_arc_length(bt):
+        out["buffer_arc_length"] = oracle["buffer_arc_length"]
+    return out
+
+
+def sequence_lengths(train, labels_of, oracle):
     """Oracle transition sequences on the (projectivized: projective trees only) training part:
     transitions per word for each system, and how many were buffer transitions (spec §1.5)."""
     from maltpy.systems import NivreEager
     out = {}
     trees = [s for s in train if not nonprojective_arcs([-1] + s.heads)]
     for bt in SYSTEMS:
-        system = NivreEager(len(labels_of), 0, buffer_transitions=bt, **_oracle_option(bt, buffer_oracle))
+        system = NivreEager(len(labels_of), 0, buffer_transitions=bt, **_oracle_options(bt, oracle))
         total = buffer = words = 0
         for s in trees:
             cfg = system.new_configuration(len(s))
@@ -118,13 +128,12 @@ def study_split(path, holdout, tuning=False):
     return train, test
 
 
-def run_system(path, holdout, bt, features=None, learner="liblinear", language="", buffer_oracle="always",
-               tuning=False):
+def run_system(path, holdout, bt, features=None, learner="liblinear", language="", oracle=None, tuning=False):
     """Train and parse one (language, system); runs in a worker process."""
     train, test = study_split(path, holdout, tuning)
     fmt, root = treebank_format(path)
     settings = make_settings(algorithm="nivreeager", input_format=fmt, verbose=False, root_label=root,
-                             buffer_transitions=bt, jobs=1, features=features, **_oracle_option(bt, buffer_oracle),
+                             buffer_transitions=bt, jobs=1, features=features, **_oracle_options(bt, oracle or PAPER_ORACLE),
                              **learner_settings(learner, "nivreeager", language, fmt))
     t0 = time.perf_counter()
     parser = Parser(settings).fit(train, fmt=fmt)
@@ -145,6 +154,9 @@ def main():
     ap.add_argument("--buffer-oracle", choices=("always", "needed"), default="always",
                     help="when the oracle takes LNBA and RNBA (-bo): always, as the paper (default), or needed: "
                          "only where b0 is not a gold dependent of the arc's head")
+    ap.add_argument("--buffer-arc-length", choices=("one", "any"), default="one",
+                    help="which gold arcs the oracle builds with LBA and RBA (-bal): one, those of length 1, as "
+                         "the paper (default), or any: whatever the length (the paper's other policy)")
     ap.add_argument("--tuning-split", action="store_true",
                     help="train on the first 90%% of each training part and score its last 10%% (for choices "
                          "made before the held-out parts are scored; those are not read)")
@@ -155,6 +167,7 @@ def main():
         ap.error("--tune-features searches over UD's columns (UPOSTAG, XPOSTAG): leave out --conll2007")
     t0 = time.perf_counter()
     paths = study_paths(a)
+    oracle = {"buffer_oracle": a.buffer_oracle, "buffer_arc_length": a.buffer_arc_length}
     if a.tune_features:
         text = tuned_study(a, paths)
         text += f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes).\n"
@@ -162,7 +175,7 @@ def main():
         return
     with ProcessPoolExecutor(a.jobs) as pool:
         futures = {(lang, bt): pool.submit(run_system, paths[lang], a.holdout, bt, a.features, a.learner, lang,
-                                                   a.buffer_oracle, a.tuning_split)
+                                                   oracle, a.tuning_split)
                    for lang in paths for bt in SYSTEMS}
         results = {}
         for lang in paths:
@@ -170,7 +183,7 @@ def main():
             runs = {bt: futures[lang, bt].result() for bt in SYSTEMS}
             # key=str: an unlabelled arc (DEPREL _, in the CoNLL 2007 Spanish file) reads as None
             labels_of = {l: k for k, l in enumerate(sorted({x for t in train for x in t.labels}, key=str))}
-            row = {"dirs": arc_directions(train), "runs": {}, "lengths": sequence_lengths(train, labels_of, a.buffer_oracle)}
+            row = {"dirs": arc_directions(train), "runs": {}, "lengths": sequence_lengths(train, labels_of, oracle)}
             for bt in SYSTEMS:
                 s = evaluate(test, runs[bt]["out"])["no_punct"]
                 sig = compare(test, runs["none"]["out"], runs[bt]["out"], rounds=a.rounds, punctuation=False) \
@@ -184,6 +197,7 @@ def main():
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
              f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}"
              f"{', --buffer-oracle ' + a.buffer_oracle if a.buffer_oracle != 'always' else ''}"
+             f"{', --buffer-arc-length ' + a.buffer_arc_length if a.buffer_arc_length != 'one' else ''}"
              f"{', the tuning split' if a.tuning_split else ''}).\n")
     write_tables(text, a.o)
 

@@ -58,6 +58,7 @@ class Settings:
     null_value: str = "one"                # -nv one|rootnode|novalue: kinds of null feature values
     buffer_transitions: str = "none"       # -bt nivreeager: none, lba, rba, lnba, rnba or a +-joined set
     buffer_oracle: str = "always"          # -bo always|needed: when the oracle takes LNBA/RNBA
+    buffer_arc_length: str = "one"         # -bal one|any: the gold arcs the oracle builds with LBA/RBA
     direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
     combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
     reverse_features: Optional[str] = None  # -Frtl with -dir both: the right-to-left parser's feature model (default: -F's)
@@ -96,6 +97,7 @@ FLAGS = {
     "-nv": "null_value",
     "-bt": "buffer_transitions",
     "-bo": "buffer_oracle",
+    "-bal": "buffer_arc_length",
     "-dir": "direction",
     "-cv": "combination_folds",
     "-Frtl": "reverse_features",
@@ -131,13 +133,14 @@ def choices() -> dict:
     from maltpy.transform.pseudoproj import COVERED_ROOT, LIFTING_ORDERS, MARKING_STRATEGIES
     from maltpy.transform.constituents import ENCODINGS
     from maltpy.transform.reverse import DIRECTIONS
-    from maltpy.systems.nivreeager import BUFFER_ORACLES
+    from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",),
             "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS,
             "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
-            "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES}
+            "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES,
+            "buffer_arc_length": BUFFER_ARC_LENGTHS}
 
 
 def coerce(name: str, value, source: str):

@@ -156,12 +156,27 @@ SEQUENCES = [
     (E10, "none", "RA_R RA_X RA_Y"),
     (E10, "rba", "RA_R RBA_Y RA_X"),
 ]
+#: the paper's other oracle policy for LBA and RBA, "whatever the length" (-bal any)
+ANY_LENGTH_SEQUENCES = [
+    (E3, "rba", "SH RBA_OBJ RBA_ADV LA_SBJ RA_ROOT"),
+    (E3, "lba", "LBA_SBJ RA_ROOT RA_OBJ RE RA_ADV"),   # no gap in the buffer: the same as length 1
+    (E1, "lba+rba", "LBA_SBJ RA_ROOT SH LBA_NMOD LA_DET RA_PRED"),
+]
 
 
 @pytest.mark.parametrize("spec,bt,expected", SEQUENCES)
 def test_oracle_sequences_of_the_spec(spec, bt, expected):
     heads, labels = gold(spec)
     cfg, seq = oracle_run(make(bt), heads, labels)
+    assert " ".join(seq) == expected
+    if is_projective(heads) or bt in ("lnba", "rnba"):
+        assert cfg.heads[1:] == heads[1:] and cfg.labels[1:] == labels[1:]
+
+
+@pytest.mark.parametrize("spec,bt,expected", ANY_LENGTH_SEQUENCES)
+def test_oracle_sequences_of_the_spec_with_any_length(spec, bt, expected):
+    heads, labels = gold(spec)
+    cfg, seq = oracle_run(make(bt, buffer_arc_length="any"), heads, labels)
     assert " ".join(seq) == expected
     if is_projective(heads) or bt in ("lnba", "rnba"):
         assert cfg.heads[1:] == heads[1:] and cfg.labels[1:] == labels[1:]
@@ -185,22 +200,26 @@ def _random_labels(rng, n):
 @settings(max_examples=400, deadline=None)
 @given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 25))
 def test_oracle_rebuilds_every_projective_tree_and_sequence_lengths(seed, n):
-    """P1 (gold rebuilt, labels too), P2 (length = n + pops), P3, P4, P5, P6."""
+    """P1 (gold rebuilt, labels too, with either policy for LBA/RBA), P2 (length = n + pops), P3,
+    P4, P5, P6."""
     rng = random.Random(seed)
     heads = random_projective_tree(rng, n)
     labels = _random_labels(rng, n)
     runs = {}
-    for bt in SYSTEMS:
-        cfg, seq = oracle_run(make(bt), heads, labels)
-        assert cfg.heads[1:] == heads[1:] and cfg.labels[1:] == labels[1:], bt
+    for bt, length in [(bt, "one") for bt in SYSTEMS] + [("lba", "any"), ("rba", "any"), ("lba+rba", "any")]:
+        opts = {"buffer_arc_length": length} if length == "any" else {}
+        cfg, seq = oracle_run(make(bt, **opts), heads, labels)
+        assert cfg.heads[1:] == heads[1:] and cfg.labels[1:] == labels[1:], (bt, length)
         kinds = [m.split("_")[0] for m in seq]
         assert len(seq) == n + sum(k in ("LA", "RE", "LNBA") for k in kinds)          # P2
-        runs[bt] = kinds
+        runs[bt if length == "one" else f"{bt} any"] = kinds
     ne = len(runs["none"])
     assert ne - len(runs["lba"]) == runs["lba"].count("LBA")                           # P3
-    assert 0 <= ne - len(runs["rba"]) <= runs["rba"].count("RBA")                      # P4
+    assert runs["lba any"] == runs["lba"]           # LBA alone leaves no gap: length 1 all along
+    for rba in ("rba", "rba any"):
+        assert 0 <= ne - len(runs[rba]) <= runs[rba].count("RBA")                      # P4
     assert len(runs["lnba"]) == ne                                                      # P5
-    assert all(len(runs[bt]) <= ne for bt in SYSTEMS)                                   # P6
+    assert all(len(kinds) <= ne for kinds in runs.values())                             # P6
 
 
 @settings(max_examples=300, deadline=None)
@@ -227,17 +246,41 @@ def test_projective_buffer_arcs_of_the_oracle_have_length_one(seed, n):
 @given(seed=st.integers(0, 10 ** 9), n=st.integers(2, 16))
 def test_non_projective_buffer_transitions_recover_at_least_as_much(seed, n):
     """P8: on any tree, LNBA and RNBA never recover fewer gold heads than plain arc-eager; the
-    oracle's output is a tree; LBA and RBA recover the same number."""
+    oracle's output is a tree; LBA and RBA recover the same number, with either length policy."""
     rng = random.Random(seed)
     heads = random_tree(rng, n)
     labels = _random_labels(rng, n)
     correct = {}
-    for bt in SYSTEMS:
-        cfg, _ = oracle_run(make(bt), heads, labels)
+    for bt in SYSTEMS + ["rba any", "lba+rba any"]:
+        opts = {"buffer_arc_length": "any"} if bt.endswith(" any") else {}
+        cfg, _ = oracle_run(make(bt.split()[0], **opts), heads, labels)
         assert all(h >= 0 for h in cfg.heads[1:]) and is_forest(cfg.heads)
         correct[bt] = sum(cfg.heads[d] == heads[d] for d in range(1, n + 1))
     assert correct["lnba"] >= correct["none"] and correct["rnba"] >= correct["none"]
-    assert correct["lba"] == correct["none"] == correct["rba"]
+    assert correct["lba"] == correct["none"] == correct["rba"] == correct["rba any"] == correct["lba+rba any"]
+
+
+def test_any_length_policy_builds_longer_buffer_arcs_somewhere():
+    """-bal any: RBA takes gold arcs of length > 1 between b0 and b1 (gaps left by earlier RBAs),
+    which the length-1 policy leaves to RIGHT-ARC; every arc it builds links the first two
+    buffer words."""
+    rng = random.Random(11)
+    longer = 0
+    for _ in range(200):
+        n = rng.randint(3, 12)
+        heads = random_projective_tree(rng, n)
+        labels = _random_labels(rng, n)
+        s = make("rba", buffer_arc_length="any")
+        cfg = s.new_configuration(n)
+        cfg.set_gold(heads, labels)
+        while not cfg.is_terminal():
+            m, label = cfg.oracle()
+            first_two = cfg.buffer[:2]
+            cfg.apply(m, label)
+            if s.moves[m] == "RBA":
+                assert heads[first_two[1]] == first_two[0]
+                longer += first_two[1] - first_two[0] > 1
+    assert longer > 0
 
 
 def test_after_lnba_built_an_arc_of_b1_the_oracle_does_not_pop_a_word_still_owed_arcs():
@@ -251,6 +294,21 @@ def test_after_lnba_built_an_arc_of_b1_the_oracle_does_not_pop_a_word_still_owed
     assert "LNBA" in [m.split("_")[0] for m in seq]
     assert cfg.heads[1:] == heads[1:]
     assert sum(base.heads[d] == heads[d] for d in range(1, 9)) == 7
+
+
+def test_after_lnba_popped_a_word_the_oracle_does_not_pop_a_top_still_owed_arcs_for_nothing():
+    """Gold 1<-6, 2<-0, 3<-4, 4<-2, 5<-7, 6<-7, 7<-4, 8<-4, 9<-6 (6->1 crosses 2->4): LNBA attaches 5
+    to 7 and pops it, leaving 4 on top with 6 at the front. MaltParser's rule (REDUCE: 6's leftmost
+    gold dependent 1 is left of the top) would pop 4 and lose 4->7 and 4->8, though 2, headless,
+    keeps 6 from reaching 1 anyway: 5 heads instead of plain arc-eager's 7."""
+    heads = [-1, 6, 0, 4, 2, 7, 7, 4, 4, 6]
+    labels = [-1] + [LID["dep"]] * 9
+    base, _ = oracle_run(make(), heads, labels)
+    assert sum(base.heads[d] == heads[d] for d in range(1, 10)) == 7
+    for bt in ("lnba", "lba+rba+lnba+rnba"):
+        cfg, seq = oracle_run(make(bt), heads, labels)
+        assert "LNBA" in [m.split("_")[0] for m in seq]
+        assert sum(cfg.heads[d] == heads[d] for d in range(1, 10)) == 7, bt
 
 
 @pytest.mark.parametrize("buffer_oracle", ["always", "needed"])
@@ -388,3 +446,29 @@ def test_buffer_oracle_setting(tmp_path):
         assert r.returncode != 0 and message in r.stderr, r.stderr
     with pytest.raises(MaltpyError, match="buffer_oracle"):
         make("lnba", buffer_oracle="sometimes")
+
+
+def test_buffer_arc_length_setting(tmp_path):
+    """-bal is stored in the model and trains a different oracle; without LBA or RBA, or with a value
+    it does not know, it is a one-line error."""
+    import subprocess
+    import sys
+    import maltpy
+    from conftest import EXAMPLES
+    train = f"{EXAMPLES}/toy-train.conll"
+    model = str(tmp_path / "bal.mpz")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True, text=True,  # noqa: E731
+                                    cwd=str(tmp_path))
+    assert run("-c", model, "-m", "learn", "-i", train, "-bt", "rba", "-bal", "any").returncode == 0
+    parser = maltpy.load(model)
+    assert parser.settings.buffer_arc_length == "any"
+    heads, _ = gold(E3)                       # the model's system follows the any-length oracle
+    system = parser._system(training=True)
+    _, seq = oracle_run(system, heads, [-1] + [0] * 4)
+    assert [m.split("_")[0] for m in seq] == "SH RBA RBA LA RA".split()
+    r = run("-c", model, "-m", "learn", "-i", train, "-bt", "lnba", "-bal", "any")
+    assert r.returncode == 1 and "use it with -bt lba or rba" in r.stderr and r.stderr.count("\n") == 1
+    r = run("-c", model, "-m", "learn", "-i", train, "-bt", "rba", "-bal", "two")
+    assert r.returncode != 0 and "invalid choice" in r.stderr
+    with pytest.raises(MaltpyError, match="buffer_arc_length"):
+        make("rba", buffer_arc_length="two")

@@ -112,6 +112,11 @@ def _main_parser():
                         "arc without losing another, as the paper; needed: only where b0 is not a gold dependent "
                         "of the arc's head, so arc-eager could not build the arc next (maltpy's; "
                         "docs/buffer-transitions.md)")
+    g.add_argument("-bal", metavar="LENGTH", choices=("one", "any"),
+                   help="which gold arcs the training oracle builds with LBA and RBA: one (default) those of "
+                        "length 1, as the paper; any: also longer ones between the first two buffer words, "
+                        "which gaps that RBA and RNBA leave in the buffer allow (the paper's 'whatever the "
+                        "length')")
     g.add_argument("-dir", metavar="DIRECTION", choices=("ltr", "rtl", "both"),
                    help="parse left to right (ltr, default), right to left (rtl: the sentence reversed, "
                         "the root still node 0; the output is in the input's order), or both: one model "

@@ -29,7 +29,7 @@ from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_co
 from maltpy.chunks import chunked
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
-from maltpy.systems.nivreeager import takes_buffer_oracle
+from maltpy.systems.nivreeager import takes_buffer_arc_length, takes_buffer_oracle
 from maltpy.transform import PseudoProjective, reverse_sentence, reverse_tree
 from maltpy.transform.reverse import reverse_columns
 
@@ -115,6 +115,9 @@ class Parser:
         if s.buffer_oracle != "always" and not takes_buffer_oracle(s.buffer_transitions):
             raise MaltpyError(f"-bo {s.buffer_oracle} says when the oracle takes LNBA and RNBA: use it with "
                               f"-bt lnba or rnba (here -bt {s.buffer_transitions})")
+        if s.buffer_arc_length != "one" and not takes_buffer_arc_length(s.buffer_transitions):
+            raise MaltpyError(f"-bal {s.buffer_arc_length} says which arcs the oracle builds with LBA and RBA: "
+                              f"use it with -bt lba or rba (here -bt {s.buffer_transitions})")
         if feature_text is None:
             self.feature_model, self.feature_text = resolve_feature_model(
                 s.features, s.algorithm, s.learner, fmt, undirected=s.undirected,

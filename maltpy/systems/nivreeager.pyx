@@ -42,11 +42,14 @@ RIGHT-NONPROJ-BUFFER-ARC(l) (RNBA)
     Action: add i -l-> b1, remove b1 from the buffer (b0 is skipped).
 
 The oracle takes a buffer transition first when it builds a gold arc without losing
-another (LBA/RBA for arcs of length 1 only, the paper's policy; the dependent leaving
+another (LBA/RBA for arcs of length 1 only, the paper's policy, or with
+``buffer_arc_length = any`` for any arc between b0 and b1, which gaps that RBA and RNBA leave
+in the buffer allow; the dependent leaving
 the buffer or the stack has all its gold dependents; RBA's and RNBA's dependent has
 none), in the order LBA, RBA, LNBA, RNBA, and MaltParser's arc-eager oracle otherwise
 (whose REDUCE for a left dependent of b0 below the top counts only dependents still
-without a head, since LNBA gives b1 left dependents before it reaches the front).
+without a head, since LNBA gives b1 left dependents before it reaches the front, and does not
+pop a top still owed buffer words' arcs for a dependent that a headless word hides from b0).
 With ``buffer_oracle = needed`` (maltpy's, not the paper's) LNBA and RNBA are taken only
 where b0 is not a gold dependent of the arc's head: where arc-eager could not build the
 arc next by attaching b0 first (their non-projective uses, and those across b0's own arc).
@@ -82,6 +85,10 @@ BUFFER_TRANSITIONS = ("lba", "rba", "lnba", "rnba")
 #: when the oracle takes LNBA and RNBA: whenever possible (the paper), or only where arc-eager
 #: could not build the arc next (b0 is not a gold dependent of its head)
 BUFFER_ORACLES = ("always", "needed")
+#: which gold arcs the oracle builds with LBA and RBA: those of length 1 only (the paper's policy),
+#: or any that links the first two buffer words (the paper's "whatever the length", which a buffer
+#: with gaps left by RBA or RNBA allows)
+BUFFER_ARC_LENGTHS = ("one", "any")
 
 
 def parse_buffer_transitions(value) -> str:
@@ -103,13 +110,18 @@ def takes_buffer_oracle(buffer_transitions) -> bool:
     return any(t in ("lnba", "rnba") for t in parse_buffer_transitions(buffer_transitions).split("+"))
 
 
+def takes_buffer_arc_length(buffer_transitions) -> bool:
+    """Whether a ``buffer_transitions`` value has LBA or RBA, the moves ``buffer_arc_length`` is about."""
+    return any(t in ("lba", "rba") for t in parse_buffer_transitions(buffer_transitions).split("+"))
+
+
 cdef class NivreEager(TransitionSystem):
     name = "nivreeager"
     move_names = ("SH", "RE", "USH", "RA", "LA")
     labeled_moves = (False, False, False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
     options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none",
-               "buffer_oracle": "always"}
+               "buffer_oracle": "always", "buffer_arc_length": "one"}
     training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
 
     cdef bint allow_root
@@ -119,6 +131,7 @@ cdef class NivreEager(TransitionSystem):
     cdef int move_of[N_KINDS]     # kind -> move id, -1 when switched off
     cdef bint any_buffer
     cdef bint nonproj_when_needed  # buffer_oracle = needed
+    cdef bint buffer_any_length    # buffer_arc_length = any
 
     def move_table(self, buffer_transitions="none", **options):
         extra = [t for t in parse_buffer_transitions(buffer_transitions).split("+") if t != "none"]
@@ -147,10 +160,14 @@ cdef class NivreEager(TransitionSystem):
         return None
 
     def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False, buffer_transitions="none",
-                  buffer_oracle="always"):
+                  buffer_oracle="always", buffer_arc_length="one"):
         if buffer_oracle not in BUFFER_ORACLES:
             raise MaltpyError(f"buffer_oracle (-bo) {buffer_oracle!r}: use one of {', '.join(BUFFER_ORACLES)}")
+        if buffer_arc_length not in BUFFER_ARC_LENGTHS:
+            raise MaltpyError(f"buffer_arc_length (-bal) {buffer_arc_length!r}: use one of "
+                              f"{', '.join(BUFFER_ARC_LENGTHS)}")
         self.nonproj_when_needed = buffer_oracle == "needed"
+        self.buffer_any_length = buffer_arc_length == "any"
         self.allow_root = bool(allow_root)
         self.allow_reduce = bool(allow_reduce)
         self.enforce_tree = bool(enforce_tree)
@@ -264,11 +281,12 @@ cdef class NivreEager(TransitionSystem):
         if self.any_buffer and s.buf_len >= 2:
             k = s.buffer[s.buf_len - 2]
             # a gold arc whose dependent leaves for good: it must have all its gold dependents
-            if self.move_of[LBA] >= 0 and g.heads[j] == k and k - j == 1 \
+            if self.move_of[LBA] >= 0 and g.heads[j] == k and (k - j == 1 or self.buffer_any_length) \
                     and s.n_ldeps[j] + s.n_rdeps[j] == g.n_children[j]:
                 label[0] = g.labels[j]
                 return self.move_of[LBA]
-            if self.move_of[RBA] >= 0 and g.heads[k] == j and k - j == 1 and g.n_children[k] == 0:
+            if self.move_of[RBA] >= 0 and g.heads[k] == j and (k - j == 1 or self.buffer_any_length) \
+                    and g.n_children[k] == 0:
                 label[0] = g.labels[k]
                 return self.move_of[RBA]
             if self.move_of[LNBA] >= 0 and i > 0 and s.heads[i] == -1 and g.heads[i] == k \
@@ -295,23 +313,42 @@ cdef class NivreEager(TransitionSystem):
         if s.heads[i] == -1 and not self.allow_reduce:
             return SHIFT
         if i > 0 and g.lmost_left[j] != -1 and g.lmost_left[j] < i \
-                and (not self.any_buffer or self.headless_left_dep_below_top(s, g, j)):
+                and (not self.any_buffer or self.reduce_reaches_left_dep(s, g, j)):
             return REDUCE
         if i > 0 and g.heads[j] < i and (g.heads[j] != 0 or self.allow_root):
             return REDUCE
         return SHIFT
 
-    cdef bint headless_left_dep_below_top(self, const State* s, const Gold* g, int j) noexcept nogil:
-        """Whether a gold dependent of j still without its head lies on the stack below the top.
-        MaltParser's rule (REDUCE when j's leftmost gold dependent is left of the top) means this
-        in plain arc-eager, where j's left dependents get their head only from j at the front;
-        LNBA gives it to them earlier, from b1, and then the rule would pop a top still owed arcs."""
+    cdef bint reduce_reaches_left_dep(self, const State* s, const Gold* g, int j) noexcept nogil:
+        """MaltParser's rule (REDUCE when j's leftmost gold dependent is left of the top), as it
+        must read once buffer transitions are on: a gold dependent of j still without its head lies
+        on the stack below the top, and no word without a head stands between, unless the top
+        has no gold dependent left in the buffer. In plain arc-eager the rule means this, as j's
+        left dependents get their head only from j at the front. LNBA gives them one earlier, from
+        b1, and pops words early, exposing tops that are still owed arcs: popping such a top for a
+        dependent that a headless word hides from j loses the top's arcs for nothing."""
         cdef int k, d
+        cdef int owed = -1     # whether the top has a gold dependent in the buffer, once asked
         for k in range(s.stack_len - 2, -1, -1):
             d = s.stack[k]
             if d < g.lmost_left[j]:
                 break
-            if g.heads[d] == j and s.heads[d] == -1:
+            if s.heads[d] == -1:
+                if g.heads[d] == j:
+                    return True
+                if owed == -1:
+                    owed = self.owed_in_buffer(s, g, s.stack[s.stack_len - 1])
+                if owed:
+                    return False
+        return False
+
+    cdef bint owed_in_buffer(self, const State* s, const Gold* g, int i) noexcept nogil:
+        """Whether a gold dependent of i is still in the buffer (popping i would lose its arc)."""
+        cdef int k
+        if g.rmost_right[i] < buffer_front(s):
+            return False
+        for k in range(s.buf_len):
+            if g.heads[s.buffer[k]] == i:
                 return True
         return False
 
