@@ -450,6 +450,7 @@ CLI_SEEDS = [
     "-c m.mpz -m learn -i train.conll -a covnonproj -ud label -T 5 -d POSTAG -s Right[0]",
     "-c m.mpz -m learn -i train.conll -a nivreeager -bt lba+rnba -dir both -cv 2 -j 1",
     "-c m.mpz -m learn -i train.conll -a nivreeager -bt lnba -bo needed -dir rtl",
+    "-c m.mpz -m learn -i train.conll -a nivreeager -bt rba+rnba -bal any",
     "-c m.mpz -m learn -i train.conll -a 2planar -pp head -lo -s_1_-c_0.5",
     "-c m.mpz -m learn -i train.conll -l perceptron -or dynamic -a covnonproj -lo -i_2",
     "-c m.mpz -m learn -i train.conllu -l libsvm", "-c m.mpz -m learn -i train.conll -F feats.yaml",
