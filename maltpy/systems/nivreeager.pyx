@@ -47,9 +47,9 @@ another (LBA/RBA for arcs of length 1 only, the paper's policy, or with
 in the buffer allow; the dependent leaving
 the buffer or the stack has all its gold dependents; RBA's and RNBA's dependent has
 none), in the order LBA, RBA, LNBA, RNBA, and MaltParser's arc-eager oracle otherwise
-(whose REDUCE for a left dependent of b0 below the top counts only dependents still
-without a head, since LNBA gives b1 left dependents before it reaches the front, and does not
-pop a top still owed buffer words' arcs for a dependent that a headless word hides from b0).
+(with LNBA on, its REDUCE for a left dependent of b0 below the top counts only dependents
+still without a head, since LNBA gives b1 left dependents before it reaches the front, and does
+not pop a top still owed buffer words' arcs for a dependent that a headless word hides from b0).
 With ``buffer_oracle = needed`` (maltpy's, not the paper's) LNBA and RNBA are taken only
 where b0 is not a gold dependent of the arc's head: where arc-eager could not build the
 arc next by attaching b0 first (their non-projective uses, and those across b0's own arc).
@@ -313,7 +313,7 @@ cdef class NivreEager(TransitionSystem):
         if s.heads[i] == -1 and not self.allow_reduce:
             return SHIFT
         if i > 0 and g.lmost_left[j] != -1 and g.lmost_left[j] < i \
-                and (not self.any_buffer or self.reduce_reaches_left_dep(s, g, j)):
+                and (self.move_of[LNBA] < 0 or self.reduce_reaches_left_dep(s, g, j)):
             return REDUCE
         if i > 0 and g.heads[j] < i and (g.heads[j] != 0 or self.allow_root):
             return REDUCE
@@ -321,11 +321,12 @@ cdef class NivreEager(TransitionSystem):
 
     cdef bint reduce_reaches_left_dep(self, const State* s, const Gold* g, int j) noexcept nogil:
         """MaltParser's rule (REDUCE when j's leftmost gold dependent is left of the top), as it
-        must read once buffer transitions are on: a gold dependent of j still without its head lies
-        on the stack below the top, and no word without a head stands between, unless the top
-        has no gold dependent left in the buffer. In plain arc-eager the rule means this, as j's
-        left dependents get their head only from j at the front. LNBA gives them one earlier, from
-        b1, and pops words early, exposing tops that are still owed arcs: popping such a top for a
+        must read once LNBA is on: a gold dependent of j still without its head lies on the stack
+        below the top, and no word without a head stands between, unless the top has no gold
+        dependent left in the buffer. In plain arc-eager, j's left dependents get their head only
+        from j at the front, and the rule is kept as MaltParser has it (so that LBA, RBA and RNBA
+        alone recover exactly arc-eager's heads). LNBA gives stack words a head earlier, from b1,
+        and pops them early, exposing tops that are still owed arcs: popping such a top for a
         dependent that a headless word hides from j loses the top's arcs for nothing."""
         cdef int k, d
         cdef int owed = -1     # whether the top has a gold dependent in the buffer, once asked
