@@ -151,10 +151,11 @@ def main():
     ap.add_argument("--tune-features", action="store_true",
                     help="choose each language's and system's feature model on its training part (NE and the rule's "
                          "transition only)")
-    ap.add_argument("--buffer-oracle", choices=("always", "needed"), default="always",
+    from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
+    ap.add_argument("--buffer-oracle", choices=BUFFER_ORACLES, default="always",
                     help="when the oracle takes LNBA and RNBA (-bo): always, as the paper (default), or needed: "
                          "only where b0 is not a gold dependent of the arc's head")
-    ap.add_argument("--buffer-arc-length", choices=("one", "any"), default="one",
+    ap.add_argument("--buffer-arc-length", choices=BUFFER_ARC_LENGTHS, default="one",
                     help="which gold arcs the oracle builds with LBA and RBA (-bal): one, those of length 1, as "
                          "the paper (default), or any: whatever the length (the paper's other policy)")
     ap.add_argument("--tuning-split", action="store_true",

@@ -373,3 +373,18 @@ def test_the_command_runs_blas_on_one_thread_unless_the_user_says():
     assert threads == ["1"]
     assert run({**clean, "OMP_NUM_THREADS": "2"}) == ["2"]
     assert run({**clean, "OPENBLAS_NUM_THREADS": "2"}) == ["2"]
+
+
+def test_every_flag_with_choices_offers_what_its_setting_accepts():
+    """argparse's choices for a MaltParser flag are the values the setting itself accepts (YAML and
+    the API check them with maltpy.config.choices), so a value added to one is not missed in the other."""
+    from maltpy.cli.main import _main_parser
+    from maltpy.config import FLAGS, choices
+    allowed = choices()
+    checked = []
+    for action in _main_parser()._actions:
+        for flag in action.option_strings:
+            if flag in FLAGS and action.choices is not None:
+                assert set(action.choices) == set(allowed[FLAGS[flag]]), flag
+                checked.append(flag)
+    assert {"-bo", "-bal", "-ud", "-dir", "-pp"} <= set(checked)
