@@ -15,6 +15,9 @@ with the order (ARC+REV or REV+ARC) and parameter (0-40) chosen, per criterion, 
 -dir both, maltpy.transform.combine.choose_combination). Scores exclude punctuation; `*` marks a
 difference from ARC at p < 0.05 (randomized permutation test over sentences). ``--conll2007 DIR``
 adds the CoNLL 2007 Spanish and Basque files (CoNLL-X format, their own pre-UD annotation).
+A second table per system judges -dir both on the whole training part, out of fold: each fold's
+parses (from parsers that never saw the fold) combined as chosen on the other folds alone
+(nested cross-validation), about ten times the test part's tokens.
 
 With ``--tune-features`` (nivreeager only): each direction's feature model is chosen separately
 on the training part, as the paper tuned its reverse parser's apart from the forward one (greedy
@@ -92,7 +95,7 @@ def _run_cell(train, test, algorithm, folds, learner, language, features=None, f
     chosen = {c: choose_combination(held_out, (c,)) for c in ("position", "length")}
     chosen["both"] = choose_combination(held_out)  # what -dir both picks: the criterion too
     cv_s = time.perf_counter() - t0
-    out = {"cv_s": cv_s, "chosen": chosen}
+    out = {"cv_s": cv_s, "chosen": chosen, "nested": nested_choices(held_out)}
     times = {}
     trees = {}
     for d in ("ltr", "rtl"):
@@ -113,6 +116,19 @@ def _run_cell(train, test, algorithm, folds, learner, language, features=None, f
         out[c] = combined
         out[f"{c}_fallback"] = 100.0 * fallbacks / max(len(test), 1)
     return out
+
+
+def nested_choices(held_out):
+    """-dir both's choice judged on ten times the test part's data: each fold's parses combined as
+    chosen on the other folds alone (nested cross-validation: neither the fold's parsers nor its
+    choice saw it). Returns (gold, left-to-right, combined) sentences over every fold."""
+    rows = []
+    for k, (part, ltr, rtl) in enumerate(held_out):
+        ch = choose_combination(held_out[:k] + held_out[k + 1:])
+        for s, a, b in zip(part, ltr, rtl):
+            h, l, _ = combine_trees(a, b, ch["criterion"], ch["param"], ch["first"])
+            rows.append((s, s.with_tree(*a), s.with_tree(h, l)))
+    return rows
 
 
 def main():
@@ -141,6 +157,10 @@ def main():
                 sig = compare(test, r["arc"], r[key], rounds=a.rounds, punctuation=False) if key != "arc" else None
                 row[key] = {"las": s.las, "uas": s.uas, "p_las": sig["LAS"]["p"] if sig else 1.0,
                             "p_uas": sig["UAS"]["p"] if sig else 1.0}
+            gold, arc, both = (list(x) for x in zip(*r["nested"]))
+            s_arc, s_both = (evaluate(gold, t)["no_punct"] for t in (arc, both))
+            sig = compare(gold, arc, both, rounds=a.rounds, punctuation=False)
+            row["nested"] = {"arc": s_arc.las, "both": s_both.las, "p": sig["LAS"]["p"], "tokens": s_arc.tokens}
             row["fallback"] = {c: r[f"{c}_fallback"] for c in ("position", "length")}
             row["added"] = r.get("added")
             results[alg][lang] = row
@@ -226,7 +246,22 @@ def tables(results, rounds, folds, alpha=0.05):
             r = rows[lang]
             out.append(f"| {NAMES.get(lang, lang)} | {r['cv_s']:.1f} | {r['times']['ltr'][0]:.1f} | "
                        f"{r['times']['rtl'][0]:.1f} | {r['times']['ltr'][1]:.2f} | {r['times']['rtl'][1]:.2f} |")
-        out.append("")
+        nested = {l: rows[l]["nested"] for l in langs}
+        gain = {l: n["both"] - n["arc"] for l, n in nested.items()}
+        out += ["", f"-dir both judged out of fold on the whole training part ({folds} folds; each fold's "
+                f"parses combined as chosen on the other {folds - 1}, nested), LAS without punctuation:", "",
+                "| Language | tokens | ARC LAS | -dir both LAS | difference | p |", "|---|" + "---:|" * 5]
+        for lang in langs:
+            n = nested[lang]
+            out.append(f"| {NAMES.get(lang, lang)} | {n['tokens']:,} | {n['arc']:.2f} | {n['both']:.2f}"
+                       f"{star(n['p'])} | {gain[lang]:+.2f} | {n['p']:.3f} |")
+        out.append(f"| **Average** | | **{mean(lambda r: r['nested']['arc']):.2f}** | "
+                   f"**{mean(lambda r: r['nested']['both']):.2f}** | "
+                   f"**{mean(lambda r: r['nested']['both'] - r['nested']['arc']):+.2f}** | |")
+        out += ["", f"Better on {sum(g > 0 for g in gain.values())}, worse on "
+                f"{sum(g < 0 for g in gain.values())} of {len(langs)} languages; significantly better on "
+                f"{sum(gain[l] > 0 and nested[l]['p'] < alpha for l in langs)}, significantly worse on "
+                f"{sum(gain[l] < 0 and nested[l]['p'] < alpha for l in langs)}.", ""]
     out.append(f"`*`: differs from ARC at p < {alpha} (randomized permutation test over sentences, "
                f"{rounds:,} rounds). Combinations chosen by {folds}-fold cross-validation on the training part.")
     return "\n".join(out)

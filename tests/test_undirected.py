@@ -138,7 +138,11 @@ def test_reconstruction_is_a_minimum_cost_tree(n, seed, mode, p_link):
 
 # ---------------------------------------------------------------------- systems and oracles
 def undirected_system(name, mode, **opts):
-    return SYSTEMS[name](3 * N_BASE, 2 * N_BASE, undirected=mode, **opts)
+    """The system as a parser builds it: label-based ones know which way each label points."""
+    system = SYSTEMS[name](3 * N_BASE, 2 * N_BASE, undirected=mode, **opts)
+    if mode == LABEL:
+        system.set_label_directions(DIRECTIONS)
+    return system
 
 
 def gold_labels(heads, rng, mode):
