@@ -42,7 +42,7 @@ from maltpy.experiments.feature_search import (ARC_EAGER_CANDIDATES, default_fea
 from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
                                          ROOT_LABELS, THESIS_LANGUAGES, study_paths, treebank_format, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
-from maltpy.transform.combine import choose_combination, combine_trees  # noqa: E402
+from maltpy.transform.combine import choose_combination, choose_out_of_fold, combine_trees  # noqa: E402
 
 ALGORITHMS = ["nivreeager", "nivrestandard"]
 # the paper's averages (9 treebanks: 8 CoNLL-X and WSJ), LAS without punctuation
@@ -123,11 +123,8 @@ def nested_choices(held_out):
     chosen on the other folds alone (nested cross-validation: neither the fold's parsers nor its
     choice saw it). Returns (gold, left-to-right, combined) sentences over every fold."""
     rows = []
-    for k, (part, ltr, rtl) in enumerate(held_out):
-        ch = choose_combination(held_out[:k] + held_out[k + 1:])
-        for s, a, b in zip(part, ltr, rtl):
-            h, l, _ = combine_trees(a, b, ch["criterion"], ch["param"], ch["first"])
-            rows.append((s, s.with_tree(*a), s.with_tree(h, l)))
+    for (part, ltr, _), (_, trees) in zip(held_out, choose_out_of_fold(held_out)):
+        rows += [(s, s.with_tree(*a), s.with_tree(*t)) for s, a, t in zip(part, ltr, trees)]
     return rows
 
 

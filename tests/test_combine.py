@@ -177,3 +177,22 @@ def test_choose_combination_prefers_the_left_to_right_parse_on_ties_and_finds_a_
     broken = [([h if d <= 3 else (0 if h != 0 else 1) for d, h in enumerate(s.heads, 1)], s.labels) for s in gold]
     c = choose_combination([(gold, broken, same)])
     assert c["las"] == 100.0 and c["las_ltr"] < 100.0
+
+
+def test_the_out_of_fold_choice_of_each_part_is_made_on_the_other_parts_alone():
+    """Nested cross-validation: where right to left is right on two parts and left to right on the
+    third, the third part gets the choice of the other two (right to left's trees, wrong there),
+    though its own choice would have been right."""
+    from maltpy.transform.combine import choose_combination, choose_out_of_fold
+    gold = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)[:8]
+    parts = [gold[0:1], gold[1:2], gold[2:8]]
+    # the third part outweighs the others: a choice that saw it would take its parser, right there
+    assert sum(len(s) for s in parts[2]) > sum(len(s) for s in parts[0] + parts[1])
+    right = [[(s.heads, s.labels) for s in p] for p in parts]
+    wrong = [[([0] * len(s.heads), s.labels) for s in p] for p in parts]      # flat: a tree, not gold
+    held_out = [(parts[0], wrong[0], right[0]), (parts[1], wrong[1], right[1]), (parts[2], right[2], wrong[2])]
+    out = choose_out_of_fold(held_out)
+    assert [choice == choose_combination(held_out[:k] + held_out[k + 1:]) for k, (choice, _) in enumerate(out)] \
+        == [True] * 3
+    assert out[2][1] == [(list(h), list(l)) for h, l in wrong[2]] != right[2]
+    assert choose_combination(held_out[2:])["las"] == 100.0    # the part's own choice would be right

@@ -147,3 +147,17 @@ def choose_combination(held_out, criteria=CRITERIA) -> dict:
             "las": 100.0 * best["correct"] / n, "las_ltr": 100.0 * baseline / n,
             "las_rtl": 100.0 * correct(rh, rl) / n, "fallback_sentences": fallbacks,
             "sentences": len(offsets) - 1}
+
+
+def choose_out_of_fold(held_out, criteria=CRITERIA) -> list:
+    """What :func:`choose_combination`'s choice gains on data it did not see (nested
+    cross-validation): for each held-out part, the combination chosen on the other parts alone and
+    that part's trees combined by it. ``held_out`` as for :func:`choose_combination`; returns one
+    (choice, [(heads, labels) per sentence]) per part."""
+    out = []
+    for k, (gold, ltr, rtl) in enumerate(held_out):
+        choice = choose_combination(held_out[:k] + held_out[k + 1:], criteria)
+        trees = [combine_trees(a, b, choice["criterion"], choice["param"], choice["first"])[:2]
+                 for a, b in zip(ltr, rtl)]
+        out.append((choice, trees))
+    return out
