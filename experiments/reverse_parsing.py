@@ -41,6 +41,7 @@ from maltpy.experiments.feature_search import (ARC_EAGER_CANDIDATES, default_fea
                                                forward_selection, model_file, templates_cell)
 from maltpy.experiments.languages import (add_study_arguments, learner_settings, write_tables, NAMES,  # noqa: E402
                                          ROOT_LABELS, THESIS_LANGUAGES, study_paths, treebank_format, ud_split)
+from maltpy.chunks import folds as cv_folds  # noqa: E402
 from maltpy.parsing.parser import Parser  # noqa: E402
 from maltpy.transform.combine import choose_combination, choose_out_of_fold, combine_trees  # noqa: E402
 
@@ -85,11 +86,8 @@ def run_cell(path, holdout, algorithm, folds, learner="liblinear", language="", 
 
 def _run_cell(train, test, algorithm, folds, learner, language, features=None, fmt="conllu"):
     t0 = time.perf_counter()
-    cuts = [round(k * len(train) / folds) for k in range(folds + 1)]
     held_out = []
-    for k in range(folds):
-        rest = train[:cuts[k]] + train[cuts[k + 1]:]
-        part = train[cuts[k]:cuts[k + 1]]
+    for rest, part in cv_folds(train, folds):
         held_out.append((part,) + tuple(parser(algorithm, d, learner, language, features, fmt).fit(rest, fmt=fmt)
                                         .parse_trees(part) for d in ("ltr", "rtl")))
     chosen = {c: choose_combination(held_out, (c,)) for c in ("position", "length")}

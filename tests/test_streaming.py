@@ -151,3 +151,21 @@ def test_write_conll_streams_an_iterator_into_a_file_that_appears_whole(model, t
     assert os.listdir(tmp_path) == []
     maltpy.write_conll(parser.parse(iter_conll(TEST)), str(out))
     assert out.read_text() == "".join("\n".join(s.to_lines()) + "\n\n" for s in parser.parse(read_conll(TEST)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 60), k=st.integers(1, 12))
+def test_cross_validation_folds_cover_the_items_once_each(n, k):
+    """chunks.folds: k contiguous parts in order that make up the items, each with the others as
+    its training items, sizes within one of each other."""
+    from maltpy.chunks import folds
+    items = list(range(n))
+    parts = folds(items, k)
+    assert len(parts) == k
+    assert [x for _, part in parts for x in part] == items
+    for rest, part in parts:
+        assert sorted(rest + part) == items and not set(rest) & set(part)
+        if part:                                            # contiguous (k > n leaves some empty)
+            assert part == list(range(part[0], part[0] + len(part)))
+    sizes = [len(part) for _, part in parts]
+    assert max(sizes) - min(sizes) <= 1

@@ -26,7 +26,7 @@ from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.learners import SvmModel, make_learner, request_stop
 from maltpy.parsing.encode import ColumnBatch, SymbolTable, encode, gold_arrays
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
-from maltpy.chunks import chunked
+from maltpy.chunks import chunked, folds as cv_folds
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
 from maltpy.systems.nivreeager import takes_buffer_arc_length, takes_buffer_oracle
@@ -413,11 +413,8 @@ class Parser:
         if folds < 2 or folds > len(sentences):
             raise MaltpyError(f"combination_folds (-cv) {folds}: use 2 to {len(sentences)} (the training sentences)")
         t0 = time.perf_counter()
-        cuts = [round(k * len(sentences) / folds) for k in range(folds + 1)]
         held_out = []
-        for k in range(folds):
-            train = list(sentences[:cuts[k]]) + list(sentences[cuts[k + 1]:])
-            part = list(sentences[cuts[k]:cuts[k + 1]])
+        for k, (train, part) in enumerate(cv_folds(sentences, folds)):
             trees = [self._one_way(d).fit(train, fmt).parse_trees(part) for d in ("ltr", "rtl")]
             held_out.append((part, trees[0], trees[1]))
             log(f"combination cross-validation: fold {k + 1}/{folds} parsed ({time.perf_counter() - t0:.0f} s)")
