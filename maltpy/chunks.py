@@ -18,8 +18,8 @@ def chunked(items: Iterable, size: int, first: int = 16) -> Iterator[list]:
 
 def folds(items: Sequence, k: int) -> List[Tuple[list, list]]:
     """The k folds of a cross-validation over ``items`` as (the other items, this fold's items),
-    each fold a contiguous run (as MaltParser's and the papers' folds), in order: the folds'
-    parts together are ``items``."""
+    each fold a contiguous run of about len(items) / k, in order: the folds' parts together are
+    ``items``."""
     cuts = [round(j * len(items) / k) for j in range(k + 1)]
     return [(list(items[:cuts[j]]) + list(items[cuts[j + 1]:]), list(items[cuts[j]:cuts[j + 1]]))
             for j in range(k)]
