@@ -68,7 +68,8 @@ def main():
                    for _ in range(a.repeat))
         best_api = min(_timed(lambda: p.parse(gold)) for _ in range(a.repeat))
         if p.learner.kind == "kernel":  # the kernel loop also runs on every core
-            cores = os.cpu_count() or 1
+            from maltpy.config import available_cores
+            cores = available_cores()   # what -j 0 means
             best_mt = min(_timed(lambda: loop(system, p.extractor, weights, p.classes, corpus, n_threads=cores))
                           for _ in range(a.repeat))
             print(f"   parse loop on {cores} threads: {n_tok / best_mt:10,.0f} tokens/s")

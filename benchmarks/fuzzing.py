@@ -30,6 +30,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(ROOT)  # after the installed maltpy: only fuzz/ comes from the checkout
 CRASHES = os.path.join(ROOT, "fuzz", "crashes")
 
+from maltpy.config import available_cores  # noqa: E402
+
 
 def save_case(target: str, data: bytes) -> str:
     os.makedirs(CRASHES, exist_ok=True)
@@ -182,7 +184,7 @@ def main(argv=None):
                      help="cases per target: a number, or per target as conll=600000,model=60000,...")
     run.add_argument("--engine", choices=("atheris", "random"), default=default_engine)
     run.add_argument("--seed", type=int, default=0, help="random engine's seed")
-    run.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="atheris: targets at once")
+    run.add_argument("-j", "--jobs", type=int, default=available_cores(), help="atheris: targets at once")
     flips = sub.add_parser("flips", help="single-byte flips over a model file")
     flips.add_argument("--model", help="model file (default: a small model trained on the example treebank)")
     flips.add_argument("--which", default="nivreeager",

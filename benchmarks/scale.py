@@ -59,7 +59,8 @@ def main():
     with open(p("dev.conll"), "rb") as f:
         dev = f.read()
     dev_tokens = sum(1 for line in dev.split(b"\n") if line[:1].isdigit())
-    cores = os.cpu_count() or 1
+    from maltpy.config import available_cores
+    cores = available_cores()   # what -j 0 means
     print(f"EWT dev: {dev_tokens:,} tokens; {cores} cores; median of {a.repeat} whole-process runs\n")
     print("| input | command | wall (s) | tokens/s | peak memory (MB) | output = -j 1 |")
     print("|---|---|---:|---:|---:|---|")

@@ -40,11 +40,15 @@ from maltpy.experiments.feature_search import ARC_EAGER_CANDIDATES, templates_ce
 from maltpy.experiments.languages import (add_study_arguments, average_subsets, learner_settings,  # noqa: E402
                                          study_paths, treebank_format, write_tables, NAMES, ud_split)
 from maltpy.parsing.parser import Parser  # noqa: E402
+from maltpy.systems.nivreeager import (BUFFER_ARC_LENGTHS, BUFFER_ORACLES, ORACLE_OPTION_MOVES,  # noqa: E402
+                                       NivreEager, oracle_options_taken)
 from maltpy.transform import nonprojective_arcs  # noqa: E402
 
 SYSTEMS = ["none", "lba", "rba", "lnba", "rnba"]
 # the paper's averages over its 8 CoNLL-X languages (Tables 1 and 6, punctuation excluded)
 PAPER_AVERAGES = {"none": 79.37, "lba": 78.20, "rba": 78.67, "lnba": 79.90, "rnba": 79.55}
+#: the paper's oracle, nivreeager's defaults: LNBA/RNBA whenever possible, LBA/RBA for arcs of length 1
+PAPER_ORACLE = {option: NivreEager.options[option] for option in ORACLE_OPTION_MOVES}
 
 
 def arc_directions(sentences):
@@ -62,26 +66,15 @@ def arc_directions(sentences):
     return {k: 100.0 * v / total for k, v in (("L", left), ("R", right), ("L1", left1), ("R1", right1))}
 
 
-#: the paper's oracle: LNBA/RNBA whenever possible, LBA/RBA for arcs of length 1
-PAPER_ORACLE = {"buffer_oracle": "always", "buffer_arc_length": "one"}
-
-
 def _oracle_options(bt, oracle):
-    """The oracle settings of ``oracle`` (a dict with ``buffer_oracle`` and ``buffer_arc_length``) that
-    the system ``bt`` takes: -bo for those with LNBA or RNBA, -bal for those with LBA or RBA."""
-    from maltpy.systems.nivreeager import takes_buffer_arc_length, takes_buffer_oracle
-    out = {}
-    if takes_buffer_oracle(bt):
-        out["buffer_oracle"] = oracle["buffer_oracle"]
-    if takes_buffer_arc_length(bt):
-        out["buffer_arc_length"] = oracle["buffer_arc_length"]
-    return out
+    """Of ``oracle`` (the oracle's options: ``buffer_oracle``, ``buffer_arc_length``), those the system
+    ``bt`` takes: -bo for those with LNBA or RNBA, -bal for those with LBA or RBA."""
+    return {option: oracle[option] for option in oracle_options_taken(bt)}
 
 
 def sequence_lengths(train, labels_of, oracle):
     """Oracle transition sequences on the (projectivized: projective trees only) training part:
     transitions per word for each system, and how many were buffer transitions (spec §1.5)."""
-    from maltpy.systems import NivreEager
     out = {}
     trees = [s for s in train if not nonprojective_arcs([-1] + s.heads)]
     for bt in SYSTEMS:
@@ -100,11 +93,11 @@ def sequence_lengths(train, labels_of, oracle):
     return out
 
 
-def move_precision(parser, test):
-    """Labelled precision (%) and count of the arcs each move built, punctuation excluded."""
+def count_move_arcs(parser, test, counts):
+    """Adds to ``counts`` (move name -> [correct, built]) the arcs each move built on ``test``,
+    labelled, punctuation excluded (the paper's Table 3)."""
     system = parser._system(training=False)
     offsets, heads, labels, moves = parser.parse_arrays(test, record_moves=True)
-    counts = {}
     for k, s in enumerate(test):
         r0 = int(offsets[k])
         for i, row in enumerate(s.rows, 1):
@@ -116,7 +109,6 @@ def move_precision(parser, test):
             c = counts.setdefault(name, [0, 0])
             c[0] += ok
             c[1] += 1
-    return {name: (100.0 * ok / n, n) for name, (ok, n) in counts.items()}
 
 
 def study_split(path, holdout, tuning=False):
@@ -129,15 +121,15 @@ def study_split(path, holdout, tuning=False):
     return train, test
 
 
-def run_system(path, holdout, bt, features=None, learner="liblinear", language="", oracle=None, tuning=False,
-               folds=0):
+def run_system(path, holdout, bt, features=None, learner="liblinear", language="", oracle=PAPER_ORACLE,
+               tuning=False, folds=0):
     """Train and parse one (language, system); runs in a worker process. With ``folds``, a
     cross-validation over the training part instead: each fold parsed by a parser trained on the
     others, the parses in the training part's order."""
     train, test = study_split(path, holdout, tuning)
     fmt, root = treebank_format(path)
     settings = make_settings(algorithm="nivreeager", input_format=fmt, verbose=False, root_label=root,
-                             buffer_transitions=bt, jobs=1, features=features, **_oracle_options(bt, oracle or PAPER_ORACLE),
+                             buffer_transitions=bt, jobs=1, features=features, **_oracle_options(bt, oracle),
                              **learner_settings(learner, "nivreeager", language, fmt))
     runs = cv_folds(train, folds) if folds else [(train, test)]
     out, learn, parse, counts = [], 0.0, 0.0, {}
@@ -147,10 +139,7 @@ def run_system(path, holdout, bt, features=None, learner="liblinear", language="
         t1 = time.perf_counter()
         out += parser.parse(part)
         learn, parse = learn + t1 - t0, parse + time.perf_counter() - t1
-        for name, (pct, n) in move_precision(parser, part).items():
-            c = counts.setdefault(name, [0.0, 0])
-            c[0] += pct * n / 100.0
-            c[1] += n
+        count_move_arcs(parser, part, counts)
     precision = {name: (100.0 * ok / n, n) for name, (ok, n) in counts.items()}
     return {"out": out, "learn_s": learn, "parse_s": parse, "precision": precision}
 
@@ -162,11 +151,10 @@ def main():
     ap.add_argument("--tune-features", action="store_true",
                     help="choose each language's and system's feature model on its training part (NE and the rule's "
                          "transition only)")
-    from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
-    ap.add_argument("--buffer-oracle", choices=BUFFER_ORACLES, default="always",
+    ap.add_argument("--buffer-oracle", choices=BUFFER_ORACLES, default=PAPER_ORACLE["buffer_oracle"],
                     help="when the oracle takes LNBA and RNBA (-bo): always, as the paper (default), or needed: "
                          "only where b0 is not a gold dependent of the arc's head")
-    ap.add_argument("--buffer-arc-length", choices=BUFFER_ARC_LENGTHS, default="one",
+    ap.add_argument("--buffer-arc-length", choices=BUFFER_ARC_LENGTHS, default=PAPER_ORACLE["buffer_arc_length"],
                     help="which gold arcs the oracle builds with LBA and RBA (-bal): one, those of length 1, as "
                          "the paper (default), or any: whatever the length (the paper's other policy)")
     ap.add_argument("--tuning-split", action="store_true",
@@ -215,9 +203,8 @@ def main():
     text = tables(results, a.rounds)
     text += (f"\n\nWhole study: {time.perf_counter() - t0:.0f} s on this machine ({a.jobs} processes"
              f"{', --learner ' + a.learner if a.learner != 'liblinear' else ''}"
-             f"{', --buffer-oracle ' + a.buffer_oracle if a.buffer_oracle != 'always' else ''}"
-             f"{', --buffer-arc-length ' + a.buffer_arc_length if a.buffer_arc_length != 'one' else ''}"
-             f"{', the tuning split' if a.tuning_split else ''}"
+             + "".join(f", --{o.replace('_', '-')} {oracle[o]}" for o in oracle if oracle[o] != PAPER_ORACLE[o])
+             + f"{', the tuning split' if a.tuning_split else ''}"
              f"{f', {a.cross_validate}-fold cross-validation over the training parts' if a.cross_validate else ''}).\n")
     write_tables(text, a.o)
 

@@ -154,6 +154,12 @@ static void* mcsvm_helper_main(void* arg) {
     return NULL;
 }
 
+/* Frees what mcsvm_helper_start allocated (any of it may be NULL). */
+static void mcsvm_helper_free(mcsvm_helper* h) {
+    for (int k = 0; k < MCSVM_SLOTS; ++k) free(h->slots[k].g);
+    free(h->last_mod); free(h->g_local); free(h);
+}
+
 /* The solver's side. NULL (and the solver sums everything itself) if anything fails. */
 static mcsvm_helper* mcsvm_helper_start(const int32_t* indptr, const int32_t* indices,
                                         const int32_t* y, const double* w, int64_t stride, int nc,
@@ -177,8 +183,7 @@ static mcsvm_helper* mcsvm_helper_start(const int32_t* indptr, const int32_t* in
         }
         pthread_mutex_destroy(&h->lock);
     }
-    for (int k = 0; k < MCSVM_SLOTS; ++k) free(h->slots[k].g);
-    free(h->last_mod); free(h->g_local); free(h);
+    mcsvm_helper_free(h);
     return NULL;
 }
 
@@ -196,8 +201,7 @@ static void mcsvm_helper_stop(mcsvm_helper* h, int64_t* used, int64_t* summed) {
     pthread_cond_destroy(&h->wake);
     pthread_mutex_destroy(&h->lock);
     *used = h->used; *summed = h->summed;
-    for (int k = 0; k < MCSVM_SLOTS; ++k) free(h->slots[k].g);
-    free(h->last_mod); free(h->g_local); free(h);
+    mcsvm_helper_free(h);
 }
 
 /* Where the solver is: its position s and the number of active instances. */

@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 import numpy as np
 
 import maltpy
-from maltpy.config import RUN_SETTINGS, Settings, available_cores, coerce, make_settings
+from maltpy.config import FLAGS, RUN_SETTINGS, Settings, available_cores, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
@@ -29,7 +29,7 @@ from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_co
 from maltpy.chunks import chunked, folds as cv_folds
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
-from maltpy.systems.nivreeager import takes_buffer_arc_length, takes_buffer_oracle
+from maltpy.systems.nivreeager import ORACLE_OPTION_MOVES, NivreEager, oracle_options_taken
 from maltpy.transform import PseudoProjective, reverse_sentence, reverse_tree
 from maltpy.transform.reverse import reverse_columns
 
@@ -112,12 +112,13 @@ class Parser:
         if s.buffer_transitions != "none" and "buffer_transitions" not in self.system_cls.options:
             raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
                               f"with -a nivreeager, not {s.algorithm}")
-        if s.buffer_oracle != "always" and not takes_buffer_oracle(s.buffer_transitions):
-            raise MaltpyError(f"-bo {s.buffer_oracle} says when the oracle takes LNBA and RNBA: use it with "
-                              f"-bt lnba or rnba (here -bt {s.buffer_transitions})")
-        if s.buffer_arc_length != "one" and not takes_buffer_arc_length(s.buffer_transitions):
-            raise MaltpyError(f"-bal {s.buffer_arc_length} says which arcs the oracle builds with LBA and RBA: "
-                              f"use it with -bt lba or rba (here -bt {s.buffer_transitions})")
+        taken = oracle_options_taken(s.buffer_transitions)
+        for option, moves in ORACLE_OPTION_MOVES.items():
+            value = getattr(s, option)
+            if value != NivreEager.options[option] and option not in taken:
+                flag = next(f for f, name in FLAGS.items() if name == option)
+                raise MaltpyError(f"{flag} {value} is about the oracle's {' and '.join(m.upper() for m in moves)}: "
+                                  f"use it with -bt {' or '.join(moves)} (here -bt {s.buffer_transitions})")
         if feature_text is None:
             self.feature_model, self.feature_text = resolve_feature_model(
                 s.features, s.algorithm, s.learner, fmt, undirected=s.undirected,

@@ -105,14 +105,14 @@ def parse_buffer_transitions(value) -> str:
     return "+".join(t for t in BUFFER_TRANSITIONS if t in parts)
 
 
-def takes_buffer_oracle(buffer_transitions) -> bool:
-    """Whether a ``buffer_transitions`` value has LNBA or RNBA, the moves ``buffer_oracle`` is about."""
-    return any(t in ("lnba", "rnba") for t in parse_buffer_transitions(buffer_transitions).split("+"))
+#: the oracle's options and the buffer transitions each one is about
+ORACLE_OPTION_MOVES = {"buffer_oracle": ("lnba", "rnba"), "buffer_arc_length": ("lba", "rba")}
 
 
-def takes_buffer_arc_length(buffer_transitions) -> bool:
-    """Whether a ``buffer_transitions`` value has LBA or RBA, the moves ``buffer_arc_length`` is about."""
-    return any(t in ("lba", "rba") for t in parse_buffer_transitions(buffer_transitions).split("+"))
+def oracle_options_taken(buffer_transitions) -> tuple:
+    """The options of :data:`ORACLE_OPTION_MOVES` that a ``buffer_transitions`` value has moves for."""
+    moves = set(parse_buffer_transitions(buffer_transitions).split("+"))
+    return tuple(option for option, about in ORACLE_OPTION_MOVES.items() if moves & set(about))
 
 
 cdef class NivreEager(TransitionSystem):
