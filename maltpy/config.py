@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import yaml
@@ -25,49 +25,131 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+@dataclass(frozen=True)
+class Flag:
+    """A command-line flag of a setting: MaltParser's short flag where MaltParser has the option,
+    the placeholder ``--help`` shows for its value, and its help text."""
+    flag: str
+    metavar: str
+    help: str
+    long: Optional[str] = None     # a long spelling as well ("--jobs")
+
+    @property
+    def dest(self) -> str:
+        """The argparse attribute that holds the flag's value."""
+        return (self.long or self.flag).lstrip("-")
+
+
+def _setting(default, *flags: Flag):
+    """A setting's default and its command-line flags, declared together: the command line, YAML
+    files, the API and the model files all read them from :class:`Settings`."""
+    return field(default=default, metadata={"flags": flags})
+
+
 @dataclass
 class Settings:
-    """All settings. ``None`` means "decide from the data" (formats, feature model)."""
-    model: Optional[str] = None            # -c / model file path
-    input: Optional[str] = None            # -i  (None or '-' = stdin)
+    """All settings. ``None`` means "decide from the data" (formats, feature model).
+
+    Each setting is declared once, here: its name (the YAML key and keyword argument), type,
+    default and command-line flags with their help; the allowed values of a setting with a fixed
+    set come from the modules that implement them (:func:`choices`)."""
+    model: Optional[str] = None            # -c (the CLI's: a configuration file or the model file)
+    input: Optional[str] = _setting(None, Flag("-i", "FILE", "input file; '-' or absent: standard input"))
     learn_input: Optional[str] = None      # YAML only: what -m learn reads when -i is not given
     parse_input: Optional[str] = None      # YAML only: what -m parse reads when -i is not given
-    output: Optional[str] = None           # -o  (None or '-' = stdout)
-    input_format: Optional[str] = None     # -if conllx|conllu (default: from the file name)
-    output_format: Optional[str] = None    # -of (default: the input format)
-    algorithm: str = "nivreeager"          # -a
-    features: Optional[str] = None         # -F  name or path (default: MaltParser's for -a, -l, -if)
-    learner: str = "liblinear"             # -l
-    learner_options: str = ""              # -lo (default: -s 4 -c 0.1 -e 0.1 -B -1)
-    split_column: Optional[str] = None     # -d
-    split_structure: Optional[str] = None  # -s
-    split_threshold: int = 50              # -T
-    root_label: str = "ROOT"               # -grl
-    allow_root: bool = True                # -nr
-    allow_reduce: bool = False             # -ne
-    enforce_tree: bool = False             # -nt
-    allow_shift: bool = False              # -cs  covington (-cr is allow_root)
-    connectedness: str = "none"            # -pcon planar: none|reduceonly|full
-    acyclicity: bool = True                # -pacy planar, 2planar
-    no_covered_roots: bool = False         # -pcov planar, 2planar
-    planar_root_handling: str = "normal"   # -prh planar, 2planar: normal|relaxed
-    reduceonswitch: bool = False           # -2pr 2planar
-    marking_strategy: str = "none"         # -pp  none|baseline|head|path|head+path
-    covered_root: str = "none"             # -pcr none|ignore|left|right|head
-    lifting_order: str = "shortest"        # -plo shortest|deepest
-    null_value: str = "one"                # -nv one|rootnode|novalue: kinds of null feature values
-    buffer_transitions: str = "none"       # -bt nivreeager: none, lba, rba, lnba, rnba or a +-joined set
-    buffer_oracle: str = "always"          # -bo always|needed: when the oracle takes LNBA/RNBA
-    buffer_arc_length: str = "one"         # -bal one|any: the gold arcs the oracle builds with LBA/RBA
-    direction: str = "ltr"                 # -dir ltr|rtl|both: left to right, right to left, or both combined
-    combination_folds: int = 10            # -cv: folds of the cross-validation that tunes -dir both
-    reverse_features: Optional[str] = None  # -Frtl with -dir both: the right-to-left parser's feature model (default: -F's)
-    oracle: str = "static"                 # -or static|dynamic (dynamic: online perceptron training)
-    undirected: str = "none"               # -ud none|naive|label: undirected planar, 2planar, covnonproj
-    constituent_encoding: str = "delta"    # -ce direct|delta: constituent trees as head-ordered dependencies
-    head_rules: str = "collins"            # -hr collins|leftmost|rightmost or a YAML rule file
-    jobs: int = 0                          # threads: split models trained (or one model's solver helped), kernel models scored (0 = all cores)
-    verbose: bool = True                   # progress and messages on a terminal
+    output: Optional[str] = _setting(None, Flag("-o", "FILE", "output file; '-' or absent: standard output"))
+    input_format: Optional[str] = _setting(None, Flag(
+        "-if", "FORMAT", "input format: conllx, conllu or ptb (bracketed trees) (default: .conllu files are "
+                         "conllu, .mrg and .ptb files ptb, else conllx)"))
+    output_format: Optional[str] = _setting(None, Flag(
+        "-of", "FORMAT", "output format (default: the input format; a constituent parser writes ptb, "
+                         "one bracketed tree per line)"))
+    algorithm: str = _setting("nivreeager", Flag(
+        "-a", "ALGORITHM", "parsing algorithm: nivreeager (default), nivrestandard, covproj, covnonproj, "
+                           "stackproj, stackeager, stacklazy, planar, 2planar"))
+    features: Optional[str] = _setting(None, Flag(
+        "-F", "NAME|PATH", "feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
+                           "(default: MaltParser's model for the algorithm, learner and input format; its U* "
+                           "counterpart with -ud, NivreEagerBuffer with -bt rba)"))
+    learner: str = _setting("liblinear", Flag(
+        "-l", "LEARNER", "learner: liblinear (default), libsvm (kernel SVM; slower, use with a data split "
+                         "-d/-s/-T) or perceptron (averaged perceptron; -lo '-i EPOCHS -s SEED -k "
+                         "FIRST_EXPLORING_EPOCH -p EXPLORE_PROBABILITY', default -i 15 -s 0 -k 1 -p 0.9)"))
+    learner_options: str = _setting("", Flag(
+        "-lo", "OPTIONS", "learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); libsvm svm-train "
+                          "flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; Nivre 2008 "
+                          "used -c 0.5); a value may start with '-': -lo \"-s 0 -c 0.5\""))
+    split_column: Optional[str] = _setting(None, Flag("-d", "COLUMN", "data split column, e.g. POSTAG"))
+    split_structure: Optional[str] = _setting(None, Flag("-s", "STRUCTURE", "data split structure, e.g. Input[0]"))
+    split_threshold: int = _setting(50, Flag("-T", "N", "data split threshold (default 50)"))
+    root_label: str = _setting("ROOT", Flag("-grl", "LABEL", "root label for words left unattached (default ROOT)"))
+    allow_root: bool = _setting(True, Flag("-nr", "BOOL", "nivre allow_root (default true)"),
+                                Flag("-cr", "BOOL", "covington allow_root (default true)"))
+    allow_reduce: bool = _setting(False, Flag("-ne", "BOOL", "nivre allow_reduce (default false)"))
+    enforce_tree: bool = _setting(False, Flag(
+        "-nt", "BOOL", "nivre enforce_tree: parse with the tree constraint (default false; a parse-time option)"))
+    allow_shift: bool = _setting(False, Flag("-cs", "BOOL", "covington allow_shift (default false)"))
+    connectedness: str = _setting("none", Flag(
+        "-pcon", "MODE", "planar connectedness: none (default), reduceonly, full"))
+    acyclicity: bool = _setting(True, Flag("-pacy", "BOOL", "planar/2planar acyclicity (default true)"))
+    no_covered_roots: bool = _setting(False, Flag("-pcov", "BOOL", "planar/2planar no_covered_roots (default false)"))
+    planar_root_handling: str = _setting("normal", Flag(
+        "-prh", "MODE", "planar/2planar planar_root_handling: normal (default), relaxed"))
+    reduceonswitch: bool = _setting(False, Flag("-2pr", "BOOL", "2planar reduceonswitch (default false)"))
+    marking_strategy: str = _setting("none", Flag(
+        "-pp", "STRATEGY", "pseudo-projective marking strategy: none (default), baseline, head, path, head+path"))
+    covered_root: str = _setting("none", Flag(
+        "-pcr", "MODE", "pseudo-projective covered roots: none (default), ignore, left, right, head"))
+    lifting_order: str = _setting("shortest", Flag(
+        "-plo", "ORDER", "pseudo-projective lifting order: shortest (default), deepest"))
+    null_value: str = _setting("one", Flag(
+        "-nv", "MODE", "null feature values: one (default: no node, root and unlabeled node alike), "
+                       "rootnode (the root apart), novalue (the root and unlabeled nodes apart)"))
+    buffer_transitions: str = _setting("none", Flag(
+        "-bt", "MOVES", "nivreeager buffer transitions (Fernández-González & Gómez-Rodríguez 2012): none "
+                        "(default), lba, rba, lnba, rnba, or several joined by + (with rba the default "
+                        "feature model is NivreEagerBuffer)"))
+    buffer_oracle: str = _setting("always", Flag(
+        "-bo", "WHEN", "when the training oracle takes LNBA and RNBA: always (default) when they build a gold "
+                       "arc without losing another, as the paper; needed: only where b0 is not a gold dependent "
+                       "of the arc's head, so arc-eager could not build the arc next (maltpy's; "
+                       "docs/buffer-transitions.md)"))
+    buffer_arc_length: str = _setting("one", Flag(
+        "-bal", "LENGTH", "which gold arcs the training oracle builds with LBA and RBA: one (default) those of "
+                          "length 1, as the paper; any: also longer ones between the first two buffer words, "
+                          "which gaps that RBA and RNBA leave in the buffer allow (the paper's 'whatever the "
+                          "length')"))
+    direction: str = _setting("ltr", Flag(
+        "-dir", "DIRECTION", "parse left to right (ltr, default), right to left (rtl: the sentence reversed, "
+                             "the root still node 0; the output is in the input's order), or both: one model "
+                             "file with a parser each way whose parses are combined (Fernández-González et al.), "
+                             "criterion, order and parameter chosen by cross-validation on the training data"))
+    combination_folds: int = _setting(10, Flag(
+        "-cv", "FOLDS", "folds of that cross-validation (default 10, as the paper)"))
+    reverse_features: Optional[str] = _setting(None, Flag(
+        "-Frtl", "NAME|PATH", "with -dir both: the right-to-left parser's feature model, as the paper tuned "
+                              "each direction's apart (default: the same as -F)"))
+    oracle: str = _setting("static", Flag(
+        "-or", "ORACLE", "static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
+                         "learn inside the transition loop from the dynamic oracle, exploring the model's own "
+                         "errors (nivreeager: Goldberg & Nivre 2012; covnonproj: the thesis's)"))
+    undirected: str = _setting("none", Flag(
+        "-ud", "MODE", "undirected parsing with planar, 2planar or covnonproj (Gómez-Rodríguez & "
+                       "Fernández-González): links without direction, then the tree with the fewest "
+                       "contradictions; none (default), naive, or label (each link's label learns its "
+                       "direction)"))
+    constituent_encoding: str = _setting("delta", Flag(
+        "-ce", "ENCODING", "constituent parsing (training on .mrg trees): how attachment order is written in "
+                           "the dependency labels, delta (default) or direct (Fernández-González & Martins 2015)"))
+    head_rules: str = _setting("collins", Flag(
+        "-hr", "RULES", "constituent parsing: head rules, collins (default), leftmost, rightmost, or a YAML "
+                        "rule file (see maltpy/transform/headrules/collins.yaml)"))
+    jobs: int = _setting(0, Flag(
+        "-j", "N", "threads: -m parse parses chunks of the input on N threads (the output does not depend on "
+                   "N); -m learn trains split models side by side, and a model trained alone gets a second "
+                   "thread (the same model for any N; default 0: all the cores the process may use)",
+        long="--jobs"))
+    verbose: bool = True                   # progress and messages on a terminal (the CLI's -v / -q)
 
     def system_options(self, cls) -> dict:
         """The options of this system class taken from these settings."""
@@ -84,28 +166,14 @@ ALIASES = {
     "pp": "marking_strategy", "pproj": "marking_strategy",
 }
 
-#: MaltParser short flags -> setting (the CLI adds them to argparse).
-FLAGS = {
-    "-i": "input", "-o": "output", "-if": "input_format", "-of": "output_format",
-    "-a": "algorithm", "-F": "features", "-l": "learner", "-lo": "learner_options",
-    "-d": "split_column", "-s": "split_structure", "-T": "split_threshold",
-    "-grl": "root_label", "-nr": "allow_root", "-ne": "allow_reduce", "-nt": "enforce_tree",
-    "-cr": "allow_root", "-cs": "allow_shift",
-    "-pcon": "connectedness", "-pacy": "acyclicity", "-pcov": "no_covered_roots",
-    "-prh": "planar_root_handling", "-2pr": "reduceonswitch",
-    "-pp": "marking_strategy", "-pcr": "covered_root", "-plo": "lifting_order",
-    "-nv": "null_value",
-    "-bt": "buffer_transitions",
-    "-bo": "buffer_oracle",
-    "-bal": "buffer_arc_length",
-    "-dir": "direction",
-    "-cv": "combination_folds",
-    "-Frtl": "reverse_features",
-    "-or": "oracle",
-    "-ud": "undirected",
-    "-ce": "constituent_encoding",
-    "-hr": "head_rules",
-}
+
+def cli_flags() -> list:
+    """(setting name, :class:`Flag`) for every command-line flag of a setting, in declaration order."""
+    return [(f.name, flag) for f in dataclasses.fields(Settings) for flag in f.metadata.get("flags", ())]
+
+
+#: command-line flag -> setting (MaltParser's short flags and maltpy's own)
+FLAGS = {flag.flag: name for name, flag in cli_flags()}
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 #: settings that name files (relative paths in a configuration file are relative to it)

@@ -375,16 +375,48 @@ def test_the_command_runs_blas_on_one_thread_unless_the_user_says():
     assert run({**clean, "OPENBLAS_NUM_THREADS": "2"}) == ["2"]
 
 
-def test_every_flag_with_choices_offers_what_its_setting_accepts():
-    """argparse's choices for a MaltParser flag are the values the setting itself accepts (YAML and
-    the API check them with maltpy.config.choices), so a value added to one is not missed in the other."""
-    from maltpy.cli.main import _main_parser
-    from maltpy.config import FLAGS, choices
+def test_every_flag_refuses_a_value_its_setting_does_not_take_in_one_line(tmp_path, capsys):
+    """A flag's values are checked by its setting (as YAML files and the API are), so a bad one
+    is one line naming the flag and what it takes, exit status 1, for every flag alike."""
+    from maltpy.config import choices, cli_flags
     allowed = choices()
+    m = tmp_path / "bad.mpz"
     checked = []
-    for action in _main_parser()._actions:
-        for flag in action.option_strings:
-            if flag in FLAGS and action.choices is not None:
-                assert set(action.choices) == set(allowed[FLAGS[flag]]), flag
-                checked.append(flag)
-    assert {"-bo", "-bal", "-ud", "-dir", "-pp"} <= set(checked)
+    for name, flag in cli_flags():
+        if name in allowed:
+            bad = "no-such-value"
+        elif name in ("jobs", "split_threshold", "combination_folds"):
+            bad = "many"
+        elif name in ("allow_root", "allow_reduce", "enforce_tree", "allow_shift", "acyclicity",
+                      "no_covered_roots", "reduceonswitch"):
+            bad = "maybe"
+        else:
+            continue
+        assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, flag.flag, bad, "-q"]) == 1, flag.flag
+        err = capsys.readouterr().err
+        assert err.startswith(f"maltpy: error: option {flag.flag}: {name} ") and err.count("\n") == 1, err
+        assert all(value in err for value in allowed.get(name, ())), err
+        checked.append(flag.flag)
+    assert not m.exists()
+    assert {"-a", "-l", "-if", "-bo", "-bal", "-ud", "-dir", "-pp", "-j", "-nr", "-cr", "-cv"} <= set(checked)
+    # a negative number after a flag is its value, not a flag (argparse takes "-2" for "-2pr")
+    assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, "-j", "-2", "-q"]) == 1
+    assert "jobs must be at least 0" in capsys.readouterr().err
+
+
+def test_the_readme_lists_every_setting_with_its_flags():
+    """Settings declares each setting once; the README's settings table names each of them with its
+    flags, so a new option cannot arrive without a line for users."""
+    import dataclasses
+    from maltpy.config import Settings, cli_flags
+    with open(os.path.join(os.path.dirname(EXAMPLES), "README.md"), encoding="utf-8") as f:
+        rows = [line for line in f if line.startswith("| `")]
+    flags = {}
+    for name, flag in cli_flags():
+        flags.setdefault(name, []).append(flag.flag)
+    for field in dataclasses.fields(Settings):
+        if field.name == "verbose":     # the CLI's -v / -q, not a setting a user writes
+            continue
+        row = [r for r in rows if f"`{field.name}`" in r.split(" | ")[0]]
+        assert len(row) == 1, field.name
+        assert all(f"`{flag}`" in row[0] for flag in flags.get(field.name, ())), (field.name, row[0])

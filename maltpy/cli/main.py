@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import sys
 import threading
 import time
 
-from maltpy.config import FLAGS, Settings, coerce, load_config
+from maltpy.config import Settings, cli_flags, coerce, load_config
 from maltpy.errors import MaltpyError
 
 MODES = ("learn", "parse", "convert", "proj", "deproj")
@@ -57,92 +58,9 @@ def _main_parser():
                         "convert (CoNLL-U to CoNLL-X; bracketed trees to their dependency encoding and back), "
                         "proj (projectivize a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
     g = p.add_argument_group("MaltParser options (override the YAML file)")
-    g.add_argument("-i", metavar="FILE", help="input file; '-' or absent: standard input")
-    g.add_argument("-o", metavar="FILE", help="output file; '-' or absent: standard output")
-    g.add_argument("-if", metavar="FORMAT", choices=("conllx", "conllu", "ptb"),
-                   help="input format: conllx, conllu or ptb (bracketed trees) (default: .conllu files are "
-                        "conllu, .mrg and .ptb files ptb, else conllx)")
-    g.add_argument("-of", metavar="FORMAT", choices=("conllx", "conllu", "ptb"),
-                   help="output format (default: the input format; a constituent parser writes ptb, "
-                        "one bracketed tree per line)")
-    g.add_argument("-a", metavar="ALGORITHM",
-                   help="parsing algorithm: nivreeager (default), nivrestandard, covproj, covnonproj, "
-                        "stackproj, stackeager, stacklazy, planar, 2planar")
-    g.add_argument("-F", metavar="NAME|PATH",
-                   help="feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
-                        "(default: MaltParser's model for the algorithm, learner and input format; its U* "
-                        "counterpart with -ud, NivreEagerBuffer with -bt rba)")
-    g.add_argument("-l", metavar="LEARNER", help="learner: liblinear (default), libsvm (kernel SVM; "
-                   "slower, use with a data split -d/-s/-T) or perceptron (averaged perceptron; -lo '-i EPOCHS "
-                   "-s SEED -k FIRST_EXPLORING_EPOCH -p EXPLORE_PROBABILITY', default -i 15 -s 0 -k 1 -p 0.9)")
-    g.add_argument("-lo", metavar="OPTIONS", help="learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); "
-                   "libsvm svm-train flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; "
-                   "Nivre 2008 used -c 0.5); a value may start with '-': -lo \"-s 0 -c 0.5\"")
-    g.add_argument("-d", metavar="COLUMN", help="data split column, e.g. POSTAG")
-    g.add_argument("-s", metavar="STRUCTURE", help="data split structure, e.g. Input[0]")
-    g.add_argument("-T", metavar="N", help="data split threshold (default 50)")
-    g.add_argument("-grl", metavar="LABEL", help="root label for words left unattached (default ROOT)")
-    g.add_argument("-nr", metavar="BOOL", help="nivre allow_root (default true)")
-    g.add_argument("-ne", metavar="BOOL", help="nivre allow_reduce (default false)")
-    g.add_argument("-nt", metavar="BOOL", help="nivre enforce_tree: parse with the tree constraint "
-                                                "(default false; a parse-time option)")
-    g.add_argument("-cr", metavar="BOOL", help="covington allow_root (default true)")
-    g.add_argument("-cs", metavar="BOOL", help="covington allow_shift (default false)")
-    g.add_argument("-pcon", metavar="MODE", choices=("none", "reduceonly", "full"),
-                   help="planar connectedness: none (default), reduceonly, full")
-    g.add_argument("-pacy", metavar="BOOL", help="planar/2planar acyclicity (default true)")
-    g.add_argument("-pcov", metavar="BOOL", help="planar/2planar no_covered_roots (default false)")
-    g.add_argument("-prh", metavar="MODE", choices=("normal", "relaxed"),
-                   help="planar/2planar planar_root_handling: normal (default), relaxed")
-    g.add_argument("-2pr", metavar="BOOL", help="2planar reduceonswitch (default false)")
-    g.add_argument("-pp", metavar="STRATEGY", choices=("none", "baseline", "head", "path", "head+path"),
-                   help="pseudo-projective marking strategy: none (default), baseline, head, path, head+path")
-    g.add_argument("-pcr", metavar="MODE", choices=("none", "ignore", "left", "right", "head"),
-                   help="pseudo-projective covered roots: none (default), ignore, left, right, head")
-    g.add_argument("-plo", metavar="ORDER", choices=("shortest", "deepest"),
-                   help="pseudo-projective lifting order: shortest (default), deepest")
-    g.add_argument("-nv", metavar="MODE", choices=("one", "rootnode", "novalue"),
-                   help="null feature values: one (default: no node, root and unlabeled node alike), "
-                        "rootnode (the root apart), novalue (the root and unlabeled nodes apart)")
-    g.add_argument("-bt", metavar="MOVES", help="nivreeager buffer transitions (Fernández-González & "
-                   "Gómez-Rodríguez 2012): none (default), lba, rba, lnba, rnba, or several joined by + "
-                   "(with rba the default feature model is NivreEagerBuffer)")
-    g.add_argument("-bo", metavar="WHEN", choices=("always", "needed"),
-                   help="when the training oracle takes LNBA and RNBA: always (default) when they build a gold "
-                        "arc without losing another, as the paper; needed: only where b0 is not a gold dependent "
-                        "of the arc's head, so arc-eager could not build the arc next (maltpy's; "
-                        "docs/buffer-transitions.md)")
-    g.add_argument("-bal", metavar="LENGTH", choices=("one", "any"),
-                   help="which gold arcs the training oracle builds with LBA and RBA: one (default) those of "
-                        "length 1, as the paper; any: also longer ones between the first two buffer words, "
-                        "which gaps that RBA and RNBA leave in the buffer allow (the paper's 'whatever the "
-                        "length')")
-    g.add_argument("-dir", metavar="DIRECTION", choices=("ltr", "rtl", "both"),
-                   help="parse left to right (ltr, default), right to left (rtl: the sentence reversed, "
-                        "the root still node 0; the output is in the input's order), or both: one model "
-                        "file with a parser each way whose parses are combined (Fernández-González et al.), "
-                        "criterion, order and parameter chosen by cross-validation on the training data")
-    g.add_argument("-cv", metavar="FOLDS", help="folds of that cross-validation (default 10, as the paper)")
-    g.add_argument("-Frtl", metavar="NAME|PATH", help="with -dir both: the right-to-left parser's feature model, "
-                   "as the paper tuned each direction's apart (default: the same as -F)")
-    g.add_argument("-or", metavar="ORACLE", choices=("static", "dynamic"),
-                   help="static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
-                        "learn inside the transition loop from the dynamic oracle, exploring the model's own "
-                        "errors (nivreeager: Goldberg & Nivre 2012; covnonproj: the thesis's)")
-    g.add_argument("-ud", metavar="MODE", choices=("none", "naive", "label"),
-                   help="undirected parsing with planar, 2planar or covnonproj (Gómez-Rodríguez & "
-                        "Fernández-González): links without direction, then the tree with the fewest "
-                        "contradictions; none (default), naive, or label (each link's label learns its "
-                        "direction)")
-    g.add_argument("-ce", metavar="ENCODING", choices=("direct", "delta"),
-                   help="constituent parsing (training on .mrg trees): how attachment order is written in the "
-                        "dependency labels, delta (default) or direct (Fernández-González & Martins 2015)")
-    g.add_argument("-hr", metavar="RULES", help="constituent parsing: head rules, collins (default), leftmost, "
-                   "rightmost, or a YAML rule file (see maltpy/transform/headrules/collins.yaml)")
-    g.add_argument("-j", "--jobs", type=int, metavar="N", help="threads: -m parse parses chunks of the input on N "
-                   "threads (the output does not depend on N); -m learn trains split models side by side, "
-                   "and a model trained alone gets a second thread (the same model for any N; "
-                   "default 0: all the cores the process may use)")
+    for _, flag in cli_flags():
+        # no argparse choices: the setting checks its values (coerce), one line for any bad one
+        g.add_argument(*filter(None, (flag.flag, flag.long)), dest=flag.dest, metavar=flag.metavar, help=flag.help)
     p.add_argument("--dask", metavar="ADDRESS", help="-m parse on a Dask cluster: a scheduler address "
                    "(tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
                    "-o outdir/ every file is parsed into outdir under its own name (pip install \"maltpy[dask]\")")
@@ -162,12 +80,10 @@ def _settings_from_args(args):
             values.update(load_config(args.c))
         else:
             values["model"] = _model_path(args.c)
-    for flag, name in FLAGS.items():
-        value = getattr(args, flag.lstrip("-"), None)
+    for name, flag in cli_flags():
+        value = getattr(args, flag.dest)
         if value is not None:
-            values[name] = coerce(name, value, f"option {flag}")
-    if args.jobs is not None:
-        values["jobs"] = coerce("jobs", args.jobs, "option -j")
+            values[name] = coerce(name, value, f"option {flag.flag}")
     settings = Settings(**values)
     return settings, config_path
 
@@ -707,14 +623,19 @@ def _choose_input(settings, mode, given_input, config_path):
 
 #: Flags whose value may itself start with '-' (learner options are svm-train/train flags).
 DASH_VALUE_FLAGS = ("-lo",)
+NEGATIVE_NUMBER = re.compile(r"-[0-9]+(\.[0-9]*)?")
 
 
 def _attach_dash_values(argv):
     """``-lo "-s 0"`` as MaltParser takes it: argparse would read "-s 0" as a flag, so the
-    value is attached (``-lo=-s 0``)."""
+    value is attached (``-lo=-s 0``). So is a negative number after a setting's flag (``-j -2``),
+    which argparse would take for a flag too (there is a ``-2pr``), so that the setting says
+    what is wrong with it."""
+    value_flags = {name for _, flag in cli_flags() for name in (flag.flag, flag.long) if name}
     out, k = [], 0
     while k < len(argv):
-        if argv[k] in DASH_VALUE_FLAGS and k + 1 < len(argv):
+        if k + 1 < len(argv) and (argv[k] in DASH_VALUE_FLAGS or (
+                argv[k] in value_flags and NEGATIVE_NUMBER.fullmatch(argv[k + 1]))):
             out.append(f"{argv[k]}={argv[k + 1]}")
             k += 2
         else:
@@ -750,7 +671,7 @@ def main(argv=None):
             return 0
         args = _main_parser().parse_args(_attach_dash_values(argv))
         settings, config_path = _settings_from_args(args)
-        explicit = {name for flag, name in FLAGS.items() if getattr(args, flag.lstrip("-"), None) is not None}
+        explicit = {name for name, flag in cli_flags() if getattr(args, flag.dest) is not None}
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"
