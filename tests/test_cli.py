@@ -420,3 +420,20 @@ def test_the_readme_lists_every_setting_with_its_flags():
         row = [r for r in rows if f"`{field.name}`" in r.split(" | ")[0]]
         assert len(row) == 1, field.name
         assert all(f"`{flag}`" in row[0] for flag in flags.get(field.name, ())), (field.name, row[0])
+
+
+def test_every_flags_help_names_its_settings_default():
+    """A flag's help says its default in words; it must be the default its setting declares."""
+    import dataclasses
+    from maltpy.config import Settings, cli_flags
+    defaults = {f.name: f.default for f in dataclasses.fields(Settings)}
+    named = 0
+    for name, flag in cli_flags():
+        default = defaults[name]
+        if default is None or default == "":      # decided from the data, or MaltParser's options
+            continue
+        text = str(default).lower() if isinstance(default, bool) else str(default)
+        assert any(form in flag.help for form in (f"{text} (default", f"default {text}", f"({text}, default")), \
+            (flag.flag, text, flag.help)
+        named += 1
+    assert named >= 25
