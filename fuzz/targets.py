@@ -14,7 +14,8 @@ Targets (``TARGETS``):
   model bytes; a JSON header put into a valid model (wrong types and values
   that survive the zip's checksums); a valid model with one array replaced;
   or a valid header with values swapped for others of any type, the rest of
-  the bytes seeding the choice of values.
+  the bytes seeding the choice of values. A model that loads is described
+  (``maltpy info``) and parses.
 - ``parse``: CoNLL input parsed by each algorithm's model (and, one time in
   four, trained on); outputs must be well-formed trees that read back.
 - ``ptb``: bracketed trees read (cleaned or raw); whatever is accepted writes
@@ -262,6 +263,7 @@ class Harness:
             p = Parser.load(self.model_path)
         except MaltpyError:
             return
+        json.dumps(p.describe())    # what maltpy info shows of a model that loads: plain data
         self._check_parses(p, self.gold[:10])
 
     def parse(self, data: bytes) -> None:
@@ -465,6 +467,7 @@ CLI_SEEDS = [
     "draw train.conll --gold train.conll --sentence 2 -o d.html",
     "convert-features feats.xml -o f.yaml",
     "fragmentation m.mpz train.conll",
+    "info u.mpz --json", "info m.mpz --features",
     "experiment train.conll -a nivreeager --holdout 0.25 -j 1",
     "--help",
 ]
@@ -585,7 +588,7 @@ def _cli_vocabulary():
     from maltpy.config import FLAGS, choices
     words = list(FLAGS) + ["-c", "-m", "-j", "-q", "-v", "--help", "learn", "parse", "proj", "deproj",
                            "convert", "eval", "combine", "draw", "convert-features", "fragmentation",
-                           "experiment", "--undirected", "--constituents", "--compare", "--rounds",
+                           "experiment", "info", "--features", "--json", "--undirected", "--constituents", "--compare", "--rounds",
                            "--report", "--plots", "--no-plots", "--no-punct", "--differing", "--criterion",
                            "--param", "--first", "--gold", "--sentence", "--limit", "--errors", "--old",
                            "--new", "--holdout", "--config", "--test", "--outputs", "-o", "-i"]

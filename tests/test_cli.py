@@ -437,3 +437,76 @@ def test_every_flags_help_names_its_settings_default():
             (flag.flag, text, flag.help)
         named += 1
     assert named >= 25
+
+
+def test_info_tells_what_a_model_holds(model, tmp_path, capsys):
+    """maltpy info: the training settings that differ from the defaults (as flags), the learner, the
+    training data's figures, the feature model (--features, usable with -F) and --json."""
+    import json
+    from maltpy.features.spec import load_feature_model
+    n_sentences = len(read_conll(TRAIN))
+    assert main(["info", model]) == 0
+    out = capsys.readouterr().out
+    lines = dict(line.split(None, 1) for line in out.splitlines() if line and not line.startswith(" "))
+    assert lines["parser"] == "nivreeager" and lines["settings"] == "the defaults"
+    assert lines["learner"] == "liblinear -s 4 -c 0.1 -e 0.1 -B -1"
+    assert lines["training"].startswith(f"{n_sentences} sentences")
+    # an undirected model: its setting as the flag a user would type
+    undirected = str(tmp_path / "u.mpz")
+    assert main(["-c", undirected, "-m", "learn", "-i", TRAIN, "-a", "2planar", "-ud", "label", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["info", undirected, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["algorithm"] == "2planar" and info["settings"] == {"undirected": "label"}
+    assert all(label.endswith(("_l", "_r")) for label in info["labels"] if label != "ROOT")
+    assert main(["info", undirected]) == 0
+    assert "settings     -ud label\n" in capsys.readouterr().out
+    # the feature model comes out as a file -F takes
+    assert main(["info", undirected, "--features"]) == 0
+    text = capsys.readouterr().out
+    assert str(load_feature_model(text, "info")) == str(maltpy.load(undirected).feature_model)
+    # a damaged or missing file: one line
+    bad = tmp_path / "bad.mpz"
+    bad.write_bytes(b"PK\x03\x04 not a model")
+    for path in (str(bad), str(tmp_path / "none.mpz")):
+        assert main(["info", path]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("maltpy: error:") and err.count("\n") == 1
+
+
+def test_info_shows_the_combination_a_both_ways_model_chose(tmp_path, capsys):
+    both = str(tmp_path / "both.mpz")
+    assert main(["-c", both, "-m", "learn", "-i", TRAIN, "-dir", "both", "-cv", "2", "-q"]) == 0
+    combination = maltpy.load(both).combination
+    assert main(["info", both]) == 0
+    out = capsys.readouterr().out
+    assert f"combination  {combination['criterion']} <= {combination['param']}, {combination['first']} first" in out
+    assert "settings     -dir both -cv 2\n" in out
+    assert "right-to-left parser:\n  parser       nivreeager\n  settings     -dir rtl -cv 2\n" in out
+
+
+def test_info_never_trusts_the_figures_a_model_file_keeps(tmp_path, capsys):
+    """train_stats and the combination's figures are for people: values that are not numbers
+    (a hand-edited or damaged file) are left out, not printed or crashed on."""
+    import json
+    both = str(tmp_path / "both.mpz")
+    assert main(["-c", both, "-m", "learn", "-i", TRAIN, "-dir", "both", "-cv", "2", "-q"]) == 0
+    with zipfile.ZipFile(both) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    header = json.loads(members["maltpy.json"])
+    header["train_stats"] = {"sentences": "many", "tokens": [1], "seconds": True, "instances": 5}
+    header["combination"].update(las="high", sentences=None)
+    members["maltpy.json"] = json.dumps(header).encode()
+    edited = str(tmp_path / "edited.mpz")
+    with zipfile.ZipFile(edited, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    capsys.readouterr()
+    assert main(["info", edited]) == 0
+    out = capsys.readouterr().out
+    assert "training     5 decisions\n" in out
+    assert f"combination  {header['combination']['criterion']} <= {header['combination']['param']}, " \
+           f"{header['combination']['first']} first\n" in out
+    assert main(["info", edited, "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["training"] == {"instances": 5} and "las" not in info["combination"]

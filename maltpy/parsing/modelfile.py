@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import warnings
 import zipfile
@@ -132,6 +133,13 @@ class HeaderReader:
         if not isinstance(v, dict):
             self.fail(f"{key} must be a mapping")
         return v
+
+    def figures(self, key: str) -> dict:
+        """An optional mapping of names to numbers (figures kept for people, such as the training
+        data's size): entries that are not a finite number are left out, never trusted."""
+        return {k: v for k, v in self.mapping(key, optional=True).items()
+                if isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+                and math.isfinite(v)}
 
     def strings(self, key: str) -> list:
         """A list of distinct strings that CoNLL can hold in a column (no tab, newline or empty)."""

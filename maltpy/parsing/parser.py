@@ -456,6 +456,35 @@ class Parser:
                 split_map[v] = k
         return groups, split_map, len(groups) - 1
 
+    def describe(self) -> dict:
+        """What this trained parser is, as plain data (``maltpy info`` prints it): the training
+        settings that differ from the defaults, learner, feature model, labels, the training data's
+        figures, and with ``-dir both`` the combination chosen and the right-to-left parser."""
+        self._check_fitted()
+        defaults = Settings()
+        changed = {k: v for k, v in self.settings.__dict__.items()
+                   if k not in RUN_SETTINGS and k not in ("learn_input", "parse_input", "input_format",
+                                                          "output_format", "algorithm", "learner", "learner_options")
+                   and v != getattr(defaults, k)}
+        info = {
+            "written_by": getattr(self, "written_by", None) or maltpy.__version__,
+            "format": self.format,
+            "algorithm": self.settings.algorithm,
+            "settings": changed,
+            "learner": self.settings.learner,
+            "learner_options": self.learner.options_string(),
+            "feature_model": {"name": self.feature_model.name, "features": len(self.feature_model.features)},
+            "labels": list(self.labels),
+            "classes": self.classes.n_classes,
+            "split_models": len(self.splits),
+            "training": dict(getattr(self, "train_stats", None) or {}),
+            "constituents": self.reduction is not None,
+        }
+        if self.settings.direction == "both":
+            info["combination"] = dict(self.combination)
+            info["right_to_left"] = self.reverse_parser.describe()
+        return info
+
     # ------------------------------------------------------------------ parsing
     def _check_fitted(self):
         if not self._fitted:
@@ -686,7 +715,9 @@ class Parser:
         if c.get("criterion") not in CRITERIA or c.get("first") not in ORDERS or \
                 not isinstance(c.get("param"), int) or isinstance(c.get("param"), bool) or not 0 <= c["param"] < 2 ** 31:
             h.fail("the combination of the two directions is damaged")
-        self.combination = c
+        # what parsing needs, checked above; the cross-validation's figures, for people
+        self.combination = {**h.figures("combination"), "criterion": c["criterion"], "first": c["first"],
+                            "param": c["param"]}
         blob = check_array(arrays, "reverse_model", path, "u", ndim=1).astype(np.uint8).tobytes()
         fd, tmp = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-")
         try:
@@ -742,7 +773,8 @@ class Parser:
         self.default_split = h.integer("default_split", 0, n_splits - 1)
         self.split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
         self.splits = [self._load_split(arrays, k, C, path) for k in range(n_splits)]
-        self.train_stats = h.mapping("train_stats", optional=True)
+        self.train_stats = h.figures("train_stats")
+        self.written_by = h.get("maltpy_version", optional=True)
         if settings.direction == "both":
             self._load_reverse_parser(h, arrays, path, overrides)
         if h.get("constituents", optional=True) is not None:
