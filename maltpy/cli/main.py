@@ -617,7 +617,8 @@ def cmd_info(argv):
         import json
         print(json.dumps(info, indent=2, ensure_ascii=False))
         return
-    print(f"model        {_model_path(a.model)} (written by maltpy {info['written_by']})")
+    print(f"model        {_model_path(a.model)}"
+          + (f" (written by maltpy {info['written_by']})" if info["written_by"] else ""))
     _print_description(info)
 
 

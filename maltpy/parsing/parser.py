@@ -467,7 +467,8 @@ class Parser:
                                                           "output_format", "algorithm", "learner", "learner_options")
                    and v != getattr(defaults, k)}
         info = {
-            "written_by": getattr(self, "written_by", None) or maltpy.__version__,
+            # the version that wrote the model file (None: the file does not say); this one if not saved yet
+            "written_by": getattr(self, "written_by", maltpy.__version__),
             "format": self.format,
             "algorithm": self.settings.algorithm,
             "settings": changed,
@@ -774,7 +775,8 @@ class Parser:
         self.split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
         self.splits = [self._load_split(arrays, k, C, path) for k in range(n_splits)]
         self.train_stats = h.figures("train_stats")
-        self.written_by = h.get("maltpy_version", optional=True)
+        written_by = h.get("maltpy_version", optional=True)
+        self.written_by = written_by if isinstance(written_by, str) else None
         if settings.direction == "both":
             self._load_reverse_parser(h, arrays, path, overrides)
         if h.get("constituents", optional=True) is not None:
