@@ -1,6 +1,7 @@
 """What the EWT benchmarks share: their command-line options and reading EWT as CoNLL-X."""
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -52,3 +53,33 @@ def run_maltpy(args):
     err = proc.stderr.read().decode("utf-8", "replace")
     proc.stderr.close()
     return wall, usage, status, err
+
+
+def timed_maltpy(args):
+    """Run maltpy, exiting if it fails; return (wall s, CPU s of user and system, peak RSS MB)."""
+    wall, usage, status, err = run_maltpy(args)
+    if status:
+        sys.exit(f"maltpy {' '.join(args)} failed: {err}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def interleaved_table(labels, figures, tokens=None):
+    """A Markdown table of interleaved runs (``figures[k]``: configuration k's (wall, CPU, RSS) per
+    round): wall median and range, CPU median, peak memory, and against the first configuration
+    the ratio of the medians and the median of the per-round ratios (the rounds pair runs made
+    close in time, so a slow spell of the machine hits both of a pair)."""
+    head = "| configuration | wall median (min-max) | CPU median |" + (" tokens/s at the median |" if tokens else "")
+    lines = [head + " peak memory | vs first: medians | vs first: per round |",
+             "|---|---:|---:|" + ("---:|" if tokens else "") + "---:|---:|---:|"]
+    base = [w for w, _, _ in figures[0]]
+    for label, runs in zip(labels, figures):
+        walls = [w for w, _, _ in runs]
+        med = statistics.median(walls)
+        cpu = statistics.median(u for _, u, _ in runs)
+        rss = max(m for _, _, m in runs)
+        ratio = med / statistics.median(base) - 1
+        per_round = statistics.median(w / b for w, b in zip(walls, base)) - 1
+        lines.append(f"| {label} | {med:.2f} s ({min(walls):.2f}-{max(walls):.2f}) | {cpu:.2f} s | "
+                     + (f"{tokens / med:,.0f} | " if tokens else "")
+                     + f"{rss:.0f} MB | {100 * ratio:+.1f} % | {100 * per_round:+.1f} % |")
+    return "\n".join(lines)

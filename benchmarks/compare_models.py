@@ -10,24 +10,16 @@ is written --times times into one file, and every configuration runs, as a user 
 
 --repeat times, one configuration after the other, so that the machine's slow spells hit them
 alike. Prints wall time (median, minimum, maximum), CPU time (user + system, median), tokens/s at
-the median and peak resident memory, from the operating system (wait4).
+the median and peak resident memory, from the operating system (wait4), and each
+configuration against the first.
 """
 import os
 import shlex
-import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _ewt import run_maltpy, timing_argument_parser  # noqa: E402
-
-
-def run(args):
-    """Run maltpy; return (wall s, CPU s, peak RSS MB)."""
-    wall, usage, status, err = run_maltpy(args)
-    if status:
-        sys.exit(f"maltpy {' '.join(args)} failed: {err}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+from _ewt import interleaved_table, timed_maltpy, timing_argument_parser  # noqa: E402
 
 
 def main():
@@ -44,7 +36,7 @@ def main():
             sys.exit(f"{c[0]}: model file not found")
     work = tempfile.mkdtemp(prefix="maltpy-compare-")
     dev = os.path.join(work, "dev.conll")
-    run(["-m", "convert", "-i", dev_src, "-o", dev, "-q"])
+    timed_maltpy(["-m", "convert", "-i", dev_src, "-o", dev, "-q"])
     with open(dev, "rb") as f:
         text = f.read()
     tokens = a.times * sum(1 for line in text.split(b"\n") if line[:1].isdigit())
@@ -55,17 +47,9 @@ def main():
     figures = [[] for _ in configs]
     for _ in range(a.repeat):
         for k, c in enumerate(configs):
-            figures[k].append(run(["-c", c[0], *c[1:], "-m", "parse", "-i", src, "-o", out, "-j", "1", "-q"]))
+            figures[k].append(timed_maltpy(["-c", c[0], *c[1:], "-m", "parse", "-i", src, "-o", out, "-j", "1", "-q"]))
     print(f"EWT dev x{a.times} ({tokens:,} tokens), -j 1, {a.repeat} interleaved runs each\n")
-    print("| configuration | wall median (min-max) | CPU median | tokens/s at the median | peak memory |")
-    print("|---|---:|---:|---:|---:|")
-    for c, runs in zip(a.configs, figures):
-        walls = [w for w, _, _ in runs]
-        med = statistics.median(walls)
-        cpu = statistics.median(u for _, u, _ in runs)
-        rss = max(m for _, _, m in runs)
-        print(f"| {c} | {med:.2f} s ({min(walls):.2f}-{max(walls):.2f}) | {cpu:.2f} s | {tokens / med:,.0f} | "
-              f"{rss:.0f} MB |")
+    print(interleaved_table(a.configs, figures, tokens))
 
 
 if __name__ == "__main__":
