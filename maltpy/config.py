@@ -175,6 +175,12 @@ def cli_flags() -> list:
 #: command-line flag -> setting (MaltParser's short flags and maltpy's own)
 FLAGS = {flag.flag: name for name, flag in cli_flags()}
 
+
+def flag_of(name: str) -> str:
+    """The command-line flag a user types for setting ``name`` (its first), or the name itself
+    for a setting without one."""
+    return next((flag.flag for setting, flag in cli_flags() if setting == name), name)
+
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 #: settings that name files (relative paths in a configuration file are relative to it)
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-from maltpy.config import Settings, cli_flags, coerce, load_config
+from maltpy.config import Settings, cli_flags, coerce, flag_of, load_config
 from maltpy.errors import MaltpyError
 
 MODES = ("learn", "parse", "convert", "proj", "deproj")
@@ -74,7 +74,9 @@ def _main_parser():
 
 
 def _settings_from_args(args):
+    """(settings, the configuration file read or None, the settings given by flags)."""
     values = {}
+    explicit = set()
     config_path = None
     if args.c:
         if args.c.endswith((".yaml", ".yml")):
@@ -86,8 +88,9 @@ def _settings_from_args(args):
         value = getattr(args, flag.dest)
         if value is not None:
             values[name] = coerce(name, value, f"option {flag.flag}")
+            explicit.add(name)
     settings = Settings(**values)
-    return settings, config_path
+    return settings, config_path, explicit
 
 
 def _model_path(name):
@@ -608,7 +611,8 @@ def cmd_info(argv):
     what.add_argument("--json", action="store_true", help="print everything as JSON")
     a = p.parse_args(argv)
     from maltpy.parsing.parser import Parser
-    parser = Parser.load(_model_path(a.model))
+    path = _model_path(a.model)
+    parser = Parser.load(path)
     if a.features:
         sys.stdout.write(parser.feature_text)
         return
@@ -617,17 +621,14 @@ def cmd_info(argv):
         import json
         print(json.dumps(info, indent=2, ensure_ascii=False))
         return
-    print(f"model        {_model_path(a.model)}"
+    print(f"model        {path}"
           + (f" (written by maltpy {info['written_by']})" if info["written_by"] else ""))
     _print_description(info)
 
 
 def _print_description(info, indent=""):
     """``maltpy info``'s lines for one parser (and its right-to-left parser with -dir both)."""
-    flag_of = {}
-    for name, flag in cli_flags():
-        flag_of.setdefault(name, flag.flag)
-    changed = " ".join(f"{flag_of.get(k, k)} {str(v).lower() if isinstance(v, bool) else v}"
+    changed = " ".join(f"{flag_of(k)} {str(v).lower() if isinstance(v, bool) else v}"
                        for k, v in info["settings"].items())
     t = info["training"]
     lines = [
@@ -745,8 +746,7 @@ def main(argv=None):
             SUBCOMMANDS[argv[0]](argv[1:])
             return 0
         args = _main_parser().parse_args(_attach_dash_values(argv))
-        settings, config_path = _settings_from_args(args)
-        explicit = {name for name, flag in cli_flags() if getattr(args, flag.dest) is not None}
+        settings, config_path, explicit = _settings_from_args(args)
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"

@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 import numpy as np
 
 import maltpy
-from maltpy.config import FLAGS, RUN_SETTINGS, Settings, available_cores, coerce, make_settings
+from maltpy.config import RUN_SETTINGS, Settings, available_cores, coerce, flag_of, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
@@ -116,7 +116,7 @@ class Parser:
         for option, moves in ORACLE_OPTION_MOVES.items():
             value = getattr(s, option)
             if value != NivreEager.options[option] and option not in taken:
-                flag = next(f for f, name in FLAGS.items() if name == option)
+                flag = flag_of(option)
                 raise MaltpyError(f"{flag} {value} is about the oracle's {' and '.join(m.upper() for m in moves)}: "
                                   f"use it with -bt {' or '.join(moves)} (here -bt {s.buffer_transitions})")
         if feature_text is None:
@@ -463,8 +463,8 @@ class Parser:
         self._check_fitted()
         defaults = Settings()
         changed = {k: v for k, v in self.settings.__dict__.items()
-                   if k not in RUN_SETTINGS and k not in ("learn_input", "parse_input", "input_format",
-                                                          "output_format", "algorithm", "learner", "learner_options")
+                   if k not in RUN_SETTINGS and k not in ("input_format", "output_format",   # of a run too
+                                                          "algorithm", "learner", "learner_options")  # keys of their own
                    and v != getattr(defaults, k)}
         info = {
             # the version that wrote the model file (None: the file does not say); this one if not saved yet
