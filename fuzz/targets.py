@@ -30,6 +30,10 @@ Targets (``TARGETS``):
   the scratch directory are not run.
 - ``config``: a configuration file, for ``maltpy -c conf.yaml -m learn`` and
   then ``-m parse`` in the same scratch directory, with the same rule.
+- ``api``: the Python API as a notebook user drives it: the bytes choose words, tags, heads
+  (in range, out of it, negative, huge, cycles), labels (None, numbers, tabs, spaces) and
+  sentence lengths for ``Sentence.from_words(...).with_tree(...)``, then ``maltpy.train`` with
+  an algorithm they choose and ``parse``; the outputs must be trees that read back.
 
 :class:`Harness` trains the small models once (about a second); its
 ``seeds()`` give valid inputs to start mutating from, and :func:`mutate` is a
@@ -337,6 +341,36 @@ class Harness:
             with open(os.path.join(self.cli_dir, name), "wb") as f:
                 f.write(content)
 
+    def api(self, data: bytes) -> None:
+        """Sentences built through the Python API from ``data`` (see the module docstring), trained
+        on (one case in four) and parsed."""
+        draw = _Draw(data)
+        sentences = []
+        for _ in range(1 + draw.int(3)):
+            n = draw.pick([1, 2, 3, 4, 5, 7, 0, 1 + draw.int(40)])
+            # each choice is usually a good value and sometimes any value, so that most cases get as
+            # far as training and parsing
+            forms = [draw.odd(["dog", "bark", "."], _API_STRINGS) for _ in range(n)]
+            tags = draw.pick([None, [draw.odd(["NN", "VB"], _API_STRINGS) for _ in range(n)]] * 3
+                             + [["NN"] * (n + 1)])
+            s = Sentence.from_words(forms, postags=tags)
+            heads = random.Random(draw.int(256)).choice(_api_trees(n))
+            for _ in range(draw.pick([0, 0, 0, 1, 2])):
+                k = draw.int(n)
+                if heads:
+                    heads[k] = draw.pick(_api_heads(n, k))
+            heads = heads + [1] * draw.pick([0] * 8 + [1]) if n else heads
+            labels = [draw.odd(["root", "nsubj", "obj"], _API_LABELS) for _ in range(n + draw.pick([0] * 8 + [-1]))]
+            sentences.append(s.with_tree(heads, labels))
+        if draw.int(4) == 0:
+            algorithm = ALGORITHMS[draw.int(len(ALGORITHMS))]
+            parser = maltpy_train(sentences, algorithm=algorithm, verbose=False, jobs=1)
+        else:
+            parser = self.parsers[draw.int(len(self.parsers))]
+        if draw.int(2):
+            sentences = [s.forms for s in sentences]   # lists of words are sentences too
+        self._check_parses(parser, sentences if draw.int(3) else tuple(sentences))
+
     # --------------------------------------------------------------- helpers
     def _check_parses(self, parser: Parser, sentences) -> None:
         """Parse; every output must be a tree over the input's words that reads back as gold."""
@@ -345,12 +379,13 @@ class Harness:
         except MaltpyError:
             return
         for before, after in zip(sentences, parsed):
-            if after.forms != before.forms:
+            if after.forms != [str(w) for w in getattr(before, "forms", before)]:
                 raise FuzzFailure("parsing changed the words")
         written = format_sentences(parsed)
         again = parse_conll(written, parser.format, "<parsed>", need_heads=True)
         if len(again) != len(sentences):
             raise FuzzFailure("parsed output has a different number of sentences")
+        sentences = parsed   # the Python path's input as Sentence objects
         if unsupported(parser) is None and sentences:
             # the compiled path (maltpy -m parse) must write the same bytes, whatever the chunking
             text = format_sentences(sentences).encode("utf-8")
@@ -442,10 +477,12 @@ class Harness:
             return ["\n".join(a.replace("_", " ") for a in line.split(" ")).encode("utf-8") for line in CLI_SEEDS]
         if target == "config":
             return CONFIG_SEEDS
+        if target == "api":
+            return [bytes(rng.randrange(256) for _ in range(64)) for rng in map(random.Random, range(16))]
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb", "cli", "config")
+TARGETS = ("conll", "features", "model", "parse", "ptb", "cli", "config", "api")
 
 #: seed command lines of the cli target (spaces become argument breaks)
 CLI_SEEDS = [
@@ -553,6 +590,50 @@ def _replace_array(blob: bytes, data: bytes) -> bytes:
     name, _, content = data.partition(b"\n")
     name = name.decode("utf-8", "replace")
     return _replace_member(blob, f"arrays/{name}.npy", content)
+
+
+# ------------------------------------------------------------------ the api target
+class _Draw:
+    """Choices read from fuzzer bytes one at a time (zeros once they run out), so that a mutated
+    byte changes one choice."""
+
+    def __init__(self, data: bytes):
+        self.data, self.pos = data, 0
+
+    def int(self, n: int) -> int:
+        if self.pos >= len(self.data) or n <= 1:
+            return 0
+        self.pos += 1
+        return self.data[self.pos - 1] % n
+
+    def pick(self, options):
+        return options[self.int(len(options))]
+
+    def odd(self, usual, odd):
+        """One of ``usual`` mostly, one of ``odd`` one time in 32."""
+        return self.pick(odd) if self.int(32) == 0 else self.pick(usual)
+
+
+_API_STRINGS = ["dog", "bark", ".", "NN", "VB", "_", "x y", "été", "a\tb", "", "\n", "#", "1", None, 3]
+_API_LABELS = ["root", "nsubj", "obj", "_", "nsubj:pass", "x y", "a\tb", "", "\n", None, 0, "ROOT"]
+
+
+def _api_trees(n: int):
+    """A few trees over n words (a chain, a star, a non-projective one)."""
+    chain = [0] + list(range(1, n))
+    star = [0] + [1] * (n - 1)
+    crossing = [0] + [(k + 2) % n + 1 if (k + 2) % n + 1 != k + 1 else 1 for k in range(1, n)]
+    return [chain[:n], star[:n], crossing[:n]] if n else [[]]
+
+
+def _api_heads(n: int, k: int):
+    """Heads for word k of n: every word, the root, itself, just out of range, huge, negative, odd types."""
+    return list(range(n + 1)) + [k + 1, n + 1, 10 ** 6, 2 ** 63, -1, -(10 ** 6), "1", 1.0, True, None]
+
+
+def maltpy_train(sentences, **settings):
+    import maltpy
+    return maltpy.train(sentences, **settings)
 
 
 # ------------------------------------------------------------------ mutation

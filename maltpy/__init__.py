@@ -10,6 +10,29 @@
 __version__ = "0.1.0"
 
 
+def _check_build():
+    """A clear message, as scikit-learn gives, when Python finds this package's source folder (it
+    was started in a clone of maltpy) whose compiled extensions were never built: without it,
+    ``import maltpy`` works and the first parse fails on a missing ``maltpy.features.extract``."""
+    import os
+    import sys
+    from importlib.machinery import EXTENSION_SUFFIXES
+    here = os.path.dirname(os.path.abspath(__file__))
+    if any(os.path.exists(os.path.join(here, "parsing", "loop" + suffix)) for suffix in EXTENSION_SUFFIXES):
+        return
+    message = (f"maltpy is being imported from its source folder ({here}), whose compiled extensions are not "
+               "built: Python started in the clone's folder finds the source before the installed maltpy. "
+               "Start Python (or run the maltpy command) from another folder, or build the extensions here "
+               "with 'python setup.py build_ext --inplace'.")
+    if sys.argv[:1] == ["-m"]:   # python -m maltpy: one line, as the command's errors are
+        print(f"maltpy: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+    raise ImportError(message)
+
+
+_check_build()
+
+
 def load(path, **overrides):
     """Load a trained parser (see :meth:`maltpy.parsing.parser.Parser.load`)."""
     from maltpy.parsing.parser import Parser
@@ -30,7 +53,7 @@ def train(treebank, **settings):
             return fit_constituent_parser(parser, read_ptb(treebank))
         sentences = read_conll(treebank, fmt, need_heads=True)
     else:
-        sentences, fmt = list(treebank), parser.settings.input_format
+        sentences, fmt = list(treebank), parser.settings.input_format   # fit: else the sentences' format
     return parser.fit(sentences, fmt=fmt)
 
 

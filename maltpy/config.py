@@ -83,6 +83,11 @@ class Settings:
     split_structure: Optional[str] = _setting(None, Flag("-s", "STRUCTURE", "data split structure, e.g. Input[0]"))
     split_threshold: int = _setting(50, Flag("-T", "N", "data split threshold (default 50)"))
     root_label: str = _setting("ROOT", Flag("-grl", "LABEL", "root label for words left unattached (default ROOT)"))
+    roots: str = _setting("auto", Flag(
+        "-ro", "MODE", "words on the root in the output: one (exactly one, labelled root, the others attached "
+                       "to it, as UD's eval.py and validate.py require), any (MaltParser's: every word left "
+                       "unattached hangs from the root with -grl's label), or auto (default: one for CoNLL-U "
+                       "output, any for CoNLL-X; a parse-time option)", long="--roots"))
     allow_root: bool = _setting(True, Flag("-nr", "BOOL", "nivre allow_root (default true)"),
                                 Flag("-cr", "BOOL", "covington allow_root (default true)"))
     allow_reduce: bool = _setting(False, Flag("-ne", "BOOL", "nivre allow_reduce (default false)"))
@@ -186,6 +191,8 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs")
+#: settings stored with a model that a parse may change (Parser.load's overrides)
+PARSE_SETTINGS = ("enforce_tree", "roots")
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")
@@ -208,12 +215,13 @@ def choices() -> dict:
     from maltpy.transform.constituents import ENCODINGS
     from maltpy.transform.reverse import DIRECTIONS
     from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
+    from maltpy.transform.single_root import ROOT_MODES
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",),
             "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS,
             "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
-            "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES,
+            "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES, "roots": ROOT_MODES,
             "buffer_arc_length": BUFFER_ARC_LENGTHS}
 
 

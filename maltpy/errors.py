@@ -20,3 +20,8 @@ class InputFormatError(MaltpyError):
 
 class ModelFileError(MaltpyError):
     """A model file that is missing, truncated, corrupt or from another version."""
+
+
+class MaltpyWarning(UserWarning):
+    """Something that works but is likely not what the user meant (the command line prints it as
+    one line, once)."""

@@ -30,7 +30,7 @@ def harness():
 
 @pytest.mark.parametrize("target,cases", [("conll", 600), ("features", 40), ("model", 80), ("parse", 200),
                                           ("ptb", 300), ("cli", 300),
-                                          ("config", 150)])
+                                          ("config", 150), ("api", 400)])
 def test_short_fuzz_run(harness, target, cases):
     """Random mutations of the seeds: maltpy's own error or correct behaviour, nothing else."""
     rng = random.Random(f"short-{target}")
@@ -234,6 +234,44 @@ def test_train_on_random_trees_then_parse_well_formed(seed, algorithm):
         sentences.append(s.with_tree(heads[1:], [rng.choice(["x", "y", "root"]) for _ in range(n)]))
     parser = maltpy.train(sentences, algorithm=algorithm, verbose=False, jobs=1)
     for s in parser.parse(sentences):
+        heads = s.heads
+        assert all(0 <= h <= len(heads) and h != k + 1 for k, h in enumerate(heads))
+
+
+odd_heads = st.one_of(st.integers(-3, 12), st.integers(-2 ** 70, 2 ** 70), st.none(), st.booleans(),
+                      st.floats(), st.text(max_size=3))
+odd_labels = st.one_of(st.sampled_from(["root", "nsubj", "obj", "_", "nsubj:pass"]), st.none(), st.integers(),
+                       st.text(max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(trees=st.lists(st.tuples(st.integers(1, 6), st.lists(odd_heads, max_size=7),
+                                st.lists(odd_labels, max_size=7)), min_size=1, max_size=3),
+       algorithm=st.sampled_from(F.ALGORITHMS), fmt=st.sampled_from(["conllx", "conllu"]))
+def test_api_refuses_bad_trees_in_one_line_or_trains_and_parses(trees, algorithm, fmt):
+    """Random heads, labels and lengths through Sentence.with_tree, maltpy.train and parse: maltpy's own
+    one-line error, or a parser whose parses are trees; never a crash or another exception. Whatever
+    trains must be a gold tree the CoNLL reader accepts, and whatever is refused, the reader refuses."""
+    sentences = []
+    try:
+        for n, heads, labels in trees:
+            sentences.append(Sentence.from_words(["w"] * n, postags=["T"] * n).with_tree(heads, labels))
+    except MaltpyError as e:
+        assert "\n" not in str(e)
+        return
+    text = format_sentences(sentences)
+    try:
+        parse_conll(text, fmt, need_heads=True)
+        readable = True
+    except MaltpyError:
+        readable = False
+    try:
+        parser = maltpy.train(sentences, algorithm=algorithm, input_format=fmt, verbose=False, jobs=1)
+    except MaltpyError as e:
+        assert "\n" not in str(e) and not readable
+        return
+    assert readable
+    for s in parser.parse([s.forms for s in sentences]):
         heads = s.heads
         assert all(0 <= h <= len(heads) and h != k + 1 for k, h in enumerate(heads))
 

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-from maltpy.config import Settings, cli_flags, coerce, flag_of, load_config
+from maltpy.config import PARSE_SETTINGS, Settings, cli_flags, coerce, flag_of, load_config
 from maltpy.errors import MaltpyError
 
 MODES = ("learn", "parse", "convert", "proj", "deproj")
@@ -156,7 +156,7 @@ def run_parse(settings, log, explicit, dask=None):
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
-    overrides = {k: getattr(settings, k) for k in ("enforce_tree", "verbose", "jobs")}
+    overrides = {k: getattr(settings, k) for k in PARSE_SETTINGS + ("verbose", "jobs")}
     ignored = sorted(k for k in explicit if k not in overrides and k not in
                      ("model", "input", "learn_input", "parse_input", "output", "input_format", "output_format"))
     if ignored:
@@ -236,11 +236,11 @@ def _parse_files(settings, pairs, dask, log):
         with dask_client(dask) as client:
             log(f"parsing {len(pairs)} file(s) on {dask} ({len(client.scheduler_info()['workers'])} workers)")
             results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
-                                  log=log, enforce_tree=settings.enforce_tree)
+                                  log=log, **{k: getattr(settings, k) for k in PARSE_SETTINGS})
     else:
         from maltpy.parsing.parser import Parser
-        parser = Parser.load(settings.model, enforce_tree=settings.enforce_tree, verbose=settings.verbose,
-                             jobs=settings.jobs)
+        parser = Parser.load(settings.model, verbose=settings.verbose, jobs=settings.jobs,
+                             **{k: getattr(settings, k) for k in PARSE_SETTINGS})
         results = []
         for src, dst in pairs:
             n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
@@ -368,6 +368,14 @@ def cmd_eval(argv):
         print(format_comparison(comparison, systems[0][0], systems[1][0]))
     else:
         print(format_scores(scores[0], undirected=a.undirected))
+    from maltpy.formats.conll import detect_format
+    if (a.fmt or detect_format(a.gold)) == "conllu":
+        from maltpy.evaluation.official import format_official, official_scores
+        print("(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)")
+        for name, system in systems:
+            if len(systems) > 1:
+                print(name)
+            print(format_official(official_scores(gold, system)))
     if a.report or a.plots:
         # the report's test counts the same tokens as its tables: reuse the printed one only then
         _write_report(a, gold, systems, comparison if not a.no_punct else None)
@@ -733,6 +741,22 @@ def _single_threaded_blas():
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
+def _one_line_warnings():
+    """maltpy's warnings (:class:`~maltpy.errors.MaltpyWarning`) as one line on stderr each, like
+    its errors, shown even with -q (they say the output is likely not what was meant)."""
+    import warnings
+    from maltpy.errors import MaltpyWarning
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, MaltpyWarning):
+            print(f"maltpy: warning: {message}", file=sys.stderr, flush=True)
+        else:
+            shown(message, category, filename, lineno, file, line)
+    if getattr(warnings.showwarning, "__name__", "") != "show":
+        warnings.showwarning = show
+
+
 def main(argv=None):
     """The maltpy command. Every error a user can cause is one line on stderr and exit status 1
     (2 for usage errors, from argparse); ``--debug`` (anywhere) shows tracebacks instead."""
@@ -741,6 +765,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
+    _one_line_warnings()
     try:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])

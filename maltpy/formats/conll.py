@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import io
 import itertools
+import numbers
 import re
 import sys
 from typing import Iterable, Iterator, List, Optional
 
 from maltpy.chunks import chunked
 from maltpy.errors import InputFormatError, MaltpyError
+from maltpy.formats.validate import BREAKS, find_cycle, tree_problem  # noqa: F401 (find_cycle: public here too)
 from maltpy.output import open_output
 
 #: MaltParser's column names per format, in file order.
@@ -30,8 +32,6 @@ INPUT_COLUMNS = {
 #: Integer columns usable by InputArc / InputArcDir.
 HEAD_COLUMNS = {"conllx": ("HEAD", "PHEAD"), "conllu": ("HEAD",)}
 FORMATS = tuple(COLUMNS)
-#: a HEAD value as CoNLL writes it (int() would also take "¹", " 7" or "007")
-_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 #: CoNLL-U's other token IDs: a multiword token's range (3-4) and an empty node (3.1)
 _RANGE_OR_EMPTY_NODE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*|(0|[1-9][0-9]*)\.[1-9][0-9]*")
 HEAD, DEPREL = 6, 7
@@ -43,15 +43,18 @@ class Sentence:
     ``rows[k]`` is word k+1, always padded to 10 columns. ``extra`` holds the
     non-word lines as ``(position, line)`` where position is the number of word
     rows that precede the line. ``heads``/``labels`` are the HEAD and DEPREL
-    columns (-1 / None where the column is ``_`` or absent).
+    columns (-1 / None where the column is ``_`` or absent). ``format``: the
+    format it was read in (``conllx``/``conllu``; None when made in Python), which
+    :func:`maltpy.train` keeps for a model trained on these sentences.
     """
-    __slots__ = ("rows", "extra", "first_line", "source")
+    __slots__ = ("rows", "extra", "first_line", "source", "format")
 
-    def __init__(self, rows, extra=(), first_line=0, source="<input>"):
+    def __init__(self, rows, extra=(), first_line=0, source="<input>", format=None):
         self.rows = rows
         self.extra = list(extra)
         self.first_line = first_line
         self.source = source
+        self.format = format
 
     def __len__(self):
         return len(self.rows)
@@ -75,14 +78,32 @@ class Sentence:
         return [r[DEPREL] if r[DEPREL] != "_" else None for r in self.rows]
 
     def with_tree(self, heads, labels) -> "Sentence":
-        """A copy whose HEAD and DEPREL columns are replaced."""
+        """A copy whose HEAD and DEPREL columns are replaced: one head per word (an integer,
+        0 = the root) and one label (a non-empty string without tabs or line breaks). Whether the
+        heads form a tree is checked where a tree is needed (training, evaluation)."""
+        heads, labels = list(heads), list(labels)
+        n = len(self.rows)
+        if len(heads) != n or len(labels) != n:
+            raise MaltpyError(f"with_tree: {len(heads)} heads and {len(labels)} labels for a sentence of "
+                              f"{n} words; give one of each per word")
+        for k, (h, l) in enumerate(zip(heads, labels)):
+            if isinstance(h, bool) or not isinstance(h, numbers.Integral):
+                raise MaltpyError(f"with_tree: the head of word {k + 1} is {h!r}, not an integer "
+                                  "(0 = the root)")
+            if not isinstance(l, str) or l == "" or BREAKS.search(l):
+                raise MaltpyError(f"with_tree: the label of word {k + 1} is {l!r}; a label is a non-empty "
+                                  "string without tabs or line breaks (use _ for none)")
+        return self._with_tree(heads, labels)
+
+    def _with_tree(self, heads, labels) -> "Sentence":
+        """:meth:`with_tree` for a tree the parser made (ints and its own label strings)."""
         rows = []
         for r, h, l in zip(self.rows, heads, labels):
             r = list(r)
-            r[HEAD] = str(int(h))
+            r[HEAD] = str(h)
             r[DEPREL] = l
             rows.append(r)
-        return Sentence(rows, self.extra, self.first_line, self.source)
+        return Sentence(rows, self.extra, self.first_line, self.source, self.format)
 
     def to_lines(self) -> List[str]:
         out, k = [], 0
@@ -98,21 +119,29 @@ class Sentence:
         return out
 
     @classmethod
-    def from_words(cls, forms, postags=None, lemmas=None, cpostags=None, feats=None) -> "Sentence":
-        """A blind sentence (CoNLL-X columns) from word forms and optional tags.
+    def from_words(cls, forms, postags=None, lemmas=None, cpostags=None, feats=None, upos=None,
+                   xpos=None) -> "Sentence":
+        """A blind sentence from word forms and optional tags.
 
-        ``postags`` fills POSTAG, and CPOSTAG too unless ``cpostags`` is given.
+        ``upos`` fills the universal tag column (CoNLL-U's UPOSTAG, CoNLL-X's CPOSTAG), ``xpos``
+        the language-specific one (XPOSTAG, POSTAG): a model reads the columns it was trained
+        on (CoNLL-U models UPOS, CoNLL-X models POSTAG), and ``maltpy info`` shows which.
+        ``postags`` fills both columns with the same tags, unless ``upos`` or ``xpos`` (or
+        ``cpostags``, CoNLL-X's name for ``upos``) gives that column.
         """
+        if cpostags is not None and upos is not None:
+            raise MaltpyError("Sentence.from_words: cpostags is CoNLL-X's name for upos; give one of them")
+        upos = upos if upos is not None else cpostags
+        upos = upos if upos is not None else postags
+        xpos = xpos if xpos is not None else postags
         if isinstance(forms, str):
             raise MaltpyError("Sentence.from_words takes a list of words, not a string: "
                               "split it first, e.g. text.split()")
         forms = list(forms)
         if not forms:
             raise MaltpyError("Sentence.from_words: a sentence needs at least one word (CoNLL has no empty sentences)")
-        given = {1: forms, 2: lemmas, 3: cpostags if cpostags is not None else postags,
-                 4: postags, 5: feats}
-        names = {1: "forms", 2: "lemmas", 3: "cpostags" if cpostags is not None else "postags",
-                 4: "postags", 5: "feats"}
+        given = {1: forms, 2: lemmas, 3: upos, 4: xpos, 5: feats}
+        names = {1: "forms", 2: "lemmas", 3: "upos", 4: "xpos", 5: "feats"}
         for ci, values in given.items():
             if values is None:
                 continue
@@ -188,10 +217,10 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
         line = line.rstrip("\r")  # Windows line ends (and stray carriage returns before them)
         if not line.strip():
             if rows:
-                _check_heads(rows, last_word_line, path, need_heads)
+                _check_heads(rows, last_word_line, path, fmt, need_heads)
                 if pending is not None:
                     yield pending
-                pending = Sentence(rows, extra, first, path)
+                pending = Sentence(rows, extra, first, path, fmt)
                 rows, extra, last_word_line = [], [], []
             # comments with no words after them stay for the next sentence
             continue
@@ -235,51 +264,11 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
         yield pending
 
 
-def _check_heads(rows, linenos, path, need_heads):
-    n = len(rows)
-    heads = []
-    for row, lineno in zip(rows, linenos):
-        h = row[HEAD]
-        if h == "_":
-            if need_heads:
-                raise InputFormatError(path, lineno, "HEAD is _ but training and evaluation need "
-                                                     "a head for every token")
-            heads.append(-1)
-            continue
-        if not _INTEGER.fullmatch(h):
-            raise InputFormatError(path, lineno, f"HEAD {h!r} is not an integer (ASCII digits, no leading zeros)")
-        h = int(h)
-        if h < 0 or h > n:
-            raise InputFormatError(path, lineno, f"HEAD {h} is out of range: the sentence has {n} tokens")
-        if h == int(row[0]):
-            raise InputFormatError(path, lineno, f"token {h} is its own head")
-        # DEPREL "_" is a label like any other here, as in MaltParser: some treebanks use it
-        # (CoNLL 2007 Spanish), and an unlabelled treebank trains an unlabelled parser
-        heads.append(h)
-    if need_heads:
-        cyc = find_cycle([-1] + heads)
-        if cyc:
-            raise InputFormatError(path, linenos[cyc[0] - 1],
-                                   f"the heads of tokens {', '.join(map(str, cyc))} form a cycle")
-
-
-def find_cycle(heads) -> List[int]:
-    """The words of a cycle in ``heads`` (index 0 unused, words 1..n, head 0 = the root), sorted;
-    an empty list when every word reaches the root."""
-    n = len(heads) - 1
-    state = [0] * (n + 1)  # 0 unknown, 1 on the current path, 2 reaches the root
-    state[0] = 2
-    for start in range(1, n + 1):
-        path_nodes, node = [], start
-        while state[node] == 0:
-            state[node] = 1
-            path_nodes.append(node)
-            node = heads[node]
-        if state[node] == 1:
-            return sorted(path_nodes[path_nodes.index(node):])
-        for p in path_nodes:
-            state[p] = 2
-    return []
+def _check_heads(rows, linenos, path, fmt, need_heads):
+    problem = tree_problem(rows, fmt, need_heads)
+    if problem is not None:
+        k, message = problem
+        raise InputFormatError(path, linenos[k], message)
 
 
 def read_conll(source, fmt: Optional[str] = None, need_heads: bool = False) -> List[Sentence]:
@@ -403,4 +392,4 @@ def to_conllx(sentence: Sentence) -> Sentence:
     """CoNLL-U -> CoNLL-X the usual way: drop comments, multiword tokens and empty nodes;
     UPOS becomes CPOSTAG, XPOS becomes POSTAG; DEPS and MISC become PHEAD/PDEPREL ``_``."""
     rows = [r[:8] + ["_", "_"] for r in sentence.rows]
-    return Sentence(rows, [], sentence.first_line, sentence.source)
+    return Sentence(rows, [], sentence.first_line, sentence.source, "conllx")

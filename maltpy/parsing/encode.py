@@ -7,6 +7,7 @@ loop then never sees a string.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Dict, List, Sequence
 
 import numpy as np
@@ -81,6 +82,11 @@ class ColumnBatch:
     def column(self, ci: int) -> List[str]:
         values = self.columns.get(ci)
         return values if values is not None else ["_"] * sum(self.lengths)
+
+
+def column_values(sentences, ci: int) -> List[str]:
+    """Column ``ci`` of every word of a list of :class:`Sentence` or a :class:`ColumnBatch`."""
+    return _column_source(sentences)[1](ci)
 
 
 def _column_source(sentences):
@@ -158,3 +164,58 @@ def gold_arrays(sentences, label_ids: Dict[str, int]):
             heads.append(int(r[6]))
             labels.append(label_ids.get(r[7], -1))
     return np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32)
+
+
+#: the tag columns (CPOSTAG/POSTAG in CoNLL-X, UPOSTAG/XPOSTAG in CoNLL-U) and the mix-up each hints at
+_TAG_COLUMNS = {3: "language-specific tags (XPOS) where universal ones (UPOS) are expected, or another tagset?",
+                4: "universal tags (UPOS) where language-specific ones (XPOS) are expected, or another tagset?"}
+
+
+class UnseenTags:
+    """Warns once when most of the tag values a parser reads were never seen in training: a model
+    trained on UPOS given XPOS (``Sentence.from_words(postags=...)`` fills both columns), or a
+    CoNLL-X model given a CoNLL-U file, parses without error but badly. Counts the unknown ids of
+    the encoded input (-1) in each plain tag column the feature model reads, over the first
+    ``enough`` words parsed; warns as soon as the share unseen passes ``share`` (at least
+    ``least`` words in: a closed tag set leaves few values unseen in good input)."""
+
+    def __init__(self, compiled, fmt: str, least: int = 3, enough: int = 1000, share: float = 0.5):
+        from maltpy.formats.conll import COLUMNS
+        self.columns = [(j, ci, COLUMNS[fmt][ci]) for j, (ci, transform, _) in enumerate(compiled.token_columns)
+                        if ci in _TAG_COLUMNS and transform == "plain"]
+        self.least, self.enough, self.share = least, enough, share
+        self.unseen = [0] * len(self.columns)
+        self.words = 0
+        self.done = not self.columns
+        self._lock = threading.Lock()   # chunks are parsed on several threads
+
+    def check(self, corpus, examples) -> None:
+        """Count a parse's encoded rows (``corpus.tok``); ``examples(ci)`` gives a few of the input's
+        values of column ci for the message (called only when it warns)."""
+        if self.done:
+            return
+        with self._lock:
+            self._check(corpus, examples)
+
+    def _check(self, corpus, examples) -> None:
+        if self.done:
+            return
+        tok = np.asarray(corpus.tok)
+        self.words += len(tok) - (len(corpus.offsets) - 1)   # every row but the sentences' root rows
+        for k, (j, _, _) in enumerate(self.columns):
+            self.unseen[k] += int(np.count_nonzero(tok[:, j] == -1))
+        self.done = self.words >= self.enough
+        if self.words < self.least:
+            return
+        for k, (_, ci, name) in enumerate(self.columns):
+            if self.unseen[k] > self.share * self.words:
+                import warnings
+                from maltpy.errors import MaltpyWarning
+                self.done = True
+                shown = ", ".join(examples(ci)[:5])
+                warnings.warn(MaltpyWarning(
+                    f"{100 * self.unseen[k] / self.words:.0f}% of the {name} values of this input ({shown}, ...) "
+                    f"never occurred in the training data, so the parses will be poor. This model reads {name}: "
+                    f"{_TAG_COLUMNS[ci]} (Sentence.from_words: give upos= and xpos=; postags= fills both "
+                    "columns)"), stacklevel=4)
+                return

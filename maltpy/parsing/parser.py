@@ -23,8 +23,10 @@ from maltpy.features.extract import Extractor
 from maltpy.features.featmap import FeatMap
 from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_feature_model
 from maltpy.formats.conll import FORMATS, Sentence
+from maltpy.formats.validate import check_sentences
+from maltpy.transform.single_root import one_root as single_root, wants_one_root
 from maltpy.learners import SvmModel, make_learner, request_stop
-from maltpy.parsing.encode import ColumnBatch, SymbolTable, encode, gold_arrays
+from maltpy.parsing.encode import ColumnBatch, SymbolTable, UnseenTags, column_values, encode, gold_arrays
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
 from maltpy.chunks import chunked, folds as cv_folds
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
@@ -143,6 +145,8 @@ class Parser:
         self.extractor = Extractor(self.compiled.tables, max(len(self.compiled.token_columns), 1),
                                    max(len(self.compiled.int_columns), 1), self.compiled.split_atom,
                                    s.null_value)
+        #: warns once when the input's tags were mostly never seen in training (a tag-column mix-up)
+        self.unseen_tags = UnseenTags(self.compiled, fmt)
 
     def encode(self, sentences, grow: bool = False):
         """Sentences -> the C loops' :class:`~maltpy.parsing.loop.Corpus`, through this parser's symbol tables."""
@@ -196,17 +200,8 @@ class Parser:
         the transition loop itself.
         """
         s = self.settings
-        if not sentences:
-            raise MaltpyError("no training sentences")
-        for k, sent in enumerate(sentences):
-            if not isinstance(sent, Sentence):
-                raise MaltpyError(f"training sentence {k + 1} is a {type(sent).__name__}, not a Sentence "
-                                  "(read treebanks with maltpy.read_conll)")
-            if any(r[6] == "_" for r in sent.rows):
-                where = f" ({sent.source}:{sent.first_line})" if sent.first_line else ""
-                raise MaltpyError(f"training sentence {k + 1}{where} has words without HEAD; "
-                                  "training needs gold trees")
         fmt = fmt or s.input_format or "conllx"
+        _check_training_sentences(sentences, fmt)
         log = log or (lambda msg: None)
         t0 = time.perf_counter()
         self._setup(fmt)
@@ -255,9 +250,13 @@ class Parser:
         return X, inst["y"], inst["split"], fmap.keys_in_order()
 
     def fit(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
-        """Train on gold sentences (HEAD and DEPREL filled). Returns self."""
+        """Train on gold sentences (HEAD and DEPREL filled). Returns self.
+
+        ``fmt``: the columns' format (default: the ``input_format`` setting, else the format the
+        sentences were read in, else conllx)."""
         s = self.settings
         log = log or (lambda msg: None)
+        fmt = fmt or s.input_format or _format_read(sentences)
         if s.reverse_features and s.direction != "both":
             raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
                               f"with -dir {s.direction}, give the feature model with -F")
@@ -410,6 +409,7 @@ class Parser:
         it, and every combination is scored on it."""
         from maltpy.transform.combine import choose_combination
         s = self.settings
+        _check_training_sentences(sentences, fmt or s.input_format or "conllx")
         folds = s.combination_folds
         if folds < 2 or folds > len(sentences):
             raise MaltpyError(f"combination_folds (-cv) {folds}: use 2 to {len(sentences)} (the training sentences)")
@@ -513,6 +513,7 @@ class Parser:
         into the system's ``moves``) that built each word's arc, -1 where the end of parsing did."""
         self._check_fitted()
         corpus = self.encode(sentences)
+        self.unseen_tags.check(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
         system = self._system(training=False)
         moves = np.empty(corpus.n_rows, dtype=np.int32) if record_moves else None
         bar = _progress_bar(len(sentences), "parsing", progress)
@@ -540,18 +541,26 @@ class Parser:
         when it does not, the heads and label ids of :meth:`parse_arrays` are the output."""
         return self._pseudo_projective().active or self.settings.direction != "ltr"
 
-    def parse_trees(self, sentences, progress: bool = False):
+    def one_root(self, output_format: Optional[str] = None) -> bool:
+        """Whether output in this format (default: the model's) gets one word on the root (``-ro``;
+        :mod:`maltpy.transform.single_root`)."""
+        return wants_one_root(self.settings.roots, output_format or self.format)
+
+    def parse_trees(self, sentences, progress: bool = False, one_root: Optional[bool] = None):
         """Parse sentences (a list of :class:`Sentence`, or a
         :class:`~maltpy.parsing.encode.ColumnBatch`) and return each one's tree as (heads, labels):
         two lists with one entry per word (head 0 = the root), pseudo-projective labels decoded,
-        right-to-left parses mapped back, and both directions combined for ``-dir both``."""
+        right-to-left parses mapped back, both directions combined for ``-dir both``, and one word
+        on the root when ``one_root`` (default: :meth:`one_root` of the model's format)."""
         trees = self._parse_trees_one_way(sentences, progress)
-        if self.settings.direction != "both":
-            return trees
-        from maltpy.transform.combine import combine_trees
-        c = self.combination
-        other = self.reverse_parser._parse_trees_one_way(sentences, False)
-        return [combine_trees(a, b, c["criterion"], c["param"], c["first"])[:2] for a, b in zip(trees, other)]
+        if self.settings.direction == "both":
+            from maltpy.transform.combine import combine_trees
+            c = self.combination
+            other = self.reverse_parser._parse_trees_one_way(sentences, False)
+            trees = [combine_trees(a, b, c["criterion"], c["param"], c["first"])[:2] for a, b in zip(trees, other)]
+        if one_root if one_root is not None else self.one_root():
+            trees = [single_root(h, l, self.settings.root_label) for h, l in trees]
+        return trees
 
     def _parse_trees_one_way(self, sentences, progress: bool = False):
         if not len(sentences):
@@ -573,27 +582,31 @@ class Parser:
             out.append((h, l))
         return out
 
-    def parse(self, sentences, progress: bool = False):
+    def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None):
         """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled.
 
         A list (or tuple) gives a list. Any other iterable, such as :func:`maltpy.iter_conll`
-        or a generator, gives an iterator that parses as it reads (see :meth:`iter_parse`)."""
+        or a generator, gives an iterator that parses as it reads (see :meth:`iter_parse`).
+        ``one_root``: see :meth:`parse_trees`."""
         if isinstance(sentences, (str, Sentence)):
             raise MaltpyError("parse takes a list of sentences (Sentence objects or lists of words); "
                               "for one text: parser.parse([text.split()])")
         if not isinstance(sentences, (list, tuple)):
-            return self.iter_parse(sentences, progress=progress)
+            return self.iter_parse(sentences, progress=progress, one_root=one_root)
+        self._check_fitted()
         sentences = [_as_sentence(s) for s in sentences]
-        return [sent.with_tree(h, l) for sent, (h, l) in zip(sentences, self.parse_trees(sentences, progress))]
+        check_sentences(sentences, self.format, need_heads=False)
+        return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, self.parse_trees(sentences, progress, one_root))]
 
-    def iter_parse(self, sentences: Iterable, chunk_size: int = 1000, progress: bool = False) -> Iterator[Sentence]:
+    def iter_parse(self, sentences: Iterable, chunk_size: int = 1000, progress: bool = False,
+                   one_root: Optional[bool] = None) -> Iterator[Sentence]:
         """Parse any iterable of sentences ``chunk_size`` at a time, yielding each parse in
         input order; memory stays that of one chunk however long the input is."""
         self._check_fitted()
         bar = _progress_bar(None, "parsing", progress)
         try:
             for chunk in chunked(sentences, chunk_size):
-                yield from self.parse(chunk)
+                yield from self.parse(chunk, one_root=one_root)
                 if bar:
                     bar.update(len(chunk))
         finally:
@@ -642,7 +655,8 @@ class Parser:
                         bar.update(len(sentence))
                     yield to_conllx(sentence) if drop_extra else sentence
 
-            write_conll(counted(self.iter_parse(iter_conll(source, fmt))), target)
+            parsed = self.iter_parse(iter_conll(source, fmt), one_root=self.one_root(output_format or fmt))
+            write_conll(counted(parsed), target)
             return counts[0], counts[1]
         finally:
             if bar:
@@ -816,6 +830,21 @@ class Parser:
             raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
         # kept as stored: the C loop adds sparse rows (maltpy.parsing.loop.Weights)
         return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32)), bias.astype(np.float32)
+
+
+def _format_read(sentences) -> Optional[str]:
+    """The format the sentences were read in when they agree on one (a CoNLL-U treebank trains a
+    CoNLL-U model, whether given as a path or as read_conll's sentences)."""
+    formats = {getattr(s, "format", None) for s in sentences} - {None}
+    return formats.pop() if len(formats) == 1 else None
+
+
+def _check_training_sentences(sentences, fmt: str) -> None:
+    """Gold trees as the reader checks them (one validator, maltpy.formats.validate): the compiled
+    loops trust every head to be a word of its sentence."""
+    if not sentences:
+        raise MaltpyError("no training sentences")
+    check_sentences(sentences, fmt, need_heads=True, what="training sentence")
 
 
 def _as_sentence(s) -> Sentence:

@@ -36,7 +36,7 @@ class ChunkParser:
     """Parses one :class:`~maltpy.formats.scan.Chunk` into its output bytes; safe to call from
     several threads at once (everything it shares is read only)."""
 
-    def __init__(self, parser, kernel_threads: int = 1):
+    def __init__(self, parser, kernel_threads: int = 1, one_root: bool = False):
         from maltpy.parsing.intern import ChunkEncoder
         parser._check_fitted()
         self.parser = parser
@@ -55,11 +55,18 @@ class ChunkParser:
         # -dir both: the right-to-left parser of the same model file, and how to combine
         self.other = ChunkParser(parser.reverse_parser, kernel_threads) \
             if parser.settings.direction == "both" else None
+        #: one word on the root, labelled root (maltpy.transform.single_root)
+        self.one_root = one_root
 
     def __call__(self, chunk) -> bytes:
         if not chunk.n_sentences:
             return chunk.render(np.zeros(0, np.int32), np.zeros(0, np.int32), self.label_bytes)
-        _, heads, labels, label_bytes = self.output_trees(chunk)
+        offsets, heads, labels, label_bytes = self.output_trees(chunk)
+        if self.one_root:
+            from maltpy.transform.single_root import one_root_rows
+            names = one_root_rows(offsets, heads, labels, [b.decode("utf-8", "surrogatepass") for b in label_bytes],
+                                  self.parser.settings.root_label)
+            label_bytes = label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(label_bytes):]]
         return chunk.render(heads, labels, label_bytes)
 
     def output_trees(self, chunk):
@@ -80,6 +87,7 @@ class ChunkParser:
         from maltpy.parsing.loop import parse_corpus
         corpus = self.encoder.encode(chunk)
         p = self.parser
+        p.unseen_tags.check(corpus, lambda ci: _first_values(chunk, ci))
         if self.kernel:
             from maltpy.parsing.kernel import parse_corpus_kernel
             heads, labels = parse_corpus_kernel(self.system, p.extractor, self.weights, p.classes, corpus,
@@ -113,6 +121,11 @@ class ChunkParser:
                     extra.append(label.encode("utf-8", "surrogatepass"))
                 labels[r] = code
         return self.label_bytes + extra
+
+
+def _first_values(chunk, ci: int):
+    """The distinct values of column ``ci`` in a chunk's first sentence (for a message)."""
+    return list(dict.fromkeys(row[ci] for row in chunk.sentence_lines(0)))
 
 
 def _map_back(offsets, heads, labels):
@@ -209,7 +222,8 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     kernel = parser.learner.kind == "kernel"
     # a kernel model scores many sentences in one matrix product, on its own threads: it gets
     # large chunks one after the other; a linear model gets a chunk per thread
-    work = ChunkParser(parser, kernel_threads=jobs if kernel else 1)
+    work = ChunkParser(parser, kernel_threads=jobs if kernel else 1,
+                       one_root=parser.one_root("conllx" if drop_extra else fmt))
     scanner = Scanner(fmt, path, drop_extra)
     writer = OrderedOutput(out, progress)
 

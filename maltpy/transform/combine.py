@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
-from maltpy.formats.conll import find_cycle
+from maltpy.formats.validate import find_cycle
 
 CRITERIA = ("position", "length")
 ORDERS = ("ltr", "rtl")      # which parser is first

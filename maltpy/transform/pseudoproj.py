@@ -124,7 +124,7 @@ class PseudoProjective:
     def apply(fn, sentence):
         """``fn`` (projectivize or deprojectivize) on a :class:`~maltpy.formats.conll.Sentence`; a copy."""
         heads, labels = fn([-1] + sentence.heads, ["_"] + sentence.column(7))
-        return sentence.with_tree(heads[1:], labels[1:])
+        return sentence._with_tree(heads[1:], labels[1:])
 
     @property
     def active(self) -> bool:

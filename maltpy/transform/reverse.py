@@ -40,7 +40,7 @@ def reverse_sentence(sentence: Sentence, conllu: bool = False) -> Sentence:
         if not conllu:
             new[8] = _map_node(row[8], n)
         rows.append(new)
-    return Sentence(rows, [], sentence.first_line, sentence.source)
+    return Sentence(rows, [], sentence.first_line, sentence.source, sentence.format)
 
 
 def reverse_tree(heads: Sequence[int], labels: Sequence) -> Tuple[List[int], List]:

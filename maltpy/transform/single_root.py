@@ -1,0 +1,97 @@
+"""One word on the root, labelled ``root``: the trees UD's tools accept (``-ro one``).
+
+A MaltParser-style parser may leave several words on the root: those it attached there itself and
+those still unattached when the input ends, which get ``-grl``'s label (``ROOT``). UD's scorer
+(``eval.py``) refuses a file with such a sentence, and ``validate.py`` wants exactly one
+dependent of node 0, labelled ``root``. So, for CoNLL-U output (``-ro auto``, the default):
+
+- the **main root** is the first word (in word order) that the parser itself attached to the
+  root with the relation ``root``; for arc-eager that is also the first it attached there, as
+  node 0 only takes right arcs in word order. When there is none, it is the root word with the
+  largest subtree (the leftmost of equal ones);
+- it is labelled ``root``; every other root word is attached to it, keeping its relation unless
+  that is ``root`` or the ``-grl`` label, which become ``dep`` (UD's unspecified dependency), as
+  does ``root`` on any word the parser attached elsewhere (UD keeps it for the root word).
+
+Every word keeps its head or moves to the main root, so the output stays a tree. CoNLL-X output
+keeps MaltParser's behaviour (``-ro auto``; or ``-ro any`` for CoNLL-U too).
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+#: -ro values: auto (one for CoNLL-U output, any for CoNLL-X), one, any (MaltParser's)
+ROOT_MODES = ("auto", "one", "any")
+ROOT_RELATION = "root"
+OTHER_RELATION = "dep"
+
+
+def wants_one_root(mode: str, output_format: str) -> bool:
+    """Whether ``-ro MODE`` asks for one root word in output of this format."""
+    return mode == "one" or (mode == "auto" and output_format == "conllu")
+
+
+def one_root(heads: Sequence[int], labels: Sequence[str], unattached_label: str) -> Tuple[List[int], List[str]]:
+    """A sentence's tree (heads from 1, 0 = the root) with one root word, as the module says."""
+    heads, labels = list(heads), list(labels)
+    roots = [k for k, h in enumerate(heads) if h == 0]
+    for k, h in enumerate(heads):
+        if h != 0 and labels[k] == ROOT_RELATION:
+            labels[k] = OTHER_RELATION
+    if not roots:
+        return heads, labels
+    main = next((k for k in roots if labels[k] == ROOT_RELATION), None)   # (root words keep theirs above)
+    if main is None:
+        sizes = _subtree_sizes(heads) if len(roots) > 1 else None
+        main = max(roots, key=lambda k: (sizes[k], -k)) if sizes else roots[0]
+    labels[main] = ROOT_RELATION
+    for k in roots:
+        if k != main:
+            heads[k] = main + 1
+            if labels[k] in (ROOT_RELATION, unattached_label):
+                labels[k] = OTHER_RELATION
+    return heads, labels
+
+
+def _subtree_sizes(heads: Sequence[int]) -> List[int]:
+    """Words in each word's subtree (itself included)."""
+    n = len(heads)
+    sizes = [1] * n
+    for k in range(n):
+        h, seen = heads[k], 0
+        while h > 0 and seen <= n:   # walk up; seen bounds a (never expected) cycle
+            sizes[h - 1] += 1
+            h = heads[h - 1]
+            seen += 1
+    return sizes
+
+
+def one_root_rows(offsets: np.ndarray, heads: np.ndarray, labels: np.ndarray, label_names: Sequence[str],
+                  unattached_label: str) -> List[str]:
+    """:func:`one_root` on corpus rows (``offsets`` per sentence, each sentence's row 0 its root
+    node), in place. Returns the label names with ``root`` and ``dep`` added where missing, which
+    ``labels`` may now index. Only sentences that need it are visited in Python."""
+    names = list(label_names)
+    for extra in (ROOT_RELATION, OTHER_RELATION):
+        if extra not in names:
+            names.append(extra)
+    index = {name: i for i, name in enumerate(names)}
+    root_id = index[ROOT_RELATION]
+    sizes = np.diff(offsets)
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    is_word = np.ones(len(heads), dtype=bool)
+    is_word[offsets[:-1]] = False
+    on_root = is_word & (heads == 0)
+    count = np.bincount(sentence[on_root], minlength=len(sizes))
+    # a sentence with one root word only needs its label, and root off the root becomes dep
+    single = on_root & (count[sentence] == 1)
+    labels[is_word & ~on_root & (labels == root_id)] = index[OTHER_RELATION]
+    labels[single] = root_id
+    for k in np.flatnonzero(count > 1).tolist():
+        r0, r1 = int(offsets[k]) + 1, int(offsets[k + 1])
+        h, l = one_root(heads[r0:r1].tolist(), [names[x] for x in labels[r0:r1].tolist()], unattached_label)
+        heads[r0:r1] = h
+        labels[r0:r1] = [index[x] for x in l]
+    return names

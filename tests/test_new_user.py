@@ -1,0 +1,99 @@
+"""What a new user trips over: tag columns (from_words' upos=/xpos=, a model keeping its sentences'
+format, the unseen-tags warning) and Python started in a clone whose extensions were never built."""
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import maltpy
+from conftest import EXAMPLES, ROOT
+from maltpy.cli.main import main
+from maltpy.errors import MaltpyError, MaltpyWarning
+from maltpy.formats.conll import Sentence, read_conll, write_conll
+
+TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
+TEST = os.path.join(EXAMPLES, "toy-test.conll")
+
+
+def test_from_words_fills_the_tag_columns_it_is_told_to():
+    s = Sentence.from_words(["Dogs", "bark"], upos=["NOUN", "VERB"], xpos=["NNS", "VBP"])
+    assert [r[3:5] for r in s.rows] == [["NOUN", "NNS"], ["VERB", "VBP"]]
+    s = Sentence.from_words(["Dogs", "bark"], postags=["NNS", "VBP"])   # as the README says: both columns
+    assert [r[3:5] for r in s.rows] == [["NNS", "NNS"], ["VBP", "VBP"]]
+    s = Sentence.from_words(["Dogs", "bark"], postags=["NNS", "VBP"], upos=["NOUN", "VERB"])
+    assert [r[3:5] for r in s.rows] == [["NOUN", "NNS"], ["VERB", "VBP"]]
+    with pytest.raises(MaltpyError, match="upos"):
+        Sentence.from_words(["Dogs", "bark"], upos=["NOUN"])
+    with pytest.raises(MaltpyError, match="one of them"):
+        Sentence.from_words(["Dogs"], upos=["NOUN"], cpostags=["N"])
+
+
+@pytest.fixture(scope="module")
+def conllu_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("u")
+    paths = []
+    for src in (TRAIN, TEST):
+        dst = str(d / (os.path.basename(src) + "u"))
+        write_conll(read_conll(src, "conllx"), dst)
+        paths.append(dst)
+    return paths
+
+
+def test_a_model_trained_on_read_sentences_keeps_their_format(conllu_files):
+    train, _ = conllu_files
+    assert all(s.format == "conllu" for s in read_conll(train))
+    from_path = maltpy.train(train, verbose=False, jobs=1)
+    from_sentences = maltpy.train(maltpy.read_conll(train), verbose=False, jobs=1)
+    assert from_path.format == from_sentences.format == "conllu"
+    assert from_path.feature_text == from_sentences.feature_text
+    made = [s.with_tree(s.heads, s.labels) for s in read_conll(TRAIN)]   # with_tree keeps it too
+    assert maltpy.train(made, verbose=False, jobs=1).format == "conllx"
+    assert maltpy.train(made, input_format="conllu", verbose=False, jobs=1).format == "conllu"
+
+
+def test_unseen_tags_warn_once_naming_the_column(conllu_files):
+    train, test = conllu_files
+    parser = maltpy.train(train, verbose=False, jobs=1)
+    sentences = read_conll(test)
+    swapped = [Sentence.from_words(s.forms, upos=[f"X{t}" for t in s.column(3)]) for s in sentences]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parser.parse(sentences)
+        assert caught == []
+        parser.parse(swapped)
+        parser.parse(swapped)
+    assert len(caught) == 1 and issubclass(caught[0].category, MaltpyWarning)
+    assert "UPOSTAG" in str(caught[0].message) and "upos=" in str(caught[0].message)
+
+
+def test_the_command_line_prints_the_warning_as_one_line(conllu_files, tmp_path, capsys):
+    train, test = conllu_files
+    model = str(tmp_path / "u.mpz")
+    assert main(["-c", model, "-m", "learn", "-i", train, "-q"]) == 0
+    capsys.readouterr()
+    assert main(["-c", model, "-i", test, "-o", str(tmp_path / "a.conllu"), "-q"]) == 0
+    assert capsys.readouterr().err == ""
+    bad = read_conll(test)
+    for s in bad:
+        for r in s.rows:
+            r[3] = "Z" + r[3]
+    write_conll(bad, str(tmp_path / "bad.conllu"))
+    assert main(["-c", model, "-i", str(tmp_path / "bad.conllu"), "-o", str(tmp_path / "b.conllu"), "-q"]) == 0
+    err = capsys.readouterr().err.strip().split("\n")
+    assert len(err) == 1 and err[0].startswith("maltpy: warning:") and "UPOSTAG" in err[0]
+
+
+def test_python_in_an_unbuilt_source_folder_says_what_to_do(tmp_path):
+    # the package's Python files without the compiled extensions, as in a fresh clone
+    shutil.copytree(os.path.join(ROOT, "maltpy"), tmp_path / "maltpy",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.html", "__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, "-c", "import maltpy"], cwd=tmp_path, capture_output=True, text=True,
+                       env=env)
+    assert r.returncode != 0 and "source folder" in r.stderr and "build_ext --inplace" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "maltpy", "--help"], cwd=tmp_path, capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and r.stderr.startswith("maltpy: error:")
