@@ -196,3 +196,22 @@ def test_the_out_of_fold_choice_of_each_part_is_made_on_the_other_parts_alone():
         == [True] * 3
     assert out[2][1] == [(list(h), list(l)) for h, l in wrong[2]] != right[2]
     assert choose_combination(held_out[2:])["las"] == 100.0    # the part's own choice would be right
+
+
+def test_gold_labels_written_as_underscore_count_as_labels(tmp_path):
+    """CoNLL 2007 Spanish writes DEPREL _ for most words: a parser trained there outputs '_' as a
+    label, and the cross-validation must score those words as the parser does (was: LAS ~0)."""
+    from maltpy.transform.combine import choose_combination
+    gold = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)[:5]
+    for s in gold:
+        for r in s.rows[::2]:
+            r[7] = "_"
+    trees = [(s.heads, s.column(7)) for s in gold]
+    c = choose_combination([(gold, trees, trees)])
+    assert c["las"] == c["las_ltr"] == c["las_rtl"] == 100.0
+    # and end to end: -dir both trains on it and its parses keep the "_" labels
+    path = tmp_path / "u.conll"
+    write_conll(gold * 8, str(path))
+    import maltpy
+    parser = maltpy.train(str(path), direction="both", combination_folds=2, verbose=False, jobs=1)
+    assert parser.combination["las_ltr"] > 50

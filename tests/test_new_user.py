@@ -97,3 +97,42 @@ def test_python_in_an_unbuilt_source_folder_says_what_to_do(tmp_path):
     r = subprocess.run([sys.executable, "-m", "maltpy", "--help"], cwd=tmp_path, capture_output=True, text=True,
                        env=env)
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and r.stderr.startswith("maltpy: error:")
+
+
+def test_an_input_of_comments_only_names_its_last_line(tmp_path, capsys, model):
+    path = tmp_path / "c.conllu"
+    path.write_text("# sent_id = 1\n# text = nothing\n\n")
+    assert main(["-c", model, "-i", str(path), "-o", str(tmp_path / "o.conllu"), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:3:" in err and "comments" in err
+    with pytest.raises(MaltpyError, match=":3: .*comments"):
+        read_conll(str(path))
+    path.write_text("")
+    with pytest.raises(MaltpyError, match="empty"):
+        read_conll(str(path))
+
+
+def test_training_on_a_few_sentences_warns(tmp_path):
+    few = read_conll(TRAIN, need_heads=True)[:3]
+    with pytest.warns(MaltpyWarning, match="3 sentence"):
+        maltpy.train(few, verbose=False, jobs=1)
+
+
+def test_learn_refuses_an_output_file_it_would_ignore(tmp_path, capsys):
+    assert main(["-c", str(tmp_path / "m"), "-m", "learn", "-i", TRAIN, "-o", str(tmp_path / "x"), "-q"]) == 1
+    assert "-c names" in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "m.mpz")
+
+
+def test_a_very_long_sentence_for_a_quadratic_system_warns(tmp_path):
+    from maltpy.parsing.encode import LONG_SENTENCE
+    n = LONG_SENTENCE + 1
+    tag = read_conll(TRAIN)[0].rows[0][4]   # a tag the models know: only the length is odd
+    long = Sentence.from_words(["w"] * n, postags=[tag] * n)
+    parser = maltpy.train(read_conll(TRAIN, need_heads=True), algorithm="covnonproj", verbose=False, jobs=1)
+    with pytest.warns(MaltpyWarning, match=f"{n:,} words"):
+        parser.parse([long])
+    linear = maltpy.train(read_conll(TRAIN, need_heads=True), verbose=False, jobs=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MaltpyWarning)
+        linear.parse([long])

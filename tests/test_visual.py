@@ -361,3 +361,31 @@ def test_pages_load_in_chromium_without_errors(parsed, second, tmp_path):
     dom, console = render(report, tmp_path)
     assert console == []
     assert "By arc length" in dom
+
+
+def test_levels_and_nonprojective_flags_agree_with_their_definitions_on_random_trees():
+    """The O(n log n) layout: every arc above the arcs it contains, crossing arcs on different
+    lines; the non-projective flags as the definition says (a word between not under the head)."""
+    import random
+    from conftest import random_tree
+    from maltpy.visual.trees import arc_levels, nonprojective_arcs
+    rng = random.Random(7)
+    for _ in range(400):
+        n = rng.randint(1, 14)
+        heads = random_tree(rng, n)[1:]
+        spans = [(min(h, d), max(h, d)) for d, h in enumerate(heads, 1)]
+        levels = arc_levels(spans)
+        for a, (lo, hi) in enumerate(spans):
+            for b, (jl, jh) in enumerate(spans):
+                if a != b and lo <= jl and jh <= hi:
+                    assert levels[a] > levels[b]
+                elif a != b and jl < hi and lo < jh and not (jl <= lo and hi <= jh):
+                    assert levels[a] != levels[b]
+
+        def dominated(k, h):
+            while k > 0 and k != h:
+                k = heads[k - 1]
+            return k == h
+        expected = [h > 0 and any(not dominated(k, h) for k in range(min(h, d) + 1, max(h, d)))
+                    for d, h in enumerate(heads, 1)]
+        assert nonprojective_arcs(heads) == expected

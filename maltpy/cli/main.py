@@ -779,6 +779,9 @@ def main(argv=None):
             raise MaltpyError(f"--dask runs -m parse (and 'maltpy experiment'), not -m {mode}")
         _choose_input(settings, mode, given_input=args.i is not None, config_path=config_path)
         if mode == "learn":
+            if args.o is not None:
+                raise MaltpyError(f"-m learn writes the model that -c names ({settings.model}); -o is the "
+                                  "output of -m parse, -m convert, -m proj and -m deproj")
             run_learn(settings, log)
         elif mode == "parse":
             run_parse(settings, log, explicit, dask=args.dask)

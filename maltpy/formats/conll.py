@@ -193,8 +193,17 @@ def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
         lines.pop()
     sentences = list(_sentences(enumerate(lines, 1), fmt, path, need_heads))
     if not sentences:
-        raise InputFormatError(path, 0, "no sentences found (the input is empty)")
+        raise no_sentences(path, len(lines))
     return sentences
+
+
+def no_sentences(path: str, n_lines: int) -> InputFormatError:
+    """The error for an input without a word line: empty, or only comments and blank lines (then
+    naming its last line, so that a user sees it was read)."""
+    if not n_lines:
+        return InputFormatError(path, 0, "no sentences found (the input is empty)")
+    return InputFormatError(path, n_lines, f"no sentences found: the input's {n_lines} line(s) hold no word "
+                                           "line, only comments or blank lines")
 
 
 def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
@@ -286,12 +295,17 @@ def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
     stream, path, close = open_input(source)
     fmt = fmt or detect_format(path)
     try:
-        n = 0
-        for sentence in _sentences(_numbered_lines(stream, path, block_size), fmt, path, need_heads):
+        n, last = 0, [0]
+
+        def counted(numbered):
+            for lineno, line in numbered:
+                last[0] = lineno
+                yield lineno, line
+        for sentence in _sentences(counted(_numbered_lines(stream, path, block_size)), fmt, path, need_heads):
             n += 1
             yield sentence
         if not n:
-            raise InputFormatError(path, 0, "no sentences found (the input is empty)")
+            raise no_sentences(path, last[0])
     finally:
         if close:
             stream.close()

@@ -399,8 +399,8 @@ cdef class Scanner:
             raise self.error
         chunk = self._scan(self.carry, True)
         if not self.n_sentences:
-            from maltpy.errors import InputFormatError
-            raise InputFormatError(self.path, 0, "no sentences found (the input is empty)")
+            from maltpy.formats.conll import no_sentences
+            raise no_sentences(self.path, self.lineno)
         return chunk
 
     cdef object _scan(self, bytes data, bint final):

@@ -166,6 +166,32 @@ def gold_arrays(sentences, label_ids: Dict[str, int]):
     return np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32)
 
 
+#: sentences longer than this draw a warning from a system whose decisions grow quadratically
+LONG_SENTENCE = 2000
+
+
+def warn_long_sentences(offsets, system_cls, training: bool) -> bool:
+    """Warn (:class:`~maltpy.errors.MaltpyWarning`) when a sentence has more than
+    :data:`LONG_SENTENCE` words and ``system_cls`` makes quadratically many decisions; True when
+    it warned (once per input is enough)."""
+    if not system_cls.quadratic:
+        return False
+    lengths = np.diff(np.asarray(offsets)) - 1
+    if not len(lengths) or lengths.max() <= LONG_SENTENCE:
+        return False
+    import warnings
+    from maltpy.errors import MaltpyWarning
+    k = int(np.argmax(lengths))
+    n = int(lengths[k])
+    warnings.warn(MaltpyWarning(
+        f"{f'training sentence {k + 1}' if training else 'a sentence of the input'} has {n:,} words: "
+        f"{system_cls.name} compares each word with every word before "
+        f"it, up to {n * (n + 1) // 2:,} decisions for this sentence alone, which can take minutes and gigabytes "
+        "(an input whose blank lines between sentences were lost?); nivreeager, stacklazy or 2planar are linear"),
+        stacklevel=4)
+    return True
+
+
 #: the tag columns (CPOSTAG/POSTAG in CoNLL-X, UPOSTAG/XPOSTAG in CoNLL-U) and the mix-up each hints at
 _TAG_COLUMNS = {3: "language-specific tags (XPOS) where universal ones (UPOS) are expected, or another tagset?",
                 4: "universal tags (UPOS) where language-specific ones (XPOS) are expected, or another tagset?"}

@@ -26,7 +26,8 @@ from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.transform.single_root import one_root as single_root, wants_one_root
 from maltpy.learners import SvmModel, make_learner, request_stop
-from maltpy.parsing.encode import ColumnBatch, SymbolTable, UnseenTags, column_values, encode, gold_arrays
+from maltpy.parsing.encode import (ColumnBatch, SymbolTable, UnseenTags, column_values, encode, gold_arrays,
+                                   warn_long_sentences)
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
 from maltpy.chunks import chunked, folds as cv_folds
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
@@ -147,6 +148,7 @@ class Parser:
                                    s.null_value)
         #: warns once when the input's tags were mostly never seen in training (a tag-column mix-up)
         self.unseen_tags = UnseenTags(self.compiled, fmt)
+        self.warned_long = False   # a long sentence for a quadratic system: warned once per parser
 
     def encode(self, sentences, grow: bool = False):
         """Sentences -> the C loops' :class:`~maltpy.parsing.loop.Corpus`, through this parser's symbol tables."""
@@ -221,6 +223,7 @@ class Parser:
         self.token_tables = [SymbolTable() for _ in self.compiled.token_columns]
         self.rag_tables = [SymbolTable() for _ in self.compiled.rag_columns]
         corpus = self.encode(sentences, grow=True)
+        warn_long_sentences(corpus.offsets, self.system_cls, training=True)
         system = self._system(training=True)
         self.classes = ClassTable(system.labeled, len(labels))
         fmap = FeatMap(1 << 16)
@@ -245,7 +248,8 @@ class Parser:
                 f"{len(sentences)} training trees (non-projective trees need a non-projective "
                 "algorithm or pseudo-projective parsing)")
         import scipy.sparse as sp   # here, not at the top: parsing never needs scipy
-        X = sp.csr_matrix((np.ones(len(inst["indices"]), dtype=np.float64), inst["indices"], inst["indptr"]),
+        # float32 ones: the solvers read the pattern (scikit-learn's convert), half the bytes of float64
+        X = sp.csr_matrix((np.ones(len(inst["indices"]), dtype=np.float32), inst["indices"], inst["indptr"]),
                           shape=(n_inst, len(fmap)))
         return X, inst["y"], inst["split"], fmap.keys_in_order()
 
@@ -257,6 +261,13 @@ class Parser:
         s = self.settings
         log = log or (lambda msg: None)
         fmt = fmt or s.input_format or _format_read(sentences)
+        if 0 < len(sentences) < FEW_SENTENCES:
+            import warnings
+            from maltpy.errors import MaltpyWarning
+            warnings.warn(MaltpyWarning(
+                f"training on {len(sentences)} sentence(s): the parser learns its decisions from the examples "
+                f"these give, so it will parse poorly (treebanks have thousands of sentences; the example "
+                f"treebank in examples/ has 160)"), stacklevel=2)
         if s.reverse_features and s.direction != "both":
             raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
                               f"with -dir {s.direction}, give the feature model with -F")
@@ -513,7 +524,7 @@ class Parser:
         into the system's ``moves``) that built each word's arc, -1 where the end of parsing did."""
         self._check_fitted()
         corpus = self.encode(sentences)
-        self.unseen_tags.check(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
+        self.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
         system = self._system(training=False)
         moves = np.empty(corpus.n_rows, dtype=np.int32) if record_moves else None
         bar = _progress_bar(len(sentences), "parsing", progress)
@@ -534,6 +545,13 @@ class Parser:
             if bar:
                 bar.close()
         return (corpus.offsets,) + tuple(out) + ((moves,) if record_moves else ())
+
+    def check_input(self, corpus, examples) -> None:
+        """The warnings about an encoded input (``examples(ci)``: a few values of column ci):
+        tags never seen in training, and sentences too long for a quadratic system."""
+        self.unseen_tags.check(corpus, examples)
+        if not self.warned_long:
+            self.warned_long = warn_long_sentences(corpus.offsets, self.system_cls, training=False)
 
     @property
     def decodes_output(self) -> bool:
@@ -830,6 +848,10 @@ class Parser:
             raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
         # kept as stored: the C loop adds sparse rows (maltpy.parsing.loop.Weights)
         return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32)), bias.astype(np.float32)
+
+
+#: training on fewer sentences than this draws a warning
+FEW_SENTENCES = 20
 
 
 def _format_read(sentences) -> Optional[str]:

@@ -87,7 +87,7 @@ class ChunkParser:
         from maltpy.parsing.loop import parse_corpus
         corpus = self.encoder.encode(chunk)
         p = self.parser
-        p.unseen_tags.check(corpus, lambda ci: _first_values(chunk, ci))
+        p.check_input(corpus, lambda ci: _first_values(chunk, ci))
         if self.kernel:
             from maltpy.parsing.kernel import parse_corpus_kernel
             heads, labels = parse_corpus_kernel(self.system, p.extractor, self.weights, p.classes, corpus,

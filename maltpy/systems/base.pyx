@@ -156,6 +156,8 @@ cdef class TransitionSystem:
     options = {}
     #: option values that training always uses (e.g. moves only the oracle may take)
     training_options = {}
+    #: whether the decisions grow with the square of the sentence length (Covington's lists)
+    quadratic = False
 
     def __init__(self, int n_labels, int root_label, **options):
         unknown = set(options) - set(type(self).options)

@@ -123,7 +123,9 @@ def choose_combination(held_out, criteria=CRITERIA) -> dict:
         for g, (h1, l1), (h2, l2) in zip(gold, ltr, rtl):
             offsets.append(offsets[-1] + len(g) + 1)
             gold_h += [-1] + g.heads
-            gold_l += [-1] + [code(x) for x in g.labels]
+            # the DEPREL strings as written: "_" is a label like any other (as in training; some
+            # treebanks use it, CoNLL 2007 Spanish), which Sentence.labels would give as None
+            gold_l += [-1] + [code(x) for x in g.column(7)]
             lh += [-1] + list(h1)
             ll += [-1] + [code(x) for x in l1]
             rh += [-1] + list(h2)

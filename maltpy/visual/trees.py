@@ -66,46 +66,103 @@ def _text_width(text: str, size: int) -> float:
 
 
 def arc_levels(spans: Sequence[Tuple[int, int]]) -> List[int]:
-    """A height (1, 2, ...) for each arc span (lo, hi): above every arc nested inside it, and
-    different from every arc it crosses, so that crossing arcs never share a horizontal line."""
-    order = sorted(range(len(spans)), key=lambda k: (spans[k][1] - spans[k][0], spans[k][0]))
+    """A height (1, 2, ...) for each arc span (lo, hi): one above every shorter arc it overlaps,
+    so that an arc stands above the arcs nested inside it and crossing arcs never share a
+    horizontal line. Shorter arcs are placed first; each arc asks two range-maximum trees (the
+    levels of the placed arcs by their left and by their right end) for the highest arc that
+    starts or ends inside it: O(n log n), so long sentences draw fast."""
+    if not spans:
+        return []
+    size = 1 + max(hi for _, hi in spans)
+    by_left, by_right = _MaxTree(size), _MaxTree(size)
     levels = [0] * len(spans)
-    placed: List[int] = []
-    for k in order:
+    for k in sorted(range(len(spans)), key=lambda k: (spans[k][1] - spans[k][0], spans[k][0])):
         lo, hi = spans[k]
-        floor, taken = 1, set()
-        for j in placed:
-            jl, jh = spans[j]
-            if lo <= jl and jh <= hi:
-                floor = max(floor, levels[j] + 1)
-            elif jl < hi and lo < jh:   # overlapping without nesting: the arcs cross
-                taken.add(levels[j])
-        level = floor
-        while level in taken:
-            level += 1
+        # a placed arc (no longer than this one) overlaps it iff it starts in [lo, hi) or ends in (lo, hi]
+        level = 1 + max(by_left.max(lo, hi - 1), by_right.max(lo + 1, hi))
         levels[k] = level
-        placed.append(k)
+        by_left.raise_to(lo, level)
+        by_right.raise_to(hi, level)
     return levels
+
+
+class _MaxTree:
+    """Maximum over a range of positions, with point raises (an iterative segment tree)."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.t = [0] * (2 * n)
+
+    def raise_to(self, i: int, value: int) -> None:
+        i += self.n
+        t = self.t
+        while i and t[i] < value:
+            t[i] = value
+            i >>= 1
+
+    def max(self, lo: int, hi: int) -> int:
+        """The maximum over positions lo..hi (inclusive); 0 for an empty range."""
+        best, t = 0, self.t
+        lo += self.n
+        hi += self.n + 1
+        while lo < hi:
+            if lo & 1:
+                best = max(best, t[lo])
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                best = max(best, t[hi])
+            lo >>= 1
+            hi >>= 1
+        return best
 
 
 def nonprojective_arcs(heads: Sequence[int]) -> List[bool]:
     """For each word (``heads[k]`` is word k+1's head), whether its arc is non-projective:
-    some word between head and dependent is not dominated by the head."""
+    some word between head and dependent is not dominated by the head.
+
+    Linear in practice: a word is dominated by h iff its preorder number lies in h's subtree
+    interval, so an arc is projective iff the smallest and largest preorder numbers of the
+    words between its ends do (range minimum and maximum from a sparse table)."""
+    import numpy as np
     n = len(heads)
+    if n == 0:
+        return []
+    children = [[] for _ in range(n + 1)]
+    for d in range(1, n + 1):
+        h = heads[d - 1]
+        if 0 <= h <= n and h != d:
+            children[h].append(d)
+    enter = [-1] * (n + 1)    # preorder number; -1: not reached from the root (a cycle)
+    leave = [-1] * (n + 1)    # one past the last preorder number of the subtree
+    clock, stack = 0, [(0, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            leave[node] = clock
+            continue
+        enter[node] = clock
+        clock += 1
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(children[node]))
+    pre = np.array(enter[1:], dtype=np.int64)   # word k+1 at index k
+    lows, highs = [pre], [pre]
+    width = 1
+    while 2 * width <= n:
+        lows.append(np.minimum(lows[-1][:-width], lows[-1][width:]))
+        highs.append(np.maximum(highs[-1][:-width], highs[-1][width:]))
+        width *= 2
     flags = []
     for d in range(1, n + 1):
         h = heads[d - 1]
-        bad = False
-        if h > 0:
-            for k in range(min(h, d) + 1, max(h, d)):
-                a, steps = k, 0
-                while a > 0 and a != h and steps <= n:
-                    a = heads[a - 1]
-                    steps += 1
-                if a != h:
-                    bad = True
-                    break
-        flags.append(bad)
+        if h <= 0 or h > n or abs(h - d) < 2:
+            flags.append(h > n)   # no word between (or no head): projective
+            continue
+        a, b = min(h, d), max(h, d) - 2     # the words strictly between, as indices a..b
+        j = (b - a + 1).bit_length() - 1
+        low = min(lows[j][a], lows[j][b - (1 << j) + 1])
+        high = max(highs[j][a], highs[j][b - (1 << j) + 1])
+        flags.append(bool(enter[h] < 0 or low < enter[h] or high >= leave[h]))
     return flags
 
 
