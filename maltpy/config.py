@@ -61,6 +61,11 @@ class Settings:
     input_format: Optional[str] = _setting(None, Flag(
         "-if", "FORMAT", "input format: conllx, conllu or ptb (bracketed trees) (default: .conllu files are "
                          "conllu, .mrg and .ptb files ptb, else conllx)"))
+    input_charset: str = _setting("UTF-8", Flag(
+        "-ic", "CHARSET", "character encoding of the input files, with MaltParser's names: UTF-8 (default), ISO-8859-1, "
+                          "windows-1252, ..."))
+    output_charset: Optional[str] = _setting(None, Flag(
+        "-oc", "CHARSET", "character encoding of the output (default: the input's, -ic)"))
     output_format: Optional[str] = _setting(None, Flag(
         "-of", "FORMAT", "output format (default: the input format; a constituent parser writes ptb, "
                          "one bracketed tree per line)"))
@@ -190,7 +195,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 #: settings that name files (relative paths in a configuration file are relative to it)
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
-RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs")
+RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots")
 
@@ -253,6 +258,13 @@ def coerce(name: str, value, source: str):
         return number
     if isinstance(value, (list, dict)):
         raise MaltpyError(f"{source}: {name} must be text, got {value!r}")
+    if name in ("input_charset", "output_charset"):
+        from maltpy.formats.charset import codec_name
+        try:
+            codec_name(value, flag_of(name))
+        except MaltpyError as e:
+            raise MaltpyError(f"{source}: {e}") from None
+        return str(value)
     if name == "buffer_transitions":
         from maltpy.systems.nivreeager import parse_buffer_transitions
         try:

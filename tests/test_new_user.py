@@ -136,3 +136,37 @@ def test_a_very_long_sentence_for_a_quadratic_system_warns(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", MaltpyWarning)
         linear.parse([long])
+
+
+def test_other_input_and_output_charsets(tmp_path, capsys):
+    """MaltParser's -ic/-oc: a Latin-1 treebank trains and parses; the output is in the input's
+    encoding unless -oc says otherwise; what an encoding cannot hold is a one-line error."""
+    sentences = read_conll(TRAIN, need_heads=True)
+    for s in sentences[::3]:
+        s.rows[0][1] = s.rows[0][1] + "é"
+    utf8 = tmp_path / "train.utf8.conll"
+    write_conll(sentences, str(utf8))
+    latin = tmp_path / "train.conll"
+    latin.write_bytes(utf8.read_text(encoding="utf-8").encode("latin-1"))
+    model = str(tmp_path / "m")
+    assert main(["-c", model, "-m", "learn", "-i", str(latin), "-q"]) == 1
+    assert "-ic" in capsys.readouterr().err
+    assert main(["-c", model, "-m", "learn", "-i", str(latin), "-ic", "ISO-8859-1", "-q"]) == 0
+    out = tmp_path / "out.conll"
+    assert main(["-c", model, "-i", str(latin), "-o", str(out), "-ic", "ISO-8859-1", "-q"]) == 0
+    text = out.read_bytes().decode("latin-1")
+    assert "é" in text and out.read_bytes().count(b"\xe9") == text.count("é")
+    out8 = tmp_path / "out8.conll"
+    assert main(["-c", model, "-i", str(latin), "-o", str(out8), "-ic", "ISO-8859-1", "-oc", "UTF-8", "-q"]) == 0
+    assert out8.read_bytes().decode("utf-8") == text
+    # the same trees as a model trained on the UTF-8 file
+    assert main(["-c", str(tmp_path / "u"), "-m", "learn", "-i", str(utf8), "-q"]) == 0
+    assert main(["-c", str(tmp_path / "u"), "-i", str(utf8), "-o", str(tmp_path / "u.conll"), "-q"]) == 0
+    assert (tmp_path / "u.conll").read_text(encoding="utf-8") == text
+    capsys.readouterr()
+    ascii_out = tmp_path / "a.conll"
+    assert main(["-c", model, "-i", str(latin), "-o", str(ascii_out), "-ic", "ISO-8859-1", "-oc", "US-ASCII", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ascii" in err and not ascii_out.exists()
+    assert main(["-c", model, "-i", str(latin), "-ic", "NO-SUCH-CHARSET", "-q"]) == 1
+    assert "unknown character encoding" in capsys.readouterr().err

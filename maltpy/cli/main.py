@@ -105,6 +105,15 @@ def _detect(path, given):
     return detect_format(path) if path not in (None, "-") else None
 
 
+def _input(settings):
+    """What the readers read: the input path (or ``-``), or a UTF-8 stream decoded from it with
+    -ic's charset."""
+    from maltpy.formats.charset import TranscodedInput, is_utf8
+    if is_utf8(settings.input_charset):
+        return settings.input
+    return TranscodedInput(settings.input, settings.input_charset)
+
+
 def _read_for_good(read, *args, **kwargs):
     """``read(*args, **kwargs)`` for objects that live until the command ends (a treebank read
     whole): the cyclic garbage collector is paused while they are made and exempts them
@@ -144,7 +153,7 @@ def run_learn(settings, log):
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
             f"learning took {time.perf_counter() - t0:.1f} s")
         return
-    sentences = _read_for_good(read_conll, settings.input, fmt, need_heads=True)
+    sentences = _read_for_good(read_conll, _input(settings), fmt, need_heads=True)
     log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
     parser = Parser(settings).fit(sentences, fmt=fmt, log=log)
     parser.save(settings.model)
@@ -158,11 +167,16 @@ def run_parse(settings, log, explicit, dask=None):
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     overrides = {k: getattr(settings, k) for k in PARSE_SETTINGS + ("verbose", "jobs")}
     ignored = sorted(k for k in explicit if k not in overrides and k not in
-                     ("model", "input", "learn_input", "parse_input", "output", "input_format", "output_format"))
+                     ("model", "input", "learn_input", "parse_input", "output", "input_format", "output_format",
+                      "input_charset", "output_charset"))
     if ignored:
         log(f"note: {', '.join(ignored)} are fixed when learning; the model's values are used")
     pairs = _file_pairs(settings.input, settings.output, dask)
+    from maltpy.formats.charset import is_utf8
+    out_charset = settings.output_charset or settings.input_charset
     if pairs is not None:
+        if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
+            raise MaltpyError("-ic/-oc other than UTF-8 take one input and one output file")
         return _parse_files(settings, pairs, dask, log)
     from maltpy.output import check_output_path
     check_output_path(settings.output)
@@ -172,8 +186,17 @@ def run_parse(settings, log, explicit, dask=None):
     # read, parsed and written chunk by chunk: memory stays flat, a pipe sees output early,
     # and a file appears only when everything is written
     out_fmt = settings.output_format or _output_format(settings.output, parser)
-    n_sentences, n_tokens = parser.parse_file(settings.input, settings.output, fmt, out_fmt,
-                                              progress=settings.verbose)
+    if is_utf8(out_charset):
+        n_sentences, n_tokens = parser.parse_file(_input(settings), settings.output, fmt, out_fmt,
+                                                  progress=settings.verbose)
+    else:   # parsed to UTF-8, then written in -oc's encoding (whole or not at all, as always)
+        import tempfile
+        from maltpy.formats.charset import write_transcoded
+        with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+            utf8 = os.path.join(tmp, "out")
+            n_sentences, n_tokens = parser.parse_file(_input(settings), utf8, fmt, out_fmt,
+                                                      progress=settings.verbose)
+            write_transcoded(utf8, settings.output, out_charset)
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
@@ -311,7 +334,7 @@ def run_pseudo_projective(settings, log, mode):
 
 def cmd_eval(argv):
     from maltpy.evaluation.scores import evaluate, format_scores
-    from maltpy.formats.conll import read_conll
+    from maltpy.formats.conll import detect_format, read_conll
     p = argparse.ArgumentParser(
         prog="maltpy eval",
         description="Attachment scores of SYSTEM against GOLD (LAS, UAS, LA; with all tokens and without "
@@ -321,6 +344,8 @@ def cmd_eval(argv):
     p.add_argument("gold")
     p.add_argument("system")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    p.add_argument("-ic", dest="charset", default="UTF-8", metavar="CHARSET",
+                   help="character encoding of the files (default UTF-8; e.g. ISO-8859-1)")
     p.add_argument("--undirected", action="store_true",
                    help="also ULAS and UUAS (a gold arc found in either direction, with / without its label) "
                         "and the direction errors LDE = ULAS - LAS and UDE = UUAS - UAS")
@@ -353,10 +378,16 @@ def cmd_eval(argv):
     from maltpy.formats.ptb import is_ptb_path
     if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
         return _eval_constituents(a)
-    gold = _read_for_good(read_conll, a.gold, a.fmt, need_heads=True)
-    systems = [(os.path.basename(a.system), _read_for_good(read_conll, a.system, a.fmt, need_heads=True))]
+    from maltpy.formats.charset import TranscodedInput, is_utf8
+    fmt = a.fmt or detect_format(a.gold)
+
+    def read(path):
+        source = path if is_utf8(a.charset) else TranscodedInput(path, a.charset)
+        return _read_for_good(read_conll, source, fmt, need_heads=True)
+    gold = read(a.gold)
+    systems = [(os.path.basename(a.system), read(a.system))]
     if a.compare:
-        systems.append((os.path.basename(a.compare), _read_for_good(read_conll, a.compare, a.fmt, need_heads=True)))
+        systems.append((os.path.basename(a.compare), read(a.compare)))
         if systems[0][0] == systems[1][0]:
             systems = [(a.system, systems[0][1]), (a.compare, systems[1][1])]
     # scores first: a mismatch between the files stops here with its message
@@ -368,8 +399,7 @@ def cmd_eval(argv):
         print(format_comparison(comparison, systems[0][0], systems[1][0]))
     else:
         print(format_scores(scores[0], undirected=a.undirected))
-    from maltpy.formats.conll import detect_format
-    if (a.fmt or detect_format(a.gold)) == "conllu":
+    if fmt == "conllu":
         from maltpy.evaluation.official import format_official, official_scores
         print("(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)")
         for name, system in systems:
@@ -592,6 +622,8 @@ def cmd_combine(argv):
     p.add_argument("--first", choices=("ltr", "rtl"), default="ltr",
                    help="which parse is the first parser (default ltr: ARC+REV in the paper; rtl: REV+ARC)")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    p.add_argument("-ic", dest="charset", default="UTF-8", metavar="CHARSET",
+                   help="character encoding of the files (default UTF-8; e.g. ISO-8859-1)")
     p.add_argument("-o", metavar="FILE", help="output file (default: standard output)")
     a = p.parse_args(argv)
     fmt = a.fmt or detect_format(a.ltr)

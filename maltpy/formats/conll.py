@@ -178,7 +178,8 @@ def _decode(data: bytes, path: str, lines_before: int = 0) -> str:
     except UnicodeDecodeError as e:
         line = lines_before + data.count(b"\n", 0, e.start) + 1
         raise InputFormatError(path, line, f"invalid UTF-8 (byte 0x{data[e.start]:02x}); "
-                                           "the file must be UTF-8 encoded") from None
+                                           "the file must be UTF-8, or its encoding given with -ic "
+                                           "(e.g. -ic ISO-8859-1)") from None
 
 
 def parse_conll(text: str, fmt: str = "conllx", path: str = "<input>",
