@@ -62,17 +62,33 @@ cdef inline bint crosses(int a1, int a2, int b1, int b2) noexcept nogil:
 
 
 cdef void propagate(const Gold* g, int n, int dep, int plane) noexcept nogil:
-    """Fix the plane of the gold arc into ``dep`` and push crossing arcs to the other plane."""
-    cdef int f
+    """Fix the plane of the gold arc into ``dep`` and push crossing arcs to the other plane.
+
+    The crossing arcs are visited in the order of MaltParser's crossings lists, which decides
+    the planes when the gold tree is not 2-planar (a conflict fixes whichever arc it reaches
+    first): MaltParser pairs the arcs in dependent order, each pair once, as (the arc with the
+    lower head, the other), and appends each to the other's list. So arc e's list holds the arcs
+    with a lower head and a lower dependent, then those with a higher head, then those with a
+    lower head and a higher dependent, each part in dependent order."""
+    cdef int f, part, h = g.heads[dep]
     g.plane[dep] = plane
     if plane == ANY_PLANE or plane == NO_PLANE:
         return
-    for f in range(1, n + 1):
-        if f != dep and g.heads[f] >= 0 and crosses(g.heads[dep], dep, g.heads[f], f):
-            if g.plane[f] == ANY_PLANE:
-                propagate(g, n, f, 3 - plane)
-            elif g.plane[f] == plane:
-                propagate(g, n, f, NO_PLANE)
+    for part in range(3):
+        for f in range(1, n + 1):
+            if f == dep or g.heads[f] < 0 or g.heads[f] == h:
+                continue
+            if part == 0 and not (g.heads[f] < h and f < dep):
+                continue
+            if part == 1 and not g.heads[f] > h:
+                continue
+            if part == 2 and not (g.heads[f] < h and f > dep):
+                continue
+            if crosses(h, dep, g.heads[f], f):
+                if g.plane[f] == ANY_PLANE:
+                    propagate(g, n, f, 3 - plane)
+                elif g.plane[f] == plane:
+                    propagate(g, n, f, NO_PLANE)
 
 
 cdef class TwoPlanar(PlanarFamily):
