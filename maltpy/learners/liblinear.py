@@ -141,12 +141,14 @@ class LiblinearLearner:
 
         X must hold 0/1 values: Crammer and Singer's solver reads only its pattern.
         ``progress(n_passes, violation)`` follows that solver's passes over the data.
-        Returns ``(W, bias)``: W float32 (features x n_classes), bias float32
-        (n_classes); classes absent from y score :data:`UNSEEN`.
+        Returns ``(W, bias)``: W (features x n_classes), float64 from Crammer and Singer's solver
+        (the parser scores in float32 and settles near ties with the rest, as MaltParser's double
+        weights would), float32 from the others; bias float32 (n_classes); classes absent from y
+        score :data:`UNSEEN`.
         """
         n_features = X.shape[1]
         seen = np.unique(y)
-        W = np.zeros((n_features, n_classes), dtype=np.float32)
+        W = np.zeros((n_features, n_classes), dtype=np.float64 if self.solver == 4 else np.float32)
         bias = np.full(n_classes, UNSEEN, dtype=np.float32)
         bias[seen] = 0.0
         if len(seen) < 2:

@@ -112,6 +112,30 @@ cdef extern from *:
     int argmax_runs "maltpy_argmax_runs"(const float* scores, const int* lo, const int* hi, int n) nogil
 
 
+cdef extern from *:
+    """
+    /* how many classes over the runs score at least t (four at a time where SSE2 is there) */
+    static int maltpy_count_at_least(const float* s, const int* lo, const int* hi, int n, float t) {
+        int r, c, count = 0;
+    #if defined(__SSE2__)
+        __m128 vt = _mm_set1_ps(t);
+    #endif
+        for (r = 0; r < n; r++) {
+            c = lo[r];
+    #if defined(__SSE2__)
+            for (; c + 4 <= hi[r]; c += 4)
+                count += __builtin_popcount(_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(s + c), vt)));
+    #endif
+            for (; c < hi[r]; c++)
+                count += s[c] >= t;
+        }
+        return count;
+    }
+    """
+    int count_at_least "maltpy_count_at_least"(const float* scores, const int* lo, const int* hi, int n,
+                                               float t) nogil
+
+
 cdef enum:
     SLOT_EMPTY = -2
     SLOT_DENSE = -1
@@ -135,6 +159,10 @@ cdef struct WSplit:
     WEntry* entries
     float* dense
     float* bias
+    # what float32 rounding left of each weight (w - float(w)), parallel to entries and dense;
+    # NULL when the model has none (a learner that trains in float32)
+    float* entries_low
+    float* dense_low
 
 
 @cython.final
@@ -142,6 +170,9 @@ cdef class Weights(SplitModels):
     cdef int n_classes
     cdef WSplit* split
     cdef list _keep
+
+    cdef int exact_best(self, int sp, const uint64_t* keys, int nk, const float* scores, const int* run_lo,
+                        const int* run_end, int n_runs, int best, double* exact) noexcept nogil
 
     cdef inline void score(self, int sp, const uint64_t* keys, int nk, const WSlot** found, float* scores,
                            const int* run_lo, const int* run_end, int n_runs, bint from_bias=True) noexcept nogil:

@@ -17,6 +17,8 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport uint64_t, int64_t, int32_t
+from libc.math cimport fabs, INFINITY
+from libc.float cimport FLT_EPSILON
 
 from maltpy.systems.state cimport State, Gold, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem, gold_alloc, gold_free
@@ -120,12 +122,19 @@ DENSE_ROW = 0.125
 
 def sparse_rows(W):
     """A dense (rows x classes) weight matrix as its non-zero entries per row:
-    (indptr int64, class int32, weight float32), rows in order, classes ascending."""
-    W = np.asarray(W, dtype=np.float32)
-    rows, cols = np.nonzero(W)
+    (indptr int64, class int32, weight float32, low part float32 or None), rows in order, classes
+    ascending. The low part is what rounding a float64 matrix to float32 left of each weight
+    (None for a float32 matrix): the parse loop scores in float32 and settles near ties with
+    both parts, in double, as MaltParser's double weights would (:meth:`Weights.exact_best`)."""
+    W = np.asarray(W)
+    exact = W.dtype == np.float64
+    W32 = W.astype(np.float32)
+    rows, cols = np.nonzero(W32 if not exact else W)
     indptr = np.zeros(W.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=W.shape[0]), out=indptr[1:])
-    return indptr, cols.astype(np.int32), W[rows, cols]
+    high = W32[rows, cols]
+    low = (W[rows, cols] - high.astype(np.float64)).astype(np.float32) if exact else None
+    return indptr, cols.astype(np.int32), high, (low if low is not None and low.any() else None)
 
 
 @cython.final
@@ -147,21 +156,24 @@ cdef class Weights(SplitModels):
         self.split = <WSplit*>calloc(max(self.n_splits, 1), sizeof(WSplit))
         if self.split == NULL:
             raise MemoryError()
-        cdef cnp.ndarray slots, entries, dense, b
+        cdef cnp.ndarray slots, entries, dense, b, entries_low, dense_low
         for k, (keys_obj, w_obj, b_obj) in enumerate(models):
             keys = np.ascontiguousarray(keys_obj, dtype=np.uint64)
             if isinstance(w_obj, tuple):
                 indptr, cols, w = [np.ascontiguousarray(a, dtype=t) for a, t in
-                                   zip(w_obj, (np.int64, np.int32, np.float32))]
+                                   zip(w_obj[:3], (np.int64, np.int32, np.float32))]
+                low = np.ascontiguousarray(w_obj[3], dtype=np.float32) \
+                    if len(w_obj) > 3 and w_obj[3] is not None else None
                 n_rows = len(indptr) - 1
                 if len(cols) != len(w) or indptr[0] != 0 or indptr[n_rows] != len(cols) \
-                        or np.any(np.diff(indptr) < 0) or (len(cols) and (cols.min() < 0 or cols.max() >= n_classes)):
+                        or np.any(np.diff(indptr) < 0) or (len(cols) and (cols.min() < 0 or cols.max() >= n_classes)) \
+                        or (low is not None and len(low) != len(w)):
                     raise ValueError("sparse weight rows are inconsistent")
             else:
                 if np.ndim(w_obj) != 2 or np.shape(w_obj)[1] != n_classes:
                     raise ValueError("weight matrix shape does not match the model")
                 n_rows = np.shape(w_obj)[0]
-                indptr, cols, w = sparse_rows(w_obj)
+                indptr, cols, w, low = sparse_rows(w_obj)
             b = np.ascontiguousarray(b_obj, dtype=np.float32)
             if n_rows != len(keys) or b.ndim != 1 or b.shape[0] != n_classes:
                 raise ValueError("weight matrix shape does not match the model")
@@ -170,29 +182,98 @@ cdef class Weights(SplitModels):
             nnz = np.diff(indptr)
             dense_rows = np.flatnonzero(nnz > DENSE_ROW * n_classes)
             dense = np.zeros((max(len(dense_rows), 1), n_classes), dtype=np.float32)
+            dense_low = np.zeros_like(dense) if low is not None else None
             if len(dense_rows):
                 counts = nnz[dense_rows]
                 entry = np.repeat(indptr[dense_rows], counts) + (
                     np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
                 dense[np.repeat(np.arange(len(dense_rows)), counts), cols[entry]] = w[entry]
+                if low is not None:
+                    dense_low[np.repeat(np.arange(len(dense_rows)), counts), cols[entry]] = low[entry]
             entries = np.empty(max(len(cols), 1), dtype=[("cls", np.int32), ("w", np.float32)])
             entries["cls"][:len(cols)] = cols
             entries["w"][:len(cols)] = w
+            entries_low = np.zeros(max(len(cols), 1), dtype=np.float32) if low is not None else None
+            if low is not None:
+                entries_low[:len(cols)] = low
             starts = indptr[:n_rows].astype(np.int32)
             row_counts = nnz.astype(np.int32)
             starts[dense_rows] = np.arange(len(dense_rows), dtype=np.int32)
             row_counts[dense_rows] = SLOT_DENSE
             slots = _slot_table(keys, starts, row_counts)
-            self._keep.append((slots, entries, dense, b))
+            self._keep.append((slots, entries, dense, b, entries_low, dense_low))
             self.split[k].slots = <WSlot*>cnp.PyArray_DATA(slots)
             self.split[k].mask = len(slots) - 1
             self.split[k].entries = <WEntry*>cnp.PyArray_DATA(entries)
             self.split[k].dense = <float*>cnp.PyArray_DATA(dense)
             self.split[k].bias = <float*>cnp.PyArray_DATA(b)
+            self.split[k].entries_low = <float*>cnp.PyArray_DATA(entries_low) if low is not None else NULL
+            self.split[k].dense_low = <float*>cnp.PyArray_DATA(dense_low) if low is not None else NULL
         self.set_split_map(split_map, default_split)
 
     def __dealloc__(self):
         free(self.split)
+
+    cdef int exact_best(self, int sp, const uint64_t* keys, int nk, const float* scores, const int* run_lo,
+                        const int* run_end, int n_runs, int best, double* exact) noexcept nogil:
+        """The permissible class with the highest score in double precision, among those whose
+        float32 score (``scores``, from :meth:`score`) is within float32's rounding of the best
+        one's (:func:`near_tie`): MaltParser's LIBLINEAR scores with double weights, so where
+        float32 sums tie or nearly tie, its choice is the double sums' (the first class of equal
+        ones). The weights are their float32 part plus the low part the model keeps; ``keys``:
+        all the decision's features."""
+        cdef const WSplit* m = &self.split[sp]
+        cdef double tol = tie_tolerance(scores[best], nk)
+        cdef float top = scores[best]
+        cdef int r, c, i, j, h
+        cdef const WSlot* slot
+        cdef const WEntry* e
+        cdef const float* w
+        cdef const float* wl
+        for c in range(self.n_classes):
+            exact[c] = -INFINITY
+        for r in range(n_runs):
+            for c in range(run_lo[r], run_end[r]):
+                if scores[c] >= top - tol:
+                    exact[c] = m.bias[c]
+        for i in range(nk):
+            h = <int>(mix64(keys[i]) & m.mask)
+            slot = &m.slots[h]
+            while slot.count != SLOT_EMPTY and slot.key != keys[i]:
+                h = <int>((h + 1) & m.mask)
+                slot = &m.slots[h]
+            if slot.count == SLOT_EMPTY:
+                continue
+            if slot.count == SLOT_DENSE:
+                w = m.dense + <Py_ssize_t>slot.start * self.n_classes
+                wl = m.dense_low + <Py_ssize_t>slot.start * self.n_classes if m.dense_low != NULL else NULL
+                for c in range(self.n_classes):
+                    if exact[c] != -INFINITY:
+                        exact[c] += <double>w[c] + (<double>wl[c] if wl != NULL else 0.0)
+            else:
+                e = m.entries + slot.start
+                for j in range(slot.count):
+                    if exact[e[j].cls] != -INFINITY:
+                        exact[e[j].cls] += <double>e[j].w + (
+                            <double>m.entries_low[slot.start + j] if m.entries_low != NULL else 0.0)
+        for r in range(n_runs):
+            for c in range(run_lo[r], run_end[r]):
+                if exact[c] > exact[best] or (exact[c] == exact[best] and c < best):
+                    best = c
+        return best
+
+
+cdef inline double tie_tolerance(float top, int n_terms) noexcept nogil:
+    """How far apart two float32 sums of ``n_terms`` weights may be that double sums would order
+    the other way: each addition rounds by at most 2^-24 of a partial sum (generously bounded)."""
+    return 8.0 * (n_terms + 1) * FLT_EPSILON * (1.0 + fabs(top))
+
+
+cdef inline bint near_tie(const float* scores, const int* run_lo, const int* run_end, int n_runs, int best,
+                          int n_terms) noexcept nogil:
+    """Whether another permissible class scores within :func:`tie_tolerance` of ``best``."""
+    return count_at_least(scores, run_lo, run_end, n_runs,
+                          <float>(scores[best] - tie_tolerance(scores[best], n_terms))) > 1
 
 
 def _slot_table(const uint64_t[::1] keys, const int32_t[::1] starts, const int32_t[::1] counts):
@@ -446,12 +527,17 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef uint64_t* now_keys = <uint64_t*>malloc(sizeof(uint64_t) * room)
     cdef float* node_sum
     cdef int node, n_cached
+    # near ties settled in double with the weights' low parts (models trained in float64)
+    cdef bint exact_ties = any(weights._keep[k][4] is not None for k in range(len(weights._keep)))
+    cdef double* exact = <double*>malloc(sizeof(double) * (C + 1))
+    cdef uint64_t* all_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
+    cdef int n_all
     s.block = NULL
     cdef Py_ssize_t step = max(1, n_sent // 100)
     cdef bint report = progress is not None
     try:
         if nodes == NULL or values == NULL or keys == NULL or scores == NULL or found == NULL \
-                or kept == NULL or other_keys == NULL or now_keys == NULL or not state_alloc(&s, corpus.max_n) \
+                or exact == NULL or all_keys == NULL or kept == NULL or other_keys == NULL or now_keys == NULL or not state_alloc(&s, corpus.max_n) \
                 or (caching and (cache_sp == NULL or cache_nk == NULL or cache_keys == NULL or cache_sum == NULL)):
             raise MemoryError()     # the finally clause frees what was allocated
         # one nogil block for the whole corpus: threads parsing other chunks never wait for
@@ -533,6 +619,13 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                     else:
                         weights.score(sp, to_add, nk, found, scores, run_lo, run_end, n_runs, not keeping)
                     best = argmax_runs(scores, run_lo, run_end, n_runs)
+                    if exact_ties and near_tie(scores, run_lo, run_end, n_runs, best, ex.max_keys):
+                        if keeping or caching:   # keys holds only some of the features now
+                            n_all = ex.extract(system, &s, &sent, nodes, values, all_keys)
+                            best = weights.exact_best(sp, all_keys, n_all, scores, run_lo, run_end, n_runs,
+                                                      best, exact)
+                        else:
+                            best = weights.exact_best(sp, keys, nk, scores, run_lo, run_end, n_runs, best, exact)
                     s.last_dep = -1
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
                     if s.last_dep >= 0:
@@ -558,6 +651,8 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
         free(keys)
         free(scores)
         free(found)
+        free(exact)
+        free(all_keys)
         free(kept)
         free(other_keys)
         free(now_keys)

@@ -720,12 +720,16 @@ class Parser:
             save_model(path, header, arrays)
             return
         for k, (keys, W, bias) in enumerate(self.splits):
-            indptr, cols, vals = W if isinstance(W, tuple) else sparse_rows(W)
+            parts = W if isinstance(W, tuple) else sparse_rows(W)
+            indptr, cols, vals = parts[:3]
+            low = parts[3] if len(parts) > 3 else None
             arrays[f"keys{k}"] = keys
             arrays[f"bias{k}"] = bias
             arrays[f"w{k}_indptr"] = np.asarray(indptr, dtype=np.int64)
             arrays[f"w{k}_cols"] = np.asarray(cols).astype(col_dtype)
             arrays[f"w{k}_vals"] = np.asarray(vals, dtype=np.float32)
+            if low is not None:   # what float32 left of the solver's float64 weights (near ties)
+                arrays[f"w{k}_low"] = np.asarray(low, dtype=np.float32)
         save_model(path, header, arrays)
 
     def _model_bytes(self) -> bytes:
@@ -844,10 +848,14 @@ class Parser:
         cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
         vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
         bias = check_array(arrays, f"bias{k}", path, "f", length=C)
+        # optional (models since the near-tie rule): the low parts of float64 weights
+        low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32) \
+            if f"w{k}_low" in arrays else None
         if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
             raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
         # kept as stored: the C loop adds sparse rows (maltpy.parsing.loop.Weights)
-        return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32)), bias.astype(np.float32)
+        return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32), low), \
+            bias.astype(np.float32)
 
 
 #: training on fewer sentences than this draws a warning
