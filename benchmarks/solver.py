@@ -38,7 +38,8 @@ def main():
     settings = dict(kv.split("=", 1) for kv in a.setting)
     X, y, _, _ = Parser(algorithm=a.algorithm, verbose=False, **settings).training_instances(sentences, "conllx")
     # the instance order the learner hands to the solver (grouped by class, as LIBLINEAR does)
-    classes, X, y = liblinear_order(X, y)
+    classes, rows, y = liblinear_order(X, y)
+    X = X[rows]
     print(f"{a.algorithm} {' '.join(a.setting)}: {X.shape[0]} instances, {X.shape[1]} features, {len(classes)} classes, "
           f"{X.nnz} non-zeros")
     print(f"{'solver':<22}{'seed':>5}{'time, s':>9}{'passes':>8}{'objective':>12}{'train acc':>11}")

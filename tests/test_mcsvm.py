@@ -215,7 +215,8 @@ def test_liblinear_order_groups_instances_by_first_occurring_class():
         rng.shuffle(r)
     X_unsorted = sp.csr_matrix((np.ones(X.nnz), np.concatenate(shuffled.rows).astype(np.int32), X.indptr),
                                shape=X.shape)
-    classes, Xg, yg = liblinear_order(X_unsorted, y)
+    classes, rows, yg = liblinear_order(X_unsorted, y)
+    Xg = X_unsorted[rows]
     _, first = np.unique(y, return_index=True)
     assert list(classes) == list(np.unique(y)[np.argsort(first)])
     assert np.all(np.diff(yg) >= 0) and yg.dtype == np.int32

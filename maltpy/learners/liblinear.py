@@ -49,17 +49,18 @@ def liblinear_order(X, y):
     """The instances as LIBLINEAR hands them to its solver: grouped by class.
 
     Classes are numbered in the order they first occur, instances keep their
-    order within a class and each row's features are in ascending order. With
-    the same generator and seed the solver then visits instances and sums
-    gradients in the order MaltParser's LIBLINEAR does.
-    Returns ``(classes, X_grouped, y_grouped)``: ``classes[k]`` is the class id
-    of solver class k, ``y_grouped`` int32 solver classes.
+    order within a class and each row's features are in ascending order (X's
+    rows are sorted in place). With the same generator and seed the solver then
+    visits instances and sums gradients in the order MaltParser's LIBLINEAR does.
+    Returns ``(classes, rows, y_grouped)``: ``classes[k]`` is the class id of
+    solver class k, ``rows[i]`` the row of X that is grouped instance i (the
+    solver reads them in place: no copy of the instances), ``y_grouped`` int32
+    solver classes.
     """
     classes, yk = first_appearance_order(y)
-    perm = np.argsort(yk, kind="stable")
-    Xg = X[perm]
-    Xg.sort_indices()
-    return classes, Xg, yk[perm]
+    rows = np.argsort(yk, kind="stable")
+    X.sort_indices()
+    return classes, rows, yk[rows]
 
 
 def first_appearance_order(y):
@@ -158,11 +159,11 @@ class LiblinearLearner:
                 raise MaltpyError(f"{len(seen)} transition classes in the training data; the Crammer-Singer "
                                   "solver takes at most 65535 (use another -lo \"-s ...\" solver or fewer labels)")
             # maltpy's own solver for 0/1 features (maltpy.learners.mcsvm), over the seen classes only
-            classes, Xg, yg = liblinear_order(X, y)
+            classes, rows, yg = liblinear_order(X, y)
             W_seen, b_seen, _ = train_crammer_singer(
-                Xg.indptr.astype(np.int32, copy=False), Xg.indices.astype(np.int32, copy=False), yg,
+                X.indptr.astype(np.int32, copy=False), X.indices.astype(np.int32, copy=False), yg,
                 n_features, len(classes), C=self.C, eps=self.eps, bias=self.bias, max_iter=self.max_iter,
-                seed=self.random_state, progress=progress, n_threads=self.n_threads)
+                seed=self.random_state, progress=progress, n_threads=self.n_threads, rows=rows)
             W[:, classes] = W_seen
             bias[classes] = b_seen
             return W, bias

@@ -66,7 +66,8 @@ typedef struct {
 
 typedef struct {
     /* the problem, read only */
-    const int32_t* indptr;
+    const int64_t* row_lo;      /* instance i's features are indices[row_lo[i] .. row_hi[i]) */
+    const int64_t* row_hi;
     const int32_t* indices;
     const int32_t* y;
     const double* w;            /* written by the solver, read by the helper */
@@ -91,7 +92,7 @@ typedef struct {
 /* No row of instance i written since the stamp. Either thread asks; the solver alone writes
    last_mod, so it sees its own complete values. */
 static inline int mcsvm_fresh(mcsvm_helper* h, int64_t i, int64_t stamp) {
-    for (int64_t p = h->indptr[i]; p < h->indptr[i + 1]; ++p)
+    for (int64_t p = h->row_lo[i]; p < h->row_hi[i]; ++p)
         if (__atomic_load_n(&h->last_mod[h->indices[p]], __ATOMIC_RELAXED) > stamp) return 0;
     return 1;
 }
@@ -103,7 +104,7 @@ static void mcsvm_helper_sum(mcsvm_helper* h, int64_t x) {
     mcsvm_slot* sl = &h->slots[x % MCSVM_SLOTS];
     __atomic_store_n(&h->working, x, __ATOMIC_RELAXED);
     int64_t stamp = __atomic_load_n(&h->published, __ATOMIC_ACQUIRE);
-    mcsvm_gradient(h->g_local, h->w, h->indices, h->indptr[x], h->indptr[x + 1], h->stride,
+    mcsvm_gradient(h->g_local, h->w, h->indices, h->row_lo[x], h->row_hi[x], h->stride,
                    h->nc, h->y[x]);
     int64_t v = sl->seq;
     __atomic_store_n(&sl->seq, v + 1, __ATOMIC_RELAXED);
@@ -161,12 +162,13 @@ static void mcsvm_helper_free(mcsvm_helper* h) {
 }
 
 /* The solver's side. NULL (and the solver sums everything itself) if anything fails. */
-static mcsvm_helper* mcsvm_helper_start(const int32_t* indptr, const int32_t* indices,
+static mcsvm_helper* mcsvm_helper_start(const int64_t* row_lo, const int64_t* row_hi,
+                                        const int32_t* indices,
                                         const int32_t* y, const double* w, int64_t stride, int nc,
                                         int64_t l, int64_t n_rows, const int64_t* index) {
     mcsvm_helper* h = (mcsvm_helper*)calloc(1, sizeof(mcsvm_helper));
     if (!h) return NULL;
-    h->indptr = indptr; h->indices = indices; h->y = y; h->w = w; h->stride = stride;
+    h->row_lo = row_lo; h->row_hi = row_hi; h->indices = indices; h->y = y; h->w = w; h->stride = stride;
     h->nc = nc; h->l = l; h->index = index; h->working = -1;
     h->last_mod = (int64_t*)calloc((size_t)(n_rows > 0 ? n_rows : 1), sizeof(int64_t));
     h->g_local = (double*)malloc(sizeof(double) * (size_t)nc);
@@ -213,7 +215,7 @@ static inline void mcsvm_helper_at(mcsvm_helper* h, int64_t s, int64_t active) {
 /* After the solver wrote instance i's rows: stamp them, then publish the update. */
 static inline void mcsvm_helper_updated(mcsvm_helper* h, int64_t i) {
     int64_t u = h->published + 1;
-    for (int64_t p = h->indptr[i]; p < h->indptr[i + 1]; ++p)
+    for (int64_t p = h->row_lo[i]; p < h->row_hi[i]; ++p)
         __atomic_store_n(&h->last_mod[h->indices[p]], u, __ATOMIC_RELAXED);
     __atomic_store_n(&h->published, u, __ATOMIC_RELEASE);
 }
@@ -239,7 +241,8 @@ static inline int mcsvm_helper_take(mcsvm_helper* h, int64_t i, double* g) {
 #define MCSVM_HELPER 0
 enum { MCSVM_IDLE = 0, MCSVM_FULL = 1, MCSVM_EXIT = 2 };
 typedef struct { int unused; } mcsvm_helper;
-static mcsvm_helper* mcsvm_helper_start(const int32_t* indptr, const int32_t* indices,
+static mcsvm_helper* mcsvm_helper_start(const int64_t* row_lo, const int64_t* row_hi,
+                                        const int32_t* indices,
                                         const int32_t* y, const double* w, int64_t stride, int nc,
                                         int64_t l, int64_t n_rows, const int64_t* index) {
     return NULL;

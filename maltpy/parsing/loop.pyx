@@ -14,6 +14,7 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport uint64_t, int64_t, int32_t
@@ -56,12 +57,25 @@ cdef bint vec_reserve(Vec* v, Py_ssize_t extra) noexcept nogil:
     return True
 
 
+cdef void _free_buffer(object capsule) noexcept:
+    free(PyCapsule_GetPointer(capsule, NULL))
+
+
 cdef object vec_to_numpy(Vec* v, dtype):
-    out = np.empty(v.size, dtype=dtype)
-    if v.size:
-        memcpy(<void*>cnp.PyArray_DATA(out), v.data, v.size * v.item)
-    free(v.data)
+    """The vector's items as a numpy array that takes over its buffer (trimmed to size): no
+    copy, so that the instances of a long training corpus are in memory once, not twice."""
+    cdef void* data
+    cdef cnp.npy_intp n = v.size
+    if v.size == 0:
+        free(v.data)
+        v.data = NULL
+        return np.empty(0, dtype=dtype)
+    data = realloc(v.data, v.size * v.item)
+    if data == NULL:
+        data = v.data
     v.data = NULL
+    out = cnp.PyArray_SimpleNewFromData(1, &n, np.dtype(dtype).num, data)
+    cnp.set_array_base(out, PyCapsule_New(data, NULL, &_free_buffer))
     return out
 
 
