@@ -54,6 +54,7 @@ import zipfile
 
 import numpy as np
 
+import maltpy
 from maltpy.errors import MaltpyError
 from maltpy.formats.conll import Sentence, format_sentences, parse_conll, read_conll
 from maltpy.parsing.modelfile import HEADER
@@ -364,7 +365,7 @@ class Harness:
             sentences.append(s.with_tree(heads, labels))
         if draw.int(4) == 0:
             algorithm = ALGORITHMS[draw.int(len(ALGORITHMS))]
-            parser = maltpy_train(sentences, algorithm=algorithm, verbose=False, jobs=1)
+            parser = maltpy.train(sentences, algorithm=algorithm, verbose=False, jobs=1)
         else:
             parser = self.parsers[draw.int(len(self.parsers))]
         if draw.int(2):
@@ -629,11 +630,6 @@ def _api_trees(n: int):
 def _api_heads(n: int, k: int):
     """Heads for word k of n: every word, the root, itself, just out of range, huge, negative, odd types."""
     return list(range(n + 1)) + [k + 1, n + 1, 10 ** 6, 2 ** 63, -1, -(10 ** 6), "1", 1.0, True, None]
-
-
-def maltpy_train(sentences, **settings):
-    import maltpy
-    return maltpy.train(sentences, **settings)
 
 
 # ------------------------------------------------------------------ mutation

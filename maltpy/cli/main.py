@@ -20,6 +20,7 @@ import re
 import sys
 import threading
 import time
+import warnings
 
 from maltpy.config import PARSE_SETTINGS, Settings, cli_flags, coerce, flag_of, load_config
 from maltpy.errors import MaltpyError
@@ -773,20 +774,18 @@ def _single_threaded_blas():
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
-def _one_line_warnings():
-    """maltpy's warnings (:class:`~maltpy.errors.MaltpyWarning`) as one line on stderr each, like
-    its errors, shown even with -q (they say the output is likely not what was meant)."""
-    import warnings
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """maltpy's warnings (:class:`~maltpy.errors.MaltpyWarning`) as one line on stderr, like its
+    errors, shown even with -q (they say the output is likely not what was meant); others as
+    Python shows them."""
     from maltpy.errors import MaltpyWarning
-    shown = warnings.showwarning
+    if issubclass(category, MaltpyWarning):
+        print(f"maltpy: warning: {message}", file=sys.stderr, flush=True)
+    else:
+        _PYTHON_SHOWWARNING(message, category, filename, lineno, file, line)
 
-    def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, MaltpyWarning):
-            print(f"maltpy: warning: {message}", file=sys.stderr, flush=True)
-        else:
-            shown(message, category, filename, lineno, file, line)
-    if getattr(warnings.showwarning, "__name__", "") != "show":
-        warnings.showwarning = show
+
+_PYTHON_SHOWWARNING = warnings.showwarning
 
 
 def main(argv=None):
@@ -797,7 +796,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
-    _one_line_warnings()
+    warnings.showwarning = _show_warning
     try:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])
