@@ -335,11 +335,12 @@ def test_reading_for_good_pauses_the_collector_and_puts_it_back(enabled):
 
 @pytest.mark.skipif(not (hasattr(os, "sched_getaffinity") and shutil.which("taskset")),
                     reason="no CPU affinity here")
-def test_all_cores_means_the_cores_the_process_may_use():
+def test_all_cores_means_the_cores_the_process_may_use(tmp_path):
     """-j 0 (the default) follows taskset or a container's cpuset, not the machine's core count."""
     code = "from maltpy.config import available_cores; print(available_cores())"
+    # (started outside the checkout: Python started in it finds the unbuilt source first)
     pinned = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True,
-                            text=True, check=True)
+                            text=True, check=True, cwd=tmp_path)
     assert pinned.stdout.split() == ["1"]
     from maltpy.config import available_cores
     assert available_cores() == len(os.sched_getaffinity(0))
@@ -360,13 +361,13 @@ print(*[i["num_threads"] for i in threadpoolctl.threadpool_info() if i["internal
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
                     reason="one core: OpenBLAS starts no extra thread anyway")
-def test_the_command_runs_blas_on_one_thread_unless_the_user_says():
+def test_the_command_runs_blas_on_one_thread_unless_the_user_says(tmp_path):
     """maltpy's own threads do the parallel work: numpy's OpenBLAS gets one thread (its pool would
     busy-wait on the other cores), and a user's OPENBLAS_NUM_THREADS / OMP_NUM_THREADS is kept."""
     from maltpy.cli.main import BLAS_THREAD_VARIABLES
     clean = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
     run = lambda env: subprocess.run([sys.executable, "-c", _BLAS_THREADS], capture_output=True,  # noqa: E731
-                                     text=True, check=True, env=env).stdout.split()
+                                     text=True, check=True, env=env, cwd=tmp_path).stdout.split()
     threads = run(clean)
     if not threads:
         pytest.skip("numpy is not built with OpenBLAS here")
