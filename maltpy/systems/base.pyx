@@ -50,7 +50,7 @@ import numpy as np
 from maltpy.systems.undirected cimport reconstruct, UD_LABEL
 
 from maltpy.systems.state cimport (
-    State, Gold, state_alloc, state_free, state_reset, stack_at, buffer_at, add_arc, add_link, uf_find,
+    State, Gold, state_alloc, state_copy, state_free, state_reset, stack_at, buffer_at, add_arc, add_link, uf_find,
 )
 
 
@@ -364,6 +364,15 @@ cdef class Configuration:
 
     def is_terminal(self):
         return bool(self.system.is_terminal(&self.state))
+
+    def copy(self, int room=0):
+        """A configuration of the same system in the same state (:c:func:`state_copy`), which
+        goes on independently of this one; the gold tree is not copied. ``room``: allocate for
+        that many more words (another memory layout; tests)."""
+        cdef Configuration other = Configuration(self.system, self.state.n + max(room, 0))
+        if not state_copy(&other.state, &self.state):
+            raise MemoryError()
+        return other
 
     def valid_moves(self):
         """List of permissible move ids."""

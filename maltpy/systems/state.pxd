@@ -6,6 +6,7 @@ stored reversed so that its front (Input[0]) is the last element and popping
 or pushing the front is O(1).
 """
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 
 
 cdef enum:
@@ -128,6 +129,46 @@ cdef inline void state_reset(State* s) noexcept nogil:
     s.last_dep = -1
     s.stack = s.block
     s.aux = s.block + 2 * (s.cap + 1)
+
+
+cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
+    """Make ``dst`` (allocated by :func:`state_alloc` for at least ``src.n`` words) the same
+    configuration as ``src``, for every system: the lists, arcs, links, union-find and log, the
+    scalars, and which of the two list areas is the stack (2-planar swaps the stack and aux
+    pointers at SWITCH). Only the used part of each array is copied (``dst`` may have room for
+    longer sentences, and the layout then differs). False when ``dst`` is too small."""
+    cdef int m1 = src.n + 1
+    cdef int dst_m = dst.cap + 1
+    if dst.block == NULL or dst.cap < src.n:
+        return False
+    cdef bint swapped = src.stack != src.block
+    dst.n = src.n
+    dst.stack = dst.block + (2 * dst_m if swapped else 0)
+    dst.aux = dst.block + (0 if swapped else 2 * dst_m)
+    memcpy(dst.stack, src.stack, sizeof(int) * src.stack_len)
+    memcpy(dst.buffer, src.buffer, sizeof(int) * src.buf_len)
+    memcpy(dst.aux, src.aux, sizeof(int) * src.aux_len)
+    memcpy(dst.heads, src.heads, sizeof(int) * m1)
+    memcpy(dst.labels, src.labels, sizeof(int) * m1)
+    memcpy(dst.ldep, src.ldep, sizeof(int) * m1)
+    memcpy(dst.rdep, src.rdep, sizeof(int) * m1)
+    memcpy(dst.n_ldeps, src.n_ldeps, sizeof(int) * m1)
+    memcpy(dst.n_rdeps, src.n_rdeps, sizeof(int) * m1)
+    memcpy(dst.uf, src.uf, sizeof(int) * m1)
+    memcpy(dst.uf_size, src.uf_size, sizeof(int) * m1)
+    memcpy(dst.link_first, src.link_first, sizeof(int) * m1)
+    memcpy(dst.link_next, src.link_next, sizeof(int) * 2 * src.n_links)
+    memcpy(dst.link_to, src.link_to, sizeof(int) * 2 * src.n_links)
+    memcpy(dst.link_label, src.link_label, sizeof(int) * 2 * src.n_links)
+    memcpy(dst.thead, src.thead, sizeof(int) * m1)
+    memcpy(dst.thead_label, src.thead_label, sizeof(int) * m1)
+    memcpy(dst.arc_log, src.arc_log, sizeof(int) * 3 * src.n_logged)
+    dst.stack_len, dst.buf_len, dst.aux_len = src.stack_len, src.buf_len, src.aux_len
+    dst.end_seen, dst.n_transitions = src.end_seen, src.n_transitions
+    dst.left, dst.right, dst.lookahead = src.left, src.right, src.lookahead
+    dst.last_move, dst.active, dst.last_dep = src.last_move, src.active, src.last_dep
+    dst.n_links, dst.n_logged = src.n_links, src.n_logged
+    return True
 
 
 cdef inline void state_free(State* s) noexcept nogil:
