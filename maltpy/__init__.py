@@ -7,7 +7,7 @@
 >>> maltpy.draw(trees[:5])   # HTML (a Jupyter notebook shows the trees)
 >>> for tree in parser.parse(maltpy.iter_conll("corpus.conll")): ...   # streaming, flat memory
 """
-__version__ = "0.1.0"
+from maltpy.version import __version__  # noqa: F401
 
 
 def _check_build():

@@ -25,6 +25,12 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def threads(jobs: int) -> int:
+    """The threads the ``jobs`` setting asks for: ``jobs`` itself, or for 0 (the default) every
+    core the process may use (:func:`available_cores`). The one place that rule is said."""
+    return jobs or available_cores()
+
+
 @dataclass(frozen=True)
 class Flag:
     """A command-line flag of a setting: MaltParser's short flag where MaltParser has the option,

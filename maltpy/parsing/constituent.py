@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from maltpy.config import available_cores
+from maltpy.config import threads
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.formats.conll import Sentence
 from maltpy.formats.ptb import PtbTree, Tree
@@ -239,7 +239,7 @@ class Reduction:
         from maltpy.parsing.stream import BLOCK_SIZE, ChunkParser, OrderedOutput, _parse_in_threads, read_chunks
         chunk_parser = ChunkParser(parser)
         tag_field, fallback = 4, 3
-        jobs = parser.settings.jobs or available_cores()
+        jobs = threads(parser.settings.jobs)
 
         def work(chunk) -> bytes:
             if not chunk.n_sentences:

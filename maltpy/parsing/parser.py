@@ -14,8 +14,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
-import maltpy
-from maltpy.config import RUN_SETTINGS, Settings, available_cores, coerce, flag_of, make_settings
+from maltpy.config import RUN_SETTINGS, Settings, coerce, flag_of, make_settings, threads
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
@@ -35,6 +34,7 @@ from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
 from maltpy.systems.nivreeager import ORACLE_OPTION_MOVES, NivreEager, oracle_options_taken
 from maltpy.transform import PseudoProjective, reverse_sentence, reverse_tree
 from maltpy.transform.reverse import reverse_columns
+from maltpy.version import __version__
 
 
 def _progress_bar(total, desc, enabled, unit="sent"):
@@ -318,7 +318,7 @@ class Parser:
             keep = np.flatnonzero(np.any(W != 0, axis=1))
             return all_keys[cols[keep]], W[keep], bias
 
-        jobs = s.jobs or available_cores()
+        jobs = threads(s.jobs)
         # one model (no split): follow the solver's passes instead of a one-step bar
         pass_bar = (_progress_bar(None, "training", s.verbose, unit="pass")
                     if len(groups) == 1 and learner.reports_passes else None)
@@ -479,7 +479,7 @@ class Parser:
                    and v != getattr(defaults, k)}
         info = {
             # the version that wrote the model file (None: the file does not say); this one if not saved yet
-            "written_by": getattr(self, "written_by", maltpy.__version__),
+            "written_by": getattr(self, "written_by", __version__),
             "format": self.format,
             "algorithm": self.settings.algorithm,
             "settings": changed,
@@ -536,7 +536,7 @@ class Parser:
                 with threadpool_limits(limits=1, user_api="blas"):
                     out = parse_corpus_kernel(system, self.extractor, self._get_weights(), self.classes, corpus,
                                               progress=bar.update if bar else None, record_end=record_end,
-                                              n_threads=self.settings.jobs or available_cores(),
+                                              n_threads=threads(self.settings.jobs),
                                               moves_out=moves)
             else:
                 out = parse_corpus(system, self.extractor, self._get_weights(), self.classes, corpus,
@@ -687,7 +687,7 @@ class Parser:
         train_settings = {k: v for k, v in self.settings.__dict__.items()
                           if k not in RUN_SETTINGS}
         header = {
-            "maltpy_version": maltpy.__version__,
+            "maltpy_version": __version__,
             "settings": train_settings,
             "format": self.format,
             "feature_model": self.feature_text,

@@ -22,7 +22,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from maltpy.config import available_cores
+from maltpy.config import threads
 from maltpy.formats.conll import COLUMNS, HEAD_COLUMNS, open_input
 from maltpy.formats.scan import Scanner
 
@@ -206,7 +206,7 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     ``jobs`` threads parse chunks in parallel (0: all cores); ``progress(sentences, tokens)`` is
     called after each chunk is written. Errors in the input are raised as the Python reader
     raises them, after the sentences before the error's chunk have been written."""
-    jobs = jobs or available_cores()
+    jobs = threads(jobs)
     stream, path, close = open_input(source)
     if block_size is None and parser.learner.kind == "kernel":
         block_size = KERNEL_BLOCK_SIZE
