@@ -22,7 +22,7 @@ import threading
 import time
 import warnings
 
-from maltpy.config import PARSE_SETTINGS, Settings, cli_flags, coerce, flag_of, load_config
+from maltpy.config import PARSE_SETTINGS, RUN_SETTINGS, Settings, cli_flags, coerce, flag_of, load_config
 from maltpy.errors import MaltpyError
 
 MODES = ("learn", "parse", "convert", "proj", "deproj")
@@ -167,9 +167,8 @@ def run_parse(settings, log, explicit, dask=None):
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     overrides = {k: getattr(settings, k) for k in PARSE_SETTINGS + ("verbose", "jobs")}
-    ignored = sorted(k for k in explicit if k not in overrides and k not in
-                     ("model", "input", "learn_input", "parse_input", "output", "input_format", "output_format",
-                      "input_charset", "output_charset"))
+    ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
+                     and k not in ("input_format", "output_format"))
     if ignored:
         log(f"note: {', '.join(ignored)} are fixed when learning; the model's values are used")
     pairs = _file_pairs(settings.input, settings.output, dask)
