@@ -310,7 +310,7 @@ def test_reading_for_good_pauses_the_collector_and_puts_it_back(enabled):
     """The CLI reads whole treebanks with the cyclic garbage collector paused and then exempts
     what it read; the collector comes back as it was, also when reading fails."""
     import gc
-    from maltpy.cli.main import _read_for_good
+    from maltpy.cli.common import _read_for_good
     from maltpy.errors import InputFormatError
     from maltpy.formats.conll import read_conll
 

@@ -1,0 +1,41 @@
+"""``maltpy -m convert``: CoNLL-U to CoNLL-X, and bracketed trees to their dependency encoding and back."""
+from __future__ import annotations
+
+
+from maltpy.cli.common import _detect, _read_for_good
+
+
+def run_convert(settings, log):
+    from maltpy.formats.conll import read_conll, to_conllx, write_conll
+    fmt = _detect(settings.input, settings.input_format) or "conllu"
+    out_fmt = settings.output_format or ("ptb" if _detect(settings.output, None) == "ptb" else "conllx")
+    if fmt == "ptb" or out_fmt == "ptb":
+        return _convert_constituents(settings, log, fmt, out_fmt)
+    sentences = _read_for_good(read_conll, settings.input, fmt)
+    if out_fmt == "conllx":
+        sentences = [to_conllx(s) for s in sentences]
+    write_conll(sentences, settings.output)
+    log(f"converted {len(sentences)} sentences from {fmt} to {out_fmt}")
+
+
+def _convert_constituents(settings, log, fmt, out_fmt):
+    """-m convert between bracketed trees and their head-ordered dependency encoding."""
+    from maltpy.formats.conll import read_conll, write_conll
+    from maltpy.formats.ptb import read_ptb, write_ptb
+    from maltpy.parsing.constituent import convert_conll_to_trees, convert_trees_to_conll
+    from maltpy.transform.headrules import HeadRules
+    if fmt == "ptb" and out_fmt == "ptb":
+        trees = _read_for_good(read_ptb, settings.input)
+        write_ptb(trees, settings.output)
+        log(f"cleaned {len(trees)} trees (-NONE- elements and function tags removed)")
+    elif fmt == "ptb":
+        trees = _read_for_good(read_ptb, settings.input)
+        sentences = convert_trees_to_conll(trees, HeadRules.load(settings.head_rules), settings.constituent_encoding)
+        write_conll(sentences, settings.output)
+        log(f"encoded {len(trees)} trees as dependency trees ({settings.constituent_encoding} encoding, "
+            f"{settings.head_rules} head rules; unary chains in the last column)")
+    else:
+        trees = convert_conll_to_trees(_read_for_good(read_conll, settings.input, fmt, need_heads=True),
+                                       settings.constituent_encoding)
+        write_ptb(trees, settings.output)
+        log(f"decoded {len(trees)} dependency trees into bracketed trees ({settings.constituent_encoding} encoding)")

@@ -1,0 +1,127 @@
+"""``maltpy eval``: attachment scores (and UD's for CoNLL-U), EVALB's for bracketed trees, reports."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from maltpy.cli.common import _read_for_good
+from maltpy.errors import MaltpyError
+
+
+def cmd_eval(argv):
+    from maltpy.evaluation.scores import evaluate, format_scores
+    from maltpy.formats.conll import detect_format, read_conll
+    p = argparse.ArgumentParser(
+        prog="maltpy eval",
+        description="Attachment scores of SYSTEM against GOLD (LAS, UAS, LA; with all tokens and without "
+                    "punctuation, as eval.pl), optionally a MaltEval-style HTML report with plots.",
+        epilog="example: maltpy eval gold.conll out.conll --compare out2.conll --report report.html "
+               "--plots plots/")
+    p.add_argument("gold")
+    p.add_argument("system")
+    p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    p.add_argument("-ic", dest="charset", default="UTF-8", metavar="CHARSET",
+                   help="character encoding of the files (default UTF-8; e.g. ISO-8859-1)")
+    p.add_argument("--undirected", action="store_true",
+                   help="also ULAS and UUAS (a gold arc found in either direction, with / without its label) "
+                        "and the direction errors LDE = ULAS - LAS and UDE = UUAS - UAS")
+    p.add_argument("--constituents", action="store_true",
+                   help="bracketed trees (.mrg): EVALB's labelled recall, precision, F-measure, complete match, "
+                        "crossing brackets and tagging accuracy with COLLINS.prm, for all sentences and those of "
+                        "at most 40 words (the default for .mrg and .ptb files)")
+    p.add_argument("--ignore-wrapper", action="store_true",
+                   help="with --constituents: do not count the unlabelled outer bracket '( ... )' of treebank files, "
+                        "which EVALB counts (and always matches); gives the figures of trees written with TOP")
+    p.add_argument("--compare", metavar="SYSTEM_B",
+                   help="a second system output: print both systems' LAS/UAS (all tokens) and the "
+                        "p-values of a randomized permutation test on the difference")
+    p.add_argument("--rounds", type=int, default=10000, help="permutation test rounds (default 10000)")
+    p.add_argument("--report", metavar="FILE.html",
+                   help="write an HTML report: accuracy by arc length, sentence length, distance to root, "
+                        "label and POS (both systems side by side with --compare, and the sentences where "
+                        "they differ most, drawn); plots when matplotlib is installed")
+    p.add_argument("--plots", metavar="DIR", help="write the report's plots as PNG and SVG files into DIR "
+                                                  "(needs matplotlib: pip install 'maltpy[plots]')")
+    p.add_argument("--no-plots", action="store_true", help="tables only in the report")
+    p.add_argument("--no-punct", action="store_true",
+                   help="the report's grouped figures leave out punctuation tokens (default: all tokens)")
+    p.add_argument("--differing", type=int, default=10, metavar="N",
+                   help="with --compare and --report: draw the N sentences where the systems differ most "
+                        "(default 10)")
+    a = p.parse_args(argv)
+    if a.rounds < 1 or a.differing < 0:
+        p.error("--rounds must be at least 1 and --differing at least 0")
+    from maltpy.formats.ptb import is_ptb_path
+    if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
+        return _eval_constituents(a)
+    from maltpy.formats.charset import TranscodedInput, is_utf8
+    fmt = a.fmt or detect_format(a.gold)
+
+    def read(path):
+        source = path if is_utf8(a.charset) else TranscodedInput(path, a.charset)
+        return _read_for_good(read_conll, source, fmt, need_heads=True)
+    gold = read(a.gold)
+    systems = [(os.path.basename(a.system), read(a.system))]
+    if a.compare:
+        systems.append((os.path.basename(a.compare), read(a.compare)))
+        if systems[0][0] == systems[1][0]:
+            systems = [(a.system, systems[0][1]), (a.compare, systems[1][1])]
+    # scores first: a mismatch between the files stops here with its message
+    scores = [evaluate(gold, s, a.gold, name) for name, s in systems]
+    comparison = None
+    if a.compare:
+        from maltpy.evaluation.significance import compare, format_comparison
+        comparison = compare(gold, systems[0][1], systems[1][1], a.rounds)
+        print(format_comparison(comparison, systems[0][0], systems[1][0]))
+    else:
+        print(format_scores(scores[0], undirected=a.undirected))
+    if fmt == "conllu":
+        from maltpy.evaluation.official import format_official, official_scores
+        print("(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)")
+        for name, system in systems:
+            if len(systems) > 1:
+                print(name)
+            print(format_official(official_scores(gold, system)))
+    if a.report or a.plots:
+        # the report's test counts the same tokens as its tables: reuse the printed one only then
+        _write_report(a, gold, systems, comparison if not a.no_punct else None)
+
+
+def _eval_constituents(a):
+    from maltpy.evaluation.evalb import evalb, format_evalb
+    from maltpy.formats.ptb import read_ptb
+    result = evalb(_read_for_good(read_ptb, a.gold, clean=False), _read_for_good(read_ptb, a.system, clean=False),
+                   a.ignore_wrapper, names=(a.gold, a.system))
+    for message in result.messages[:10]:
+        print(f"maltpy: {message}", file=sys.stderr)
+    if len(result.messages) > 10:
+        print(f"maltpy: ... and {len(result.messages) - 10} more error sentences", file=sys.stderr)
+    print(format_evalb(result), end="")
+
+
+def _write_report(a, gold, systems, comparison=None):
+    from maltpy.evaluation.breakdown import breakdown
+    from maltpy.formats.conll import atomic_output
+    figs = None
+    results = [breakdown(gold, s, not a.no_punct, a.gold, name) for name, s in systems]
+    if a.plots or (a.report and not a.no_plots):
+        try:
+            from maltpy.visual.plots import figures
+            figs = figures([(name, b) for (name, _), b in zip(systems, results)])
+        except MaltpyError:
+            if a.plots:
+                raise
+            print("maltpy: note: the report has tables only; for plots: pip install 'maltpy[plots]'",
+                  file=sys.stderr)
+    if a.plots:
+        from maltpy.visual.plots import save_figures
+        paths = save_figures(figs, a.plots)
+        print(f"maltpy: {len(paths)} plot files written to {a.plots}", file=sys.stderr)
+    if a.report:
+        from maltpy.visual.report import report_html
+        page = report_html(gold, systems, punctuation=not a.no_punct, plots=False, rounds=a.rounds,
+                           differing=a.differing, figures=figs, comparison=comparison, breakdowns=results)
+        with atomic_output(a.report) as out:
+            out.write(page)
+        print(f"maltpy: report written to {a.report}", file=sys.stderr)

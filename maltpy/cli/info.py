@@ -1,0 +1,79 @@
+"""``maltpy info``: what a model file holds."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from maltpy.cli.common import _model_path
+from maltpy.config import flag_of
+
+
+def cmd_info(argv):
+    p = argparse.ArgumentParser(
+        prog="maltpy info",
+        description="What a model file holds: the settings it was trained with (those that differ from "
+                    "the defaults, as flags), learner, feature model, labels, the training data's figures, "
+                    "and with -dir both the combination the cross-validation chose. Loading checks the "
+                    "whole file, so this also tells whether it is intact.",
+        epilog="example: maltpy info model.mpz; maltpy info model.mpz --features > features.yaml")
+    p.add_argument("model", help="a model file (.mpz is added when there is no extension)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--features", action="store_true",
+                      help="print the feature model (YAML, usable with -F; with -dir both, the left-to-right "
+                           "parser's)")
+    what.add_argument("--json", action="store_true", help="print everything as JSON")
+    a = p.parse_args(argv)
+    from maltpy.parsing.parser import Parser
+    path = _model_path(a.model)
+    parser = Parser.load(path)
+    if a.features:
+        sys.stdout.write(parser.feature_text)
+        return
+    info = parser.describe()
+    if a.json:
+        import json
+        print(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    print(f"model        {path}"
+          + (f" (written by maltpy {info['written_by']})" if info["written_by"] else ""))
+    _print_description(info)
+
+
+def _print_description(info, indent=""):
+    """``maltpy info``'s lines for one parser (and its right-to-left parser with -dir both)."""
+    changed = " ".join(f"{flag_of(k)} {str(v).lower() if isinstance(v, bool) else v}"
+                       for k, v in info["settings"].items())
+    t = info["training"]
+    lines = [
+        ("parser", f"{info['algorithm']}" + (" (constituent parser: bracketed trees out)" if info["constituents"] else "")),
+        ("settings", changed or "the defaults"),
+        ("format", info["format"]),
+        ("learner", f"{info['learner']} {info['learner_options']}".strip()),
+        ("features", f"{info['feature_model']['name']}: {info['feature_model']['features']} features"
+                     + ("" if indent else " (maltpy info --features prints them)")),
+        ("labels", f"{len(info['labels'])}: {' '.join(info['labels'][:12])}{' ...' if len(info['labels']) > 12 else ''}"),
+        ("classes", f"{info['classes']} in {info['split_models']} split model(s)"),
+    ]
+    # the figures a model file keeps for people: any of them may be absent (older files)
+    trained = [f"{t[k]:,.0f} {what}" for k, what in (("sentences", "sentences"), ("tokens", "tokens"),
+                                                      ("instances", "decisions"), ("features", "distinct features"),
+                                                      ("oracle_errors", "trees the oracle could not rebuild"))
+               if t.get(k)]
+    if "seconds" in t:
+        trained.append(f"{t['seconds']:.1f} s")
+    if trained:
+        lines.append(("training", ", ".join(trained)))
+    c = info.get("combination")
+    if c:
+        chosen = f"{c['criterion']} <= {c['param']}, {c['first']} first"
+        if {"sentences", "las", "las_ltr", "las_rtl"} <= set(c):
+            chosen += (f", chosen by cross-validation on {c['sentences']:,.0f} sentences: LAS {c['las']:.2f} "
+                       f"(left to right {c['las_ltr']:.2f}, right to left {c['las_rtl']:.2f})")
+        if "combination_seconds" in t:
+            chosen += f"; {t['combination_seconds']:.1f} s"
+        lines.append(("combination", chosen))
+    for key, value in lines:
+        print(f"{indent}{key:<12} {value}")
+    if c:
+        print(f"{indent}right-to-left parser:")
+        _print_description(info["right_to_left"], indent + "  ")

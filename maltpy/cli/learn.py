@@ -1,0 +1,38 @@
+"""``maltpy -m learn``: train a parser (or a constituent parser on bracketed trees) and save it."""
+from __future__ import annotations
+
+import os
+import time
+
+from maltpy.cli.common import _detect, _input, _read_for_good
+from maltpy.errors import MaltpyError
+
+
+def run_learn(settings, log):
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing.parser import Parser
+    if not settings.model:
+        raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
+    from maltpy.output import check_output_path
+    from maltpy.parsing.modelfile import make_parent_directory
+    # a model that cannot be saved is found out before training, not after
+    make_parent_directory(settings.model)
+    check_output_path(settings.model)
+    fmt = _detect(settings.input, settings.input_format) or "conllx"
+    t0 = time.perf_counter()
+    if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
+        from maltpy.formats.ptb import read_ptb
+        from maltpy.parsing.constituent import fit_constituent_parser
+        trees = _read_for_good(read_ptb, settings.input)
+        log(f"read {len(trees)} trees (ptb) from {settings.input or 'stdin'}")
+        parser = fit_constituent_parser(Parser(settings), trees, log)
+        parser.save(settings.model)
+        log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
+            f"learning took {time.perf_counter() - t0:.1f} s")
+        return
+    sentences = _read_for_good(read_conll, _input(settings), fmt, need_heads=True)
+    log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
+    parser = Parser(settings).fit(sentences, fmt=fmt, log=log)
+    parser.save(settings.model)
+    log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
+        f"learning took {time.perf_counter() - t0:.1f} s")

@@ -1,0 +1,123 @@
+"""``maltpy -m parse``: parse a file, a stream, several files or a Dask cluster's share with a model."""
+from __future__ import annotations
+
+import os
+import time
+
+from maltpy.cli.common import _detect, _input
+from maltpy.config import PARSE_SETTINGS, RUN_SETTINGS
+from maltpy.errors import MaltpyError
+
+
+def run_parse(settings, log, explicit, dask=None):
+    from maltpy.parsing.parser import Parser
+    if not settings.model:
+        raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
+    overrides = {k: getattr(settings, k) for k in PARSE_SETTINGS + ("verbose", "jobs")}
+    ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
+                     and k not in ("input_format", "output_format"))
+    if ignored:
+        log(f"note: {', '.join(ignored)} are fixed when learning; the model's values are used")
+    pairs = _file_pairs(settings.input, settings.output, dask)
+    from maltpy.formats.charset import is_utf8
+    out_charset = settings.output_charset or settings.input_charset
+    if pairs is not None:
+        if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
+            raise MaltpyError("-ic/-oc other than UTF-8 take one input and one output file")
+        return _parse_files(settings, pairs, dask, log)
+    from maltpy.output import check_output_path
+    check_output_path(settings.output)
+    t0 = time.perf_counter()
+    parser = Parser.load(settings.model, **overrides)
+    fmt = _detect(settings.input, settings.input_format) or parser.format
+    # read, parsed and written chunk by chunk: memory stays flat, a pipe sees output early,
+    # and a file appears only when everything is written
+    out_fmt = settings.output_format or _output_format(settings.output, parser)
+    if is_utf8(out_charset):
+        n_sentences, n_tokens = parser.parse_file(_input(settings), settings.output, fmt, out_fmt,
+                                                  progress=settings.verbose)
+    else:   # parsed to UTF-8, then written in -oc's encoding (whole or not at all, as always)
+        import tempfile
+        from maltpy.formats.charset import write_transcoded
+        with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+            utf8 = os.path.join(tmp, "out")
+            n_sentences, n_tokens = parser.parse_file(_input(settings), utf8, fmt, out_fmt,
+                                                      progress=settings.verbose)
+            write_transcoded(utf8, settings.output, out_charset)
+    wall = time.perf_counter() - t0
+    log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
+        f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+
+
+def _output_format(output, parser):
+    """-of when it is not given: a constituent parser writes bracketed trees unless the output is
+    named .conll/.conllu; a dependency parser cannot write them."""
+    named = output not in (None, "-") and str(output).lower().endswith((".mrg", ".ptb", ".conll", ".conllu"))
+    fmt = _detect(output, None) if named else None
+    if parser.reduction is not None:
+        return fmt or "ptb"
+    if fmt == "ptb":
+        raise MaltpyError(f"{output}: this model parses dependencies; bracketed trees come from a constituent "
+                          "parser (trained on a .mrg file)")
+    return None
+
+
+def _file_pairs(pattern, output, dask):
+    """(input, output) paths when -m parse parses several files (a glob pattern, an output
+    directory, or --dask); None for one input and one output."""
+    import glob
+    many = pattern is not None and glob.has_magic(pattern)
+    # a directory: named with a trailing slash, or an existing one for several inputs or --dask
+    # (one input and an existing directory without the slash stays the usual "is a directory" error)
+    to_dir = output not in (None, "-") and output.endswith(("/", os.sep))
+    if not (many or to_dir or dask):
+        return None
+    to_dir = to_dir or (output not in (None, "-") and os.path.isdir(output))
+    if pattern in (None, "-"):
+        raise MaltpyError("--dask and output directories parse files: give them with -i 'corpus/*.conllu'")
+    inputs = sorted(glob.glob(pattern)) if many else [pattern]
+    if not inputs:
+        raise MaltpyError(f"-i {pattern}: no files match")
+    if dask is not None and output in (None, "-"):
+        raise MaltpyError("--dask writes files: give an output directory with -o outdir/")
+    if not to_dir and len(inputs) == 1 and output not in (None, "-"):
+        return [(inputs[0], output)]
+    if output in (None, "-"):
+        raise MaltpyError(f"-i {pattern} matches {len(inputs)} files: give an output directory with -o outdir/")
+    try:
+        os.makedirs(output, exist_ok=True)
+    except OSError as e:   # an empty name, a file in the way, no permission
+        raise MaltpyError(f"-o {output!r}: cannot make the output directory ({e.strerror or e})") from None
+    pairs = [(src, os.path.join(output, os.path.basename(src))) for src in inputs]
+    names = [os.path.basename(src) for src in inputs]
+    for src, dst in pairs:
+        if os.path.exists(dst) and os.path.samefile(src, dst):
+            raise MaltpyError(f"{dst}: the output would replace its input; choose another output directory")
+    if len(set(names)) < len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise MaltpyError(f"several inputs are named {', '.join(twice)}: their outputs would collide in {output}")
+    return pairs
+
+
+def _parse_files(settings, pairs, dask, log):
+    t0 = time.perf_counter()
+    if dask is not None:
+        from maltpy.integrations.dask import dask_client, parse_files
+        with dask_client(dask) as client:
+            log(f"parsing {len(pairs)} file(s) on {dask} ({len(client.scheduler_info()['workers'])} workers)")
+            results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
+                                  log=log, **{k: getattr(settings, k) for k in PARSE_SETTINGS})
+    else:
+        from maltpy.parsing.parser import Parser
+        parser = Parser.load(settings.model, verbose=settings.verbose, jobs=settings.jobs,
+                             **{k: getattr(settings, k) for k in PARSE_SETTINGS})
+        results = []
+        for src, dst in pairs:
+            n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
+                                                      progress=settings.verbose)
+            results.append((src, dst, n_sentences, n_tokens))
+            log(f"{src} -> {dst}: {n_sentences} sentences, {n_tokens} tokens")
+    wall = time.perf_counter() - t0
+    n_tokens = sum(r[3] for r in results)
+    log(f"parsed {len(results)} file(s), {sum(r[2] for r in results)} sentences, {n_tokens} tokens in {wall:.2f} s "
+        f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s)")
