@@ -114,12 +114,12 @@ def tree_problem(rows, fmt: str, need_heads: bool) -> Optional[Problem]:
 def check_sentences(sentences: Sequence, fmt: str, need_heads: bool, what: str = "sentence") -> None:
     """Raise a :class:`MaltpyError` naming the sentence and word of the first problem that the
     CoNLL reader would report for these :class:`~maltpy.formats.conll.Sentence` objects."""
-    from maltpy.formats.conll import Sentence
     for i, sentence in enumerate(sentences):
-        if not isinstance(sentence, Sentence):
+        # (a Sentence by its rows: this module is below maltpy.formats.conll, which uses it)
+        rows = getattr(sentence, "rows", None)
+        if rows is None or not hasattr(sentence, "first_line"):
             raise MaltpyError(f"{what} {i + 1} is a {type(sentence).__name__}, not a Sentence "
                               "(read treebanks with maltpy.read_conll, or make one with Sentence.from_words)")
-        rows = sentence.rows
         if not isinstance(rows, list) or not rows:
             raise MaltpyError(f"{what} {i + 1} has no words")
         problem = field_problem(rows) or tree_problem(rows, fmt, need_heads)

@@ -235,7 +235,7 @@ class Reduction:
         from maltpy.formats.conll import open_input
         from maltpy.formats.scan import Scanner
         from maltpy.output import open_output
-        from maltpy.parsing.parser import _progress_bar
+        from maltpy.progress import progress_bar as _progress_bar
         from maltpy.parsing.stream import BLOCK_SIZE, ChunkParser, OrderedOutput, _parse_in_threads, read_chunks
         chunk_parser = ChunkParser(parser)
         tag_field, fallback = 4, 3
@@ -279,7 +279,7 @@ class Reduction:
         from maltpy.formats.conll import iter_conll
         from maltpy.formats.ptb import read_ptb
         from maltpy.output import open_output
-        from maltpy.parsing.parser import _progress_bar
+        from maltpy.progress import progress_bar as _progress_bar
         if input_format == "ptb":
             items = ((pt.tree.words(), pt.tree.tags(), pt.wrapped) for pt in read_ptb(source))
         else:

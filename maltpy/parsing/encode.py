@@ -12,6 +12,7 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
+from maltpy.formats.columns import ColumnBatch  # noqa: F401 (here too: callers import it from encode)
 from maltpy.parsing.loop import Corpus
 
 
@@ -62,26 +63,6 @@ def _splitter(sep: str):
     if literal is not None:
         return lambda v: v.split(literal)
     return re.compile(sep).split
-
-
-class ColumnBatch:
-    """Sentences given column by column instead of as :class:`Sentence` rows.
-
-    ``lengths``: words per sentence; ``columns``: CoNLL column index -> the values of that
-    column for every word of every sentence, in order (a missing column is ``_`` throughout).
-    Callers that already hold whole columns (the spaCy component) skip building rows.
-    """
-
-    def __init__(self, lengths: Sequence[int], columns: Dict[int, List[str]]):
-        self.lengths = list(lengths)
-        self.columns = columns
-
-    def __len__(self):
-        return len(self.lengths)
-
-    def column(self, ci: int) -> List[str]:
-        values = self.columns.get(ci)
-        return values if values is not None else ["_"] * sum(self.lengths)
 
 
 def column_values(sentences, ci: int) -> List[str]:

@@ -6,7 +6,6 @@ Orchestration lives here in Python; every per-transition step runs in
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,19 +29,12 @@ from maltpy.parsing.encode import (ColumnBatch, SymbolTable, UnseenTags, column_
 from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
 from maltpy.chunks import chunked, folds as cv_folds
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
+from maltpy.progress import progress_bar as _progress_bar
 from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
 from maltpy.systems.nivreeager import ORACLE_OPTION_MOVES, NivreEager, oracle_options_taken
 from maltpy.transform import PseudoProjective, reverse_sentence, reverse_tree
 from maltpy.transform.reverse import reverse_columns
 from maltpy.version import __version__
-
-
-def _progress_bar(total, desc, enabled, unit="sent"):
-    """A tqdm bar on a terminal, nothing in pipes."""
-    if not enabled or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-    return tqdm(total=total, desc=desc, unit=unit, leave=False, file=sys.stderr)
 
 
 def resolve_feature_model(features: Optional[str], algorithm: str, learner: str, fmt: str, **options):
@@ -204,6 +196,13 @@ class Parser:
         s = self.settings
         fmt = fmt or s.input_format or "conllx"
         _check_training_sentences(sentences, fmt)
+        if len(sentences) < FEW_SENTENCES:
+            import warnings
+            from maltpy.errors import MaltpyWarning
+            warnings.warn(MaltpyWarning(
+                f"training on {len(sentences)} sentence(s): the parser learns its decisions from the examples "
+                f"these give, so it will parse poorly (treebanks have thousands of sentences; the example "
+                f"treebank in examples/ has 160)"), stacklevel=3)
         log = log or (lambda msg: None)
         t0 = time.perf_counter()
         self._setup(fmt)
@@ -261,13 +260,6 @@ class Parser:
         s = self.settings
         log = log or (lambda msg: None)
         fmt = fmt or s.input_format or _format_read(sentences)
-        if 0 < len(sentences) < FEW_SENTENCES:
-            import warnings
-            from maltpy.errors import MaltpyWarning
-            warnings.warn(MaltpyWarning(
-                f"training on {len(sentences)} sentence(s): the parser learns its decisions from the examples "
-                f"these give, so it will parse poorly (treebanks have thousands of sentences; the example "
-                f"treebank in examples/ has 160)"), stacklevel=2)
         if s.reverse_features and s.direction != "both":
             raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
                               f"with -dir {s.direction}, give the feature model with -F")

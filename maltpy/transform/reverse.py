@@ -50,9 +50,9 @@ def reverse_tree(heads: Sequence[int], labels: Sequence) -> Tuple[List[int], Lis
 
 
 def reverse_columns(batch, conllu: bool = False):
-    """A :class:`~maltpy.parsing.encode.ColumnBatch` with every sentence reversed (and its node
+    """A :class:`~maltpy.formats.columns.ColumnBatch` with every sentence reversed (and its node
     columns mapped), as :func:`reverse_sentence` reverses a Sentence."""
-    from maltpy.parsing.encode import ColumnBatch
+    from maltpy.formats.columns import ColumnBatch
     node_columns = (HEAD,) if conllu else NODE_COLUMNS
     columns = {}
     for ci, values in batch.columns.items():
