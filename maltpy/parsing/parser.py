@@ -14,7 +14,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 import numpy as np
 
 from maltpy.config import RUN_SETTINGS, Settings, coerce, flag_of, make_settings, threads
-from maltpy.errors import MaltpyError, ModelFileError
+from maltpy.errors import MaltpyError
 from maltpy.features import MODELS_DIR
 from maltpy.features.compiler import compile_model
 from maltpy.features.extract import Extractor
@@ -23,12 +23,11 @@ from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_
 from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.transform.single_root import one_root as single_root, wants_one_root
-from maltpy.learners import SvmModel, make_learner, request_stop
+from maltpy.learners import make_learner, request_stop
 from maltpy.parsing.encode import (ColumnBatch, SymbolTable, UnseenTags, column_values, encode, gold_arrays,
                                    warn_long_sentences)
-from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus, sparse_rows
+from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
 from maltpy.chunks import chunked, folds as cv_folds
-from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.progress import progress_bar as _progress_bar
 from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
 from maltpy.systems.nivreeager import ORACLE_OPTION_MOVES, NivreEager, oracle_options_taken
@@ -674,180 +673,24 @@ class Parser:
 
     # ------------------------------------------------------------------ files
     def save(self, path: str) -> None:
-        """Write the trained parser to one model file."""
-        self._check_fitted()
-        train_settings = {k: v for k, v in self.settings.__dict__.items()
-                          if k not in RUN_SETTINGS}
-        header = {
-            "maltpy_version": __version__,
-            "settings": train_settings,
-            "format": self.format,
-            "feature_model": self.feature_text,
-            "labels": self.labels,
-            "token_tables": [t.symbols() for t in self.token_tables],
-            "rag_tables": [t.symbols() for t in self.rag_tables],
-            "n_classes": self.classes.n_classes,
-            "n_splits": len(self.splits),
-            "default_split": self.default_split,
-            "train_stats": getattr(self, "train_stats", {}),
-            # OutputColumn(DEPREL) value per label id (pseudo-projective models since 0.1.0's
-            # MaltParser parity fix; absent: label id + 1, as older models were trained)
-            "deprel_values": getattr(self, "deprel_values", None),
-        }
-        arrays = {"split_map": self.split_map}
-        if self.reduction is not None:
-            header["constituents"] = self.reduction.header()
-            arrays.update(self.reduction.arrays())
-        if self.settings.direction == "both":
-            # the right-to-left parser's own model file, inside this one
-            header["combination"] = self.combination
-            arrays["reverse_model"] = np.frombuffer(self.reverse_parser._model_bytes(), dtype=np.uint8)
-        C = self.classes.n_classes
-        col_dtype = np.uint16 if C < 65536 else np.int32
-        if self.learner.kind == "kernel":
-            for k, (keys, svm) in enumerate(self.splits):
-                arrays[f"keys{k}"] = keys
-                for name in SvmModel.ARRAYS:
-                    arrays[f"svm{k}_{name}"] = getattr(svm, name)
-            save_model(path, header, arrays)
-            return
-        for k, (keys, W, bias) in enumerate(self.splits):
-            parts = W if isinstance(W, tuple) else sparse_rows(W)
-            indptr, cols, vals = parts[:3]
-            low = parts[3] if len(parts) > 3 else None
-            arrays[f"keys{k}"] = keys
-            arrays[f"bias{k}"] = bias
-            arrays[f"w{k}_indptr"] = np.asarray(indptr, dtype=np.int64)
-            arrays[f"w{k}_cols"] = np.asarray(cols).astype(col_dtype)
-            arrays[f"w{k}_vals"] = np.asarray(vals, dtype=np.float32)
-            if low is not None:   # what float32 left of the solver's float64 weights (near ties)
-                arrays[f"w{k}_low"] = np.asarray(low, dtype=np.float32)
-        save_model(path, header, arrays)
+        """Write the trained parser to one model file (:mod:`maltpy.parsing.storage`)."""
+        from maltpy.parsing.storage import save_parser
+        save_parser(self, path)
 
-    def _model_bytes(self) -> bytes:
+    def model_bytes(self) -> bytes:
         """This parser's model file as bytes."""
-        import tempfile
-        fd, tmp = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-")
-        os.close(fd)
-        try:
-            self.save(tmp)
-            with open(tmp, "rb") as f:
-                return f.read()
-        finally:
-            os.unlink(tmp)
-
-    def _load_reverse_parser(self, h, arrays, path, overrides):
-        """-dir both: the combination and the right-to-left parser stored in the model file."""
-        import tempfile
-        from maltpy.transform.combine import CRITERIA, ORDERS
-        c = h.mapping("combination")
-        if c.get("criterion") not in CRITERIA or c.get("first") not in ORDERS or \
-                not isinstance(c.get("param"), int) or isinstance(c.get("param"), bool) or not 0 <= c["param"] < 2 ** 31:
-            h.fail("the combination of the two directions is damaged")
-        # what parsing needs, checked above; the cross-validation's figures, for people
-        self.combination = {**h.figures("combination"), "criterion": c["criterion"], "first": c["first"],
-                            "param": c["param"]}
-        blob = check_array(arrays, "reverse_model", path, "u", ndim=1).astype(np.uint8).tobytes()
-        fd, tmp = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(blob)
-            try:
-                self.reverse_parser = Parser.load(tmp, **overrides)
-            except ModelFileError as e:
-                h.fail(f"its right-to-left model: {str(e).replace(tmp, 'inner model')}")
-        finally:
-            os.unlink(tmp)
-        if self.reverse_parser.settings.direction != "rtl":
-            h.fail("its second model does not parse right to left")
+        from maltpy.parsing.storage import parser_bytes
+        return parser_bytes(self)
 
     @classmethod
     def load(cls, path: str, **overrides) -> "Parser":
         """Load a model file. ``overrides``: parse-time settings (e.g. ``enforce_tree=True``).
 
-        Every header value and array is checked here, so that a model either loads
-        completely or is refused with :class:`~maltpy.errors.ModelFileError`; nothing
-        damaged reaches the C loops."""
-        header, arrays = load_model(path)
-        h = HeaderReader(header, path)
-        stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS}
-        try:
-            settings = make_settings(**stored)
-            for k, v in overrides.items():
-                setattr(settings, k, v)
-            self = cls(settings)
-            self._setup(h.text("format"), h.text("feature_model"))
-        except MaltpyError as e:
-            raise ModelFileError(f"{path}: inconsistent model file ({e})") from None
-        self.labels = h.strings("labels")
-        self.label_ids = {l: k for k, l in enumerate(self.labels)}
-        deprel_values = h.get("deprel_values", optional=True)
-        if deprel_values is not None:
-            if not isinstance(deprel_values, list) or len(deprel_values) != len(self.labels) or not all(
-                    isinstance(v, int) and not isinstance(v, bool) and 1 <= v < 2 ** 30 for v in deprel_values):
-                h.fail("deprel_values does not match the labels")
-        self.deprel_values = deprel_values
-        self.extractor.set_deprel_values(deprel_values)
-        self.token_tables = [SymbolTable(t) for t in h.tables("token_tables", len(self.compiled.token_columns))]
-        self.rag_tables = [SymbolTable(t) for t in h.tables("rag_tables", len(self.compiled.rag_columns))]
-        self.classes = ClassTable(self._system(training=False).labeled, len(self.labels))
-        C = self.classes.n_classes
-        if h.integer("n_classes", 1, 2 ** 31 - 1) != C:
-            h.fail(f"class count does not match the {settings.algorithm} system")
-        try:
-            self.learner = make_learner(settings.learner, settings.learner_options)
-        except MaltpyError as e:
-            h.fail(str(e))
-        n_splits = h.integer("n_splits", 1, len(arrays))
-        self.default_split = h.integer("default_split", 0, n_splits - 1)
-        self.split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
-        self.splits = [self._load_split(arrays, k, C, path) for k in range(n_splits)]
-        self.train_stats = h.figures("train_stats")
-        written_by = h.get("maltpy_version", optional=True)
-        self.written_by = written_by if isinstance(written_by, str) else None
-        if settings.direction == "both":
-            self._load_reverse_parser(h, arrays, path, overrides)
-        if h.get("constituents", optional=True) is not None:
-            from maltpy.parsing.constituent import Reduction
-            self.reduction = Reduction.from_model(h.get("constituents"), arrays, h.fail)
-        try:
-            self._get_weights()  # the C tables: distinct feature keys, shapes against each other
-        except ValueError as e:
-            h.fail(str(e))
-        self._fitted = True
-        return self
-
-    def _load_split(self, arrays: dict, k: int, C: int, path: str):
-        """Split model ``k`` of a model file, every array checked against the others."""
-        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
-        n = len(keys)
-        if self.learner.kind == "kernel":
-            indptr = check_array(arrays, f"svm{k}_sv_indptr", path, "iu", low=0)
-            n_sv = len(indptr) - 1
-            classes = check_array(arrays, f"svm{k}_classes", path, "iu", low=0, high=C - 1)
-            m = len(classes)
-            svm = SvmModel(
-                indptr,
-                check_array(arrays, f"svm{k}_sv_indices", path, "iu", low=0, high=n - 1),
-                check_array(arrays, f"svm{k}_coef", path, "f", ndim=2),
-                check_array(arrays, f"svm{k}_intercept", path, "f", length=m * (m - 1) // 2),
-                check_array(arrays, f"svm{k}_n_support", path, "iu", length=m, low=0, high=max(n_sv, 0)),
-                classes)
-            if n_sv < 0 or len(np.unique(classes)) != m:
-                raise ModelFileError(f"{path}: inconsistent model file (SVM {k} classes or support vectors)")
-            return keys, svm
-        indptr = check_array(arrays, f"w{k}_indptr", path, "iu", length=n + 1, low=0)
-        cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
-        vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
-        bias = check_array(arrays, f"bias{k}", path, "f", length=C)
-        # optional (models since the near-tie rule): the low parts of float64 weights
-        low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32) \
-            if f"w{k}_low" in arrays else None
-        if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
-            raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
-        # kept as stored: the C loop adds sparse rows (maltpy.parsing.loop.Weights)
-        return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32), low), \
-            bias.astype(np.float32)
+        Every header value and array is checked, so that a model either loads completely or is
+        refused with :class:`~maltpy.errors.ModelFileError`; nothing damaged reaches the C loops
+        (:mod:`maltpy.parsing.storage`)."""
+        from maltpy.parsing.storage import load_parser
+        return load_parser(cls, path, **overrides)
 
 
 #: training on fewer sentences than this draws a warning
