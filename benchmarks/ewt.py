@@ -62,7 +62,7 @@ def main():
         s = evaluate(gold, out)
         # core loop speed: encoded corpus, weights loaded, one thread
         corpus = p.encode(gold)
-        system, weights = p._system(False), p._get_weights()
+        system, weights = p.system(False), p.weights()
         loop = parse_corpus_kernel if p.learner.kind == "kernel" else parse_corpus
         best = min(_timed(lambda: loop(system, p.extractor, weights, p.classes, corpus))
                    for _ in range(a.repeat))

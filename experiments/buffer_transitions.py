@@ -96,7 +96,7 @@ def sequence_lengths(train, labels_of, oracle):
 def count_move_arcs(parser, test, counts):
     """Adds to ``counts`` (move name -> [correct, built]) the arcs each move built on ``test``,
     labelled, punctuation excluded (the paper's Table 3)."""
-    system = parser._system(training=False)
+    system = parser.system(training=False)
     offsets, heads, labels, moves = parser.parse_arrays(test, record_moves=True)
     for k, s in enumerate(test):
         r0 = int(offsets[k])

@@ -397,7 +397,7 @@ class Harness:
         if parser.learner.kind != "kernel" and parser.settings.direction == "ltr" and sentences:
             # kept scores (Covington's Right[i] features) and the scores remembered per word (its
             # Left[i] features) must decide as scores computed afresh
-            args = (parser._system(False), parser.extractor, parser._get_weights(), parser.classes,
+            args = (parser.system(False), parser.extractor, parser.weights(), parser.classes,
                     parser.encode(sentences))
             kept, fresh = parse_corpus(*args), parse_corpus(*args, keep_scores=False)
             if any(a.tolist() != b.tolist() for a, b in zip(kept, fresh)):

@@ -462,7 +462,7 @@ def test_buffer_arc_length_setting(tmp_path):
     parser = maltpy.load(model)
     assert parser.settings.buffer_arc_length == "any"
     heads, _ = gold(E3)                       # the model's system follows the any-length oracle
-    system = parser._system(training=True)
+    system = parser.system(training=True)
     _, seq = oracle_run(system, heads, [-1] + [0] * 4)
     assert [m.split("_")[0] for m in seq] == "SH RBA RBA LA RA".split()
     r = run("-c", model, "-m", "learn", "-i", train, "-bt", "lnba", "-bal", "any")

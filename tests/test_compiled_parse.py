@@ -216,7 +216,7 @@ def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(opt
     train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
     test = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)
     p = Parser(verbose=False, jobs=1, **options).fit(train)
-    system = p._system(False)
+    system = p.system(False)
     features = p.feature_model.features
     stable = p.extractor.stable_parts(system)[-len(features):]     # one flag per template, last
     kept = {str(f) for f, s in zip(features, stable) if s}
@@ -226,7 +226,7 @@ def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(opt
     cached = {str(f) for f, c in zip(features, p.extractor.cached_templates(system)) if c}
     assert cached and cached == {str(f) for f in features if "Right" not in str(f) and "Context" not in str(f)}
     corpus = p.encode(test + test[::-1])
-    args = (system, p.extractor, p._get_weights(), p.classes, corpus)
+    args = (system, p.extractor, p.weights(), p.classes, corpus)
     kept_heads, kept_labels = parse_corpus(*args)
     fresh_heads, fresh_labels = parse_corpus(*args, keep_scores=False)
     assert kept_heads.tolist() == fresh_heads.tolist() and kept_labels.tolist() == fresh_labels.tolist()
@@ -237,8 +237,8 @@ def test_systems_without_stable_addresses_keep_nothing():
     train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)[:30]
     for algorithm in ("nivreeager", "2planar", "stackproj"):
         p = Parser(algorithm=algorithm, verbose=False, jobs=1).fit(train)
-        assert not p.extractor.stable_parts(p._system(False)).any()
-        assert not p.extractor.cached_templates(p._system(False)).any()
+        assert not p.extractor.stable_parts(p.system(False)).any()
+        assert not p.extractor.cached_templates(p.system(False)).any()
 
 
 def _first_best(scores, runs):

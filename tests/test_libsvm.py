@@ -156,7 +156,7 @@ def _reference_parse(p, sentence):
     """One decision at a time through Python: keys -> SvmModel.decision -> votes -> best valid class."""
     corpus = p.encode([sentence])
     tok = np.asarray(corpus.tok)
-    system = p._system(training=False)
+    system = p.system(training=False)
     config = system.new_configuration(len(sentence))
     kernel = p.learner.kernel_function()
     lookup = [{int(k): i for i, k in enumerate(keys)} for keys, _ in p.splits]
@@ -228,8 +228,8 @@ def test_window_batch_and_thread_counts_do_not_change_the_parse(toy):
     train, test = toy
     p = _fit(train, "nivreeager")
     corpus = p.encode(test)
-    system = p._system(training=False)
-    runs = [parse_corpus_kernel(system, p.extractor, p._get_weights(), p.classes, corpus,
+    system = p.system(training=False)
+    runs = [parse_corpus_kernel(system, p.extractor, p.weights(), p.classes, corpus,
                                 window=w, batch=b, n_threads=t, record_end=True)
             for w, b, t in ((1, 1, 1), (3, 2, 1), (1000, 0, 1), (1000, 1, 4), (7, 2, 3))]
     for other in runs[1:]:
@@ -300,7 +300,7 @@ def test_recorded_moves_built_the_arcs_they_are_recorded_for(learner):
     sentences = read_conll(TRAIN, "conllx", need_heads=True)
     from maltpy.config import make_settings
     p = Parser(make_settings(algorithm="nivreeager", learner=learner, verbose=False, jobs=2)).fit(sentences)
-    names = p._system(training=False).moves
+    names = p.system(training=False).moves
     offsets, heads, labels, moves = p.parse_arrays(sentences, record_moves=True)
     _, heads_again, labels_again = p.parse_arrays(sentences)
     assert np.array_equal(heads, heads_again) and np.array_equal(labels, labels_again)
@@ -321,5 +321,5 @@ def test_recorded_moves_built_the_arcs_they_are_recorded_for(learner):
     loop = parse_corpus_kernel if learner == "libsvm" else parse_corpus
     corpus = p.encode(sentences)
     with pytest.raises(ValueError, match="moves_out"):
-        loop(p._system(training=False), p.extractor, p._get_weights(), p.classes, corpus,
+        loop(p.system(training=False), p.extractor, p.weights(), p.classes, corpus,
              moves_out=np.empty(corpus.n_rows - 1, dtype=np.int32))

@@ -18,7 +18,7 @@ def _double_parse(p, sentence):
     double-precision score, with float64 weights (as LIBLINEAR's Java predict in MaltParser)."""
     corpus = p.encode([sentence])
     tok = np.asarray(corpus.tok)
-    system = p._system(False)
+    system = p.system(False)
     config = system.new_configuration(len(sentence))
     keys_arr, W64, bias = p.exact_weights
     row_of = {int(k): i for i, k in enumerate(keys_arr)}

@@ -91,7 +91,7 @@ def diagnose(parser, gold: Sequence, progress: bool = False):
         parser.settings.enforce_tree = saved
     names = parser.labels
     root_label = parser.settings.root_label
-    pp = parser._pseudo_projective()
+    pp = parser.pseudo_projective()
     stats = Fragmentation()
     old_out, new_out = [], []
     for k, sent in enumerate(gold):

@@ -154,11 +154,14 @@ class Parser:
             return reverse_columns(sentences, self.format == "conllu")
         return [reverse_sentence(s, self.format == "conllu") for s in sentences]
 
-    def _pseudo_projective(self) -> PseudoProjective:
+    def pseudo_projective(self) -> PseudoProjective:
+        """The pseudo-projective transform of this parser's settings (inactive without -pp)."""
         s = self.settings
         return PseudoProjective(s.marking_strategy, s.covered_root, s.lifting_order)
 
-    def _system(self, training: bool):
+    def system(self, training: bool):
+        """A transition system for this parser's settings and labels (``training``: with the
+        options only the oracle uses)."""
         opts = self.settings.system_options(self.system_cls)
         if training:
             opts.update(self.system_cls.training_options)
@@ -206,7 +209,7 @@ class Parser:
         t0 = time.perf_counter()
         self._setup(fmt)
         sentences = self._model_order(sentences)
-        pp = self._pseudo_projective()
+        pp = self.pseudo_projective()
         if pp.active:
             sentences = [pp.apply(pp.projectivize, sent) for sent in sentences]
         labels = sorted({r[7] for sent in sentences for r in sent.rows} | {s.root_label})
@@ -222,7 +225,7 @@ class Parser:
         self.rag_tables = [SymbolTable() for _ in self.compiled.rag_columns]
         corpus = self.encode(sentences, grow=True)
         warn_long_sentences(corpus.offsets, self.system_cls, training=True)
-        system = self._system(training=True)
+        system = self.system(training=True)
         self.classes = ClassTable(system.labeled, len(labels))
         fmap = FeatMap(1 << 16)
         if online:   # the online trainer runs the transition loop itself
@@ -462,7 +465,7 @@ class Parser:
         """What this trained parser is, as plain data (``maltpy info`` prints it): the training
         settings that differ from the defaults, learner, feature model, labels, the training data's
         figures, and with ``-dir both`` the combination chosen and the right-to-left parser."""
-        self._check_fitted()
+        self.check_fitted()
         defaults = Settings()
         changed = {k: v for k, v in self.settings.__dict__.items()
                    if k not in RUN_SETTINGS and k not in ("input_format", "output_format",   # of a run too
@@ -489,11 +492,12 @@ class Parser:
         return info
 
     # ------------------------------------------------------------------ parsing
-    def _check_fitted(self):
+    def check_fitted(self):
+        """Raise a one-line error unless the parser is trained or loaded."""
         if not self._fitted:
             raise MaltpyError("this parser is not trained: call fit() or load a model file")
 
-    def _get_weights(self):
+    def weights(self):
         """The scoring tables of the C loop: Weights (linear) or KernelModels (kernel)."""
         if self._weights is None:
             if self.learner.kind == "kernel":
@@ -513,10 +517,10 @@ class Parser:
         the model reads the sentences (:meth:`parse_trees` reverses them for a right-to-left model and
         maps the trees back; here they are taken as given). ``record_moves``: also the move (an index
         into the system's ``moves``) that built each word's arc, -1 where the end of parsing did."""
-        self._check_fitted()
+        self.check_fitted()
         corpus = self.encode(sentences)
         self.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
-        system = self._system(training=False)
+        system = self.system(training=False)
         moves = np.empty(corpus.n_rows, dtype=np.int32) if record_moves else None
         bar = _progress_bar(len(sentences), "parsing", progress)
         try:
@@ -525,12 +529,12 @@ class Parser:
                 from maltpy.parsing.kernel import parse_corpus_kernel
                 # the loop scores groups on its own threads; BLAS threads inside them would oversubscribe
                 with threadpool_limits(limits=1, user_api="blas"):
-                    out = parse_corpus_kernel(system, self.extractor, self._get_weights(), self.classes, corpus,
+                    out = parse_corpus_kernel(system, self.extractor, self.weights(), self.classes, corpus,
                                               progress=bar.update if bar else None, record_end=record_end,
                                               n_threads=threads(self.settings.jobs),
                                               moves_out=moves)
             else:
-                out = parse_corpus(system, self.extractor, self._get_weights(), self.classes, corpus,
+                out = parse_corpus(system, self.extractor, self.weights(), self.classes, corpus,
                                    progress=bar.update if bar else None, record_end=record_end, moves_out=moves)
         finally:
             if bar:
@@ -548,7 +552,7 @@ class Parser:
     def decodes_output(self) -> bool:
         """Whether :meth:`parse_trees` rewrites the C loop's trees (pseudo-projective decoding);
         when it does not, the heads and label ids of :meth:`parse_arrays` are the output."""
-        return self._pseudo_projective().active or self.settings.direction != "ltr"
+        return self.pseudo_projective().active or self.settings.direction != "ltr"
 
     def one_root(self, output_format: Optional[str] = None) -> bool:
         """Whether output in this format (default: the model's) gets one word on the root (``-ro``;
@@ -576,7 +580,7 @@ class Parser:
             return []
         offsets, heads, labels = self.parse_arrays(self._model_order(sentences), progress)
         names = self.output_labels
-        pp = self._pseudo_projective()
+        pp = self.pseudo_projective()
         rtl = self.settings.direction == "rtl"
         out = []
         bounds = offsets.tolist()
@@ -602,7 +606,7 @@ class Parser:
                               "for one text: parser.parse([text.split()])")
         if not isinstance(sentences, (list, tuple)):
             return self.iter_parse(sentences, progress=progress, one_root=one_root)
-        self._check_fitted()
+        self.check_fitted()
         sentences = [_as_sentence(s) for s in sentences]
         check_sentences(sentences, self.format, need_heads=False)
         return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, self.parse_trees(sentences, progress, one_root))]
@@ -611,7 +615,7 @@ class Parser:
                    one_root: Optional[bool] = None) -> Iterator[Sentence]:
         """Parse any iterable of sentences ``chunk_size`` at a time, yielding each parse in
         input order; memory stays that of one chunk however long the input is."""
-        self._check_fitted()
+        self.check_fitted()
         bar = _progress_bar(None, "parsing", progress)
         try:
             for chunk in chunked(sentences, chunk_size):
@@ -636,7 +640,7 @@ class Parser:
         from maltpy.formats.conll import detect_format, iter_conll, to_conllx, write_conll
         from maltpy.output import open_output
         from maltpy.parsing.stream import parse_stream, unsupported
-        self._check_fitted()
+        self.check_fitted()
         fmt = input_format or (detect_format(source) if source not in ("-", None) else self.format)
         if self.reduction is not None:   # a constituent parser: bracketed trees out
             return self.reduction.parse_file(self, source, target, fmt, output_format, progress)

@@ -18,7 +18,7 @@ from maltpy.version import __version__
 
 def save_parser(self, path: str) -> None:
     """Write a trained parser to one model file (``Parser.save``)."""
-    self._check_fitted()
+    self.check_fitted()
     train_settings = {k: v for k, v in self.settings.__dict__.items()
                       if k not in RUN_SETTINGS}
     header = {
@@ -109,7 +109,7 @@ def load_parser(cls, path: str, **overrides):
     self.extractor.set_deprel_values(deprel_values)
     self.token_tables = [SymbolTable(t) for t in h.tables("token_tables", len(self.compiled.token_columns))]
     self.rag_tables = [SymbolTable(t) for t in h.tables("rag_tables", len(self.compiled.rag_columns))]
-    self.classes = ClassTable(self._system(training=False).labeled, len(self.labels))
+    self.classes = ClassTable(self.system(training=False).labeled, len(self.labels))
     C = self.classes.n_classes
     if h.integer("n_classes", 1, 2 ** 31 - 1) != C:
         h.fail(f"class count does not match the {settings.algorithm} system")
@@ -130,7 +130,7 @@ def load_parser(cls, path: str, **overrides):
         from maltpy.parsing.constituent import Reduction
         self.reduction = Reduction.from_model(h.get("constituents"), arrays, h.fail)
     try:
-        self._get_weights()  # the C tables: distinct feature keys, shapes against each other
+        self.weights()  # the C tables: distinct feature keys, shapes against each other
     except ValueError as e:
         h.fail(str(e))
     self._fitted = True

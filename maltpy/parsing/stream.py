@@ -38,18 +38,18 @@ class ChunkParser:
 
     def __init__(self, parser, kernel_threads: int = 1, one_root: bool = False):
         from maltpy.parsing.intern import ChunkEncoder
-        parser._check_fitted()
+        parser.check_fitted()
         self.parser = parser
         self.reverse = parser.settings.direction == "rtl"
         node_columns = [COLUMNS[parser.format].index(c) for c in HEAD_COLUMNS[parser.format]]
         self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.rag_tables,
                                     parser.extractor.root_value, self.reverse, node_columns)
-        self.system = parser._system(training=False)
-        self.weights = parser._get_weights()
+        self.system = parser.system(training=False)
+        self.weights = parser.weights()
         self.kernel = parser.learner.kind == "kernel"
         self.kernel_threads = kernel_threads
         self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in parser.output_labels]
-        self.pp = parser._pseudo_projective()
+        self.pp = parser.pseudo_projective()
         # labels whose sentences need decoding: those carrying the encoding's marks
         self.marked = np.array(["|" in label or "%" in label for label in parser.labels] + [False], dtype=bool)
         # -dir both: the right-to-left parser of the same model file, and how to combine
