@@ -40,7 +40,7 @@ MODULES = [
     "maltpy.learners.mcsvm",
     "maltpy.learners.svc",
     "maltpy.learners.averaged_perceptron",
-    "maltpy.learners.online",
+    "maltpy.parsing.online",
     "maltpy.systems.base",
     "maltpy.features.featmap",
     "maltpy.formats.scan",

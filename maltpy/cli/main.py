@@ -54,7 +54,7 @@ def _main_parser():
                "MODEL' shows what a model file holds (its settings, learner, labels, training figures). "
                "Run 'maltpy eval -h' for their options.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    from maltpy import __version__
+    from maltpy.version import __version__
     p.add_argument("--version", action="version", version=f"maltpy {__version__}")
     p.add_argument("-c", metavar="CONFIG|MODEL",
                    help="YAML configuration file (.yaml/.yml), or the model file itself (.mpz is "

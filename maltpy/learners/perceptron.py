@@ -4,7 +4,7 @@ Trained on the static oracle's instances (:mod:`maltpy.learners.averaged_percept
 without the GIL), it exports weights of the same shape as LIBLINEAR's, so model files and the
 parse loop are those of linear models. Options (``-lo``): ``-i`` epochs (default 15), ``-s`` the
 seed of the order in which each epoch visits the instances (default 0); with the dynamic oracle
-(``-or dynamic``, :mod:`maltpy.learners.online`), ``-k`` the epochs before exploring (default 1)
+(``-or dynamic``, :mod:`maltpy.parsing.online`), ``-k`` the epochs before exploring (default 1)
 and ``-p`` the probability of following a wrong prediction (default 0.9), Goldberg & Nivre's.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ class PerceptronLearner:
     #: :meth:`fit` calls ``progress(epoch, error rate)`` once per epoch, and training logs it
     reports_passes = True
     logs_passes = True
-    #: can train inside the transition loop (-or dynamic, maltpy.learners.online)
+    #: can train inside the transition loop (-or dynamic, maltpy.parsing.online)
     online = True
 
     @classmethod

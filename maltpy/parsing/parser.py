@@ -366,8 +366,8 @@ class Parser:
 
     def _fit_online(self, sentences, fmt, log):
         """-or dynamic: the perceptron trained inside the transition loop with the dynamic oracle,
-        exploring its own errors (maltpy.learners.online)."""
-        from maltpy.learners.online import train_online
+        exploring its own errors (maltpy.parsing.online)."""
+        from maltpy.parsing.online import train_online
         s = self.settings
         learner = make_learner(s.learner, s.learner_options)
         if not getattr(learner, "online", False):

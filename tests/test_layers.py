@@ -1,0 +1,102 @@
+"""The package's layers (docs/architecture.md): every import, lazy ones and Cython's cimports
+included, goes to a lower layer, and no module imports itself back through others."""
+import os
+import re
+
+from conftest import ROOT
+
+PACKAGE = os.path.join(ROOT, "maltpy")
+
+#: lowest first; a unit is a sub-package or a top-level module of maltpy
+LAYERS = [
+    {"errors", "version"},
+    {"chunks", "progress", "hashing", "output"},
+    {"systems", "learners", "formats"},
+    {"features", "evaluation"},
+    {"transform", "visual"},
+    {"config"},
+    {"parsing"},
+    {"integrations"},
+    {"experiments"},
+    {"cli", "__init__"},
+    {"__main__"},
+]
+_IMPORT = re.compile(r"^\s*(?:from|cimport)\s+(maltpy[\w.]*)\s+c?import\s+(.+)|^\s*c?import\s+(maltpy[\w.]*)")
+
+
+def _modules():
+    """module name -> its source files (.py, .pyx, .pxd)."""
+    out = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for f in files:
+            base, ext = os.path.splitext(f)
+            if ext in (".py", ".pyx", ".pxd"):
+                rel = os.path.relpath(os.path.join(folder, base), ROOT).replace(os.sep, ".")
+                out.setdefault(rel[:-len(".__init__")] if rel.endswith(".__init__") else rel, []).append(
+                    os.path.join(folder, f))
+    return out
+
+
+def _imports(modules):
+    """module -> the maltpy modules it imports (``from maltpy.x import y`` is maltpy.x.y when that
+    is a module, else maltpy.x)."""
+    edges = {}
+    for module, paths in modules.items():
+        targets = set()
+        for path in paths:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    m = _IMPORT.match(line)
+                    if not m:
+                        continue
+                    if m.group(3):
+                        targets.add(m.group(3))
+                        continue
+                    names = [n.strip().split(" ")[0] for n in m.group(2).strip("()\\ \n").split(",")]
+                    subs = [f"{m.group(1)}.{n}" for n in names if f"{m.group(1)}.{n}" in modules]
+                    targets.update(subs or [m.group(1)])
+        edges[module] = {t for t in targets if t != module}
+    return edges
+
+
+def _unit(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _layer(unit):
+    return next(k for k, layer in enumerate(LAYERS) if unit in layer)
+
+
+def test_every_unit_has_a_layer():
+    units = {_unit(m) for m in _modules()}
+    assert all(any(u in layer for layer in LAYERS) for u in units), sorted(
+        u for u in units if not any(u in layer for layer in LAYERS))
+
+
+def test_imports_go_down_the_layers():
+    bad = []
+    for module, targets in _imports(_modules()).items():
+        for t in targets:
+            a, b = _unit(module), _unit(t)
+            if a != b and _layer(b) >= _layer(a):
+                bad.append(f"{module} -> {t}")
+    assert bad == []
+
+
+def test_no_module_imports_itself_back():
+    edges = _imports(_modules())
+    state, cycles = {}, []
+
+    def visit(m, path):
+        state[m] = 1
+        for t in sorted(edges.get(m, ())):
+            if state.get(t) == 1:
+                cycles.append(path[path.index(t):] + [t] if t in path else [m, t])
+            elif t in edges and not state.get(t):
+                visit(t, path + [t])
+        state[m] = 2
+    for m in sorted(edges):
+        if not state.get(m):
+            visit(m, [m])
+    assert cycles == []
