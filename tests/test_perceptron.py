@@ -116,3 +116,17 @@ def test_dynamic_oracle_refusals(settings, message):
     train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)[:20]
     with pytest.raises(MaltpyError, match=message):
         maltpy.Parser(oracle="dynamic", verbose=False, **settings).fit(train)
+
+
+def test_every_learner_declares_its_capabilities():
+    """The parser reads a learner's declared capabilities (maltpy.learners.base.Learner), never probes."""
+    from maltpy.learners import LEARNERS, make_learner
+    from maltpy.learners.base import Learner
+    for name in LEARNERS:
+        learner = make_learner(name, "")
+        assert isinstance(learner, Learner)
+        assert learner.kind in ("linear", "kernel")
+        assert all(isinstance(getattr(learner, c), bool)
+                   for c in ("reports_passes", "logs_passes", "online", "threaded"))
+        assert not learner.threaded or learner.n_threads >= 1
+    assert [n for n in LEARNERS if make_learner(n, "").online] == ["perceptron"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.learners.base import Learner
 from maltpy.learners.mcsvm import train_crammer_singer
 from maltpy.learners.options import parse_flags, require_positive
 
@@ -75,7 +76,7 @@ def first_appearance_order(y):
 
 
 @dataclass
-class LiblinearLearner:
+class LiblinearLearner(Learner):
     """A LIBLINEAR model type with its parameters (C, tolerance, bias)."""
     solver: int = 4
     C: float = 0.1
@@ -93,6 +94,7 @@ class LiblinearLearner:
 
     #: the parse loop adds weight rows (see maltpy.parsing.loop)
     kind = "linear"
+    threaded = True
 
     @property
     def reports_passes(self) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.learners.base import Learner
 from maltpy.learners.liblinear import first_appearance_order
 from maltpy.learners.options import parse_flags, require_positive
 
@@ -110,7 +111,7 @@ class Kernel:
 
 
 @dataclass
-class LibsvmLearner:
+class LibsvmLearner(Learner):
     """C-SVC with a kernel; one-vs-one multi-class as LIBSVM does it."""
     kernel: int = 1
     degree: int = 2
@@ -126,6 +127,7 @@ class LibsvmLearner:
     kind = "kernel"
     #: the solver reports no passes
     reports_passes = False
+    threaded = True
 
     @classmethod
     def from_options(cls, text: str) -> "LibsvmLearner":

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.learners.base import Learner
 from maltpy.learners.liblinear import UNSEEN
 from maltpy.learners.options import parse_flags
 
@@ -34,7 +35,7 @@ def parse_perceptron_options(text: str) -> dict:
 
 
 @dataclass
-class PerceptronLearner:
+class PerceptronLearner(Learner):
     """Collins's averaged perceptron over the oracle's instances."""
     epochs: int = 15
     seed: int = 0

@@ -307,7 +307,7 @@ class Parser:
                 remap[used] = np.arange(len(used), dtype=np.int32)
                 svm.remap_features(remap)
                 return all_keys[cols[used]], svm
-            report = pass_bar is not None or (getattr(learner, "logs_passes", False) and len(groups) == 1)
+            report = pass_bar is not None or (learner.logs_passes and len(groups) == 1)
             W, bias = learner.fit(Xs, ys, C, progress=on_pass if report else None)
             keep = np.flatnonzero(np.any(W != 0, axis=1))
             return all_keys[cols[keep]], W[keep], bias
@@ -322,7 +322,7 @@ class Parser:
             if pass_bar is not None:
                 pass_bar.update(1)
                 pass_bar.set_postfix_str(note, refresh=False)
-            if getattr(learner, "logs_passes", False):
+            if learner.logs_passes:
                 log(note)
 
         bar = None if pass_bar is not None else _progress_bar(len(groups), "training", s.verbose, unit="model")
@@ -336,7 +336,7 @@ class Parser:
             # a kernel model's one-against-one problems run on the jobs threads (the solver's own),
             # model after model: better balanced than one thread per model
             workers = 1
-        if hasattr(learner, "n_threads"):   # the threads the models leave free go to their solvers
+        if learner.threaded:   # the threads the models leave free go to their solvers
             learner.n_threads = max(1, jobs // workers)
         pool = ThreadPoolExecutor(max_workers=workers)
         try:
@@ -370,7 +370,7 @@ class Parser:
         from maltpy.parsing.online import train_online
         s = self.settings
         learner = make_learner(s.learner, s.learner_options)
-        if not getattr(learner, "online", False):
+        if not learner.online:
             raise MaltpyError(f"the dynamic oracle (-or dynamic) trains online: use -l perceptron, not -l {s.learner}")
         if s.split_column or s.split_structure:
             raise MaltpyError("the dynamic oracle trains one model: leave out the data split (-d/-s)")

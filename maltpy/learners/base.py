@@ -1,0 +1,33 @@
+"""What a learner is to the parser: its options, ``fit``, and the capabilities it declares.
+
+The parser reads these attributes and never probes for others, so a new learner states what it
+can do here, by overriding them:
+
+- ``kind``: ``"linear"`` (``fit`` returns weights the C loop adds, rows per feature) or
+  ``"kernel"`` (``fit`` returns LIBSVM-style models, scored in batches by
+  :mod:`maltpy.parsing.kernel`);
+- ``reports_passes``: ``fit`` calls ``progress(n_passes, value)`` after each pass, and
+  :meth:`pass_note` says what the value means;
+- ``logs_passes``: training logs each pass (the perceptron's epochs);
+- ``online``: it can train inside the transition loop with a dynamic oracle (``-or dynamic``,
+  :mod:`maltpy.parsing.online`);
+- ``threaded``: ``fit`` uses ``n_threads`` threads, which the parser sets from ``-j``.
+"""
+from __future__ import annotations
+
+
+class Learner:
+    """The capabilities every learner declares (see the module docstring), with their defaults."""
+    kind = "linear"
+    reports_passes = False
+    logs_passes = False
+    online = False
+    threaded = False
+
+    def import_estimator(self):
+        """Import what :meth:`fit` needs ahead of it (scikit-learn takes seconds); nothing by default."""
+        return None
+
+    def pass_note(self, n_passes: int, value: float) -> str:
+        """What the progress bar shows after a pass of a learner that reports passes."""
+        return f"pass {n_passes}"
