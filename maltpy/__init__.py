@@ -22,7 +22,7 @@ def _check_build():
         return
     message = (f"maltpy is being imported from its source folder ({here}), whose compiled extensions are not "
                "built: Python started in the clone's folder finds the source before the installed maltpy. "
-               "Start Python (or run the maltpy command) from another folder, or build the extensions here "
+               "Start Python in another folder (the maltpy command works anywhere), or build the extensions here "
                "with 'python setup.py build_ext --inplace'.")
     if sys.argv[:1] == ["-m"]:   # python -m maltpy: one line, as the command's errors are
         print(f"maltpy: error: {message}", file=sys.stderr)
