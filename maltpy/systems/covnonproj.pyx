@@ -15,10 +15,9 @@ this one's. MaltParser's conventions are kept: the root in Left with ``allow_roo
 root arcs), and words left without a head attached to the root with the root label, so a
 root arc with another label needs a RIGHT-ARC from the root.
 """
-from libc.string cimport memcpy
 
 from maltpy.systems.covington cimport LEFT_ARC, RIGHT_ARC, Covington
-from maltpy.systems.state cimport Gold, State, component_root
+from maltpy.systems.state cimport Gold, State, component_root, copy_arcs
 
 
 cdef class CovNonProj(Covington):
@@ -134,15 +133,8 @@ cdef class CovNonProj(Covington):
                 head = s.right if m == LEFT_ARC else s.left
                 if g.heads[dep] == head:
                     label = zero_label[m] = g.labels[dep]
-            # the move on a copy (s may have room for longer sentences: array by array)
-            memcpy(t.heads, s.heads, sizeof(int) * m1)
-            memcpy(t.labels, s.labels, sizeof(int) * m1)
-            memcpy(t.ldep, s.ldep, sizeof(int) * m1)
-            memcpy(t.rdep, s.rdep, sizeof(int) * m1)
-            memcpy(t.n_ldeps, s.n_ldeps, sizeof(int) * m1)
-            memcpy(t.n_rdeps, s.n_rdeps, sizeof(int) * m1)
-            memcpy(t.uf, s.uf, sizeof(int) * m1)
-            memcpy(t.uf_size, s.uf_size, sizeof(int) * m1)
+            # the move on a copy of the arcs (s may have room for longer sentences: array by array)
+            copy_arcs(&t, s)
             t.left, t.right, t.n_transitions, t.last_move = s.left, s.right, s.n_transitions, s.last_move
             self.apply(&t, m, label)
             cost[m] = self.loss(&t, g, work, work + m1, work + 2 * m1) - here

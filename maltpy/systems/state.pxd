@@ -131,6 +131,21 @@ cdef inline void state_reset(State* s) noexcept nogil:
     s.aux = s.block + 2 * (s.cap + 1)
 
 
+cdef inline void copy_arcs(State* dst, const State* src) noexcept nogil:
+    """The arcs of ``src`` and what follows from them (heads, labels, the dependent summaries,
+    the union-find) into ``dst``'s arrays, for its ``src.n + 1`` nodes: part of
+    :func:`state_copy`, and all that a dynamic oracle's trial move on scratch arrays needs."""
+    cdef int m1 = src.n + 1
+    memcpy(dst.heads, src.heads, sizeof(int) * m1)
+    memcpy(dst.labels, src.labels, sizeof(int) * m1)
+    memcpy(dst.ldep, src.ldep, sizeof(int) * m1)
+    memcpy(dst.rdep, src.rdep, sizeof(int) * m1)
+    memcpy(dst.n_ldeps, src.n_ldeps, sizeof(int) * m1)
+    memcpy(dst.n_rdeps, src.n_rdeps, sizeof(int) * m1)
+    memcpy(dst.uf, src.uf, sizeof(int) * m1)
+    memcpy(dst.uf_size, src.uf_size, sizeof(int) * m1)
+
+
 cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
     """Make ``dst`` (allocated by :func:`state_alloc` for at least ``src.n`` words) the same
     configuration as ``src``, for every system: the lists, arcs, links, union-find and log, the
@@ -148,14 +163,7 @@ cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
     memcpy(dst.stack, src.stack, sizeof(int) * src.stack_len)
     memcpy(dst.buffer, src.buffer, sizeof(int) * src.buf_len)
     memcpy(dst.aux, src.aux, sizeof(int) * src.aux_len)
-    memcpy(dst.heads, src.heads, sizeof(int) * m1)
-    memcpy(dst.labels, src.labels, sizeof(int) * m1)
-    memcpy(dst.ldep, src.ldep, sizeof(int) * m1)
-    memcpy(dst.rdep, src.rdep, sizeof(int) * m1)
-    memcpy(dst.n_ldeps, src.n_ldeps, sizeof(int) * m1)
-    memcpy(dst.n_rdeps, src.n_rdeps, sizeof(int) * m1)
-    memcpy(dst.uf, src.uf, sizeof(int) * m1)
-    memcpy(dst.uf_size, src.uf_size, sizeof(int) * m1)
+    copy_arcs(dst, src)
     memcpy(dst.link_first, src.link_first, sizeof(int) * m1)
     memcpy(dst.link_next, src.link_next, sizeof(int) * 2 * src.n_links)
     memcpy(dst.link_to, src.link_to, sizeof(int) * 2 * src.n_links)
