@@ -1,0 +1,168 @@
+"""Outputs and weights that a refactoring must not change (issue #40's invariants), saved from one
+commit and checked at another.
+
+    python benchmarks/invariants.py save  DIR [--shared ../shared] [--only NAME ...] [--sentences N]
+    python benchmarks/invariants.py check DIR [--shared ../shared] [--only NAME ...]
+
+Each configuration is trained on EWT train (CoNLL-X, XPOS as POSTAG) with the maltpy command as
+a user types it, and parses EWT dev. ``save`` records the SHA-256 of the output file and of every
+array in the model file (the zip's own metadata aside) in DIR/manifest.json; ``check`` does the
+same work again with the maltpy it runs and prints, for each configuration, whether the output and
+the weights are the same bits. It exits with status 1 when any differs. ``--sentences N`` trains on
+the first N training sentences (quicker; save and check must use the same N, which the manifest
+keeps). The constituent parser trains and parses on the PTB sample (``-m learn -i train.mrg``).
+
+Run ``save`` with the commit before a change (e.g. in a worktree on PYTHONPATH) and ``check``
+after it.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+#: name -> the flags of -m learn (the issue's list)
+CONFIGS = {
+    **{f"a-{a}": ["-a", a] for a in ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj",
+                                       "stackeager", "stacklazy", "planar", "2planar")},
+    **{f"pp-{m}": ["-pp", m] for m in ("baseline", "head", "path", "head+path")},
+    "dir-rtl": ["-dir", "rtl"],
+    "dir-both": ["-dir", "both"],
+    "ud-naive": ["-a", "2planar", "-ud", "naive"],
+    "ud-label": ["-a", "2planar", "-ud", "label"],
+    **{f"bt-{b}": ["-bt", b] for b in ("lba", "rba", "lnba", "rnba")},
+    "nt-true": ["-nt", "true"],
+    "libsvm-split": ["-l", "libsvm", "-d", "POSTAG", "-s", "Input[0]", "-T", "1000"],
+    "liblinear-split": ["-d", "POSTAG", "-s", "Input[0]", "-T", "50"],
+    "perceptron-static": ["-l", "perceptron", "-lo", "-i 5"],
+    "perceptron-dynamic": ["-l", "perceptron", "-or", "dynamic", "-lo", "-i 5"],
+    "constituents": [],
+}
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _model_digests(path) -> dict:
+    """SHA-256 of every array of a model file (a path or a file object), and its header with the
+    run's figures left out; a model file inside it (-dir both's right-to-left parser) is taken
+    apart the same way, its entries named ``arrays/reverse_model.npy::...``."""
+    out = {}
+    with zipfile.ZipFile(path) as z:
+        for name in sorted(z.namelist()):
+            data = z.read(name)
+            if name.endswith(".json"):
+                header = json.loads(data)
+                header.pop("train_stats", None)      # training time varies
+                header.pop("arrays", None)           # the array list: compared array by array
+                header.get("combination", {}).pop("seconds", None)
+                out[name] = header                   # compared key by key (_compare_models)
+            elif name == "arrays/reverse_model.npy":
+                import numpy as np
+                inner = np.load(io.BytesIO(data), allow_pickle=False).tobytes()
+                out.update({f"{name}::{k}": v for k, v in _model_digests(io.BytesIO(inner)).items()})
+            else:
+                out[name] = _sha(data)
+    return out
+
+
+def _compare_models(before: dict, after: dict):
+    """(every array and header value the same, the arrays only ``after`` has). A newer model file
+    may add an array or a setting (older files without them still load) without changing what the
+    older one held: settings are compared over the older file's keys."""
+    def same_value(key, old, new):
+        if isinstance(old, dict) and isinstance(new, dict):     # the header
+            return all(k in new and (new[k] == v if k != "settings"
+                                     else all(new[k].get(s) == x for s, x in v.items())) for k, v in old.items())
+        return old == new
+    same = bool(before) and all(same_value(name, value, after.get(name)) for name, value in before.items())
+    return same, sorted(name for name in after if name not in before)
+
+
+def _maltpy(args, cwd):
+    r = subprocess.run([sys.executable, "-m", "maltpy", *args, "-q"], cwd=cwd, capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"maltpy {' '.join(args)} failed: {r.stderr.strip()}")
+
+
+def run(name: str, shared: str, work: str, sentences) -> dict:
+    """Train and parse one configuration; the digests of its output and model."""
+    model = os.path.join(work, f"{name}.mpz")
+    out = os.path.join(work, f"{name}.out")
+    if name == "constituents":
+        train = os.path.join(shared, "data", "ptb-sample", "train.mrg")
+        _maltpy(["-c", model, "-m", "learn", "-i", train], work)
+        _maltpy(["-c", model, "-m", "parse", "-i", train, "-o", out + ".mrg"], work)
+        out += ".mrg"
+    else:
+        _maltpy(["-c", model, "-m", "learn", "-i", os.path.join(work, "train.conll"), *CONFIGS[name]], work)
+        _maltpy(["-c", model, "-m", "parse", "-i", os.path.join(work, "dev.conll"), "-o", out], work)
+    with open(out, "rb") as f:
+        output = _sha(f.read())
+    return {"output": output, "model": _model_digests(model)}
+
+
+def _prepare(shared: str, work: str, sentences) -> None:
+    """EWT train (its first ``sentences``) and dev as CoNLL-X files in ``work``."""
+    from maltpy.formats.conll import read_conll, to_conllx, write_conll
+    for part in ("train", "dev"):
+        src = os.path.join(shared, "data", "ud", "en_ewt", f"{part}.conllu")
+        if not os.path.exists(src):
+            sys.exit(f"EWT not found: {src}")
+        data = [to_conllx(s) for s in read_conll(src, "conllu", need_heads=True)]
+        if part == "train" and sentences:
+            data = data[:sentences]
+        write_conll(data, os.path.join(work, f"{part}.conll"))
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=("save", "check"))
+    ap.add_argument("dir", help="where the manifest is saved (save) or read (check)")
+    ap.add_argument("--shared", default=os.path.join(here, "..", "..", "shared"))
+    ap.add_argument("--only", nargs="+", choices=sorted(CONFIGS), help="these configurations only")
+    ap.add_argument("--sentences", type=int, default=0, help="train on the first N sentences (save; 0 = all)")
+    a = ap.parse_args()
+    manifest_path = os.path.join(a.dir, "manifest.json")
+    saved = None
+    if a.mode == "check":
+        with open(manifest_path) as f:
+            saved = json.load(f)
+        a.sentences = saved["sentences"]
+    names = a.only or (sorted(saved["configs"]) if saved else list(CONFIGS))
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="maltpy-invariants-") as work:
+        _prepare(a.shared, work, a.sentences)
+        for name in names:
+            results[name] = run(name, a.shared, work, a.sentences)
+            if saved is None:
+                print(f"{name}: saved", flush=True)
+                continue
+            before = saved["configs"].get(name)
+            same_out = before is not None and before["output"] == results[name]["output"]
+            same_model, added = _compare_models(before["model"] if before else {}, results[name]["model"])
+            print(f"{name:<20} output {'same' if same_out else 'DIFFERS'}   "
+                  f"model {'same' if same_model else 'DIFFERS'}"
+                  + (f" (and adds {', '.join(added)})" if added else ""), flush=True)
+            results[name]["unchanged"] = same_out and same_model
+    if saved is None:
+        os.makedirs(a.dir, exist_ok=True)
+        with open(manifest_path, "w") as f:
+            json.dump({"sentences": a.sentences, "configs": results}, f, indent=1, sort_keys=True)
+        return 0
+    bad = [n for n in names if not results[n]["unchanged"]]
+    print(f"{len(names) - len(bad)} of {len(names)} configurations unchanged"
+          + (f"; changed: {', '.join(bad)}" if bad else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
