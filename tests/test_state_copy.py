@@ -3,7 +3,6 @@ gives what the original gives, for every system and option that changes the stat
 (2-planar's swapped stacks, undirected links, buffer transitions, the tree constraint)."""
 import random
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from maltpy.systems import SYSTEMS

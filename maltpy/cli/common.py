@@ -22,12 +22,15 @@ def _detect(path, given):
 
 
 def _input(settings):
-    """What the readers read: the input path (or ``-``), or a UTF-8 stream decoded from it with
-    -ic's charset."""
+    """What the readers read for -i with -ic's charset (:func:`_decoded`)."""
+    return _decoded(settings.input, settings.input_charset)
+
+
+def _decoded(path, charset):
+    """What the readers read: the path (or ``-``) itself for UTF-8, else a UTF-8 stream decoded
+    from it."""
     from maltpy.formats.charset import TranscodedInput, is_utf8
-    if is_utf8(settings.input_charset):
-        return settings.input
-    return TranscodedInput(settings.input, settings.input_charset)
+    return path if is_utf8(charset) else TranscodedInput(path, charset)
 
 
 def _read_for_good(read, *args, **kwargs):

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from maltpy.cli.common import _read_for_good
+from maltpy.cli.common import _decoded, _read_for_good
 from maltpy.errors import MaltpyError
 
 
@@ -55,12 +55,10 @@ def cmd_eval(argv):
     from maltpy.formats.ptb import is_ptb_path
     if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
         return _eval_constituents(a)
-    from maltpy.formats.charset import TranscodedInput, is_utf8
     fmt = a.fmt or detect_format(a.gold)
 
     def read(path):
-        source = path if is_utf8(a.charset) else TranscodedInput(path, a.charset)
-        return _read_for_good(read_conll, source, fmt, need_heads=True)
+        return _read_for_good(read_conll, _decoded(path, a.charset), fmt, need_heads=True)
     gold = read(a.gold)
     systems = [(os.path.basename(a.system), read(a.system))]
     if a.compare:

@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, List, Optional
 
 from maltpy.chunks import chunked
 from maltpy.errors import InputFormatError, MaltpyError
-from maltpy.formats.validate import BREAKS, find_cycle, tree_problem  # noqa: F401 (find_cycle: public here too)
+from maltpy.formats.validate import BREAKS, tree_problem
 from maltpy.output import open_output
 
 #: MaltParser's column names per format, in file order.
@@ -150,7 +150,7 @@ class Sentence:
                                   f"({len(forms)} words)")
             for v in values:
                 text = str(v)
-                if text == "" or any(c in text for c in "\t\n\r"):
+                if text == "" or BREAKS.search(text):
                     raise MaltpyError(f"Sentence.from_words: {names[ci]} entry {text!r} is empty or holds a "
                                       "tab or line break, which a CoNLL file cannot hold (use _ for none)")
         rows = []

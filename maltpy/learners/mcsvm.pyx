@@ -191,7 +191,7 @@ cdef inline void _prefetch_ahead(const _Data* d, int64_t i, int stage) noexcept 
     0: its entries in the per-instance arrays; 1: its feature ids, active classes and alphas;
     2: the weight rows of its features (whole rows when every class is active, whose first
     lines start the hardware's prefetch; else the active classes')."""
-    cdef int m, c, b
+    cdef int c, b
     cdef int64_t p
     cdef uint64_t word
     if stage == 0:

@@ -114,21 +114,14 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* how many classes over the runs score at least t (four at a time where SSE2 is there) */
+    /* how many classes over the runs score at least t: a loop the compiler vectorises, compiled
+       for AVX2 and the baseline where it can choose at load time (MALTPY_CLONES) */
+    MALTPY_CLONES
     static int maltpy_count_at_least(const float* s, const int* lo, const int* hi, int n, float t) {
         int r, c, count = 0;
-    #if defined(__SSE2__)
-        __m128 vt = _mm_set1_ps(t);
-    #endif
-        for (r = 0; r < n; r++) {
-            c = lo[r];
-    #if defined(__SSE2__)
-            for (; c + 4 <= hi[r]; c += 4)
-                count += __builtin_popcount(_mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(s + c), vt)));
-    #endif
-            for (; c < hi[r]; c++)
+        for (r = 0; r < n; r++)
+            for (c = lo[r]; c < hi[r]; c++)
                 count += s[c] >= t;
-        }
         return count;
     }
     """
@@ -166,13 +159,25 @@ cdef struct WSplit:
 
 
 @cython.final
+cdef inline const WSlot* find_slot(const WSplit* m, uint64_t key, const WSlot* slot) noexcept nogil:
+    """The slot of ``key`` in split model ``m``'s table, probing from ``slot`` (its home slot),
+    or NULL when the model has no weights for it."""
+    cdef uint64_t h = <uint64_t>(slot - m.slots)
+    while slot.count != SLOT_EMPTY and slot.key != key:
+        h = (h + 1) & m.mask
+        slot = &m.slots[h]
+    return NULL if slot.count == SLOT_EMPTY else slot
+
+
 cdef class Weights(SplitModels):
     cdef int n_classes
     cdef WSplit* split
     cdef list _keep
+    #: some split model keeps its weights' low parts (float64-trained): near ties are settled in double
+    cdef readonly bint exact_ties
 
-    cdef int exact_best(self, int sp, const uint64_t* keys, int nk, const float* scores, const int* run_lo,
-                        const int* run_end, int n_runs, int best, double* exact) noexcept nogil
+    cdef int exact_best(self, int sp, const uint64_t* keys, int nk, const float* scores, float floor,
+                        const int* run_lo, const int* run_end, int n_runs, int best, double* exact) noexcept nogil
 
     cdef inline void score(self, int sp, const uint64_t* keys, int nk, const WSlot** found, float* scores,
                            const int* run_lo, const int* run_end, int n_runs, bint from_bias=True) noexcept nogil:
@@ -186,21 +191,13 @@ cdef class Weights(SplitModels):
         cdef const WSlot* slot
         cdef const WEntry* e
         cdef const float* w
-        cdef uint64_t h
         cdef int i, r, c, j
         for i in range(nk):
             found[i] = &m.slots[mix64(keys[i]) & m.mask]
             prefetch(found[i])
         for i in range(nk):
-            h = <uint64_t>(found[i] - m.slots)
-            slot = found[i]
-            while slot.count != SLOT_EMPTY and slot.key != keys[i]:
-                h = (h + 1) & m.mask
-                slot = &m.slots[h]
-            if slot.count == SLOT_EMPTY:
-                found[i] = NULL
-            else:
-                found[i] = slot
+            slot = found[i] = find_slot(m, keys[i], found[i])
+            if slot != NULL:
                 # the row's cache lines that will be read: a dense row's permissible runs
                 if slot.count == SLOT_DENSE:
                     w = m.dense + <Py_ssize_t>slot.start * self.n_classes

@@ -141,14 +141,15 @@ def sparse_rows(W):
     (None for a float32 matrix): the parse loop scores in float32 and settles near ties with
     both parts, in double, as MaltParser's double weights would (:meth:`Weights.exact_best`)."""
     W = np.asarray(W)
-    exact = W.dtype == np.float64
     W32 = W.astype(np.float32)
-    rows, cols = np.nonzero(W32 if not exact else W)
+    rows, cols = np.nonzero(W32)
     indptr = np.zeros(W.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=W.shape[0]), out=indptr[1:])
     high = W32[rows, cols]
-    low = (W[rows, cols] - high.astype(np.float64)).astype(np.float32) if exact else None
-    return indptr, cols.astype(np.int32), high, (low if low is not None and low.any() else None)
+    if W.dtype != np.float64:
+        return indptr, cols.astype(np.int32), high, None
+    low = (W[rows, cols] - high).astype(np.float32)
+    return indptr, cols.astype(np.int32), high, (low if low.any() else None)
 
 
 @cython.final
@@ -207,9 +208,7 @@ cdef class Weights(SplitModels):
             entries = np.empty(max(len(cols), 1), dtype=[("cls", np.int32), ("w", np.float32)])
             entries["cls"][:len(cols)] = cols
             entries["w"][:len(cols)] = w
-            entries_low = np.zeros(max(len(cols), 1), dtype=np.float32) if low is not None else None
-            if low is not None:
-                entries_low[:len(cols)] = low
+            entries_low = low     # parallel to the entries as it is (None, or as many as they)
             starts = indptr[:n_rows].astype(np.int32)
             row_counts = nnz.astype(np.int32)
             starts[dense_rows] = np.arange(len(dense_rows), dtype=np.int32)
@@ -223,23 +222,22 @@ cdef class Weights(SplitModels):
             self.split[k].bias = <float*>cnp.PyArray_DATA(b)
             self.split[k].entries_low = <float*>cnp.PyArray_DATA(entries_low) if low is not None else NULL
             self.split[k].dense_low = <float*>cnp.PyArray_DATA(dense_low) if low is not None else NULL
+            self.exact_ties = self.exact_ties or low is not None
         self.set_split_map(split_map, default_split)
 
     def __dealloc__(self):
         free(self.split)
 
-    cdef int exact_best(self, int sp, const uint64_t* keys, int nk, const float* scores, const int* run_lo,
-                        const int* run_end, int n_runs, int best, double* exact) noexcept nogil:
+    cdef int exact_best(self, int sp, const uint64_t* keys, int nk, const float* scores, float floor,
+                        const int* run_lo, const int* run_end, int n_runs, int best, double* exact) noexcept nogil:
         """The permissible class with the highest score in double precision, among those whose
-        float32 score (``scores``, from :meth:`score`) is within float32's rounding of the best
-        one's (:func:`near_tie`): MaltParser's LIBLINEAR scores with double weights, so where
-        float32 sums tie or nearly tie, its choice is the double sums' (the first class of equal
-        ones). The weights are their float32 part plus the low part the model keeps; ``keys``:
-        all the decision's features."""
+        float32 score (``scores``, from :meth:`score`) is at least ``floor`` (the best one's less
+        float32's rounding, :func:`tie_floor`): MaltParser's LIBLINEAR scores with double weights,
+        so where float32 sums tie or nearly tie, its choice is the double sums' (the first class
+        of equal ones). The weights are their float32 part plus the low part the model keeps;
+        ``keys``: all the decision's features."""
         cdef const WSplit* m = &self.split[sp]
-        cdef double tol = tie_tolerance(scores[best], nk)
-        cdef float top = scores[best]
-        cdef int r, c, i, j, h
+        cdef int r, c, i, j
         cdef const WSlot* slot
         cdef const WEntry* e
         cdef const float* w
@@ -248,15 +246,11 @@ cdef class Weights(SplitModels):
             exact[c] = -INFINITY
         for r in range(n_runs):
             for c in range(run_lo[r], run_end[r]):
-                if scores[c] >= top - tol:
+                if scores[c] >= floor:
                     exact[c] = m.bias[c]
         for i in range(nk):
-            h = <int>(mix64(keys[i]) & m.mask)
-            slot = &m.slots[h]
-            while slot.count != SLOT_EMPTY and slot.key != keys[i]:
-                h = <int>((h + 1) & m.mask)
-                slot = &m.slots[h]
-            if slot.count == SLOT_EMPTY:
+            slot = find_slot(m, keys[i], &m.slots[mix64(keys[i]) & m.mask])
+            if slot == NULL:
                 continue
             if slot.count == SLOT_DENSE:
                 w = m.dense + <Py_ssize_t>slot.start * self.n_classes
@@ -277,17 +271,11 @@ cdef class Weights(SplitModels):
         return best
 
 
-cdef inline double tie_tolerance(float top, int n_terms) noexcept nogil:
-    """How far apart two float32 sums of ``n_terms`` weights may be that double sums would order
-    the other way: each addition rounds by at most 2^-24 of a partial sum (generously bounded)."""
-    return 8.0 * (n_terms + 1) * FLT_EPSILON * (1.0 + fabs(top))
-
-
-cdef inline bint near_tie(const float* scores, const int* run_lo, const int* run_end, int n_runs, int best,
-                          int n_terms) noexcept nogil:
-    """Whether another permissible class scores within :func:`tie_tolerance` of ``best``."""
-    return count_at_least(scores, run_lo, run_end, n_runs,
-                          <float>(scores[best] - tie_tolerance(scores[best], n_terms))) > 1
+cdef inline float tie_floor(float top, int n_terms) noexcept nogil:
+    """The lowest float32 sum of ``n_terms`` weights that double sums could still put above a
+    float32 sum of ``top``: each addition rounds by at most 2^-24 of a partial sum (generously
+    bounded)."""
+    return <float>(top - 8.0 * (n_terms + 1) * FLT_EPSILON * (1.0 + fabs(top)))
 
 
 def _slot_table(const uint64_t[::1] keys, const int32_t[::1] starts, const int32_t[::1] counts):
@@ -542,7 +530,8 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
     cdef float* node_sum
     cdef int node, n_cached
     # near ties settled in double with the weights' low parts (models trained in float64)
-    cdef bint exact_ties = any(weights._keep[k][4] is not None for k in range(len(weights._keep)))
+    cdef bint exact_ties = weights.exact_ties
+    cdef float floor
     cdef double* exact = <double*>malloc(sizeof(double) * (C + 1))
     cdef uint64_t* all_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
     cdef int n_all
@@ -633,13 +622,16 @@ def parse_corpus(TransitionSystem system, Extractor ex, Weights weights, ClassTa
                     else:
                         weights.score(sp, to_add, nk, found, scores, run_lo, run_end, n_runs, not keeping)
                     best = argmax_runs(scores, run_lo, run_end, n_runs)
-                    if exact_ties and near_tie(scores, run_lo, run_end, n_runs, best, ex.max_keys):
-                        if keeping or caching:   # keys holds only some of the features now
-                            n_all = ex.extract(system, &s, &sent, nodes, values, all_keys)
-                            best = weights.exact_best(sp, all_keys, n_all, scores, run_lo, run_end, n_runs,
-                                                      best, exact)
-                        else:
-                            best = weights.exact_best(sp, keys, nk, scores, run_lo, run_end, n_runs, best, exact)
+                    if exact_ties:
+                        floor = tie_floor(scores[best], ex.max_keys)
+                        if count_at_least(scores, run_lo, run_end, n_runs, floor) > 1:    # a near tie
+                            if keeping or caching:   # keys holds only some of the features now
+                                n_all = ex.extract(system, &s, &sent, nodes, values, all_keys)
+                                best = weights.exact_best(sp, all_keys, n_all, scores, floor, run_lo, run_end,
+                                                          n_runs, best, exact)
+                            else:
+                                best = weights.exact_best(sp, keys, nk, scores, floor, run_lo, run_end, n_runs,
+                                                          best, exact)
                     s.last_dep = -1
                     system.apply(&s, classes.class_move[best], classes.class_label[best])
                     if s.last_dep >= 0:

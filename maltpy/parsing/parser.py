@@ -185,7 +185,7 @@ class Parser:
 
     # ------------------------------------------------------------------ training
     def training_instances(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None,
-                           online: bool = False):
+                           online: bool = False, checked: bool = False):
         """The oracle's classifier instances for gold sentences, as the learner gets them.
 
         Sets up the symbol tables and classes as :meth:`fit` does (which calls it).
@@ -193,18 +193,13 @@ class Parser:
         (instances x features), y the class ids, the split feature's value per
         instance and the key of each feature column. With ``online``, the set-up only:
         ``(corpus, gold heads, gold label ids, system, feature map)`` for a trainer that runs
-        the transition loop itself.
+        the transition loop itself. ``checked``: the sentences are known to be valid gold trees
+        (:meth:`fit` checked them once; a cross-validation's folds are not checked again).
         """
         s = self.settings
         fmt = fmt or s.input_format or "conllx"
-        _check_training_sentences(sentences, fmt)
-        if len(sentences) < FEW_SENTENCES:
-            import warnings
-            from maltpy.errors import MaltpyWarning
-            warnings.warn(MaltpyWarning(
-                f"training on {len(sentences)} sentence(s): the parser learns its decisions from the examples "
-                f"these give, so it will parse poorly (treebanks have thousands of sentences; the example "
-                f"treebank in examples/ has 160)"), stacklevel=3)
+        if not checked:
+            _check_training_sentences(sentences, fmt)
         log = log or (lambda msg: None)
         t0 = time.perf_counter()
         self._setup(fmt)
@@ -260,11 +255,16 @@ class Parser:
         ``fmt``: the columns' format (default: the ``input_format`` setting, else the format the
         sentences were read in, else conllx)."""
         s = self.settings
-        log = log or (lambda msg: None)
         fmt = fmt or s.input_format or _format_read(sentences)
         if s.reverse_features and s.direction != "both":
             raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
                               f"with -dir {s.direction}, give the feature model with -F")
+        _check_training_sentences(sentences, fmt or s.input_format or "conllx")
+        return self._fit(sentences, fmt, log or (lambda msg: None))
+
+    def _fit(self, sentences, fmt, log):
+        """:meth:`fit` on sentences already checked (a cross-validation's folds come here)."""
+        s = self.settings
         if s.direction == "both":
             return self._fit_both(sentences, fmt, log)
         if s.oracle == "dynamic":
@@ -274,7 +274,7 @@ class Parser:
         # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
         warm_up = threading.Thread(target=learner.import_estimator, daemon=True)
         warm_up.start()
-        X, y, split_values, all_keys = self.training_instances(sentences, fmt, log)
+        X, y, split_values, all_keys = self.training_instances(sentences, fmt, log, checked=True)
         warm_up.join()
         n_inst = len(y)
         groups, self.split_map, self.default_split = self._split_groups(split_values, n_inst)
@@ -375,7 +375,8 @@ class Parser:
         if s.split_column or s.split_structure:
             raise MaltpyError("the dynamic oracle trains one model: leave out the data split (-d/-s)")
         t0 = time.perf_counter()
-        corpus, heads, label_ids, system, fmap = self.training_instances(sentences, fmt, log, online=True)
+        corpus, heads, label_ids, system, fmap = self.training_instances(sentences, fmt, log, online=True,
+                                                                         checked=True)
         if not system.has_costs:
             with_costs = [name for name, cls in SYSTEMS.items() if cls(1, 0).has_costs]
             raise MaltpyError(f"{system.no_costs_reason}; use -or static (dynamic oracles, with their default "
@@ -414,22 +415,21 @@ class Parser:
         it, and every combination is scored on it."""
         from maltpy.transform.combine import choose_combination
         s = self.settings
-        _check_training_sentences(sentences, fmt or s.input_format or "conllx")
         folds = s.combination_folds
         if folds < 2 or folds > len(sentences):
             raise MaltpyError(f"combination_folds (-cv) {folds}: use 2 to {len(sentences)} (the training sentences)")
         t0 = time.perf_counter()
         held_out = []
         for k, (train, part) in enumerate(cv_folds(sentences, folds)):
-            trees = [self._one_way(d).fit(train, fmt).parse_trees(part) for d in ("ltr", "rtl")]
+            trees = [self._one_way(d)._fit(train, fmt, log_nothing).parse_trees(part) for d in ("ltr", "rtl")]
             held_out.append((part, trees[0], trees[1]))
             log(f"combination cross-validation: fold {k + 1}/{folds} parsed ({time.perf_counter() - t0:.0f} s)")
         self.combination = choose_combination(held_out)
         c = self.combination
         log(f"combination: {c['criterion']} <= {c['param']}, {c['first']} first: cross-validated LAS "
             f"{c['las']:.2f} (left to right alone {c['las_ltr']:.2f}, right to left {c['las_rtl']:.2f})")
-        ltr = self._one_way("ltr").fit(sentences, fmt, log)
-        self.reverse_parser = self._one_way("rtl").fit(sentences, fmt, log)
+        ltr = self._one_way("ltr")._fit(sentences, fmt, log)
+        self.reverse_parser = self._one_way("rtl")._fit(sentences, fmt, log)
         settings = self.settings
         self.__dict__.update({k: v for k, v in ltr.__dict__.items() if k != "settings"})
         self.settings = settings
@@ -710,10 +710,21 @@ def _format_read(sentences) -> Optional[str]:
 
 def _check_training_sentences(sentences, fmt: str) -> None:
     """Gold trees as the reader checks them (one validator, maltpy.formats.validate): the compiled
-    loops trust every head to be a word of its sentence."""
+    loops trust every head to be a word of its sentence. Few of them draw a warning."""
     if not sentences:
         raise MaltpyError("no training sentences")
     check_sentences(sentences, fmt, need_heads=True, what="training sentence")
+    if len(sentences) < FEW_SENTENCES:
+        import warnings
+        from maltpy.errors import MaltpyWarning
+        warnings.warn(MaltpyWarning(
+            f"training on {len(sentences)} sentence(s): the parser learns its decisions from the examples "
+            f"these give, so it will parse poorly (treebanks have thousands of sentences; the example "
+            f"treebank in examples/ has 160)"), stacklevel=4)
+
+
+def log_nothing(msg: str) -> None:
+    """The log of a model trained inside another's training (a cross-validation's)."""
 
 
 def _as_sentence(s) -> Sentence:
