@@ -15,7 +15,9 @@ def cmd_eval(argv):
     p = argparse.ArgumentParser(
         prog="maltpy eval",
         description="Attachment scores of SYSTEM against GOLD (LAS, UAS, LA; with all tokens and without "
-                    "punctuation, as eval.pl), optionally a MaltEval-style HTML report with plots.",
+                    "punctuation, as eval.pl); for CoNLL-U also the CoNLL 2018 shared task's figures (UD's "
+                    "eval.py: LAS on universal relations, CLAS, MLAS, BLEX); optionally a MaltEval-style HTML "
+                    "report with plots.",
         epilog="example: maltpy eval gold.conll out.conll --compare out2.conll --report report.html "
                "--plots plots/")
     p.add_argument("gold")
