@@ -34,13 +34,18 @@ class ParallelBuildExt(build_ext):
 
 # largest generated C first, so that the parallel compile ends with small files on every core
 MODULES = [
-    "maltpy.parsing.loop",
-    "maltpy.parsing.kernel",
+    "maltpy.search.step",
+    "maltpy.search.weights",
+    "maltpy.search.kernel",
+    "maltpy.search.greedy",
     "maltpy.features.extract",
     "maltpy.learners.mcsvm",
     "maltpy.learners.svc",
     "maltpy.learners.averaged_perceptron",
-    "maltpy.parsing.online",
+    "maltpy.search.online",
+    "maltpy.search.oracle",
+    "maltpy.search.decision",
+    "maltpy.search.trainable",
     "maltpy.systems.base",
     "maltpy.features.featmap",
     "maltpy.formats.scan",
@@ -60,7 +65,7 @@ MODULES = [
 ]
 
 #: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially
-OPENMP_MODULES = {"maltpy.parsing.kernel", "maltpy.learners.svc"}
+OPENMP_MODULES = {"maltpy.search.kernel", "maltpy.search.greedy", "maltpy.learners.svc"}
 OPENMP = ["-fopenmp"] if sys.platform.startswith("linux") and os.environ.get("MALTPY_NO_OPENMP") is None else []
 
 COMPILE_ARGS = ["-O3", "-g0"] if os.name != "nt" else ["/O2"]

@@ -47,8 +47,6 @@ def main():
     import maltpy
     from maltpy.evaluation import evaluate
     from maltpy.formats.conll import read_conll
-    from maltpy.parsing.kernel import parse_corpus_kernel
-    from maltpy.parsing.loop import parse_corpus
     gold = read_conll(dev, need_heads=True)
     n_tok = sum(len(s) for s in gold)
     print(f"EWT: train {train}, dev {len(gold)} sentences / {n_tok} tokens; extra flags: {a.args or 'none'}")
@@ -62,15 +60,13 @@ def main():
         s = evaluate(gold, out)
         # core loop speed: encoded corpus, weights loaded, one thread
         corpus = p.encode(gold)
-        system, weights = p.system(False), p.weights()
-        loop = parse_corpus_kernel if p.learner.kind == "kernel" else parse_corpus
-        best = min(_timed(lambda: loop(system, p.extractor, weights, p.classes, corpus))
-                   for _ in range(a.repeat))
+        model, strategy = p.search_model(), p.strategy()
+        best = min(_timed(lambda: strategy.parse(model, corpus)) for _ in range(a.repeat))
         best_api = min(_timed(lambda: p.parse(gold)) for _ in range(a.repeat))
-        if p.learner.kind == "kernel":  # the kernel loop also runs on every core
+        if model.scorer.batched:  # the batched walk also runs on every core
             from maltpy.config import available_cores
             cores = available_cores()   # what -j 0 means
-            best_mt = min(_timed(lambda: loop(system, p.extractor, weights, p.classes, corpus, n_threads=cores))
+            best_mt = min(_timed(lambda: strategy.parse(model, corpus, n_threads=cores))
                           for _ in range(a.repeat))
             print(f"   parse loop on {cores} threads: {n_tok / best_mt:10,.0f} tokens/s")
         print(f"enforce_tree={str(enforce):5}  LAS {s['all'].las:.2f}  UAS {s['all'].uas:.2f}  "

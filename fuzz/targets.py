@@ -59,7 +59,7 @@ from maltpy.errors import MaltpyError
 from maltpy.formats.conll import Sentence, format_sentences, parse_conll, read_conll
 from maltpy.parsing.modelfile import HEADER
 from maltpy.formats.scan import Scanner
-from maltpy.parsing.loop import parse_corpus
+from maltpy.search.greedy import parse_sequential
 from maltpy.parsing.parser import Parser
 from maltpy.parsing.stream import OrderedOutput, parse_bytes, read_chunks, unsupported
 from maltpy.systems import SYSTEMS
@@ -394,12 +394,12 @@ class Harness:
                                    jobs=1 + len(text) % 2)
             if compiled != written.encode("utf-8"):
                 raise FuzzFailure("the compiled parse path wrote other bytes than the Python path")
-        if parser.learner.kind != "kernel" and parser.settings.direction == "ltr" and sentences:
+        if parser.weights().linear and parser.settings.direction == "ltr" and sentences:
             # kept scores (Covington's Right[i] features) and the scores remembered per word (its
             # Left[i] features) must decide as scores computed afresh
-            args = (parser.system(False), parser.extractor, parser.weights(), parser.classes,
-                    parser.encode(sentences))
-            kept, fresh = parse_corpus(*args), parse_corpus(*args, keep_scores=False)
+            model, corpus = parser.search_model(), parser.encode(sentences)
+            kept = parse_sequential(model.step(corpus.max_n), corpus)
+            fresh = parse_sequential(model.step(corpus.max_n, keep_scores=False), corpus)
             if any(a.tolist() != b.tolist() for a, b in zip(kept, fresh)):
                 raise FuzzFailure("kept scores decided otherwise than scores computed afresh")
 

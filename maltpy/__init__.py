@@ -18,7 +18,7 @@ def _check_build():
     import sys
     from importlib.machinery import EXTENSION_SUFFIXES
     here = os.path.dirname(os.path.abspath(__file__))
-    if any(os.path.exists(os.path.join(here, "parsing", "loop" + suffix)) for suffix in EXTENSION_SUFFIXES):
+    if any(os.path.exists(os.path.join(here, "search", "step" + suffix)) for suffix in EXTENSION_SUFFIXES):
         return
     message = (f"maltpy is being imported from its source folder ({here}), whose compiled extensions are not "
                "built: Python started in the clone's folder finds the source before the installed maltpy. "

@@ -160,6 +160,9 @@ class Settings:
     head_rules: str = _setting("collins", Flag(
         "-hr", "RULES", "constituent parsing: head rules, collins (default), leftmost, rightmost, or a YAML "
                         "rule file (see maltpy/transform/headrules/collins.yaml)"))
+    search: str = _setting("greedy", Flag(
+        "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
+                                "decision, as MaltParser; a parse-time option)"))
     jobs: int = _setting(0, Flag(
         "-j", "N", "threads: -m parse parses chunks of the input on N threads (the output does not depend on "
                    "N); -m learn trains split models side by side, and a model trained alone gets a second "
@@ -203,7 +206,7 @@ PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
-PARSE_SETTINGS = ("enforce_tree", "roots")
+PARSE_SETTINGS = ("enforce_tree", "roots", "search")
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")
@@ -227,13 +230,14 @@ def choices() -> dict:
     from maltpy.transform.reverse import DIRECTIONS
     from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
     from maltpy.transform.single_root import ROOT_MODES
+    from maltpy.search import STRATEGIES
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",),
             "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS,
             "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
             "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES, "roots": ROOT_MODES,
-            "buffer_arc_length": BUFFER_ARC_LENGTHS}
+            "buffer_arc_length": BUFFER_ARC_LENGTHS, "search": tuple(STRATEGIES)}
 
 
 def coerce(name: str, value, source: str):

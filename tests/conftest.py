@@ -5,7 +5,7 @@ import random
 import pytest
 
 try:  # the tests use the installed maltpy (README: pip install . first)
-    import maltpy.parsing.loop  # noqa: F401
+    import maltpy.search.step  # noqa: F401
 except ImportError as e:
     pytest.exit(f"maltpy is not installed or not compiled ({e}): run `pip install .` first", returncode=2)
 

@@ -212,7 +212,7 @@ def test_cli_parse_output_is_the_same_with_one_or_two_threads(model, tmp_path):
 def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(options):
     """Covington keeps the scores of the features of Right[i] over a walk of Left[0]; they must
     be what computing them afresh gives, whatever the context, the arcs and the split model do."""
-    from maltpy.parsing.loop import parse_corpus
+    from maltpy.search.greedy import parse_sequential
     train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
     test = read_conll(f"{EXAMPLES}/toy-test.conll", need_heads=True)
     p = Parser(verbose=False, jobs=1, **options).fit(train)
@@ -226,9 +226,9 @@ def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(opt
     cached = {str(f) for f, c in zip(features, p.extractor.cached_templates(system)) if c}
     assert cached and cached == {str(f) for f in features if "Right" not in str(f) and "Context" not in str(f)}
     corpus = p.encode(test + test[::-1])
-    args = (system, p.extractor, p.weights(), p.classes, corpus)
-    kept_heads, kept_labels = parse_corpus(*args)
-    fresh_heads, fresh_labels = parse_corpus(*args, keep_scores=False)
+    model = p.search_model()
+    kept_heads, kept_labels = parse_sequential(model.step(corpus.max_n), corpus)
+    fresh_heads, fresh_labels = parse_sequential(model.step(corpus.max_n, keep_scores=False), corpus)
     assert kept_heads.tolist() == fresh_heads.tolist() and kept_labels.tolist() == fresh_labels.tolist()
     assert (kept_heads[1:] >= 0).sum() > len(test)   # it parsed
 
@@ -255,7 +255,7 @@ def _first_best(scores, runs):
 @given(st.data())
 def test_the_arg_max_over_runs_is_the_first_best_permissible_class(data):
     """Ties (few distinct values, signed zeros), runs of every length and position."""
-    from maltpy.parsing.loop import best_of_runs
+    from maltpy.search.decision import best_of_runs
     n = data.draw(st.integers(1, 40))
     values = data.draw(st.sampled_from([[-1.0, 0.0, -0.0, 2.5], [float(v) for v in range(-3, 4)]]))
     scores = np.array(data.draw(st.lists(st.sampled_from(values) | st.floats(-1e3, 1e3, width=32),

@@ -13,7 +13,7 @@ LAYERS = [
     {"chunks", "progress", "hashing", "output"},
     {"systems", "learners", "formats"},
     {"features", "evaluation"},
-    {"transform", "visual"},
+    {"transform", "visual", "search"},
     {"config"},
     {"parsing"},
     {"integrations"},

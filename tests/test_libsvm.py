@@ -8,7 +8,7 @@ from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.formats.conll import read_conll
 from maltpy.learners import LibsvmLearner, parse_libsvm_options
 from maltpy.learners.liblinear import first_appearance_order
-from maltpy.parsing.kernel import parse_corpus_kernel
+from maltpy.search.greedy import parse_batched
 from maltpy.parsing.parser import Parser
 import maltpy
 from maltpy.systems import SYSTEMS
@@ -228,10 +228,13 @@ def test_window_batch_and_thread_counts_do_not_change_the_parse(toy):
     train, test = toy
     p = _fit(train, "nivreeager")
     corpus = p.encode(test)
-    system = p.system(training=False)
-    runs = [parse_corpus_kernel(system, p.extractor, p.weights(), p.classes, corpus,
-                                window=w, batch=b, n_threads=t, record_end=True)
-            for w, b, t in ((1, 1, 1), (3, 2, 1), (1000, 0, 1), (1000, 1, 4), (7, 2, 3))]
+    model = p.search_model()
+
+    def parse(window, batch, n_threads):
+        model.scorer.batch = batch
+        return parse_batched(model.step(corpus.max_n), corpus, window=window, n_threads=n_threads, record_end=True)
+
+    runs = [parse(w, b, t) for w, b, t in ((1, 1, 1), (3, 2, 1), (1000, 0, 1), (1000, 1, 4), (7, 2, 3))]
     for other in runs[1:]:
         for a, b in zip(runs[0], other):
             np.testing.assert_array_equal(a, b)
@@ -316,10 +319,6 @@ def test_recorded_moves_built_the_arcs_they_are_recorded_for(learner):
             assert (head > word) if names[m] == "LA" else (head < word)
     assert built > len(sentences)
     # a moves array shorter than the corpus is refused, not written past its end
-    from maltpy.parsing.kernel import parse_corpus_kernel
-    from maltpy.parsing.loop import parse_corpus
-    loop = parse_corpus_kernel if learner == "libsvm" else parse_corpus
     corpus = p.encode(sentences)
     with pytest.raises(ValueError, match="moves_out"):
-        loop(p.system(training=False), p.extractor, p.weights(), p.classes, corpus,
-             moves_out=np.empty(corpus.n_rows - 1, dtype=np.int32))
+        p.strategy().parse(p.search_model(), corpus, moves_out=np.empty(corpus.n_rows - 1, dtype=np.int32))

@@ -1,13 +1,13 @@
 """Near ties settled as MaltParser's double weights settle them: the parse loop scores in float32,
 and where another permissible class comes within float32's rounding of the best, the classes are
-scored again in double with the weights' low parts (maltpy.parsing.loop.Weights.exact_best)."""
+scored again in double with the weights' low parts (maltpy.search.weights.Weights.settle)."""
 import numpy as np
 import pytest
 
 import maltpy
 from conftest import EXAMPLES
 from maltpy.formats.conll import read_conll
-from maltpy.parsing.loop import sparse_rows
+from maltpy.search.weights import sparse_rows
 
 TRAIN = f"{EXAMPLES}/toy-train.conll"
 TEST = f"{EXAMPLES}/toy-test.conll"

@@ -1,4 +1,4 @@
-"""Sentences -> flat integer arrays (:class:`~maltpy.parsing.loop.Corpus`) through symbol tables.
+"""Sentences -> flat integer arrays (:class:`~maltpy.search.decision.Corpus`) through symbol tables.
 
 All string work happens here, once per token: column values, suffixes and
 prefixes are mapped to ids; Split columns become ragged id lists. The parse
@@ -13,7 +13,7 @@ from typing import Dict, List, Sequence
 import numpy as np
 
 from maltpy.formats.columns import ColumnBatch  # noqa: F401 (here too: callers import it from encode)
-from maltpy.parsing.loop import Corpus
+from maltpy.search.decision import Corpus
 
 
 class SymbolTable:

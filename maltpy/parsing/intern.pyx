@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""A scanned chunk (:mod:`maltpy.formats.scan`) -> the loop's :class:`~maltpy.parsing.loop.Corpus`,
+"""A scanned chunk (:mod:`maltpy.formats.scan`) -> the loop's :class:`~maltpy.search.decision.Corpus`,
 in compiled code: what :func:`maltpy.parsing.encode.encode` does with Python strings,
 done on the input's bytes.
 
@@ -18,7 +18,7 @@ from libc.string cimport memcmp, memcpy
 
 from maltpy.formats.scan cimport Chunk
 from maltpy.parsing.encode import literal_separator
-from maltpy.parsing.loop import Corpus
+from maltpy.search.decision import Corpus
 
 cnp.import_array()
 

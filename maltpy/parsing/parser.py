@@ -26,7 +26,8 @@ from maltpy.transform.single_root import one_root as single_root, wants_one_root
 from maltpy.learners import make_learner, request_stop
 from maltpy.parsing.encode import (ColumnBatch, SymbolTable, UnseenTags, column_values, encode, gold_arrays,
                                    warn_long_sentences)
-from maltpy.parsing.loop import ClassTable, Weights, collect_instances, parse_corpus
+from maltpy.search import SearchModel, strategy as search_strategy
+from maltpy.search.decision import ClassTable
 from maltpy.chunks import chunked, folds as cv_folds
 from maltpy.progress import progress_bar as _progress_bar
 from maltpy.systems import FEATURE_MODEL_NAMES, SYSTEMS, system_class
@@ -142,7 +143,7 @@ class Parser:
         self.warned_long = False   # a long sentence for a quadratic system: warned once per parser
 
     def encode(self, sentences, grow: bool = False):
-        """Sentences -> the C loops' :class:`~maltpy.parsing.loop.Corpus`, through this parser's symbol tables."""
+        """Sentences -> the C loops' :class:`~maltpy.search.decision.Corpus`, through this parser's symbol tables."""
         return encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=grow,
                       root_value=self.extractor.root_value)
 
@@ -226,10 +227,11 @@ class Parser:
         if online:   # the online trainer runs the transition loop itself
             self.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences))}
             return corpus, heads, label_ids, system, fmap
+        from maltpy.search.oracle import collect_instances
         bar = _progress_bar(len(sentences), "instances", s.verbose)
         try:
-            inst = collect_instances(system, self.extractor, fmap, self.classes, corpus, heads,
-                                     label_ids, progress=bar.update if bar else None)
+            step = SearchModel(system, self.extractor, self.classes, None).step(corpus.max_n)
+            inst = collect_instances(step, fmap, corpus, heads, label_ids, progress=bar.update if bar else None)
         finally:
             if bar:
                 bar.close()
@@ -367,7 +369,8 @@ class Parser:
     def _fit_online(self, sentences, fmt, log):
         """-or dynamic: the perceptron trained inside the transition loop with the dynamic oracle,
         exploring its own errors (maltpy.parsing.online)."""
-        from maltpy.parsing.online import train_online
+        from maltpy.search.online import train_online
+        from maltpy.search.trainable import TrainableWeights
         s = self.settings
         learner = make_learner(s.learner, s.learner_options)
         if not learner.online:
@@ -382,9 +385,10 @@ class Parser:
             raise MaltpyError(f"{system.no_costs_reason}; use -or static (dynamic oracles, with their default "
                               f"options: {', '.join(with_costs)})")
         t1 = time.perf_counter()
+        scorer = TrainableWeights(fmap, self.classes.n_classes, self.extractor.max_keys)
+        step = SearchModel(system, self.extractor, self.classes, scorer).step(corpus.max_n)
         W, bias = train_online(
-            system, self.extractor, fmap, self.classes, corpus, heads, label_ids, learner.epochs, learner.seed,
-            dynamic=True, explore_after=learner.explore_after, explore_p=learner.explore_p,
+            step, corpus, heads, label_ids, learner.epochs, learner.seed, dynamic=True, explore_after=learner.explore_after, explore_p=learner.explore_p,
             progress=lambda epoch, accuracy, seconds: log(learner.pass_note(epoch, 1.0 - accuracy)
                                                           + f", {seconds:.1f} s"))
         keys = fmap.keys_in_order()
@@ -501,15 +505,24 @@ class Parser:
         """The scoring tables of the C loop: Weights (linear) or KernelModels (kernel)."""
         if self._weights is None:
             if self.learner.kind == "kernel":
-                from maltpy.parsing.kernel import KernelModels   # BLAS through scipy: kernel models only
+                from maltpy.search.kernel import KernelModels   # BLAS through scipy: kernel models only
                 left_out = [0 if k == self.default_split else len(self.compiled.split_templates)
                             for k in range(len(self.splits))]
                 self._weights = KernelModels(self.splits, self.split_map, self.default_split,
-                                             self.learner.kernel_function(), left_out)
+                                             self.learner.kernel_function(), self.classes.n_classes, left_out)
             else:
+                from maltpy.search.weights import Weights
                 models = [(k, W, b) for k, W, b in self.splits]
                 self._weights = Weights(models, self.split_map, self.default_split, self.classes.n_classes)
         return self._weights
+
+    def search_model(self) -> SearchModel:
+        """What a search strategy parses with: system, feature extractor, classes and scorer."""
+        return SearchModel(self.system(training=False), self.extractor, self.classes, self.weights())
+
+    def strategy(self):
+        """The search strategy of the ``search`` setting (:mod:`maltpy.search`)."""
+        return search_strategy(self.settings.search)
 
     def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False,
                      record_moves: bool = False):
@@ -520,22 +533,12 @@ class Parser:
         self.check_fitted()
         corpus = self.encode(sentences)
         self.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
-        system = self.system(training=False)
         moves = np.empty(corpus.n_rows, dtype=np.int32) if record_moves else None
         bar = _progress_bar(len(sentences), "parsing", progress)
         try:
-            if self.learner.kind == "kernel":
-                from threadpoolctl import threadpool_limits
-                from maltpy.parsing.kernel import parse_corpus_kernel
-                # the loop scores groups on its own threads; BLAS threads inside them would oversubscribe
-                with threadpool_limits(limits=1, user_api="blas"):
-                    out = parse_corpus_kernel(system, self.extractor, self.weights(), self.classes, corpus,
-                                              progress=bar.update if bar else None, record_end=record_end,
-                                              n_threads=threads(self.settings.jobs),
-                                              moves_out=moves)
-            else:
-                out = parse_corpus(system, self.extractor, self.weights(), self.classes, corpus,
-                                   progress=bar.update if bar else None, record_end=record_end, moves_out=moves)
+            out = self.strategy().parse(self.search_model(), corpus, progress=bar.update if bar else None,
+                                        record_end=record_end, moves_out=moves,
+                                        n_threads=threads(self.settings.jobs))
         finally:
             if bar:
                 bar.close()

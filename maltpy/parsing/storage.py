@@ -11,7 +11,8 @@ from maltpy.config import RUN_SETTINGS, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.learners import SvmModel, make_learner
 from maltpy.parsing.encode import SymbolTable
-from maltpy.parsing.loop import ClassTable, sparse_rows
+from maltpy.search.decision import ClassTable
+from maltpy.search.weights import sparse_rows
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.version import __version__
 
@@ -191,6 +192,6 @@ def _load_split(self, arrays: dict, k: int, C: int, path: str):
         if f"w{k}_low" in arrays else None
     if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
         raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
-    # kept as stored: the C loop adds sparse rows (maltpy.parsing.loop.Weights)
+    # kept as stored: the C loop adds sparse rows (maltpy.search.weights.Weights)
     return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32), low), \
         bias.astype(np.float32)

@@ -36,7 +36,7 @@ class ChunkParser:
     """Parses one :class:`~maltpy.formats.scan.Chunk` into its output bytes; safe to call from
     several threads at once (everything it shares is read only)."""
 
-    def __init__(self, parser, kernel_threads: int = 1, one_root: bool = False):
+    def __init__(self, parser, threads_each: int = 1, one_root: bool = False):
         from maltpy.parsing.intern import ChunkEncoder
         parser.check_fitted()
         self.parser = parser
@@ -44,16 +44,16 @@ class ChunkParser:
         node_columns = [COLUMNS[parser.format].index(c) for c in HEAD_COLUMNS[parser.format]]
         self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.rag_tables,
                                     parser.extractor.root_value, self.reverse, node_columns)
-        self.system = parser.system(training=False)
-        self.weights = parser.weights()
-        self.kernel = parser.learner.kind == "kernel"
-        self.kernel_threads = kernel_threads
+        self.model = parser.search_model()
+        self.strategy = parser.strategy()
+        #: threads of one chunk's parse (a batched scorer's); chunks are parsed side by side otherwise
+        self.threads_each = threads_each
         self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in parser.output_labels]
         self.pp = parser.pseudo_projective()
         # labels whose sentences need decoding: those carrying the encoding's marks
         self.marked = np.array(["|" in label or "%" in label for label in parser.labels] + [False], dtype=bool)
         # -dir both: the right-to-left parser of the same model file, and how to combine
-        self.other = ChunkParser(parser.reverse_parser, kernel_threads) \
+        self.other = ChunkParser(parser.reverse_parser, threads_each) \
             if parser.settings.direction == "both" else None
         #: one word on the root, labelled root (maltpy.transform.single_root)
         self.one_root = one_root
@@ -84,16 +84,9 @@ class ChunkParser:
 
     def trees(self, chunk):
         """(offsets, heads, label ids, label bytes) of the chunk's parses, in the input's word order."""
-        from maltpy.parsing.loop import parse_corpus
         corpus = self.encoder.encode(chunk)
-        p = self.parser
-        p.check_input(corpus, lambda ci: _first_values(chunk, ci))
-        if self.kernel:
-            from maltpy.parsing.kernel import parse_corpus_kernel
-            heads, labels = parse_corpus_kernel(self.system, p.extractor, self.weights, p.classes, corpus,
-                                                n_threads=self.kernel_threads)
-        else:
-            heads, labels = parse_corpus(self.system, p.extractor, self.weights, p.classes, corpus)
+        self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci))
+        heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each)
         label_bytes = self.label_bytes
         if self.pp.active:   # in the model's word order, where the encoding was made
             label_bytes = self._deprojectivize(chunk, corpus.offsets, heads, labels)
@@ -208,7 +201,8 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     raises them, after the sentences before the error's chunk have been written."""
     jobs = threads(jobs)
     stream, path, close = open_input(source)
-    if block_size is None and parser.learner.kind == "kernel":
+    batched = parser.weights().batched
+    if block_size is None and batched:
         block_size = KERNEL_BLOCK_SIZE
     if block_size is None:
         block_size = BLOCK_SIZE
@@ -219,29 +213,20 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
                 block_size = max(64 << 10, min(BLOCK_SIZE, size // (4 * jobs) + 1))
         except (AttributeError, OSError, ValueError):
             pass
-    kernel = parser.learner.kind == "kernel"
-    # a kernel model scores many sentences in one matrix product, on its own threads: it gets
-    # large chunks one after the other; a linear model gets a chunk per thread
-    work = ChunkParser(parser, kernel_threads=jobs if kernel else 1,
+    # a batched scorer (kernel models) scores many sentences in one matrix product, on its own
+    # threads: it gets large chunks one after the other; a linear model gets a chunk per thread
+    work = ChunkParser(parser, threads_each=jobs if batched else 1,
                        one_root=parser.one_root("conllx" if drop_extra else fmt))
     scanner = Scanner(fmt, path, drop_extra)
     writer = OrderedOutput(out, progress)
-
-    limits = None
-    if work.kernel:
-        from threadpoolctl import threadpool_limits
-        # the kernel loop runs its own threads; BLAS threads inside them would oversubscribe
-        limits = threadpool_limits(limits=1, user_api="blas")
     try:
-        if jobs == 1 or kernel:
+        if jobs == 1 or batched:
             for chunk in read_chunks(stream, scanner, block_size):
                 writer.write(chunk, work(chunk))
         else:
             _parse_in_threads(read_chunks(stream, scanner, block_size), work, writer, jobs)
         writer.close()
     finally:
-        if limits is not None:
-            limits.restore_original_limits()
         if close:
             stream.close()
     return writer.n_sentences, writer.n_tokens

@@ -1,0 +1,194 @@
+# cython: language_level=3
+"""What one decision is made of: the classes and the corpus it refers to, the permissible
+classes as runs, the features, the scores, and the interface every scorer serves (Scorer)."""
+cimport cython
+from libc.stdint cimport int64_t, int32_t, uint64_t
+from maltpy.systems.state cimport State
+from maltpy.features.extract cimport Sent
+
+cdef enum:
+    MAX_MOVES = 64
+
+
+@cython.final
+cdef class ClassTable:
+    cdef readonly int n_classes
+    cdef int* first
+    cdef int* end          # classes of move m are first[m] .. end[m]-1
+    cdef bint* labeled
+    cdef int* class_move
+    cdef int* class_label
+    cdef int n_moves
+
+    cdef inline int class_of(self, int move, int label) noexcept nogil:
+        return self.first[move] + (label if self.labeled[move] else 0)
+
+
+cdef class Corpus:
+    cdef readonly object offsets, tok, ints, rag_off, rag_ids
+    cdef int64_t* off_p
+    cdef int* tok_p
+    cdef int* ints_p
+    cdef int* rag_off_p
+    cdef int* rag_ids_p
+    cdef readonly int n_tok, n_int, n_rag
+    cdef readonly Py_ssize_t n_rows, n_sentences
+    cdef readonly int max_n
+
+    cdef inline void sentence(self, Py_ssize_t k, Sent* sent) noexcept nogil:
+        cdef int64_t r0 = self.off_p[k]
+        sent.n = <int>(self.off_p[k + 1] - r0 - 1)
+        sent.tok = self.tok_p + r0 * self.n_tok
+        sent.ints = self.ints_p + r0 * self.n_int
+        sent.rag_off = self.rag_off_p + r0
+        sent.rag_stride = <int>(self.n_rows + 1)
+        sent.rag_ids = self.rag_ids_p
+
+
+cdef struct Decision:
+    # one decision of the classifier: filled by the step (maltpy.search.step), scored by a Scorer
+    int n_valid
+    bint mask[MAX_MOVES]     # the permissible moves
+    int run_lo[MAX_MOVES]    # the permissible classes: runs run_lo[r] .. run_end[r]-1
+    int run_end[MAX_MOVES]
+    int n_runs
+    uint64_t* keys           # the features' keys (room for the extractor's max_keys + 1)
+    int nk
+    bint complete            # keys holds all the decision's features (else: unspecified)
+    int64_t split_value      # the data-split feature's value (0 without a split)
+    int split                # the split model that scores the decision
+    float* scores            # one per class: exact over the runs once scored
+    const void** found       # scratch of max_keys + 1 pointers for the scorer's table look-ups
+    int* nodes               # the extractor's scratch: addresses and atom values
+    int64_t* values
+
+
+cdef class Scorer:
+    """The interface of everything that scores decisions: the parse-time weight table
+    (maltpy.search.weights), the trainable weights (maltpy.search.trainable) and kernel models
+    (maltpy.search.kernel). A scorer holds one model per data-split value (-d/-s/-T)."""
+    cdef int n_splits
+    cdef int* split_map
+    cdef int split_map_len
+    cdef int default_split
+    cdef object _split_map_array
+    cdef readonly int n_classes
+    #: scores are a bias plus one row per feature key: add() and bias_of() are served, and a
+    #: step may keep partial sums
+    cdef readonly bint linear
+    #: scoring many decisions at once (score_many) pays: a strategy should batch
+    cdef readonly bint batched
+    #: float32 scores may misorder near ties that the model's own arithmetic separates:
+    #: near_tie_floor() and settle() are served
+    cdef readonly bint near_ties
+
+    cdef set_split_map(self, split_map, int default_split)
+
+    cdef inline int split_of(self, int64_t value) noexcept nogil:
+        if 0 <= value < self.split_map_len:
+            return self.split_map[value]
+        return self.default_split
+
+    cdef void score(self, Decision* d) noexcept nogil
+    cdef void* work_new(self, int n_threads, int batch) noexcept nogil
+    cdef void work_free(self, void* work) noexcept nogil
+    cdef void score_many(self, Decision** ds, int n, int n_threads, void* work) noexcept nogil
+    cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
+                  const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil
+    cdef const float* bias_of(self, int sp) noexcept nogil
+    cdef float near_tie_floor(self, float top, int n_terms) noexcept nogil
+    cdef int settle(self, int sp, const uint64_t* keys, int nk, const float* scores, float floor,
+                    const int* run_lo, const int* run_end, int n_runs, int best, double* exact) noexcept nogil
+
+
+cdef extern from "maltpy/simd.h":
+    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
+
+
+cdef extern from *:
+    """
+    /* a dense weight row added over the runs of permissible classes; compiled twice where
+       the compiler can choose at load time (AVX2 adds 8 floats at once, SSE2 4): the sums
+       are the same, element by element */
+    MALTPY_CLONES
+    static void maltpy_add_runs(float* scores, const float* w, const int* lo, const int* hi, int n) {
+        for (int r = 0; r < n; r++)
+            for (int c = lo[r]; c < hi[r]; c++)
+                scores[c] += w[c];
+    }
+    """
+    void add_runs "maltpy_add_runs"(float* scores, const float* w, const int* lo, const int* hi, int n) nogil
+
+
+cdef extern from *:
+    """
+    /* THE arg-max of every search: the first class of the highest score over the runs of
+       permissible classes (what a scan that keeps the first of equal scores finds): the
+       maximum, then the first class that has it, four classes at a time where SSE2 is there
+       (every x86-64); without a branch per class that a new maximum mispredicts. A NaN score
+       (never from finite weights) cannot make it return a class outside the runs. -1 when the
+       runs are empty. */
+    #include <math.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    static int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) {
+        float m = -INFINITY;
+        int r, c;
+    #if defined(__SSE2__)
+        __m128 vm = _mm_set1_ps(-INFINITY);
+        float part[4];
+        for (r = 0; r < n; r++) {
+            for (c = lo[r]; c + 4 <= hi[r]; c += 4)
+                vm = _mm_max_ps(vm, _mm_loadu_ps(s + c));
+            for (; c < hi[r]; c++)
+                if (s[c] > m) m = s[c];
+        }
+        _mm_storeu_ps(part, vm);
+        for (c = 0; c < 4; c++)
+            if (part[c] > m) m = part[c];
+        vm = _mm_set1_ps(m);
+        for (r = 0; r < n; r++) {
+            for (c = lo[r]; c + 4 <= hi[r]; c += 4) {
+                int hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(s + c), vm));
+                if (hit) return c + __builtin_ctz(hit);
+            }
+            for (; c < hi[r]; c++)
+                if (s[c] == m) return c;
+        }
+    #else
+        for (r = 0; r < n; r++)
+            for (c = lo[r]; c < hi[r]; c++)
+                if (s[c] > m) m = s[c];
+        for (r = 0; r < n; r++)
+            for (c = lo[r]; c < hi[r]; c++)
+                if (s[c] == m) return c;
+    #endif
+        for (r = 0; r < n; r++)
+            if (lo[r] < hi[r]) return lo[r];
+        return -1;
+    }
+    """
+    int argmax_runs "maltpy_argmax_runs"(const float* scores, const int* lo, const int* hi, int n) nogil
+
+
+cdef extern from *:
+    """
+    /* how many classes over the runs score at least t: a loop the compiler vectorises, compiled
+       for AVX2 and the baseline where it can choose at load time (MALTPY_CLONES) */
+    MALTPY_CLONES
+    static int maltpy_count_at_least(const float* s, const int* lo, const int* hi, int n, float t) {
+        int r, c, count = 0;
+        for (r = 0; r < n; r++)
+            for (c = lo[r]; c < hi[r]; c++)
+                count += s[c] >= t;
+        return count;
+    }
+    """
+    int count_at_least "maltpy_count_at_least"(const float* scores, const int* lo, const int* hi, int n,
+                                               float t) nogil
+
+
+cdef inline int max_transitions(int n) noexcept nogil:
+    """A bound no system reaches on n words: a loop that gets there is cut off, not hung."""
+    return 4 * (n + 1) * (n + 2) + 16

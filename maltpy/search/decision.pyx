@@ -1,0 +1,156 @@
+# cython: language_level=3
+"""The classes a decision chooses among, the encoded corpus it reads, and the scorer interface
+(see decision.pxd for the Decision record)."""
+cimport cython
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, free
+from libc.stdint cimport uint64_t, int64_t
+
+cnp.import_array()
+
+
+@cython.final
+cdef class ClassTable:
+    """Classes = unlabeled moves plus (labeled move, label) pairs."""
+
+    def __cinit__(self, labeled_moves, int n_labels):
+        self.n_moves = len(labeled_moves)
+        if self.n_moves > MAX_MOVES:
+            raise ValueError("too many moves")
+        self.first = <int*>malloc(sizeof(int) * self.n_moves)
+        self.end = <int*>malloc(sizeof(int) * self.n_moves)
+        self.labeled = <bint*>malloc(sizeof(bint) * self.n_moves)
+        n = 0
+        for m, lab in enumerate(labeled_moves):
+            self.first[m] = n
+            self.labeled[m] = bool(lab)
+            n += n_labels if lab else 1
+            self.end[m] = n
+        self.n_classes = n
+        self.class_move = <int*>malloc(sizeof(int) * max(n, 1))
+        self.class_label = <int*>malloc(sizeof(int) * max(n, 1))
+        c = 0
+        for m, lab in enumerate(labeled_moves):
+            for l in range(n_labels if lab else 1):
+                self.class_move[c] = m
+                self.class_label[c] = l if lab else -1
+                c += 1
+
+    def __dealloc__(self):
+        free(self.first)
+        free(self.end)
+        free(self.labeled)
+        free(self.class_move)
+        free(self.class_label)
+
+    def move_and_label(self, int c):
+        """Class ``c`` as (move index, label id or -1)."""
+        if not 0 <= c < self.n_classes:
+            raise ValueError(f"class {c} out of range (the table has {self.n_classes})")
+        return self.class_move[c], self.class_label[c]
+
+
+cdef class Corpus:
+    """Flat encoded sentences; built by :func:`maltpy.parsing.encode.encode`. Sentence k owns
+    rows ``offsets[k]..offsets[k+1]``, row 0 of each sentence being the root."""
+
+    def __cinit__(self, offsets, tok, ints, rag_off, rag_ids):
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.tok = np.ascontiguousarray(tok, dtype=np.int32)
+        self.ints = np.ascontiguousarray(ints, dtype=np.int32)
+        self.rag_off = np.ascontiguousarray(rag_off, dtype=np.int32)
+        self.rag_ids = np.ascontiguousarray(rag_ids, dtype=np.int32)
+        self.n_sentences = len(self.offsets) - 1
+        self.n_rows = int(self.offsets[len(self.offsets) - 1])
+        self.n_tok = self.tok.shape[1]
+        self.n_int = self.ints.shape[1]
+        self.n_rag = self.rag_off.shape[0]
+        if self.tok.shape[0] != self.n_rows or self.ints.shape[0] != self.n_rows:
+            raise ValueError("corpus arrays disagree on the number of rows")
+        if self.rag_off.shape[1] != self.n_rows + 1:
+            raise ValueError("rag offsets must have n_rows + 1 columns")
+        self.off_p = <int64_t*>cnp.PyArray_DATA(self.offsets)
+        self.tok_p = <int*>cnp.PyArray_DATA(self.tok)
+        self.ints_p = <int*>cnp.PyArray_DATA(self.ints)
+        self.rag_off_p = <int*>cnp.PyArray_DATA(self.rag_off)
+        self.rag_ids_p = <int*>cnp.PyArray_DATA(self.rag_ids)
+        sizes = np.diff(self.offsets)
+        self.max_n = int(sizes.max()) - 1 if len(sizes) else 0
+
+
+cdef class Scorer:
+    """Base of the scorers. A subclass serves :meth:`score` (the scores of one decision's
+    permissible classes, from its features and split model); the others have defaults:
+    :meth:`score_many` scores one decision after the other, and a linear scorer's
+    :meth:`score` is its bias plus :meth:`add`. Nothing here takes the GIL."""
+
+    cdef set_split_map(self, split_map, int default_split):
+        """Model of each split value (-d/-s/-T); values outside the map use ``default_split``."""
+        sm = np.ascontiguousarray(split_map, dtype=np.int32)
+        if sm.ndim != 1 or not 0 <= default_split < self.n_splits or (
+                len(sm) and (sm.min() < 0 or sm.max() >= self.n_splits)):
+            raise ValueError("split map refers to a missing model")
+        self._split_map_array = sm
+        self.split_map_len = len(sm)
+        self.split_map = <int*>cnp.PyArray_DATA(sm)
+        self.default_split = default_split
+
+    cdef void score(self, Decision* d) noexcept nogil:
+        """``d.scores`` over d's runs: by default (linear scorers) the bias plus the rows of
+        d's keys."""
+        self.add(d.split, d.keys, d.nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, True)
+
+    cdef void* work_new(self, int n_threads, int batch) noexcept nogil:
+        """Scratch for :meth:`score_many` over up to ``batch`` decisions per thread (NULL: none
+        needed, or out of memory where one is: score_many then scores none)."""
+        return NULL
+
+    cdef void work_free(self, void* work) noexcept nogil:
+        pass
+
+    cdef void score_many(self, Decision** ds, int n, int n_threads, void* work) noexcept nogil:
+        """Score ``n`` decisions (each as :meth:`score` would)."""
+        cdef int i
+        for i in range(n):
+            self.score(ds[i])
+
+    cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
+                  const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil:
+        """Linear scorers: ``scores`` (over the runs) = bias of split model ``sp`` (``from_bias``;
+        else ``scores`` as they are) + the rows of ``keys`` in their order."""
+        pass
+
+    cdef const float* bias_of(self, int sp) noexcept nogil:
+        """Linear scorers: the bias row of split model ``sp``."""
+        return NULL
+
+    cdef float near_tie_floor(self, float top, int n_terms) noexcept nogil:
+        """Scorers with ``near_ties``: the lowest float32 score that the model's own arithmetic
+        could still put above one of ``top`` (a sum of ``n_terms`` weights)."""
+        return top
+
+    cdef int settle(self, int sp, const uint64_t* keys, int nk, const float* scores, float floor,
+                    const int* run_lo, const int* run_end, int n_runs, int best, double* exact) noexcept nogil:
+        """Scorers with ``near_ties``: the best permissible class in the model's own arithmetic
+        among those scoring at least ``floor`` (``keys``: all the decision's features;
+        ``exact``: scratch of one double per class)."""
+        return best
+
+    @property
+    def splits(self):
+        """How many split models the scorer holds."""
+        return self.n_splits
+
+
+def best_of_runs(scores, run_lo, run_end):
+    """The arg-max of every search strategy (for tests): the first class with the highest of
+    ``scores`` over the runs ``run_lo[r]`` .. ``run_end[r]``-1, -1 if they are empty."""
+    cdef const float[::1] sv = np.ascontiguousarray(scores, dtype=np.float32)
+    cdef const int[::1] lv = np.ascontiguousarray(run_lo, dtype=np.int32)
+    cdef const int[::1] ev = np.ascontiguousarray(run_end, dtype=np.int32)
+    if lv.shape[0] != ev.shape[0] or any(not 0 <= a <= b <= sv.shape[0] for a, b in zip(lv, ev)):
+        raise ValueError("runs must lie within the scores")
+    if lv.shape[0] == 0 or sv.shape[0] == 0:
+        return -1
+    return argmax_runs(&sv[0], &lv[0], &ev[0], lv.shape[0])

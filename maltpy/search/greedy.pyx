@@ -1,0 +1,227 @@
+# cython: language_level=3
+"""Greedy search: at each decision, the best-scoring permissible class (MaltParser's parsing).
+
+Two walks over the same step (:mod:`maltpy.search.step`): one sentence after the other, with the
+step's kept partial sums (linear models), or, for a scorer that scores many decisions at once
+(``Scorer.batched``: kernel models), many sentences together: each round advances every
+unfinished sentence to its next decision, scores them all with one call, and applies each
+one's best class. Both run in C without the GIL for the whole corpus; the batched walk
+advances sentences on ``n_threads`` threads (OpenMP on Linux builds). The trees do not depend
+on the walk, the window or the threads.
+"""
+cimport cython
+import numpy as np
+cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
+from cython.parallel cimport prange
+from libc.stdlib cimport calloc, malloc, free
+
+from maltpy.systems.state cimport State, state_alloc, state_free
+from maltpy.features.extract cimport Sent
+from maltpy.search.decision cimport Corpus, Decision, Scorer
+from maltpy.search.step cimport Step, Track, decision_free
+from maltpy.search.strategy import Strategy
+
+cnp.import_array()
+
+
+class Greedy(Strategy):
+    """The best-scoring permissible class at every decision."""
+
+    name = "greedy"
+
+    def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1):
+        if model.scorer.batched:
+            from threadpoolctl import threadpool_limits
+            # the walk scores groups on its own threads; BLAS threads inside them would oversubscribe
+            with threadpool_limits(limits=1, user_api="blas"):
+                return parse_batched(model.step(corpus.max_n), corpus, progress=progress, record_end=record_end,
+                                     moves_out=moves_out, n_threads=n_threads)
+        return parse_sequential(model.step(corpus.max_n), corpus, progress=progress, record_end=record_end,
+                                moves_out=moves_out)
+
+
+def _outputs(Corpus corpus, bint record_end, moves_out):
+    heads = np.full(corpus.n_rows, -1, dtype=np.int32)
+    labels = np.full(corpus.n_rows, -1, dtype=np.int32)
+    end = np.zeros(max(corpus.n_rows, 1) if record_end else 1, dtype=np.int8)
+    if moves_out is not None:
+        if len(moves_out) < corpus.n_rows:
+            raise ValueError("moves_out needs one entry per corpus row")
+        moves_out[:] = -1
+    return heads, labels, end
+
+
+cdef inline void track_sentence(Track* t, signed char* end, int* moves, Py_ssize_t r0) noexcept nogil:
+    t.end = end + r0 if end != NULL else NULL
+    t.recorded = False
+    t.moves = moves + r0 if moves != NULL else NULL
+
+
+def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None):
+    """Parse every sentence, one after the other; return heads and labels per corpus row (root
+    rows -1), and with ``record_end`` per row where that word was when the buffer first became
+    empty (fragmentation diagnostics), as a third int8 array: 1 = on the stack without a head,
+    2 = on the stack with a head, 0 = elsewhere. ``moves_out``: an int32 array (one entry per
+    row) that receives the move that built each word's arc at a decision (-1: otherwise)."""
+    heads_out, labels_out, end_out = _outputs(corpus, record_end, moves_out)
+    cdef int[::1] ho = heads_out
+    cdef int[::1] lo = labels_out
+    cdef signed char[::1] eo = end_out
+    cdef int[::1] mo
+    cdef int* mo_p = NULL
+    if moves_out is not None and corpus.n_rows:
+        mo = moves_out
+        mo_p = &mo[0]
+    cdef signed char* eo_p = &eo[0] if record_end else NULL
+    cdef State s
+    cdef Sent sent
+    cdef Decision d
+    cdef Track t
+    cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, step_every = max(1, n_sent // 100)
+    cdef int i
+    cdef bint report = progress is not None
+    s.block = NULL
+    if not step.decision_alloc(&d):
+        raise MemoryError()
+    try:
+        if not state_alloc(&s, corpus.max_n):
+            raise MemoryError()
+        # one nogil block for the whole corpus: threads parsing other chunks never wait for
+        # the GIL (it is taken back only to report progress)
+        with nogil:
+            for k in range(n_sent):
+                corpus.sentence(k, &sent)
+                r0 = corpus.off_p[k]
+                track_sentence(&t, eo_p, mo_p, r0)
+                step.start(&s, &sent)
+                while step.next(&s, &d, False, &t):
+                    step.score(&s, &sent, &d)
+                    step.apply(&s, step.best(&s, &sent, &d), &t)
+                step.finish(&s, &t)
+                for i in range(1, sent.n + 1):
+                    ho[r0 + i] = s.heads[i]
+                    lo[r0 + i] = s.labels[i]
+                if report and (k + 1) % step_every == 0:
+                    with gil:
+                        progress(step_every)
+                elif (k & 255) == 255:
+                    with gil:      # Ctrl-C stops a long parse (in the main thread)
+                        PyErr_CheckSignals()
+    finally:
+        state_free(&s)
+        decision_free(&d)
+    if record_end:
+        return heads_out, labels_out, end_out[:corpus.n_rows]
+    return heads_out, labels_out
+
+
+def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None,
+                  int window=8192, int n_threads=1):
+    """:func:`parse_sequential`'s result, with ``window`` sentences in flight together and their
+    pending decisions scored by one :meth:`Scorer.score_many` call per round; ``n_threads``
+    threads advance the sentences (keep BLAS itself at one thread: :class:`Greedy` does)."""
+    heads_out, labels_out, end_out = _outputs(corpus, record_end, moves_out)
+    cdef int[::1] ho = heads_out
+    cdef int[::1] lo = labels_out
+    cdef signed char[::1] eo = end_out
+    cdef int[::1] mo
+    cdef int* mo_p = NULL
+    if moves_out is not None and corpus.n_rows:
+        mo = moves_out
+        mo_p = &mo[0]
+    cdef signed char* eo_p = &eo[0] if record_end else NULL
+    cdef Scorer scorer = step.scorer
+    cdef Py_ssize_t n_sent = corpus.n_sentences, w0
+    window = max(1, min(window, n_sent if n_sent else 1))
+    cdef int W = window, T = max(1, n_threads) if step.shareable else 1
+    cdef State* states = <State*>calloc(W, sizeof(State))
+    cdef Sent* sents = <Sent*>calloc(W, sizeof(Sent))
+    cdef Track* tracks = <Track*>calloc(W, sizeof(Track))
+    cdef Decision* ds = <Decision*>calloc(W, sizeof(Decision))
+    cdef Decision** pend = <Decision**>malloc(sizeof(Decision*) * W)
+    cdef int* active = <int*>malloc(sizeof(int) * W)
+    cdef bint* pending = <bint*>malloc(sizeof(bint) * W)
+    cdef void* work = NULL
+    cdef int n, n_active, n_next, n_done, i, q, a
+    cdef Py_ssize_t r0
+    cdef bint ok = states != NULL and sents != NULL and tracks != NULL and ds != NULL and pend != NULL \
+        and active != NULL and pending != NULL
+    try:
+        if ok:
+            for q in range(W):
+                if not step.decision_alloc(&ds[q]):
+                    ok = False
+                    break
+        if ok:
+            work = scorer.work_new(T, W)
+            ok = work != NULL or not scorer.batched
+        if not ok:
+            raise MemoryError("out of memory for the batched parse")
+        w0 = 0
+        while w0 < n_sent:
+            n = <int>min(W, n_sent - w0)
+            with nogil:
+                for i in range(n):
+                    corpus.sentence(w0 + i, &sents[i])
+                    if not state_alloc(&states[i], sents[i].n):
+                        ok = False
+                        break
+                    step.start(&states[i], &sents[i])
+                    track_sentence(&tracks[i], eo_p, mo_p, corpus.off_p[w0 + i])
+                    active[i] = i
+            if not ok:
+                raise MemoryError("out of memory for the batched parse")
+            n_active = n
+            while n_active > 0:
+                n_done = 0
+                with nogil:
+                    # 1. advance every unfinished sentence to its next decision
+                    for q in prange(n_active, num_threads=T, schedule="dynamic", chunksize=32):
+                        i = active[q]
+                        pending[q] = step.next(&states[i], &ds[i], False, &tracks[i])
+                        if pending[q]:
+                            step.features(&states[i], &sents[i], &ds[i])
+                        else:
+                            step.finish(&states[i], &tracks[i])
+                            r0 = corpus.off_p[w0 + i]
+                            for a in range(1, sents[i].n + 1):
+                                ho[r0 + a] = states[i].heads[a]
+                                lo[r0 + a] = states[i].labels[a]
+                            state_free(&states[i])
+                            n_done += 1
+                    n_next = 0
+                    for q in range(n_active):
+                        if pending[q]:
+                            active[n_next] = active[q]
+                            pend[n_next] = &ds[active[q]]
+                            n_next += 1
+                    n_active = n_next
+                    # 2. score the pending decisions together, 3. apply each one's best class
+                    scorer.score_many(pend, n_active, T, work)
+                    for q in prange(n_active, num_threads=T, schedule="dynamic", chunksize=32):
+                        i = active[q]
+                        step.apply(&states[i], step.best(&states[i], &sents[i], &ds[i]), &tracks[i])
+                if progress is not None and n_done:
+                    progress(n_done)
+                PyErr_CheckSignals()
+            w0 += n
+    finally:
+        if work != NULL:
+            scorer.work_free(work)
+        if states != NULL:
+            for i in range(W):
+                state_free(&states[i])
+        if ds != NULL:
+            for i in range(W):
+                decision_free(&ds[i])
+        free(states)
+        free(sents)
+        free(tracks)
+        free(ds)
+        free(pend)
+        free(active)
+        free(pending)
+    if record_end:
+        return heads_out, labels_out, end_out[:corpus.n_rows]
+    return heads_out, labels_out

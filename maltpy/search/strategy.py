@@ -1,0 +1,38 @@
+"""What a search strategy is given and what it returns."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class SearchModel(NamedTuple):
+    """Everything a strategy searches with: the transition system, the feature extractor, the
+    class table and the scorer (:class:`maltpy.search.decision.Scorer`)."""
+    system: object
+    extractor: object
+    classes: object
+    scorer: object
+
+    def step(self, max_n: int = 0, keep_scores: bool = True):
+        """A decision step (:class:`maltpy.search.step.Step`) for sentences of up to ``max_n`` words."""
+        from maltpy.search.step import Step
+        return Step(self.system, self.extractor, self.classes, self.scorer, max_n, keep_scores)
+
+
+class Strategy:
+    """A way of searching for each sentence's tree. A strategy is one module with a subclass,
+    one entry in :data:`maltpy.search.STRATEGIES`, and the setting ``search`` names it.
+
+    :meth:`parse` walks the sentences with the decision step of ``model.step()`` (in C, or in
+    Python for a prototype: :class:`~maltpy.search.step.Step` has a Python walk)."""
+
+    #: the name the ``search`` setting gives
+    name = ""
+
+    def parse(self, model: SearchModel, corpus, progress=None, record_end: bool = False, moves_out=None,
+              n_threads: int = 1):
+        """Parse every sentence of ``corpus`` (:class:`~maltpy.search.decision.Corpus`); return
+        (heads, label ids) per corpus row (root rows -1), with ``record_end`` a third array (where
+        each word was when the buffer first became empty: 1 on the stack without a head, 2 with
+        one, 0 elsewhere). ``moves_out``: int32 per row, receives the move that built each word's
+        arc. ``progress(n)`` after n more sentences; ``n_threads`` the strategy may use."""
+        raise NotImplementedError

@@ -1,0 +1,199 @@
+# cython: language_level=3
+"""The parse-time weight table (:class:`Weights`): per split model, feature key -> its weight for
+each class, found by open addressing; the scorer of every linear model (LIBLINEAR, perceptron)."""
+cimport cython
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport calloc, free
+from libc.stdint cimport uint64_t, int32_t
+from libc.math cimport fabs, INFINITY
+from libc.float cimport FLT_EPSILON
+
+from maltpy.features.featmap cimport mix64
+
+cnp.import_array()
+
+
+#: a weight row with more than this share of the classes is stored dense
+DENSE_ROW = 0.125
+
+
+def sparse_rows(W):
+    """A dense (rows x classes) weight matrix as its non-zero entries per row:
+    (indptr int64, class int32, weight float32, low part float32 or None), rows in order, classes
+    ascending. The low part is what rounding a float64 matrix to float32 left of each weight
+    (None for a float32 matrix): the parse loop scores in float32 and settles near ties with
+    both parts, in double, as MaltParser's double weights would (:meth:`Weights.settle`)."""
+    W = np.asarray(W)
+    W32 = W.astype(np.float32)
+    rows, cols = np.nonzero(W32)
+    indptr = np.zeros(W.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=W.shape[0]), out=indptr[1:])
+    high = W32[rows, cols]
+    if W.dtype != np.float64:
+        return indptr, cols.astype(np.int32), high, None
+    low = (W[rows, cols] - high).astype(np.float32)
+    return indptr, cols.astype(np.int32), high, (low if low.any() else None)
+
+
+@cython.final
+cdef class Weights(Scorer):
+    """Per-split weight tables: feature key -> its weight for each class.
+
+    A row with weight for many classes is kept dense and added over the permissible
+    classes (vectorised); the others, most rows, as (class, weight) entries. Both give
+    the same sums bit for bit as dense rows would, since each class receives the same
+    additions in the same order. Key, position and length of a row share one hash slot,
+    so that a feature costs one cache miss before its weights."""
+
+    def __cinit__(self, list models, split_map, int default_split, int n_classes):
+        """``models``: list of (feature keys (row i's key is keys[i]), weights, bias[n_classes] float32), the weights
+        either a dense float32 (rows x n_classes) matrix or :func:`sparse_rows` of one."""
+        self.n_splits = len(models)
+        self.n_classes = n_classes
+        self._keep = []
+        self.linear = True
+        self.split = <WSplit*>calloc(max(self.n_splits, 1), sizeof(WSplit))
+        if self.split == NULL:
+            raise MemoryError()
+        cdef cnp.ndarray slots, entries, dense, b, entries_low, dense_low
+        for k, (keys_obj, w_obj, b_obj) in enumerate(models):
+            keys = np.ascontiguousarray(keys_obj, dtype=np.uint64)
+            if isinstance(w_obj, tuple):
+                indptr, cols, w = [np.ascontiguousarray(a, dtype=t) for a, t in
+                                   zip(w_obj[:3], (np.int64, np.int32, np.float32))]
+                low = np.ascontiguousarray(w_obj[3], dtype=np.float32) \
+                    if len(w_obj) > 3 and w_obj[3] is not None else None
+                n_rows = len(indptr) - 1
+                if len(cols) != len(w) or indptr[0] != 0 or indptr[n_rows] != len(cols) \
+                        or np.any(np.diff(indptr) < 0) or (len(cols) and (cols.min() < 0 or cols.max() >= n_classes)) \
+                        or (low is not None and len(low) != len(w)):
+                    raise ValueError("sparse weight rows are inconsistent")
+            else:
+                if np.ndim(w_obj) != 2 or np.shape(w_obj)[1] != n_classes:
+                    raise ValueError("weight matrix shape does not match the model")
+                n_rows = np.shape(w_obj)[0]
+                indptr, cols, w, low = sparse_rows(w_obj)
+            b = np.ascontiguousarray(b_obj, dtype=np.float32)
+            if n_rows != len(keys) or b.ndim != 1 or b.shape[0] != n_classes:
+                raise ValueError("weight matrix shape does not match the model")
+            if len(cols) >= 2 ** 31:
+                raise ValueError("too many weights in one split model")
+            nnz = np.diff(indptr)
+            dense_rows = np.flatnonzero(nnz > DENSE_ROW * n_classes)
+            dense = np.zeros((max(len(dense_rows), 1), n_classes), dtype=np.float32)
+            dense_low = np.zeros_like(dense) if low is not None else None
+            if len(dense_rows):
+                counts = nnz[dense_rows]
+                entry = np.repeat(indptr[dense_rows], counts) + (
+                    np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
+                dense[np.repeat(np.arange(len(dense_rows)), counts), cols[entry]] = w[entry]
+                if low is not None:
+                    dense_low[np.repeat(np.arange(len(dense_rows)), counts), cols[entry]] = low[entry]
+            entries = np.empty(max(len(cols), 1), dtype=[("cls", np.int32), ("w", np.float32)])
+            entries["cls"][:len(cols)] = cols
+            entries["w"][:len(cols)] = w
+            entries_low = low     # parallel to the entries as it is (None, or as many as they)
+            starts = indptr[:n_rows].astype(np.int32)
+            row_counts = nnz.astype(np.int32)
+            starts[dense_rows] = np.arange(len(dense_rows), dtype=np.int32)
+            row_counts[dense_rows] = SLOT_DENSE
+            slots = _slot_table(keys, starts, row_counts)
+            self._keep.append((slots, entries, dense, b, entries_low, dense_low))
+            self.split[k].slots = <WSlot*>cnp.PyArray_DATA(slots)
+            self.split[k].mask = len(slots) - 1
+            self.split[k].entries = <WEntry*>cnp.PyArray_DATA(entries)
+            self.split[k].dense = <float*>cnp.PyArray_DATA(dense)
+            self.split[k].bias = <float*>cnp.PyArray_DATA(b)
+            self.split[k].entries_low = <float*>cnp.PyArray_DATA(entries_low) if low is not None else NULL
+            self.split[k].dense_low = <float*>cnp.PyArray_DATA(dense_low) if low is not None else NULL
+            self.near_ties = self.near_ties or low is not None
+        self.set_split_map(split_map, default_split)
+
+    def __dealloc__(self):
+        free(self.split)
+
+    cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
+                  const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil:
+        self.add_inline(sp, keys, nk, <const WSlot**>found, scores, run_lo, run_end, n_runs, from_bias)
+
+    cdef const float* bias_of(self, int sp) noexcept nogil:
+        return self.split[sp].bias
+
+    cdef float near_tie_floor(self, float top, int n_terms) noexcept nogil:
+        return tie_floor(top, n_terms)
+
+    cdef int settle(self, int sp, const uint64_t* keys, int nk, const float* scores, float floor,
+                    const int* run_lo, const int* run_end, int n_runs, int best, double* exact) noexcept nogil:
+        """The permissible class with the highest score in double precision, among those whose
+        float32 score (``scores``, from :meth:`score`) is at least ``floor`` (the best one's less
+        float32's rounding, :func:`tie_floor`): MaltParser's LIBLINEAR scores with double weights,
+        so where float32 sums tie or nearly tie, its choice is the double sums' (the first class
+        of equal ones). The weights are their float32 part plus the low part the model keeps;
+        ``keys``: all the decision's features."""
+        cdef const WSplit* m = &self.split[sp]
+        cdef int r, c, i, j
+        cdef const WSlot* slot
+        cdef const WEntry* e
+        cdef const float* w
+        cdef const float* wl
+        for c in range(self.n_classes):
+            exact[c] = -INFINITY
+        for r in range(n_runs):
+            for c in range(run_lo[r], run_end[r]):
+                if scores[c] >= floor:
+                    exact[c] = m.bias[c]
+        for i in range(nk):
+            slot = find_slot(m, keys[i], &m.slots[mix64(keys[i]) & m.mask])
+            if slot == NULL:
+                continue
+            if slot.count == SLOT_DENSE:
+                w = m.dense + <Py_ssize_t>slot.start * self.n_classes
+                wl = m.dense_low + <Py_ssize_t>slot.start * self.n_classes if m.dense_low != NULL else NULL
+                for c in range(self.n_classes):
+                    if exact[c] != -INFINITY:
+                        exact[c] += <double>w[c] + (<double>wl[c] if wl != NULL else 0.0)
+            else:
+                e = m.entries + slot.start
+                for j in range(slot.count):
+                    if exact[e[j].cls] != -INFINITY:
+                        exact[e[j].cls] += <double>e[j].w + (
+                            <double>m.entries_low[slot.start + j] if m.entries_low != NULL else 0.0)
+        for r in range(n_runs):
+            for c in range(run_lo[r], run_end[r]):
+                if exact[c] > exact[best] or (exact[c] == exact[best] and c < best):
+                    best = c
+        return best
+
+
+cdef inline float tie_floor(float top, int n_terms) noexcept nogil:
+    """The lowest float32 sum of ``n_terms`` weights that double sums could still put above a
+    float32 sum of ``top``: each addition rounds by at most 2^-24 of a partial sum (generously
+    bounded)."""
+    return <float>(top - 8.0 * (n_terms + 1) * FLT_EPSILON * (1.0 + fabs(top)))
+
+
+def _slot_table(const uint64_t[::1] keys, const int32_t[::1] starts, const int32_t[::1] counts):
+    """The open-addressing table of :class:`Weights` (load at most one half), as WSlot records."""
+    cdef Py_ssize_t n = keys.shape[0], cap = 16, i
+    while cap < 2 * n + 2:
+        cap *= 2
+    table = np.empty(cap, dtype=[("key", np.uint64), ("start", np.int32), ("count", np.int32)])
+    cdef WSlot* slots = <WSlot*>cnp.PyArray_DATA(table)
+    cdef uint64_t mask = cap - 1, h
+    with nogil:
+        for i in range(cap):
+            slots[i].key = 0
+            slots[i].start = 0
+            slots[i].count = SLOT_EMPTY
+        for i in range(n):
+            h = mix64(keys[i]) & mask
+            while slots[h].count != SLOT_EMPTY:
+                if slots[h].key == keys[i]:
+                    with gil:
+                        raise ValueError("feature keys are not distinct: the model file is corrupt")
+                h = (h + 1) & mask
+            slots[h].key = keys[i]
+            slots[h].start = starts[i]
+            slots[h].count = counts[i]
+    return table
