@@ -80,18 +80,17 @@ def diagnose(parser, gold: Sequence, progress: bool = False):
     """
     if "enforce_tree" not in parser.system_cls.options:
         raise MaltpyError(f"fragmentation diagnostics need a nivreeager model, not {parser.settings.algorithm}")
-    if parser.settings.direction != "ltr":
+    if parser.view.reverses_words or parser.reverse_parser is not None:
         raise MaltpyError(f"fragmentation diagnostics read a left-to-right parse; this model parses "
-                          f"{'right to left' if parser.settings.direction == 'rtl' else 'both ways'}")
+                          f"{'right to left' if parser.view.reverses_words else 'both ways'}")
     saved = parser.settings.enforce_tree
     parser.settings.enforce_tree = True
     try:
         offsets, heads, labels, where = parser.parse_arrays(gold, progress, record_end=True)
     finally:
         parser.settings.enforce_tree = saved
-    names = parser.labels
+    names = parser.output_labels
     root_label = parser.settings.root_label
-    pp = parser.pseudo_projective()
     stats = Fragmentation()
     old_out, new_out = [], []
     for k, sent in enumerate(gold):
@@ -103,9 +102,8 @@ def diagnose(parser, gold: Sequence, progress: bool = False):
         old_h, old_l = list(new_h), list(new_l)
         for w in left:
             old_h[w - 1], old_l[w - 1] = 0, root_label
-        if pp.active:
-            new_h, new_l = [x[1:] for x in pp.deprojectivize([-1] + new_h, ["_"] + new_l)]
-            old_h, old_l = [x[1:] for x in pp.deprojectivize([-1] + old_h, ["_"] + old_l)]
+        new_h, new_l = parser.view.decode(new_h, new_l)
+        old_h, old_l = parser.view.decode(old_h, old_l)
         gold_h = sent.heads
         on_stack = {0} | {i + 1 for i, f in enumerate(flags) if f}
         stats.stack_token += len(left)

@@ -9,11 +9,12 @@ import numpy as np
 
 from maltpy.config import RUN_SETTINGS, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
-from maltpy.learners import SvmModel, make_learner
+from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
-from maltpy.search.decision import ClassTable
-from maltpy.search.weights import sparse_rows
+from maltpy.parsing.models import models_of
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
+from maltpy.search.decision import ClassTable
+from maltpy.transform.reverse import both_ways
 from maltpy.version import __version__
 
 
@@ -42,30 +43,11 @@ def save_parser(self, path: str) -> None:
     if self.reduction is not None:
         header["constituents"] = self.reduction.header()
         arrays.update(self.reduction.arrays())
-    if self.settings.direction == "both":
+    if self.reverse_parser is not None:
         # the right-to-left parser's own model file, inside this one
         header["combination"] = self.combination
         arrays["reverse_model"] = np.frombuffer(parser_bytes(self.reverse_parser), dtype=np.uint8)
-    C = self.classes.n_classes
-    col_dtype = np.uint16 if C < 65536 else np.int32
-    if self.learner.kind == "kernel":
-        for k, (keys, svm) in enumerate(self.splits):
-            arrays[f"keys{k}"] = keys
-            for name in SvmModel.ARRAYS:
-                arrays[f"svm{k}_{name}"] = getattr(svm, name)
-        save_model(path, header, arrays)
-        return
-    for k, (keys, W, bias) in enumerate(self.splits):
-        parts = W if isinstance(W, tuple) else sparse_rows(W)
-        indptr, cols, vals = parts[:3]
-        low = parts[3] if len(parts) > 3 else None
-        arrays[f"keys{k}"] = keys
-        arrays[f"bias{k}"] = bias
-        arrays[f"w{k}_indptr"] = np.asarray(indptr, dtype=np.int64)
-        arrays[f"w{k}_cols"] = np.asarray(cols).astype(col_dtype)
-        arrays[f"w{k}_vals"] = np.asarray(vals, dtype=np.float32)
-        if low is not None:   # what float32 left of the solver's float64 weights (near ties)
-            arrays[f"w{k}_low"] = np.asarray(low, dtype=np.float32)
+    models_of(self.learner).save(self.splits, arrays, self.classes.n_classes)
     save_model(path, header, arrays)
 
 
@@ -121,11 +103,12 @@ def load_parser(cls, path: str, **overrides):
     n_splits = h.integer("n_splits", 1, len(arrays))
     self.default_split = h.integer("default_split", 0, n_splits - 1)
     self.split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
-    self.splits = [_load_split(self, arrays, k, C, path) for k in range(n_splits)]
+    models = models_of(self.learner)
+    self.splits = [models.load(arrays, k, C, path) for k in range(n_splits)]
     self.train_stats = h.figures("train_stats")
     written_by = h.get("maltpy_version", optional=True)
     self.written_by = written_by if isinstance(written_by, str) else None
-    if settings.direction == "both":
+    if both_ways(settings):
         _load_reverse_parser(self, h, arrays, path, overrides)
     if h.get("constituents", optional=True) is not None:
         from maltpy.parsing.constituent import Reduction
@@ -160,38 +143,5 @@ def _load_reverse_parser(self, h, arrays, path, overrides):
             h.fail(f"its right-to-left model: {str(e).replace(tmp, 'inner model')}")
     finally:
         os.unlink(tmp)
-    if self.reverse_parser.settings.direction != "rtl":
+    if not self.reverse_parser.view.reverses_words:
         h.fail("its second model does not parse right to left")
-
-
-def _load_split(self, arrays: dict, k: int, C: int, path: str):
-    """Split model ``k`` of a model file, every array checked against the others."""
-    keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
-    n = len(keys)
-    if self.learner.kind == "kernel":
-        indptr = check_array(arrays, f"svm{k}_sv_indptr", path, "iu", low=0)
-        n_sv = len(indptr) - 1
-        classes = check_array(arrays, f"svm{k}_classes", path, "iu", low=0, high=C - 1)
-        m = len(classes)
-        svm = SvmModel(
-            indptr,
-            check_array(arrays, f"svm{k}_sv_indices", path, "iu", low=0, high=n - 1),
-            check_array(arrays, f"svm{k}_coef", path, "f", ndim=2),
-            check_array(arrays, f"svm{k}_intercept", path, "f", length=m * (m - 1) // 2),
-            check_array(arrays, f"svm{k}_n_support", path, "iu", length=m, low=0, high=max(n_sv, 0)),
-            classes)
-        if n_sv < 0 or len(np.unique(classes)) != m:
-            raise ModelFileError(f"{path}: inconsistent model file (SVM {k} classes or support vectors)")
-        return keys, svm
-    indptr = check_array(arrays, f"w{k}_indptr", path, "iu", length=n + 1, low=0)
-    cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
-    vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
-    bias = check_array(arrays, f"bias{k}", path, "f", length=C)
-    # optional (models since the near-tie rule): the low parts of float64 weights
-    low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32) \
-        if f"w{k}_low" in arrays else None
-    if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
-        raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
-    # kept as stored: the C loop adds sparse rows (maltpy.search.weights.Weights)
-    return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32), low), \
-        bias.astype(np.float32)

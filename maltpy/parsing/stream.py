@@ -40,21 +40,19 @@ class ChunkParser:
         from maltpy.parsing.intern import ChunkEncoder
         parser.check_fitted()
         self.parser = parser
-        self.reverse = parser.settings.direction == "rtl"
+        self.view = parser.view
         node_columns = [COLUMNS[parser.format].index(c) for c in HEAD_COLUMNS[parser.format]]
         self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.rag_tables,
-                                    parser.extractor.root_value, self.reverse, node_columns)
+                                    parser.extractor.root_value, self.view.reverses_words, node_columns)
         self.model = parser.search_model()
         self.strategy = parser.strategy()
         #: threads of one chunk's parse (a batched scorer's); chunks are parsed side by side otherwise
         self.threads_each = threads_each
-        self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in parser.output_labels]
-        self.pp = parser.pseudo_projective()
-        # labels whose sentences need decoding: those carrying the encoding's marks
-        self.marked = np.array(["|" in label or "%" in label for label in parser.labels] + [False], dtype=bool)
+        self.names = parser.output_labels
+        self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in self.names]
         # -dir both: the right-to-left parser of the same model file, and how to combine
         self.other = ChunkParser(parser.reverse_parser, threads_each) \
-            if parser.settings.direction == "both" else None
+            if parser.reverse_parser is not None else None
         #: one word on the root, labelled root (maltpy.transform.single_root)
         self.one_root = one_root
 
@@ -87,51 +85,15 @@ class ChunkParser:
         corpus = self.encoder.encode(chunk)
         self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci))
         heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each)
-        label_bytes = self.label_bytes
-        if self.pp.active:   # in the model's word order, where the encoding was made
-            label_bytes = self._deprojectivize(chunk, corpus.offsets, heads, labels)
-        if self.reverse:
-            heads, labels = _map_back(corpus.offsets, heads, labels)
+        heads, labels, names = self.view.decode_rows(corpus.offsets, heads, labels, self.names)
+        label_bytes = self.label_bytes if names is self.names else \
+            self.label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(self.names):]]
         return corpus.offsets, heads, labels, label_bytes
-
-    def _deprojectivize(self, chunk, offsets, heads, labels):
-        """Decode the sentences that hold a marked label, in place; the labels they end up with
-        are appended to a copy of the label list, whose bytes are returned."""
-        rows = np.flatnonzero(self.marked[labels])
-        if not len(rows):
-            return self.label_bytes
-        names = self.parser.labels
-        extra, index = [], {}
-        for k in np.unique(np.searchsorted(offsets, rows, side="right") - 1).tolist():
-            r0, r1 = int(offsets[k]), int(offsets[k + 1])
-            h, l = self.pp.deprojectivize([-1] + heads[r0 + 1:r1].tolist(),
-                                          ["_"] + [names[x] for x in labels[r0 + 1:r1].tolist()])
-            heads[r0 + 1:r1] = h[1:]
-            for r, label in zip(range(r0 + 1, r1), l[1:]):
-                code = index.get(label)
-                if code is None:
-                    code = index[label] = len(names) + len(extra)
-                    extra.append(label.encode("utf-8", "surrogatepass"))
-                labels[r] = code
-        return self.label_bytes + extra
 
 
 def _first_values(chunk, ci: int):
     """The distinct values of column ``ci`` in a chunk's first sentence (for a message)."""
     return list(dict.fromkeys(row[ci] for row in chunk.sentence_lines(0)))
-
-
-def _map_back(offsets, heads, labels):
-    """Trees parsed right to left (corpus rows in reversed word order) in the input's order."""
-    sizes = np.diff(offsets)
-    sentence = np.repeat(np.arange(len(sizes)), sizes)
-    rows = np.arange(len(heads))
-    position = rows - offsets[sentence]
-    n = sizes[sentence] - 1
-    mirror = np.where(position == 0, rows, offsets[sentence] + n + 1 - position)
-    h = heads[mirror]
-    return np.ascontiguousarray(np.where(h > 0, n + 1 - h, h), dtype=np.int32), \
-        np.ascontiguousarray(labels[mirror], dtype=np.int32)
 
 
 def unsupported(parser) -> Optional[str]:

@@ -10,6 +10,7 @@ from typing import List, Sequence
 
 import numpy as np
 
+from maltpy.transform.base import Transform
 
 LEFT, RIGHT = "_l", "_r"
 
@@ -55,4 +56,27 @@ def strip_direction(label: str) -> str:
 
 
 def output_labels(labels: Sequence[str]) -> List[str]:
+    """The labels as written: without their directions."""
     return [strip_direction(l) for l in labels]
+
+
+class DirectionLabels(Transform):
+    """The pipeline step of ``-ud label``: directions written into the gold labels for training,
+    told to the system (its reconstruction reads them), and dropped from the output."""
+
+    @classmethod
+    def from_settings(cls, settings):
+        return cls() if settings.undirected == "label" else None
+
+    def encode_labels(self, heads, label_ids, labels, root_label: str):
+        return encode_directions(heads, label_ids, labels, root_label)
+
+    def root_label(self, root_label: str) -> str:
+        # a word made a root by the reconstruction gets the root label, rightward
+        return root_label + RIGHT
+
+    def setup_system(self, system, labels) -> None:
+        system.set_label_directions(directions(labels))
+
+    def output_labels(self, labels):
+        return output_labels(labels)

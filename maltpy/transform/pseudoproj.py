@@ -33,7 +33,10 @@ import sys
 from collections import deque
 from typing import List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from maltpy.errors import MaltpyError
+from maltpy.transform.base import Transform
 
 MARKING_STRATEGIES = ("none", "baseline", "head", "path", "head+path")
 COVERED_ROOT = ("none", "ignore", "left", "right", "head")
@@ -104,8 +107,45 @@ def _depth(heads, d):
     return k
 
 
-class PseudoProjective:
-    """MaltParser's pseudo-projective transformation with its three options."""
+class PseudoProjective(Transform):
+    """MaltParser's pseudo-projective transformation with its three options; the pipeline step of
+    ``-pp``/``-pcr`` (gold trees projectivized, parses deprojectivized)."""
+
+    @classmethod
+    def from_settings(cls, settings):
+        """The step the settings ask for, None when the encoding is off."""
+        pp = cls(settings.marking_strategy, settings.covered_root, settings.lifting_order)
+        return pp if pp.active else None
+
+    def encode_gold(self, sentences, conllu: bool):
+        return [self.apply(self.projectivize, s) for s in sentences]
+
+    def feature_values(self, labels):
+        return self.deprel_feature_values(labels)
+
+    def decode(self, heads, labels):
+        return self.deprojectivize(heads, labels)
+
+    def decode_rows(self, offsets, heads, labels, names):
+        """Decode the sentences that hold a marked label, in place; the labels they end up with
+        are appended to a copy of ``names``."""
+        marked = np.array(["|" in n or "%" in n for n in names] + [False], dtype=bool)
+        rows = np.flatnonzero(marked[labels])
+        if not len(rows):
+            return heads, labels, names
+        extra, index = [], {}
+        for k in np.unique(np.searchsorted(offsets, rows, side="right") - 1).tolist():
+            r0, r1 = int(offsets[k]), int(offsets[k + 1])
+            h, l = self.deprojectivize([-1] + heads[r0 + 1:r1].tolist(),
+                                       ["_"] + [names[x] for x in labels[r0 + 1:r1].tolist()])
+            heads[r0 + 1:r1] = h[1:]
+            for r, label in zip(range(r0 + 1, r1), l[1:]):
+                code = index.get(label)
+                if code is None:
+                    code = index[label] = len(names) + len(extra)
+                    extra.append(label)
+                labels[r] = code
+        return heads, labels, list(names) + extra
 
     def __init__(self, marking_strategy: str = "none", covered_root: str = "none",
                  lifting_order: str = "shortest", search_order: str = "distance"):

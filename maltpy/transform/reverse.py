@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
+import numpy as np
+
 from maltpy.formats.conll import HEAD, Sentence
+from maltpy.transform.base import Transform
 
 DIRECTIONS = ("ltr", "rtl", "both")   # both: a parser each way, combined (transform/combine.py)
 #: integer columns whose values are node numbers: mapped with the words (HEAD, PHEAD)
@@ -65,3 +68,54 @@ def reverse_columns(batch, conllu: bool = False):
             start += n
         columns[ci] = out
     return ColumnBatch(batch.lengths, columns)
+
+
+def map_back_rows(offsets, heads, labels):
+    """Trees parsed right to left (corpus rows in reversed word order) in the input's order."""
+    sizes = np.diff(offsets)
+    sentence = np.repeat(np.arange(len(sizes)), sizes)
+    rows = np.arange(len(heads))
+    position = rows - offsets[sentence]
+    n = sizes[sentence] - 1
+    mirror = np.where(position == 0, rows, offsets[sentence] + n + 1 - position)
+    h = heads[mirror]
+    return np.ascontiguousarray(np.where(h > 0, n + 1 - h, h), dtype=np.int32), \
+        np.ascontiguousarray(labels[mirror], dtype=np.int32)
+
+
+def both_ways(settings) -> bool:
+    """Whether the settings ask for a parser each way, combined (``-dir both``)."""
+    return settings.direction == "both"
+
+
+def one_way(settings, direction: str) -> dict:
+    """The settings (as a dict) of the parser of ``-dir both`` that reads in ``direction``
+    (ltr or rtl), with the right-to-left feature model where ``-Frtl`` names one."""
+    values = {**settings.__dict__, "direction": direction, "verbose": False, "reverse_features": None}
+    if direction == "rtl" and settings.reverse_features:
+        values["features"] = settings.reverse_features
+    return values
+
+
+class RightToLeft(Transform):
+    """The pipeline step of ``-dir rtl``: the words reversed before, the trees mapped back after."""
+
+    reverses_words = True
+
+    @classmethod
+    def from_settings(cls, settings):
+        return cls() if settings.direction == "rtl" else None
+
+    def encode(self, sentences, conllu: bool):
+        from maltpy.formats.columns import ColumnBatch
+        if isinstance(sentences, ColumnBatch):
+            return reverse_columns(sentences, conllu)
+        return [reverse_sentence(s, conllu) for s in sentences]
+
+    def decode(self, heads, labels):
+        h, l = reverse_tree(heads[1:], labels[1:])
+        return [-1] + h, ["_"] + l
+
+    def decode_rows(self, offsets, heads, labels, names):
+        heads, labels = map_back_rows(offsets, heads, labels)
+        return heads, labels, names

@@ -1,0 +1,125 @@
+"""The two kinds of trained models a learner makes (its ``kind``), each in one class: how a split
+model is trained from its instances, which scorer parses with it (:mod:`maltpy.search`), and
+how it is written to and read from a model file. :func:`models_of` is the one place a learner's
+kind is looked up."""
+from __future__ import annotations
+
+import numpy as np
+
+from maltpy.errors import ModelFileError
+from maltpy.learners import SvmModel
+from maltpy.parsing.modelfile import check_array
+
+
+class LinearModels:
+    """Weights per feature and class, added by the parse-time table
+    (:class:`maltpy.search.weights.Weights`): LIBLINEAR, the perceptron, scikit-learn's."""
+
+    #: split models may train side by side (LIBLINEAR releases the GIL)
+    side_by_side = True
+
+    @staticmethod
+    def train(learner, X, y, n_classes, keys, progress=None):
+        """One split model from its instances (``keys``: each column's feature key): (keys, W, bias),
+        the rows that stayed zero dropped."""
+        W, bias = learner.fit(X, y, n_classes, progress=progress)
+        keep = np.flatnonzero(np.any(W != 0, axis=1))
+        return keys[keep], W[keep], bias
+
+    @staticmethod
+    def scorer(splits, split_map, default_split, n_classes, learner, left_out):
+        from maltpy.search.weights import Weights
+        return Weights([(k, W, b) for k, W, b in splits], split_map, default_split, n_classes)
+
+    @staticmethod
+    def save(splits, arrays: dict, n_classes: int) -> None:
+        from maltpy.search.weights import sparse_rows
+        col_dtype = np.uint16 if n_classes < 65536 else np.int32
+        for k, (keys, W, bias) in enumerate(splits):
+            parts = W if isinstance(W, tuple) else sparse_rows(W)
+            indptr, cols, vals = parts[:3]
+            low = parts[3] if len(parts) > 3 else None
+            arrays[f"keys{k}"] = keys
+            arrays[f"bias{k}"] = bias
+            arrays[f"w{k}_indptr"] = np.asarray(indptr, dtype=np.int64)
+            arrays[f"w{k}_cols"] = np.asarray(cols).astype(col_dtype)
+            arrays[f"w{k}_vals"] = np.asarray(vals, dtype=np.float32)
+            if low is not None:   # what float32 left of the solver's float64 weights (near ties)
+                arrays[f"w{k}_low"] = np.asarray(low, dtype=np.float32)
+
+    @staticmethod
+    def load(arrays: dict, k: int, n_classes: int, path: str):
+        """Split model ``k`` of a model file, every array checked against the others."""
+        C = n_classes
+        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
+        indptr = check_array(arrays, f"w{k}_indptr", path, "iu", length=len(keys) + 1, low=0)
+        cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
+        vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
+        bias = check_array(arrays, f"bias{k}", path, "f", length=C)
+        # optional (models since the near-tie rule): the low parts of float64 weights
+        low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32) \
+            if f"w{k}_low" in arrays else None
+        if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
+            raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
+        # kept as stored: the parse-time table adds sparse rows
+        return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32), low), \
+            bias.astype(np.float32)
+
+
+class KernelModelSet:
+    """LIBSVM-style models (support vectors, coefficients), scored in batches
+    (:class:`maltpy.search.kernel.KernelModels`)."""
+
+    #: one model at a time: a model's one-against-one problems run on the jobs threads (the
+    #: solver's own), which balances better than a thread per model
+    side_by_side = False
+
+    @staticmethod
+    def train(learner, X, y, n_classes, keys, progress=None):
+        """One split model: (keys of the features some support vector has, SvmModel over them)."""
+        svm = learner.fit(X, y, n_classes)
+        used = svm.used_features()
+        remap = np.full(X.shape[1], -1, dtype=np.int32)
+        remap[used] = np.arange(len(used), dtype=np.int32)
+        svm.remap_features(remap)
+        return keys[used], svm
+
+    @staticmethod
+    def scorer(splits, split_map, default_split, n_classes, learner, left_out):
+        from maltpy.search.kernel import KernelModels   # BLAS through scipy: kernel models only
+        return KernelModels(splits, split_map, default_split, learner.kernel_function(), n_classes, left_out)
+
+    @staticmethod
+    def save(splits, arrays: dict, n_classes: int) -> None:
+        for k, (keys, svm) in enumerate(splits):
+            arrays[f"keys{k}"] = keys
+            for name in SvmModel.ARRAYS:
+                arrays[f"svm{k}_{name}"] = getattr(svm, name)
+
+    @staticmethod
+    def load(arrays: dict, k: int, n_classes: int, path: str):
+        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
+        n = len(keys)
+        indptr = check_array(arrays, f"svm{k}_sv_indptr", path, "iu", low=0)
+        n_sv = len(indptr) - 1
+        classes = check_array(arrays, f"svm{k}_classes", path, "iu", low=0, high=n_classes - 1)
+        m = len(classes)
+        svm = SvmModel(
+            indptr,
+            check_array(arrays, f"svm{k}_sv_indices", path, "iu", low=0, high=n - 1),
+            check_array(arrays, f"svm{k}_coef", path, "f", ndim=2),
+            check_array(arrays, f"svm{k}_intercept", path, "f", length=m * (m - 1) // 2),
+            check_array(arrays, f"svm{k}_n_support", path, "iu", length=m, low=0, high=max(n_sv, 0)),
+            classes)
+        if n_sv < 0 or len(np.unique(classes)) != m:
+            raise ModelFileError(f"{path}: inconsistent model file (SVM {k} classes or support vectors)")
+        return keys, svm
+
+
+#: learner kind -> its models
+MODEL_KINDS = {"linear": LinearModels, "kernel": KernelModelSet}
+
+
+def models_of(learner):
+    """The model kind a learner trains (:attr:`maltpy.learners.base.Learner.kind`)."""
+    return MODEL_KINDS[learner.kind]

@@ -1,0 +1,275 @@
+"""How a :class:`~maltpy.parsing.parser.Parser` is trained: the model's view of the gold trees,
+the static oracle's instances and the learner's split models, online training with a dynamic
+oracle, and ``-dir both``'s two parsers with their cross-validated combination."""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from maltpy.config import threads
+from maltpy.errors import MaltpyError
+from maltpy.features.featmap import FeatMap
+from maltpy.learners import make_learner, request_stop
+from maltpy.parsing.encode import SymbolTable, gold_arrays, warn_long_sentences
+from maltpy.parsing.models import models_of
+from maltpy.chunks import folds as cv_folds
+from maltpy.progress import progress_bar
+from maltpy.search import SearchModel
+from maltpy.search.decision import ClassTable
+from maltpy.systems import SYSTEMS
+from maltpy.transform.reverse import one_way
+
+
+def prepare(parser, sentences, fmt: str):
+    """Set the parser up for training on gold ``sentences`` (checked): feature model, labels,
+    symbol tables and classes. Returns (corpus, gold heads, gold label ids, training system)."""
+    parser._setup(fmt)
+    view = parser.view
+    sentences = view.encode_gold(sentences, fmt == "conllu")
+    root_label = parser.settings.root_label
+    labels = sorted({r[7] for sent in sentences for r in sent.rows} | {root_label})
+    heads, label_ids = gold_arrays(sentences, {l: k for k, l in enumerate(labels)})
+    labels, label_ids = view.encode_labels(heads, label_ids, labels, root_label)
+    parser.labels = labels
+    parser.label_ids = {l: k for k, l in enumerate(labels)}
+    parser.deprel_values = view.feature_values(labels)
+    parser.extractor.set_deprel_values(parser.deprel_values)
+    parser.token_tables = [SymbolTable() for _ in parser.compiled.token_columns]
+    parser.rag_tables = [SymbolTable() for _ in parser.compiled.rag_columns]
+    corpus = parser.encode(sentences, grow=True)
+    warn_long_sentences(corpus.offsets, parser.system_cls, training=True)
+    system = parser.system(training=True)
+    parser.classes = ClassTable(system.labeled, len(labels))
+    parser.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences))}
+    return corpus, heads, label_ids, system
+
+
+def training_instances(parser, sentences, fmt: str, log):
+    """The static oracle's instances: ``(X, y, split_values, feature_keys)`` (see
+    :meth:`Parser.training_instances`)."""
+    from maltpy.search.oracle import collect_instances
+    t0 = time.perf_counter()
+    corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
+    fmap = FeatMap(1 << 16)
+    bar = progress_bar(len(sentences), "instances", parser.settings.verbose)
+    try:
+        step = SearchModel(system, parser.extractor, parser.classes, None).step(corpus.max_n)
+        inst = collect_instances(step, fmap, corpus, heads, label_ids, progress=bar.update if bar else None)
+    finally:
+        if bar:
+            bar.close()
+    n_inst = len(inst["y"])
+    parser.train_stats.update({"instances": n_inst, "features": len(fmap),
+                               "oracle_errors": int(inst["oracle_errors"])})
+    log(f"{n_inst} instances, {len(fmap)} features, {parser.classes.n_classes} classes "
+        f"({time.perf_counter() - t0:.1f} s)")
+    if inst["oracle_errors"]:
+        log(f"note: the {parser.settings.algorithm} oracle could not reproduce {inst['oracle_errors']} of "
+            f"{len(sentences)} training trees (non-projective trees need a non-projective "
+            "algorithm or pseudo-projective parsing)")
+    import scipy.sparse as sp   # here, not at the top: parsing never needs scipy
+    # int8 ones: the solvers read the pattern (scikit-learn's convert), an eighth of float64's bytes
+    X = sp.csr_matrix((np.ones(len(inst["indices"]), dtype=np.int8), inst["indices"], inst["indptr"]),
+                      shape=(n_inst, len(fmap)))
+    return X, inst["y"], inst["split"], fmap.keys_in_order()
+
+
+def fit(parser, sentences, fmt: str, log):
+    """Train ``parser`` on checked gold sentences the way its settings say."""
+    from maltpy.transform.reverse import both_ways
+    s = parser.settings
+    if both_ways(s):
+        return fit_both(parser, sentences, fmt, log)
+    if s.oracle == "dynamic":
+        return fit_online(parser, sentences, fmt, log)
+    return fit_static(parser, sentences, fmt, log)
+
+
+def fit_static(parser, sentences, fmt: str, log):
+    """The static oracle's instances, one model per data-split value, trained by the learner."""
+    s = parser.settings
+    t0 = time.perf_counter()
+    learner = make_learner(s.learner, s.learner_options)
+    models = models_of(learner)
+    # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
+    warm_up = threading.Thread(target=learner.import_estimator, daemon=True)
+    warm_up.start()
+    X, y, split_values, all_keys = training_instances(parser, sentences, fmt, log)
+    warm_up.join()
+    n_inst = len(y)
+    groups, parser.split_map, parser.default_split = split_groups(s.split_threshold, parser.compiled.split_atom,
+                                                                  split_values)
+    C = parser.classes.n_classes
+    largest = max(n_inst if g is None else len(g) for g in groups)
+    if not models.side_by_side and largest > 100_000:
+        # kernel SVM training grows faster than linearly with the instances of one model
+        log(f"note: one {s.learner} model gets {largest} instances, which can take hours; "
+            "a data split keeps the models small (e.g. -d POSTAG -s Input[0] -T 1000)")
+    # MaltParser's split models leave out the split feature itself (FeatureModel's divide
+    # feature vectors); the default model keeps it
+    template_of_key = (all_keys.astype(np.uint64) >> np.uint64(50)).astype(np.int64)
+    split_feature_column = np.isin(template_of_key, parser.compiled.split_templates)
+
+    def train(rows, divided):
+        if rows is None:  # every feature occurs in the full instance set
+            Xs, ys, cols = X, y, np.arange(X.shape[1])
+        else:  # a split model: keep only the columns its instances use
+            Xs, ys = X[rows], y[rows]
+            cols = np.unique(Xs.indices)
+            if divided:
+                cols = cols[~split_feature_column[cols]]
+            Xs = Xs[:, cols].tocsr()
+            Xs.sort_indices()
+        report = pass_bar is not None or (learner.logs_passes and len(groups) == 1)
+        return models.train(learner, Xs, ys, C, all_keys[cols], progress=on_pass if report else None)
+
+    jobs = threads(s.jobs)
+    # one model (no split): follow the solver's passes instead of a one-step bar
+    pass_bar = (progress_bar(None, "training", s.verbose, unit="pass")
+                if len(groups) == 1 and learner.reports_passes else None)
+
+    def on_pass(n_passes, value):
+        note = learner.pass_note(n_passes, value)
+        if pass_bar is not None:
+            pass_bar.update(1)
+            pass_bar.set_postfix_str(note, refresh=False)
+        if learner.logs_passes:
+            log(note)
+
+    bar = None if pass_bar is not None else progress_bar(len(groups), "training", s.verbose, unit="model")
+    t1 = time.perf_counter()
+    results = [None] * len(groups)
+    # largest groups first so the pool finishes together; liblinear releases the GIL
+    order = sorted(range(len(groups)), key=lambda g: -(n_inst if groups[g] is None else len(groups[g])))
+    request_stop(False)
+    workers = max(1, min(jobs, len(groups))) if models.side_by_side else 1
+    if learner.threaded:   # the threads the models leave free go to their solvers
+        learner.n_threads = max(1, jobs // workers)
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures = {pool.submit(train, groups[g], g != parser.default_split): g for g in order}
+        for fut in futures:
+            results[futures[fut]] = fut.result()
+            if bar:
+                bar.update(1)
+    except KeyboardInterrupt:
+        # Ctrl-C: maltpy's solvers return within a moment; scikit-learn's cannot be
+        # stopped, so they are left to finish in the background (the CLI exits without them)
+        request_stop()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    for b in (bar, pass_bar):
+        if b is not None:
+            b.close()
+    parser.splits = results
+    parser.learner = learner
+    log(f"trained {len(groups)} model(s) with {s.learner} {learner.options_string()} "
+        f"in {time.perf_counter() - t1:.1f} s")
+    parser.train_stats["seconds"] = time.perf_counter() - t0
+    return parser
+
+
+def fit_online(parser, sentences, fmt: str, log):
+    """-or dynamic: the perceptron trained inside the transition loop with the dynamic oracle,
+    exploring its own errors (:mod:`maltpy.search.online`)."""
+    from maltpy.search.online import train_online
+    from maltpy.search.trainable import TrainableWeights
+    s = parser.settings
+    learner = make_learner(s.learner, s.learner_options)
+    if not learner.online:
+        raise MaltpyError(f"the dynamic oracle (-or dynamic) trains online: use -l perceptron, not -l {s.learner}")
+    if s.split_column or s.split_structure:
+        raise MaltpyError("the dynamic oracle trains one model: leave out the data split (-d/-s)")
+    t0 = time.perf_counter()
+    corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
+    if not system.has_costs:
+        with_costs = [name for name, cls in SYSTEMS.items() if cls(1, 0).has_costs]
+        raise MaltpyError(f"{system.no_costs_reason}; use -or static (dynamic oracles, with their default "
+                          f"options: {', '.join(with_costs)})")
+    t1 = time.perf_counter()
+    fmap = FeatMap(1 << 16)
+    scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys)
+    step = SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n)
+    W, bias = train_online(
+        step, corpus, heads, label_ids, learner.epochs, learner.seed, dynamic=True,
+        explore_after=learner.explore_after, explore_p=learner.explore_p,
+        progress=lambda epoch, accuracy, seconds: log(learner.pass_note(epoch, 1.0 - accuracy) + f", {seconds:.1f} s"))
+    keys = fmap.keys_in_order()
+    keep = np.flatnonzero(np.any(W != 0, axis=1))
+    parser.splits = [(keys[keep], W[keep], bias)]
+    parser.split_map = np.zeros(1, dtype=np.int32)
+    parser.default_split = 0
+    parser.learner = learner
+    parser.train_stats.update({"features": len(fmap), "seconds": time.perf_counter() - t0})
+    log(f"trained with perceptron {learner.options_string()} and the dynamic oracle in "
+        f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
+    return parser
+
+
+def _one_way(parser, direction: str):
+    """An untrained parser with these settings, reading in one direction."""
+    from maltpy.config import make_settings
+    return type(parser)(make_settings(**one_way(parser.settings, direction)))
+
+
+def log_nothing(msg: str) -> None:
+    """The log of a model trained inside another's training (a cross-validation's)."""
+
+
+def fit_both(parser, sentences, fmt: str, log):
+    """-dir both: a parser each way on all the data, and the combination (criterion, which
+    parser is first, parameter) that scores best over a cross-validation on the training
+    data, as the paper tuned it: in each fold, both parsers trained on the other folds parse
+    it, and every combination is scored on it."""
+    from maltpy.transform.combine import choose_combination
+    s = parser.settings
+    folds = s.combination_folds
+    if folds < 2 or folds > len(sentences):
+        raise MaltpyError(f"combination_folds (-cv) {folds}: use 2 to {len(sentences)} (the training sentences)")
+    t0 = time.perf_counter()
+    held_out = []
+    for k, (train, part) in enumerate(cv_folds(sentences, folds)):
+        trees = [_one_way(parser, d)._fit(train, fmt, log_nothing).parse_trees(part) for d in ("ltr", "rtl")]
+        held_out.append((part, trees[0], trees[1]))
+        log(f"combination cross-validation: fold {k + 1}/{folds} parsed ({time.perf_counter() - t0:.0f} s)")
+    parser.combination = choose_combination(held_out)
+    c = parser.combination
+    log(f"combination: {c['criterion']} <= {c['param']}, {c['first']} first: cross-validated LAS "
+        f"{c['las']:.2f} (left to right alone {c['las_ltr']:.2f}, right to left {c['las_rtl']:.2f})")
+    ltr = _one_way(parser, "ltr")._fit(sentences, fmt, log)
+    rtl = _one_way(parser, "rtl")._fit(sentences, fmt, log)
+    # this parser is the left-to-right one, with the settings it was given and the other beside it
+    parser.__dict__.update({k: v for k, v in ltr.__dict__.items() if k != "settings"})
+    parser.reverse_parser = rtl
+    parser.train_stats["combination_seconds"] = time.perf_counter() - t0
+    return parser
+
+
+def split_groups(threshold: int, split_atom: int, split_values):
+    """Instance rows per split model (MaltParser's -d/-s/-T; None = all instances), the map from
+    split value to model, and the default model."""
+    if split_atom < 0:
+        return [None], np.zeros(1, dtype=np.int32), 0
+    values, counts = np.unique(split_values, return_counts=True)
+    # as MaltParser's FeatureDivideModel: a value with at most -T instances goes to the default
+    # model, and the default model's instances come value by value (ascending symbol codes,
+    # a TreeMap), each value's in training order
+    big = values[counts > threshold]
+    order = np.argsort(split_values, kind="stable")
+    sorted_vals = split_values[order]
+    groups = []
+    for v in big:
+        lo, hi = np.searchsorted(sorted_vals, v), np.searchsorted(sorted_vals, v, side="right")
+        groups.append(order[lo:hi])
+    rest = order[~np.isin(sorted_vals, big)]
+    groups.append(rest if len(rest) else None)  # default model; all instances if nothing is pooled
+    n_values = int(max(split_values.max(initial=0), 0)) + 1
+    split_map = np.full(n_values, len(groups) - 1, dtype=np.int32)
+    for k, v in enumerate(big):
+        if v >= 0:
+            split_map[v] = k
+    return groups, split_map, len(groups) - 1
