@@ -153,7 +153,8 @@ def test_dir_both_trains_the_right_to_left_parser_with_its_own_feature_model(tmp
     each direction's apart); the model file keeps both; it means nothing without -dir both."""
     import maltpy
     from maltpy.errors import MaltpyError
-    from maltpy.parsing.parser import Parser, resolve_feature_model
+    from maltpy.features.resolve import resolve_feature_model
+    from maltpy.parsing.parser import Parser
     gold = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
     p = Parser(verbose=False, direction="both", combination_folds=2, reverse_features="NivreEagerLean").fit(gold)
     lean = resolve_feature_model("NivreEagerLean", "nivreeager", "liblinear", "conllx")[1]

@@ -56,7 +56,7 @@ COVINGTON_CANDIDATES = [
 
 def default_features(settings: dict) -> List[str]:
     """The templates of the feature model a parser with ``settings`` uses by default."""
-    from maltpy.parsing.parser import resolve_feature_model
+    from maltpy.features.resolve import resolve_feature_model
     model, _ = resolve_feature_model(None, settings["algorithm"], settings.get("learner", "liblinear"),
                                      settings["input_format"], undirected=settings.get("undirected", "none"),
                                      buffer_transitions=settings.get("buffer_transitions", "none"))

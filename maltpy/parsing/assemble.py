@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from maltpy.config import flag_of
+from maltpy.config import Settings, flag_of
 from maltpy.errors import MaltpyError
 from maltpy.features.compiler import compile_model
 from maltpy.features.extract import Extractor
@@ -18,14 +18,20 @@ from maltpy.systems.nivreeager import ORACLE_OPTION_MOVES, NivreEager, oracle_op
 from maltpy.transform.pipeline import View
 
 
+#: settings only some systems take (their ``options``), and what to say when another is given one
+SYSTEM_OPTIONS = {
+    "undirected": "undirected parsing ({flag} {value}) is for planar, 2planar and covnonproj, not {algorithm}",
+    "buffer_transitions": "buffer transitions ({flag} {value}) extend arc-eager: use them with -a nivreeager, "
+                          "not {algorithm}",
+}
+
+
 def check_settings(s, system_cls) -> None:
     """One-line errors for settings the system (or MaltParser's binarized features) cannot take."""
-    if s.undirected != "none" and "undirected" not in system_cls.options:
-        raise MaltpyError(f"undirected parsing (-ud {s.undirected}) is for planar, 2planar and covnonproj, "
-                          f"not {s.algorithm}")
-    if s.buffer_transitions != "none" and "buffer_transitions" not in system_cls.options:
-        raise MaltpyError(f"buffer transitions (-bt {s.buffer_transitions}) extend arc-eager: use them "
-                          f"with -a nivreeager, not {s.algorithm}")
+    for option, needs in SYSTEM_OPTIONS.items():
+        value = getattr(s, option)
+        if value != Settings.__dataclass_fields__[option].default and option not in system_cls.options:
+            raise MaltpyError(needs.format(flag=flag_of(option), value=value, algorithm=s.algorithm))
     taken = oracle_options_taken(s.buffer_transitions)
     for option, moves in ORACLE_OPTION_MOVES.items():
         value = getattr(s, option)

@@ -12,9 +12,8 @@ from typing import Iterable, Iterator, Optional, Sequence
 import numpy as np
 
 from maltpy.chunks import chunked
-from maltpy.config import RUN_SETTINGS, Settings, coerce, make_settings, threads
+from maltpy.config import Settings, coerce, make_settings, threads
 from maltpy.errors import MaltpyError
-from maltpy.features.resolve import resolve_feature_model  # noqa: F401  (maltpy.parsing.parser's API)
 from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.parsing import training
@@ -25,7 +24,6 @@ from maltpy.progress import progress_bar as _progress_bar
 from maltpy.search import SearchModel, strategy as search_strategy
 from maltpy.transform.reverse import both_ways
 from maltpy.transform.single_root import one_root as single_root, wants_one_root
-from maltpy.version import __version__
 
 
 class Parser:
@@ -109,7 +107,7 @@ class Parser:
         are known to be valid gold trees."""
         fmt = fmt or self.settings.input_format or "conllx"
         if not checked:
-            _check_training_sentences(sentences, fmt)
+            training.check_training_sentences(sentences, fmt)
         return training.training_instances(self, sentences, fmt, log or (lambda msg: None))
 
     def fit(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
@@ -118,11 +116,11 @@ class Parser:
         ``fmt``: the columns' format (default: the ``input_format`` setting, else the format the
         sentences were read in, else conllx)."""
         s = self.settings
-        fmt = fmt or s.input_format or _format_read(sentences)
+        fmt = fmt or s.input_format or training.format_read(sentences)
         if s.reverse_features and not both_ways(s):
             raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
                               f"with -dir {s.direction}, give the feature model with -F")
-        _check_training_sentences(sentences, fmt or s.input_format or "conllx")
+        training.check_training_sentences(sentences, fmt or "conllx")
         return self._fit(sentences, fmt or "conllx", log or (lambda msg: None))
 
     def _fit(self, sentences, fmt, log):
@@ -136,31 +134,8 @@ class Parser:
         """What this trained parser is, as plain data (``maltpy info`` prints it): the training
         settings that differ from the defaults, learner, feature model, labels, the training data's
         figures, and with ``-dir both`` the combination chosen and the right-to-left parser."""
-        self.check_fitted()
-        defaults = Settings()
-        changed = {k: v for k, v in self.settings.__dict__.items()
-                   if k not in RUN_SETTINGS and k not in ("input_format", "output_format",   # of a run too
-                                                          "algorithm", "learner", "learner_options")  # keys of their own
-                   and v != getattr(defaults, k)}
-        info = {
-            # the version that wrote the model file (None: the file does not say); this one if not saved yet
-            "written_by": getattr(self, "written_by", __version__),
-            "format": self.format,
-            "algorithm": self.settings.algorithm,
-            "settings": changed,
-            "learner": self.settings.learner,
-            "learner_options": self.learner.options_string(),
-            "feature_model": {"name": self.feature_model.name, "features": len(self.feature_model.features)},
-            "labels": list(self.labels),
-            "classes": self.classes.n_classes,
-            "split_models": len(self.splits),
-            "training": dict(getattr(self, "train_stats", None) or {}),
-            "constituents": self.reduction is not None,
-        }
-        if self.reverse_parser is not None:
-            info["combination"] = dict(self.combination)
-            info["right_to_left"] = self.reverse_parser.describe()
-        return info
+        from maltpy.parsing.storage import describe_parser
+        return describe_parser(self)
 
     # ------------------------------------------------------------------ parsing
     def check_fitted(self):
@@ -332,32 +307,6 @@ class Parser:
         (:mod:`maltpy.parsing.storage`)."""
         from maltpy.parsing.storage import load_parser
         return load_parser(cls, path, **overrides)
-
-
-#: training on fewer sentences than this draws a warning
-FEW_SENTENCES = 20
-
-
-def _format_read(sentences) -> Optional[str]:
-    """The format the sentences were read in when they agree on one (a CoNLL-U treebank trains a
-    CoNLL-U model, whether given as a path or as read_conll's sentences)."""
-    formats = {getattr(s, "format", None) for s in sentences} - {None}
-    return formats.pop() if len(formats) == 1 else None
-
-
-def _check_training_sentences(sentences, fmt: str) -> None:
-    """Gold trees as the reader checks them (one validator, maltpy.formats.validate): the compiled
-    loops trust every head to be a word of its sentence. Few of them draw a warning."""
-    if not sentences:
-        raise MaltpyError("no training sentences")
-    check_sentences(sentences, fmt, need_heads=True, what="training sentence")
-    if len(sentences) < FEW_SENTENCES:
-        import warnings
-        from maltpy.errors import MaltpyWarning
-        warnings.warn(MaltpyWarning(
-            f"training on {len(sentences)} sentence(s): the parser learns its decisions from the examples "
-            f"these give, so it will parse poorly (treebanks have thousands of sentences; the example "
-            f"treebank in examples/ has 160)"), stacklevel=4)
 
 
 def _as_sentence(s) -> Sentence:

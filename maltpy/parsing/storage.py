@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from maltpy.config import RUN_SETTINGS, make_settings
+from maltpy.config import RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
@@ -70,6 +70,10 @@ def load_parser(cls, path: str, **overrides):
     Every header value and array is checked here, so that a model either loads
     completely or is refused with :class:`~maltpy.errors.ModelFileError`; nothing
     damaged reaches the C loops."""
+    for k, v in overrides.items():    # checked as the settings of a new parser are
+        if k not in Settings.__dataclass_fields__:
+            raise MaltpyError(f"unknown setting {k!r}")
+        overrides[k] = coerce(k, v, "load")
     header, arrays = load_model(path)
     h = HeaderReader(header, path)
     stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS}
@@ -145,3 +149,34 @@ def _load_reverse_parser(self, h, arrays, path, overrides):
         os.unlink(tmp)
     if not self.reverse_parser.view.reverses_words:
         h.fail("its second model does not parse right to left")
+
+
+def describe_parser(self) -> dict:
+    """What this trained parser is, as plain data (``maltpy info`` prints it): the training
+    settings that differ from the defaults, learner, feature model, labels, the training data's
+    figures, and with ``-dir both`` the combination chosen and the right-to-left parser."""
+    self.check_fitted()
+    defaults = Settings()
+    changed = {k: v for k, v in self.settings.__dict__.items()
+               if k not in RUN_SETTINGS and k not in ("input_format", "output_format",   # of a run too
+                                                      "algorithm", "learner", "learner_options")  # keys of their own
+               and v != getattr(defaults, k)}
+    info = {
+        # the version that wrote the model file (None: the file does not say); this one if not saved yet
+        "written_by": getattr(self, "written_by", __version__),
+        "format": self.format,
+        "algorithm": self.settings.algorithm,
+        "settings": changed,
+        "learner": self.settings.learner,
+        "learner_options": self.learner.options_string(),
+        "feature_model": {"name": self.feature_model.name, "features": len(self.feature_model.features)},
+        "labels": list(self.labels),
+        "classes": self.classes.n_classes,
+        "split_models": len(self.splits),
+        "training": dict(getattr(self, "train_stats", None) or {}),
+        "constituents": self.reduction is not None,
+    }
+    if self.reverse_parser is not None:
+        info["combination"] = dict(self.combination)
+        info["right_to_left"] = self.reverse_parser.describe()
+    return info

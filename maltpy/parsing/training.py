@@ -6,11 +6,13 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Optional
 
 import numpy as np
 
 from maltpy.config import threads
 from maltpy.errors import MaltpyError
+from maltpy.formats.validate import check_sentences
 from maltpy.features.featmap import FeatMap
 from maltpy.learners import make_learner, request_stop
 from maltpy.parsing.encode import SymbolTable, gold_arrays, warn_long_sentences
@@ -273,3 +275,29 @@ def split_groups(threshold: int, split_atom: int, split_values):
         if v >= 0:
             split_map[v] = k
     return groups, split_map, len(groups) - 1
+
+
+#: training on fewer sentences than this draws a warning
+FEW_SENTENCES = 20
+
+
+def format_read(sentences) -> Optional[str]:
+    """The format the sentences were read in when they agree on one (a CoNLL-U treebank trains a
+    CoNLL-U model, whether given as a path or as read_conll's sentences)."""
+    formats = {getattr(s, "format", None) for s in sentences} - {None}
+    return formats.pop() if len(formats) == 1 else None
+
+
+def check_training_sentences(sentences, fmt: str) -> None:
+    """Gold trees as the reader checks them (one validator, maltpy.formats.validate): the compiled
+    loops trust every head to be a word of its sentence. Few of them draw a warning."""
+    if not sentences:
+        raise MaltpyError("no training sentences")
+    check_sentences(sentences, fmt, need_heads=True, what="training sentence")
+    if len(sentences) < FEW_SENTENCES:
+        import warnings
+        from maltpy.errors import MaltpyWarning
+        warnings.warn(MaltpyWarning(
+            f"training on {len(sentences)} sentence(s): the parser learns its decisions from the examples "
+            f"these give, so it will parse poorly (treebanks have thousands of sentences; the example "
+            f"treebank in examples/ has 160)"), stacklevel=4)

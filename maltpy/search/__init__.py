@@ -8,6 +8,7 @@ plus an entry here; the ``search`` setting names it.
 """
 from importlib import import_module
 
+from maltpy.errors import MaltpyError
 from maltpy.search.strategy import SearchModel, Strategy
 
 #: parse strategies: setting value -> "module:class" (imported when asked for) or a Strategy
@@ -20,7 +21,7 @@ def strategy(name: str) -> Strategy:
     """The strategy the ``search`` setting ``name`` names."""
     entry = STRATEGIES.get(name)
     if entry is None:
-        raise ValueError(f"unknown search strategy {name!r}; use one of {', '.join(sorted(STRATEGIES))}")
+        raise MaltpyError(f"unknown search strategy {name!r}; use one of {', '.join(sorted(STRATEGIES))}")
     if isinstance(entry, str):
         module, cls = entry.split(":")
         return getattr(import_module(module), cls)()
