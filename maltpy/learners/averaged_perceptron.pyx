@@ -2,7 +2,7 @@
 """A multi-class averaged perceptron (Collins 2002) over 0/1 feature instances, without the GIL.
 
 Instances are CSR rows of feature ids with a class each, as the static oracle collects
-them (:func:`maltpy.parsing.loop.collect_instances`). Each epoch visits them in a seeded
+them (:func:`maltpy.search.oracle.collect_instances`). Each epoch visits them in a seeded
 random order; a wrong prediction adds the instance's features to the gold class and
 subtracts them from the predicted one. The returned weights are the average over every
 step, computed with the usual timestamp trick (``w - u / t``).
@@ -17,6 +17,13 @@ from libc.string cimport memcpy
 cnp.import_array()
 
 
+cdef extern from "maltpy/scores.h":
+    # the sums and the arg-max of the search's scorers (maltpy/search/decision.pxd), over one run
+    # of all the classes
+    void add_runs "maltpy_add_runs"(float* scores, const float* w, const int* lo, const int* hi, int n) nogil
+    int argmax_runs "maltpy_argmax_runs"(const float* scores, const int* lo, const int* hi, int n) nogil
+
+
 def train_averaged_perceptron(const int64_t[::1] indptr, const int32_t[::1] indices, const int32_t[::1] y,
                               int n_features, int n_classes, int epochs, int seed, progress=None):
     """Return (W float32 [n_features x n_classes], bias float32 [n_classes]), the averaged weights.
@@ -24,7 +31,7 @@ def train_averaged_perceptron(const int64_t[::1] indptr, const int32_t[::1] indi
     ``progress(epoch, accuracy, seconds)`` is called after each epoch (training accuracy of
     that epoch's predictions, before its updates)."""
     import time
-    cdef Py_ssize_t n = y.shape[0], i, r, c, best, f, C = n_classes, t = 1
+    cdef Py_ssize_t n = y.shape[0], i, r, best, f, C = n_classes, t = 1
     cdef int64_t j
     if n_classes < 1 or n_features < 0:
         raise ValueError("no classes")
@@ -42,8 +49,9 @@ def train_averaged_perceptron(const int64_t[::1] indptr, const int32_t[::1] indi
     rng = np.random.default_rng(seed)
     cdef int64_t[::1] order
     cdef Py_ssize_t correct
-    cdef float best_score
     cdef int gold
+    cdef int all_lo = 0
+    cdef int all_hi = n_classes
     try:
         for epoch in range(epochs):
             t0 = time.perf_counter()
@@ -55,15 +63,8 @@ def train_averaged_perceptron(const int64_t[::1] indptr, const int32_t[::1] indi
                     gold = y[r]
                     memcpy(scores, &bw[0], sizeof(float) * C)
                     for j in range(indptr[r], indptr[r + 1]):
-                        f = indices[j]
-                        for c in range(C):
-                            scores[c] += w[f, c]
-                    best = 0
-                    best_score = scores[0]
-                    for c in range(1, C):
-                        if scores[c] > best_score:
-                            best = c
-                            best_score = scores[c]
+                        add_runs(scores, &w[indices[j], 0], &all_lo, &all_hi, 1)
+                    best = argmax_runs(scores, &all_lo, &all_hi, 1)
                     if best == gold:
                         correct += 1
                     else:

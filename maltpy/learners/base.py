@@ -3,14 +3,15 @@
 The parser reads these attributes and never probes for others, so a new learner states what it
 can do here, by overriding them:
 
-- ``kind``: ``"linear"`` (``fit`` returns weights the C loop adds, rows per feature) or
-  ``"kernel"`` (``fit`` returns LIBSVM-style models, scored in batches by
-  :mod:`maltpy.parsing.kernel`);
+- ``kind``: the kind of model ``fit`` returns, each trained, scored and stored by its class in
+  :mod:`maltpy.parsing.models`: ``"linear"`` (weights per feature and class, added by the
+  parse-time table :mod:`maltpy.search.weights`) or ``"kernel"`` (LIBSVM-style models, scored in
+  batches by :mod:`maltpy.search.kernel`);
 - ``reports_passes``: ``fit`` calls ``progress(n_passes, value)`` after each pass, and
   :meth:`pass_note` says what the value means;
 - ``logs_passes``: training logs each pass (the perceptron's epochs);
 - ``online``: it can train inside the transition loop with a dynamic oracle (``-or dynamic``,
-  :mod:`maltpy.parsing.online`);
+  :mod:`maltpy.search.online`);
 - ``threaded``: ``fit`` uses ``n_threads`` threads, which the parser sets from ``-j``.
 """
 from __future__ import annotations

@@ -92,7 +92,7 @@ class LiblinearLearner(Learner):
     #: trained alone
     n_threads: int = 1
 
-    #: the parse loop adds weight rows (see maltpy.parsing.loop)
+    #: the parse loop adds weight rows (see maltpy.search.weights)
     kind = "linear"
     threaded = True
 

@@ -5,7 +5,7 @@ Defaults are MaltParser 1.9's (``LibSvm.getDefaultLibOptions``): ``svm-train -s 
 Trained on the same instances, the models are Java LIBSVM's (MaltParser's): see
 :meth:`LibsvmLearner.fit`. LIBSVM's solver runs in :mod:`maltpy.learners.svc`;
 :meth:`LibsvmLearner.fit` returns the support vectors, their coefficients and the
-intercepts as plain arrays, which the batched parse loop (:mod:`maltpy.parsing.kernel`)
+intercepts as plain arrays, which the batched parse loop (:mod:`maltpy.search.kernel`)
 scores in C.
 """
 from __future__ import annotations
@@ -123,7 +123,7 @@ class LibsvmLearner(Learner):
     #: threads for the one-against-one problems of one model (the parser sets its -j)
     n_threads: int = 1
 
-    #: the parse loop scores this learner's models in batches (see maltpy.parsing.kernel)
+    #: the parse loop scores this learner's models in batches (see maltpy.search.kernel)
     kind = "kernel"
     #: the solver reports no passes
     reports_passes = False

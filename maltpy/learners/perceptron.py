@@ -4,7 +4,7 @@ Trained on the static oracle's instances (:mod:`maltpy.learners.averaged_percept
 without the GIL), it exports weights of the same shape as LIBLINEAR's, so model files and the
 parse loop are those of linear models. Options (``-lo``): ``-i`` epochs (default 15), ``-s`` the
 seed of the order in which each epoch visits the instances (default 0); with the dynamic oracle
-(``-or dynamic``, :mod:`maltpy.parsing.online`), ``-k`` the epochs before exploring (default 1)
+(``-or dynamic``, :mod:`maltpy.search.online`), ``-k`` the epochs before exploring (default 1)
 and ``-p`` the probability of following a wrong prediction (default 0.9), Goldberg & Nivre's.
 """
 from __future__ import annotations
@@ -42,12 +42,12 @@ class PerceptronLearner(Learner):
     explore_after: int = 1      # -k: epochs before exploring (dynamic oracle)
     explore_p: float = 0.9      # -p: probability of following a wrong prediction (dynamic oracle)
 
-    #: the parse loop adds weight rows (see maltpy.parsing.loop)
+    #: the parse loop adds weight rows (see maltpy.search.weights)
     kind = "linear"
     #: :meth:`fit` calls ``progress(epoch, error rate)`` once per epoch, and training logs it
     reports_passes = True
     logs_passes = True
-    #: can train inside the transition loop (-or dynamic, maltpy.parsing.online)
+    #: can train inside the transition loop (-or dynamic, maltpy.search.online)
     online = True
 
     @classmethod

@@ -41,21 +41,56 @@ class Greedy(Strategy):
                                 moves_out=moves_out)
 
 
-def _outputs(Corpus corpus, bint record_end, moves_out):
-    heads = np.full(corpus.n_rows, -1, dtype=np.int32)
-    labels = np.full(corpus.n_rows, -1, dtype=np.int32)
-    end = np.zeros(max(corpus.n_rows, 1) if record_end else 1, dtype=np.int8)
-    if moves_out is not None:
-        if len(moves_out) < corpus.n_rows:
-            raise ValueError("moves_out needs one entry per corpus row")
-        moves_out[:] = -1
-    return heads, labels, end
+@cython.final
+cdef class Outputs:
+    """What a parse writes per corpus row: heads and label ids (root rows -1), with
+    ``record_end`` where each word was when the buffer first became empty, and into
+    ``moves_out`` (int32, one entry per row) the move that built each word's arc."""
+    cdef object heads, labels, end
+    cdef int* h
+    cdef int* l
+    cdef signed char* e
+    cdef int* m
+    cdef bint record_end
+    cdef Py_ssize_t n_rows
 
+    def __cinit__(self, Corpus corpus, bint record_end, moves_out):
+        cdef int[::1] mo
+        self.n_rows = corpus.n_rows
+        self.record_end = record_end
+        self.heads = np.full(max(corpus.n_rows, 1), -1, dtype=np.int32)
+        self.labels = np.full(max(corpus.n_rows, 1), -1, dtype=np.int32)
+        self.end = np.zeros(max(corpus.n_rows, 1), dtype=np.int8)
+        self.h = <int*>cnp.PyArray_DATA(self.heads)
+        self.l = <int*>cnp.PyArray_DATA(self.labels)
+        self.e = <signed char*>cnp.PyArray_DATA(self.end) if record_end else NULL
+        self.m = NULL
+        if moves_out is not None:
+            if len(moves_out) < corpus.n_rows:
+                raise ValueError("moves_out needs one entry per corpus row")
+            moves_out[:] = -1
+            if corpus.n_rows:
+                mo = moves_out
+                self.m = &mo[0]
 
-cdef inline void track_sentence(Track* t, signed char* end, int* moves, Py_ssize_t r0) noexcept nogil:
-    t.end = end + r0 if end != NULL else NULL
-    t.recorded = False
-    t.moves = moves + r0 if moves != NULL else NULL
+    cdef inline void start(self, Track* t, Py_ssize_t r0) noexcept nogil:
+        """Record sentence rows from r0 on into ``t``."""
+        t.end = self.e + r0 if self.e != NULL else NULL
+        t.recorded = False
+        t.moves = self.m + r0 if self.m != NULL else NULL
+
+    cdef inline void tree(self, const State* s, Py_ssize_t r0) noexcept nogil:
+        """The finished sentence's tree, at rows r0 + 1 .. r0 + n."""
+        cdef int i
+        for i in range(1, s.n + 1):
+            self.h[r0 + i] = s.heads[i]
+            self.l[r0 + i] = s.labels[i]
+
+    def result(self):
+        n = self.n_rows
+        if self.record_end:
+            return self.heads[:n], self.labels[:n], self.end[:n]
+        return self.heads[:n], self.labels[:n]
 
 
 def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None):
@@ -64,22 +99,12 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
     empty (fragmentation diagnostics), as a third int8 array: 1 = on the stack without a head,
     2 = on the stack with a head, 0 = elsewhere. ``moves_out``: an int32 array (one entry per
     row) that receives the move that built each word's arc at a decision (-1: otherwise)."""
-    heads_out, labels_out, end_out = _outputs(corpus, record_end, moves_out)
-    cdef int[::1] ho = heads_out
-    cdef int[::1] lo = labels_out
-    cdef signed char[::1] eo = end_out
-    cdef int[::1] mo
-    cdef int* mo_p = NULL
-    if moves_out is not None and corpus.n_rows:
-        mo = moves_out
-        mo_p = &mo[0]
-    cdef signed char* eo_p = &eo[0] if record_end else NULL
+    cdef Outputs out = Outputs(corpus, record_end, moves_out)
     cdef State s
     cdef Sent sent
     cdef Decision d
     cdef Track t
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, step_every = max(1, n_sent // 100)
-    cdef int i
     cdef bint report = progress is not None
     s.block = NULL
     if not step.decision_alloc(&d):
@@ -93,15 +118,13 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
             for k in range(n_sent):
                 corpus.sentence(k, &sent)
                 r0 = corpus.off_p[k]
-                track_sentence(&t, eo_p, mo_p, r0)
+                out.start(&t, r0)
                 step.start(&s, &sent)
                 while step.next(&s, &d, False, &t):
                     step.score(&s, &sent, &d)
                     step.apply(&s, step.best(&s, &sent, &d), &t)
                 step.finish(&s, &t)
-                for i in range(1, sent.n + 1):
-                    ho[r0 + i] = s.heads[i]
-                    lo[r0 + i] = s.labels[i]
+                out.tree(&s, r0)
                 if report and (k + 1) % step_every == 0:
                     with gil:
                         progress(step_every)
@@ -111,9 +134,7 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
     finally:
         state_free(&s)
         decision_free(&d)
-    if record_end:
-        return heads_out, labels_out, end_out[:corpus.n_rows]
-    return heads_out, labels_out
+    return out.result()
 
 
 def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None,
@@ -121,16 +142,7 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
     """:func:`parse_sequential`'s result, with ``window`` sentences in flight together and their
     pending decisions scored by one :meth:`Scorer.score_many` call per round; ``n_threads``
     threads advance the sentences (keep BLAS itself at one thread: :class:`Greedy` does)."""
-    heads_out, labels_out, end_out = _outputs(corpus, record_end, moves_out)
-    cdef int[::1] ho = heads_out
-    cdef int[::1] lo = labels_out
-    cdef signed char[::1] eo = end_out
-    cdef int[::1] mo
-    cdef int* mo_p = NULL
-    if moves_out is not None and corpus.n_rows:
-        mo = moves_out
-        mo_p = &mo[0]
-    cdef signed char* eo_p = &eo[0] if record_end else NULL
+    cdef Outputs out = Outputs(corpus, record_end, moves_out)
     cdef Scorer scorer = step.scorer
     cdef Py_ssize_t n_sent = corpus.n_sentences, w0
     window = max(1, min(window, n_sent if n_sent else 1))
@@ -143,8 +155,7 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
     cdef int* active = <int*>malloc(sizeof(int) * W)
     cdef bint* pending = <bint*>malloc(sizeof(bint) * W)
     cdef void* work = NULL
-    cdef int n, n_active, n_next, n_done, i, q, a
-    cdef Py_ssize_t r0
+    cdef int n, n_active, n_next, n_done, i, q
     cdef bint ok = states != NULL and sents != NULL and tracks != NULL and ds != NULL and pend != NULL \
         and active != NULL and pending != NULL
     try:
@@ -168,7 +179,7 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                         ok = False
                         break
                     step.start(&states[i], &sents[i])
-                    track_sentence(&tracks[i], eo_p, mo_p, corpus.off_p[w0 + i])
+                    out.start(&tracks[i], corpus.off_p[w0 + i])
                     active[i] = i
             if not ok:
                 raise MemoryError("out of memory for the batched parse")
@@ -184,10 +195,7 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                             step.features(&states[i], &sents[i], &ds[i])
                         else:
                             step.finish(&states[i], &tracks[i])
-                            r0 = corpus.off_p[w0 + i]
-                            for a in range(1, sents[i].n + 1):
-                                ho[r0 + a] = states[i].heads[a]
-                                lo[r0 + a] = states[i].labels[a]
+                            out.tree(&states[i], corpus.off_p[w0 + i])
                             state_free(&states[i])
                             n_done += 1
                     n_next = 0
@@ -222,6 +230,4 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
         free(pend)
         free(active)
         free(pending)
-    if record_end:
-        return heads_out, labels_out, end_out[:corpus.n_rows]
-    return heads_out, labels_out
+    return out.result()

@@ -1,0 +1,77 @@
+/* The score arithmetic every search and the perceptron share, over "runs": the permissible
+   classes as ranges lo[r] .. hi[r]-1 (one run [0, C) for all classes). Declared for Cython in
+   maltpy/search/decision.pxd. */
+#ifndef MALTPY_SCORES_H
+#define MALTPY_SCORES_H
+
+#include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include "maltpy/simd.h"
+
+/* a dense weight row added over the runs of permissible classes; compiled twice where
+   the compiler can choose at load time (AVX2 adds 8 floats at once, SSE2 4): the sums
+   are the same, element by element */
+MALTPY_CLONES
+static void maltpy_add_runs(float* scores, const float* w, const int* lo, const int* hi, int n) {
+    for (int r = 0; r < n; r++)
+        for (int c = lo[r]; c < hi[r]; c++)
+            scores[c] += w[c];
+}
+
+/* THE arg-max of every search: the first class of the highest score over the runs of
+   permissible classes (what a scan that keeps the first of equal scores finds): the
+   maximum, then the first class that has it, four classes at a time where SSE2 is there
+   (every x86-64); without a branch per class that a new maximum mispredicts. A NaN score
+   (never from finite weights) cannot make it return a class outside the runs. -1 when the
+   runs are empty. */
+static int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) {
+    float m = -INFINITY;
+    int r, c;
+#if defined(__SSE2__)
+    __m128 vm = _mm_set1_ps(-INFINITY);
+    float part[4];
+    for (r = 0; r < n; r++) {
+        for (c = lo[r]; c + 4 <= hi[r]; c += 4)
+            vm = _mm_max_ps(vm, _mm_loadu_ps(s + c));
+        for (; c < hi[r]; c++)
+            if (s[c] > m) m = s[c];
+    }
+    _mm_storeu_ps(part, vm);
+    for (c = 0; c < 4; c++)
+        if (part[c] > m) m = part[c];
+    vm = _mm_set1_ps(m);
+    for (r = 0; r < n; r++) {
+        for (c = lo[r]; c + 4 <= hi[r]; c += 4) {
+            int hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(s + c), vm));
+            if (hit) return c + __builtin_ctz(hit);
+        }
+        for (; c < hi[r]; c++)
+            if (s[c] == m) return c;
+    }
+#else
+    for (r = 0; r < n; r++)
+        for (c = lo[r]; c < hi[r]; c++)
+            if (s[c] > m) m = s[c];
+    for (r = 0; r < n; r++)
+        for (c = lo[r]; c < hi[r]; c++)
+            if (s[c] == m) return c;
+#endif
+    for (r = 0; r < n; r++)
+        if (lo[r] < hi[r]) return lo[r];
+    return -1;
+}
+
+/* how many classes over the runs score at least t: a loop the compiler vectorises, compiled
+   for AVX2 and the baseline where it can choose at load time (MALTPY_CLONES) */
+MALTPY_CLONES
+static int maltpy_count_at_least(const float* s, const int* lo, const int* hi, int n, float t) {
+    int r, c, count = 0;
+    for (r = 0; r < n; r++)
+        for (c = lo[r]; c < hi[r]; c++)
+            count += s[c] >= t;
+    return count;
+}
+
+#endif
