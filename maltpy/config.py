@@ -85,7 +85,8 @@ class Settings:
     learner: str = _setting("liblinear", Flag(
         "-l", "LEARNER", "learner: liblinear (default), libsvm (kernel SVM; slower, use with a data split "
                          "-d/-s/-T) or perceptron (averaged perceptron; -lo '-i EPOCHS -s SEED -k "
-                         "FIRST_EXPLORING_EPOCH -p EXPLORE_PROBABILITY', default -i 15 -s 0 -k 1 -p 0.9)"))
+                         "FIRST_EXPLORING_EPOCH -p EXPLORE_PROBABILITY -f MIN_COUNT', default -i 15 -s 0 -k 1 "
+                         "-p 0.9 -f 1; -f N: feature values seen fewer than N times get no weights)"))
     learner_options: str = _setting("", Flag(
         "-lo", "OPTIONS", "learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); libsvm svm-train "
                           "flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; Nivre 2008 "

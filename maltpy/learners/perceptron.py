@@ -5,7 +5,10 @@ without the GIL), it exports weights of the same shape as LIBLINEAR's, so model 
 parse loop are those of linear models. Options (``-lo``): ``-i`` epochs (default 15), ``-s`` the
 seed of the order in which each epoch visits the instances (default 0); with the dynamic oracle
 (``-or dynamic``, :mod:`maltpy.search.online`), ``-k`` the epochs before exploring (default 1)
-and ``-p`` the probability of following a wrong prediction (default 0.9), Goldberg & Nivre's.
+and ``-p`` the probability of following a wrong prediction (default 0.9), Goldberg & Nivre's;
+``-f N`` a frequency cut-off: a feature value gets weights only if it occurs in at least N of the
+static oracle's training instances (default 1: all; the dynamic oracle counts them on the gold
+trees' oracle walk before training).
 """
 from __future__ import annotations
 
@@ -21,14 +24,16 @@ from maltpy.learners.options import parse_flags
 
 def parse_perceptron_options(text: str) -> dict:
     """``"-i 15 -s 0 -k 1 -p 0.9"`` (``-lo``, underscores allowed for spaces)."""
-    opts = parse_flags(text, {"i": 15, "s": 0, "k": 1, "p": 0.9}, {"i": int, "s": int, "k": int, "p": float},
-                       "perceptron")
+    opts = parse_flags(text, {"i": 15, "s": 0, "k": 1, "p": 0.9, "f": 1},
+                       {"i": int, "s": int, "k": int, "p": float, "f": int}, "perceptron")
     if not 0 <= opts["p"] <= 1:
         raise MaltpyError(f"perceptron option -p {opts['p']:g}: the exploration probability is from 0 to 1")
     if opts["k"] < 0:
         raise MaltpyError(f"perceptron option -k {opts['k']}: the first epoch that explores is 0 or later")
     if not 1 <= opts["i"] <= 10_000:
         raise MaltpyError(f"perceptron option -i {opts['i']}: use 1 to 10000 epochs")
+    if not 1 <= opts["f"] < 2 ** 31:
+        raise MaltpyError(f"perceptron option -f {opts['f']}: a feature value needs at least 1 occurrence")
     if not 0 <= opts["s"] < 2 ** 32:
         raise MaltpyError(f"perceptron option -s {opts['s']}: the seed must be from 0 to 2^32 - 1")
     return opts
@@ -41,6 +46,7 @@ class PerceptronLearner(Learner):
     seed: int = 0
     explore_after: int = 1      # -k: epochs before exploring (dynamic oracle)
     explore_p: float = 0.9      # -p: probability of following a wrong prediction (dynamic oracle)
+    min_count: int = 1          # -f: occurrences in the training instances a feature value needs for weights
 
     #: the parse loop adds weight rows (see maltpy.search.weights)
     kind = "linear"
@@ -53,10 +59,11 @@ class PerceptronLearner(Learner):
     @classmethod
     def from_options(cls, text: str) -> "PerceptronLearner":
         o = parse_perceptron_options(text)
-        return cls(epochs=o["i"], seed=o["s"], explore_after=o["k"], explore_p=o["p"])
+        return cls(epochs=o["i"], seed=o["s"], explore_after=o["k"], explore_p=o["p"], min_count=o["f"])
 
     def options_string(self) -> str:
-        return f"-i {self.epochs} -s {self.seed} -k {self.explore_after} -p {self.explore_p:g}"
+        cut = f" -f {self.min_count}" if self.min_count > 1 else ""
+        return f"-i {self.epochs} -s {self.seed} -k {self.explore_after} -p {self.explore_p:g}{cut}"
 
     def pass_note(self, epoch: int, error: float) -> str:
         """The line training shows after an epoch."""
@@ -77,6 +84,11 @@ class PerceptronLearner(Learner):
         if len(seen) < 2:
             return W, bias
         local = np.searchsorted(seen, y).astype(np.int32)   # train over the seen classes only
+        if self.min_count > 1:    # a frequency cut-off: rarer feature values get no weights
+            rare = np.bincount(X.indices, minlength=X.shape[1]) < self.min_count
+            X = X.copy()
+            X.data[rare[X.indices]] = 0
+            X.eliminate_zeros()
         report = (lambda epoch, accuracy, seconds: progress(epoch, 1.0 - accuracy)) if progress else None  # noqa: E731
         W_seen, b_seen = train_averaged_perceptron(
             np.ascontiguousarray(X.indptr, dtype=np.int64), np.ascontiguousarray(X.indices, dtype=np.int32),

@@ -194,15 +194,15 @@ def fit_online(parser, sentences, fmt: str, log):
                           f"options: {', '.join(with_costs)})")
     t1 = time.perf_counter()
     fmap = FeatMap(1 << 16)
-    scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys)
+    if learner.min_count > 1:   # the frequency cut-off, counted on the gold trees' oracle walk
+        fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
+    scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
     step = SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n)
-    W, bias = train_online(
+    rows, W, bias = train_online(
         step, corpus, heads, label_ids, learner.epochs, learner.seed, dynamic=True,
         explore_after=learner.explore_after, explore_p=learner.explore_p,
         progress=lambda epoch, accuracy, seconds: log(learner.pass_note(epoch, 1.0 - accuracy) + f", {seconds:.1f} s"))
-    keys = fmap.keys_in_order()
-    keep = np.flatnonzero(np.any(W != 0, axis=1))
-    parser.splits = [(keys[keep], W[keep], bias)]
+    parser.splits = [(fmap.keys_in_order()[rows], W, bias)]
     parser.split_map = np.zeros(1, dtype=np.int32)
     parser.default_split = 0
     parser.learner = learner
@@ -210,6 +210,19 @@ def fit_online(parser, sentences, fmt: str, log):
     log(f"trained with perceptron {learner.options_string()} and the dynamic oracle in "
         f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
     return parser
+
+
+def frequent_features(parser, system, corpus, heads, label_ids, min_count: int, log) -> FeatMap:
+    """The feature keys that occur in at least ``min_count`` of the static oracle's decisions on
+    the gold trees, as a feature map (ids in order of first occurrence)."""
+    from maltpy.search.oracle import collect_instances
+    seen = FeatMap(1 << 16)
+    step = SearchModel(system, parser.extractor, parser.classes, None).step(corpus.max_n)
+    inst = collect_instances(step, seen, corpus, heads, label_ids)
+    counts = np.bincount(inst["indices"], minlength=len(seen))
+    keys = seen.keys_in_order()[counts >= min_count]
+    log(f"frequency cut-off -f {min_count}: {len(keys)} of {len(seen)} feature values get weights")
+    return FeatMap.from_keys(keys)
 
 
 def _one_way(parser, direction: str):

@@ -17,10 +17,11 @@ Per decision x and split model:
   decision(i, j) = P[i][j-1] + P[j][i] + intercept(i, j) > 0 votes i, else j,
 and the classes are ranked by votes as MaltParser ranks them (MaltLibsvmModel.predict:
 a selection sort with swaps over the classes in LIBSVM's order, which is not stable,
-so it decides ties). The scores are that ranking (the first class highest), so the step's
-arg-max takes the first permissible class in it, as MaltParser does; a class the split model
-does not know scores -inf (when none of the permissible classes is known, the arg-max takes
-the first permissible one).
+so it decides ties). The first permissible class in that ranking scores its place from the end
+and the other permissible classes -inf, so the step's arg-max takes it, as MaltParser does (when
+the split model knows none of the permissible classes, all score -inf and the arg-max takes the
+first permissible one). The ranking stops there: sorting the rest costs time and changes nothing
+for a greedy search.
 """
 cimport cython
 import numpy as np
@@ -181,16 +182,14 @@ cdef class KernelModels(Scorer):
 
     cdef void score_many(self, Decision** ds, int n, int n_threads, void* work) noexcept nogil:
         """The decisions grouped by split model, each group's kernel values scored with one
-        matrix product per class, groups on ``n_threads`` threads. Scores: the classes a model
-        knows, by MaltParser's ranking of their votes (first = highest), those it does not know
-        -inf."""
+        matrix product per class, groups on ``n_threads`` threads. Scores: the first permissible
+        class of MaltParser's ranking of the votes scores its place from the end, the other
+        permissible classes -inf (the module's docstring)."""
         cdef KernelWork* w = <KernelWork*>work
-        cdef int q, a, sp, lo_b, nb, n_work, wi, t, fid, T = max(1, min(n_threads, w.n_threads if w != NULL else 1))
+        cdef int q, sp, lo_b, nb, n_work, wi, t, T = max(1, min(n_threads, w.n_threads if w != NULL else 1))
         cdef int B = w.batch if w != NULL else 1
         cdef int64_t total = 0
         cdef int max_nk = 0
-        cdef const SvmC* m
-        cdef Decision* d
         if w == NULL or n > w.cap:
             for q in range(n):
                 fill_lowest(ds[q], self.n_classes)
@@ -204,18 +203,11 @@ cdef class KernelModels(Scorer):
                 fill_lowest(ds[q], self.n_classes)
             return
         total = 0
-        for q in range(n):
-            d = ds[q]
-            m = &self.m[d.split]
+        for q in range(n):      # each decision's room: as many ids as it has keys
             w.feat0[q] = total
-            w.n_feat[q] = 0
-            w.n_all[q] = d.nk - m.n_left_out
-            for a in range(d.nk):
-                fid = probe(m.keys, m.vals, m.mask, d.keys[a])
-                if fid >= 0:
-                    w.feats[total + w.n_feat[q]] = fid
-                    w.n_feat[q] += 1
-            total += w.n_feat[q]
+            total += ds[q].nk
+        for q in prange(n, num_threads=T, schedule="static"):
+            probe_features(self, ds[q], w, q)
         # group by split model; a work item is up to B decisions of one model
         memset(w.split_count, 0, sizeof(int) * (self.n_splits + 1))
         for q in range(n):
@@ -242,6 +234,27 @@ cdef class KernelModels(Scorer):
                         w.cnt + t * self.max_sv, w.kv + <Py_ssize_t>t * B * self.max_sv,
                         w.P + <Py_ssize_t>t * B * self.max_k * self.max_k, w.votes + t * 2 * self.max_k)
 
+
+
+cdef void probe_features(KernelModels km, const Decision* d, KernelWork* w, int q) noexcept nogil:
+    """Decision q's features that its split model knows, as the model's local ids, at w.feat0[q]."""
+    cdef const SvmC* m = &km.m[d.split]
+    cdef int a, fid, n_feat = 0
+    w.n_all[q] = d.nk - m.n_left_out
+    for a in range(d.nk):
+        fid = probe(m.keys, m.vals, m.mask, d.keys[a])
+        if fid >= 0:
+            w.feats[w.feat0[q] + n_feat] = fid
+            n_feat += 1
+    w.n_feat[q] = n_feat
+
+
+cdef inline bint permissible(const Decision* d, int c) noexcept nogil:
+    cdef int r
+    for r in range(d.n_runs):
+        if d.run_lo[r] <= c < d.run_end[r]:
+            return True
+    return False
 
 
 cdef void fill_lowest(Decision* d, int n_classes) noexcept nogil:
@@ -351,7 +364,7 @@ cdef void score_group(KernelModels km, const SvmC* m, Decision** ds, const Kerne
     ``cnt``: scratch of max_sv counts; ``w.ktab[d]``: kernel value of dot product d
     (every kernel but RBF depends on the dot product alone).
     """
-    cdef int b, f, c, i, j, p, k = m.k, n_sv = m.n_sv, km1 = m.k - 1, ldc, n_c, g, off, imax, q
+    cdef int b, f, c, i, j, p, r, k = m.k, n_sv = m.n_sv, km1 = m.k - 1, ldc, n_c, g, off, imax, q
     cdef int* rank
     cdef int64_t t
     cdef float* row
@@ -405,12 +418,14 @@ cdef void score_group(KernelModels km, const SvmC* m, Decision** ds, const Kerne
                         votes[j] += 1
                     p += 1
         # MaltParser's ranking: selection sort by votes, swapping votes and classes alike (not
-        # stable, so it decides ties); the score of a class is its place from the end
+        # stable, so it decides ties), as far as the first permissible class, which scores its
+        # place from the end; the other permissible classes score -inf
         rank = votes + k
         for c in range(k):
             rank[c] = c
-        for c in range(km.n_classes):
-            d.scores[c] = -INFINITY
+        for r in range(d.n_runs):
+            for c in range(d.run_lo[r], d.run_end[r]):
+                d.scores[c] = -INFINITY
         for i in range(k):
             if i < k - 1:
                 imax = i
@@ -420,4 +435,7 @@ cdef void score_group(KernelModels km, const SvmC* m, Decision** ds, const Kerne
                 if imax != i:
                     votes[i], votes[imax] = votes[imax], votes[i]
                     rank[i], rank[imax] = rank[imax], rank[i]
-            d.scores[m.classes[rank[i]]] = <float>(k - i)
+            c = m.classes[rank[i]]
+            if permissible(d, c):
+                d.scores[c] = <float>(k - i)
+                break

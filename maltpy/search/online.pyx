@@ -9,7 +9,7 @@ least cost is the one to learn, and a prediction that costs more is a mistake: i
 move weight from the predicted class to that one. The parser then takes the class to learn,
 or, from epoch ``explore_after`` on and with probability ``explore_p``, its own prediction,
 so that training meets the configurations its errors lead to. The weights returned are the
-average over all steps, exported like LIBLINEAR's (features x classes, bias).
+average over all steps, as sparse rows (a weight per feature and class that an update touched).
 """
 import time
 
@@ -42,8 +42,8 @@ cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
 def train_online(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, int seed, bint dynamic=True,
                  int explore_after=1, double explore_p=0.9, progress=None):
     """Train the step's scorer (a :class:`~maltpy.search.trainable.TrainableWeights`); return
-    (W float32 [features x classes], bias float32 [classes]) averaged over all steps, rows in
-    its feature map's id order. ``dynamic``: learn from the dynamic oracle and explore;
+    its weights averaged over all steps (:meth:`TrainableWeights.average`: the row ids kept,
+    sparse rows, bias). ``dynamic``: learn from the dynamic oracle and explore;
     otherwise follow the static oracle (no exploration). ``progress(epoch, accuracy, seconds)``
     after each epoch."""
     if not isinstance(step.scorer, TrainableWeights):

@@ -3,29 +3,38 @@
 (:mod:`maltpy.search.online`), a scorer like the parse-time table.
 
 A feature key gets a row id from a :class:`~maltpy.features.featmap.FeatMap` the first time it
-is scored; each row holds the current weight of every class and, for the average over all steps,
-the sum of step x change (the averaged perceptron's usual trick: the average is w - u / t).
-The rows change after every mistake, so a step keeps no partial sums of them (``linear`` is
-False: :meth:`score` is its own).
+is scored (or, with a closed map, only if the map has it: a frequency cut-off). A row holds an
+entry only for the classes whose weight an update ever touched: its class, the current weight
+and, for the average over all steps, the sum of step x change (the averaged perceptron's usual
+trick: the average is w - u / t). Memory grows with the (feature, class) pairs that were ever
+updated, not with features x classes. Rows live in one arena: a row that fills up moves to twice
+its room at the arena's end (the room it leaves is not reused; at most the arena's half).
+
+Scores are the bias plus each row's entries, in key order: the sums a dense row would give bit
+for bit, since the classes a row lacks would add zero. The rows change after every mistake, so a
+step keeps no partial sums of them (``linear`` is False: :meth:`score` is its own).
 """
 cimport cython
 import numpy as np
 cimport numpy as cnp
+from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy
 
-from maltpy.search.decision cimport Decision, add_runs
+from maltpy.search.decision cimport Decision
 
 cnp.import_array()
 
 
 @cython.final
 cdef class TrainableWeights(Scorer):
-    """Weights of ``n_classes`` classes over the keys of ``fmap`` (which grows); one split model.
-    ``max_keys``: the most features a decision has."""
+    """Weights of ``n_classes`` classes over the keys of ``fmap``; one split model. ``max_keys``:
+    the most features a decision has. ``grow`` False: keys the map lacks get no weights (the
+    map holds the features that passed a frequency cut-off)."""
 
-    def __cinit__(self, FeatMap fmap, int n_classes, int max_keys):
+    def __cinit__(self, FeatMap fmap, int n_classes, int max_keys, bint grow=True):
         self.fmap = fmap
+        self.grow = grow
         self.n_classes = n_classes
         self.n_splits = 1
         self.set_split_map(np.zeros(0, dtype=np.int32), 0)
@@ -33,86 +42,190 @@ cdef class TrainableWeights(Scorer):
         self.bw = <float*>calloc(max(n_classes, 1), sizeof(float))
         self.bu = <double*>calloc(max(n_classes, 1), sizeof(double))
         self.ids = <int32_t*>malloc(sizeof(int32_t) * self.room)
-        if self.bw == NULL or self.bu == NULL or self.ids == NULL or not self.reserve(1024):
+        if self.bw == NULL or self.bu == NULL or self.ids == NULL or not self.reserve_rows(1024) \
+                or not self.reserve_entries(4096):
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.w)
-        free(self.u)
         free(self.bw)
         free(self.bu)
         free(self.ids)
+        free(self.row_start)
+        free(self.row_len)
+        free(self.row_cap)
+        free(self.e_cls)
+        free(self.e_w)
+        free(self.e_u)
 
-    cdef bint reserve(self, Py_ssize_t n) noexcept nogil:
-        """Room for row ids below n (new rows are zero)."""
-        cdef Py_ssize_t cap = self.cap if self.cap else 1024
-        cdef int C = self.n_classes
-        cdef float* w
-        cdef double* u
-        if n <= self.cap:
+    cdef bint reserve_rows(self, Py_ssize_t n) noexcept nogil:
+        """Room for row ids below n (new rows are empty)."""
+        cdef Py_ssize_t cap = self.rows_cap if self.rows_cap else 1024, f
+        cdef int64_t* start
+        cdef int32_t* length
+        cdef int32_t* room
+        if n <= self.rows_cap:
             return True
         while cap < n:
             cap *= 2
-        w = <float*>realloc(self.w, sizeof(float) * cap * C)
-        if w == NULL:
+        start = <int64_t*>realloc(self.row_start, sizeof(int64_t) * cap)
+        if start == NULL:
             return False
-        self.w = w
-        u = <double*>realloc(self.u, sizeof(double) * cap * C)
-        if u == NULL:
+        self.row_start = start
+        length = <int32_t*>realloc(self.row_len, sizeof(int32_t) * cap)
+        if length == NULL:
             return False
-        self.u = u
-        memset(self.w + self.cap * C, 0, sizeof(float) * (cap - self.cap) * C)
-        memset(self.u + self.cap * C, 0, sizeof(double) * (cap - self.cap) * C)
-        self.cap = cap
+        self.row_len = length
+        room = <int32_t*>realloc(self.row_cap, sizeof(int32_t) * cap)
+        if room == NULL:
+            return False
+        self.row_cap = room
+        for f in range(self.rows_cap, cap):
+            self.row_start[f] = 0
+            self.row_len[f] = 0
+            self.row_cap[f] = 0
+        self.rows_cap = cap
         return True
 
+    cdef bint reserve_entries(self, int64_t n) noexcept nogil:
+        """Room for n entries in the arena."""
+        cdef int64_t cap = self.arena_cap if self.arena_cap else 4096
+        cdef int32_t* cls
+        cdef float* w
+        cdef double* u
+        if n <= self.arena_cap:
+            return True
+        while cap < n:
+            cap *= 2
+        cls = <int32_t*>realloc(self.e_cls, sizeof(int32_t) * cap)
+        if cls == NULL:
+            return False
+        self.e_cls = cls
+        w = <float*>realloc(self.e_w, sizeof(float) * cap)
+        if w == NULL:
+            return False
+        self.e_w = w
+        u = <double*>realloc(self.e_u, sizeof(double) * cap)
+        if u == NULL:
+            return False
+        self.e_u = u
+        self.arena_cap = cap
+        return True
+
+    cdef inline int64_t entry(self, int32_t f, int c) noexcept nogil:
+        """The arena index of row f's entry for class c, made (zero) where missing; -1 when
+        memory runs out."""
+        cdef int64_t j, start = self.row_start[f], new_start
+        cdef int32_t n = self.row_len[f], room
+        for j in range(start, start + n):
+            if self.e_cls[j] == c:
+                return j
+        if n == self.row_cap[f]:     # full: move the row to twice its room at the arena's end
+            room = 2 * n if n else 2
+            new_start = self.arena_used
+            if not self.reserve_entries(new_start + room):
+                return -1
+            memcpy(self.e_cls + new_start, self.e_cls + start, sizeof(int32_t) * n)
+            memcpy(self.e_w + new_start, self.e_w + start, sizeof(float) * n)
+            memcpy(self.e_u + new_start, self.e_u + start, sizeof(double) * n)
+            self.arena_used += room
+            self.row_start[f] = start = new_start
+            self.row_cap[f] = room
+        j = start + n
+        self.e_cls[j] = c
+        self.e_w[j] = 0
+        self.e_u[j] = 0
+        self.row_len[f] = n + 1
+        self.n_entries += 1
+        return j
+
     cdef void score(self, Decision* d) noexcept nogil:
-        """Bias + the rows of d's keys (made where new), over the permissible classes."""
-        cdef int i, r, c
-        cdef int C = self.n_classes
-        self.n_ids = d.nk if d.nk < self.room else self.room
-        for i in range(self.n_ids):
-            self.ids[i] = self.fmap.add(d.keys[i])
-            if self.ids[i] < 0 or not self.reserve(self.ids[i] + 1):
+        """Bias + the rows of d's keys (made where new), over every class."""
+        cdef int i, c
+        cdef int32_t f
+        cdef int64_t j, end
+        memcpy(d.scores, self.bw, sizeof(float) * self.n_classes)
+        self.n_ids = 0
+        for i in range(d.nk if d.nk < self.room else self.room):
+            f = self.fmap.add(d.keys[i]) if self.grow else self.fmap.get(d.keys[i])
+            if f < 0:
+                if self.grow:
+                    self.failed = True
+                    return
+                continue         # cut off: no weights
+            if not self.reserve_rows(f + 1):
                 self.failed = True
-                self.n_ids = i
-                break
-        for r in range(d.n_runs):
-            for c in range(d.run_lo[r], d.run_end[r]):
-                d.scores[c] = self.bw[c]
-        for i in range(self.n_ids):
-            add_runs(d.scores, self.w + <Py_ssize_t>self.ids[i] * C, d.run_lo, d.run_end, d.n_runs)
+                return
+            self.ids[self.n_ids] = f
+            self.n_ids += 1
+            j = self.row_start[f]
+            end = j + self.row_len[f]
+            while j < end:
+                d.scores[self.e_cls[j]] += self.e_w[j]
+                j += 1
 
     cdef void update(self, int gold, int pred, Py_ssize_t t) noexcept nogil:
         """The perceptron's update at step ``t`` for the last scored decision: weight moves from
         the predicted class to the one to learn."""
         cdef int i
-        cdef int C = self.n_classes
-        cdef Py_ssize_t f
+        cdef int64_t g, p
         self.bw[gold] += 1
         self.bw[pred] -= 1
         self.bu[gold] += t
         self.bu[pred] -= t
         for i in range(self.n_ids):
-            f = <Py_ssize_t>self.ids[i] * C
-            self.w[f + gold] += 1
-            self.w[f + pred] -= 1
-            self.u[f + gold] += t
-            self.u[f + pred] -= t
+            # both entries made first: making the second may move the row
+            if self.entry(self.ids[i], gold) < 0 or self.entry(self.ids[i], pred) < 0:
+                self.failed = True
+                return
+            g = self.entry(self.ids[i], gold)
+            p = self.entry(self.ids[i], pred)
+            self.e_w[g] += 1
+            self.e_u[g] += t
+            self.e_w[p] -= 1
+            self.e_u[p] -= t
+
+    @property
+    def entries(self):
+        """How many (feature, class) weights exist."""
+        return self.n_entries
+
+    @property
+    def arena_bytes(self):
+        """The bytes the rows' arena holds (entries and the room moved rows left)."""
+        return self.arena_cap * (sizeof(int32_t) + sizeof(float) + sizeof(double))
 
     def average(self, Py_ssize_t t):
-        """The weights averaged over ``t`` steps: (W float32 [rows x classes], bias float32),
-        rows in the feature map's id order."""
-        cdef Py_ssize_t n = len(self.fmap), f
-        cdef int c, C = self.n_classes
-        W = np.empty((n, C), dtype=np.float32)
-        bias = np.empty(C, dtype=np.float32)
-        cdef float[:, ::1] Wv = W
-        cdef float[::1] bv = bias
+        """The weights averaged over ``t`` steps, as sparse rows in the feature map's id order:
+        (kept row ids int64, (indptr int64, classes int32, weights float32), bias float32). A
+        weight whose average is zero is dropped, and so is a row left with none."""
+        cdef Py_ssize_t n = min(len(self.fmap), self.rows_cap), f
+        cdef int64_t j, k = 0, total = 0
+        cdef int c
+        cdef float v
+        for f in range(n):
+            total += self.row_len[f]
+        row_of = np.empty(total, dtype=np.int64)
+        cls = np.empty(total, dtype=np.int32)
+        val = np.empty(total, dtype=np.float32)
+        cdef int64_t[::1] rv = row_of
+        cdef int32_t[::1] cv = cls
+        cdef float[::1] vv = val
         with nogil:
             for f in range(n):
-                for c in range(C):
-                    Wv[f, c] = <float>(self.w[f * C + c] - self.u[f * C + c] / t)
-            for c in range(C):
-                bv[c] = <float>(self.bw[c] - self.bu[c] / t)
-        return W, bias
+                for j in range(self.row_start[f], self.row_start[f] + self.row_len[f]):
+                    v = <float>(self.e_w[j] - self.e_u[j] / t)
+                    if v != 0:
+                        rv[k] = f
+                        cv[k] = self.e_cls[j]
+                        vv[k] = v
+                        k += 1
+        row_of, cls, val = row_of[:k], cls[:k], val[:k]
+        order = np.lexsort((cls, row_of))        # rows in id order, classes ascending
+        row_of, cls, val = row_of[order], cls[order], val[order]
+        rows, counts = np.unique(row_of, return_counts=True)
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        bias = np.empty(self.n_classes, dtype=np.float32)
+        for c in range(self.n_classes):
+            bias[c] = <float>(self.bw[c] - self.bu[c] / t)
+        return rows, (indptr, cls, val), bias
