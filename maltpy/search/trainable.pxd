@@ -4,20 +4,27 @@ from maltpy.features.featmap cimport FeatMap
 from maltpy.search.decision cimport Decision, Scorer
 
 
+cdef struct Row:
+    # a feature's entries: arena[start .. start + n), room for cap
+    int64_t start
+    int32_t n
+    int32_t cap
+
+
+cdef struct Entry:
+    int32_t cls
+    float w          # the current weight
+    double u         # the sum over steps of step x change, for the average
+
+
 cdef class TrainableWeights(Scorer):
     cdef FeatMap fmap
     cdef bint grow
     cdef float* bw
     cdef double* bu
-    # rows: per feature id, its entries arena[row_start .. row_start + row_len), room row_cap
-    cdef int64_t* row_start
-    cdef int32_t* row_len
-    cdef int32_t* row_cap
+    cdef Row* rows           # per feature id
     cdef Py_ssize_t rows_cap
-    # the arena: per entry its class, current weight, and sum of step x change
-    cdef int32_t* e_cls
-    cdef float* e_w
-    cdef double* e_u
+    cdef Entry* arena
     cdef int64_t arena_cap, arena_used, n_entries
     cdef int32_t* ids     # the rows of the last scored decision's keys
     cdef int n_ids, room

@@ -17,11 +17,12 @@ step keeps no partial sums of them (``linear`` is False: :meth:`score` is its ow
 cimport cython
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
-from maltpy.search.decision cimport Decision
+from maltpy.features.featmap cimport mix64
+from maltpy.search.decision cimport Decision, prefetch
 
 cnp.import_array()
 
@@ -50,102 +51,81 @@ cdef class TrainableWeights(Scorer):
         free(self.bw)
         free(self.bu)
         free(self.ids)
-        free(self.row_start)
-        free(self.row_len)
-        free(self.row_cap)
-        free(self.e_cls)
-        free(self.e_w)
-        free(self.e_u)
+        free(self.rows)
+        free(self.arena)
 
     cdef bint reserve_rows(self, Py_ssize_t n) noexcept nogil:
         """Room for row ids below n (new rows are empty)."""
-        cdef Py_ssize_t cap = self.rows_cap if self.rows_cap else 1024, f
-        cdef int64_t* start
-        cdef int32_t* length
-        cdef int32_t* room
+        cdef Py_ssize_t cap = self.rows_cap if self.rows_cap else 1024
+        cdef Row* rows
         if n <= self.rows_cap:
             return True
         while cap < n:
             cap *= 2
-        start = <int64_t*>realloc(self.row_start, sizeof(int64_t) * cap)
-        if start == NULL:
+        rows = <Row*>realloc(self.rows, sizeof(Row) * cap)
+        if rows == NULL:
             return False
-        self.row_start = start
-        length = <int32_t*>realloc(self.row_len, sizeof(int32_t) * cap)
-        if length == NULL:
-            return False
-        self.row_len = length
-        room = <int32_t*>realloc(self.row_cap, sizeof(int32_t) * cap)
-        if room == NULL:
-            return False
-        self.row_cap = room
-        for f in range(self.rows_cap, cap):
-            self.row_start[f] = 0
-            self.row_len[f] = 0
-            self.row_cap[f] = 0
+        memset(rows + self.rows_cap, 0, sizeof(Row) * (cap - self.rows_cap))
+        self.rows = rows
         self.rows_cap = cap
         return True
 
     cdef bint reserve_entries(self, int64_t n) noexcept nogil:
         """Room for n entries in the arena."""
         cdef int64_t cap = self.arena_cap if self.arena_cap else 4096
-        cdef int32_t* cls
-        cdef float* w
-        cdef double* u
+        cdef Entry* arena
         if n <= self.arena_cap:
             return True
         while cap < n:
             cap *= 2
-        cls = <int32_t*>realloc(self.e_cls, sizeof(int32_t) * cap)
-        if cls == NULL:
+        arena = <Entry*>realloc(self.arena, sizeof(Entry) * cap)
+        if arena == NULL:
             return False
-        self.e_cls = cls
-        w = <float*>realloc(self.e_w, sizeof(float) * cap)
-        if w == NULL:
-            return False
-        self.e_w = w
-        u = <double*>realloc(self.e_u, sizeof(double) * cap)
-        if u == NULL:
-            return False
-        self.e_u = u
+        self.arena = arena
         self.arena_cap = cap
         return True
 
     cdef inline int64_t entry(self, int32_t f, int c) noexcept nogil:
         """The arena index of row f's entry for class c, made (zero) where missing; -1 when
         memory runs out."""
-        cdef int64_t j, start = self.row_start[f], new_start
-        cdef int32_t n = self.row_len[f], room
-        for j in range(start, start + n):
-            if self.e_cls[j] == c:
+        cdef Row* row = &self.rows[f]
+        cdef int64_t j, start = row.start, new_start
+        cdef int32_t room
+        for j in range(start, start + row.n):
+            if self.arena[j].cls == c:
                 return j
-        if n == self.row_cap[f]:     # full: move the row to twice its room at the arena's end
-            room = 2 * n if n else 2
+        if row.n == row.cap:     # full: move the row to twice its room at the arena's end
+            room = 2 * row.n if row.n else 2
             new_start = self.arena_used
             if not self.reserve_entries(new_start + room):
                 return -1
-            memcpy(self.e_cls + new_start, self.e_cls + start, sizeof(int32_t) * n)
-            memcpy(self.e_w + new_start, self.e_w + start, sizeof(float) * n)
-            memcpy(self.e_u + new_start, self.e_u + start, sizeof(double) * n)
+            memcpy(self.arena + new_start, self.arena + start, sizeof(Entry) * row.n)
             self.arena_used += room
-            self.row_start[f] = start = new_start
-            self.row_cap[f] = room
-        j = start + n
-        self.e_cls[j] = c
-        self.e_w[j] = 0
-        self.e_u[j] = 0
-        self.row_len[f] = n + 1
+            row.start = start = new_start
+            row.cap = room
+        j = start + row.n
+        self.arena[j].cls = c
+        self.arena[j].w = 0
+        self.arena[j].u = 0
+        row.n += 1
         self.n_entries += 1
         return j
 
     cdef void score(self, Decision* d) noexcept nogil:
-        """Bias + the rows of d's keys (made where new), over every class."""
-        cdef int i, c
+        """Bias + the rows of d's keys (made where new), over every class. The look-ups miss
+        the cache (a map of millions of keys): each stage is asked for ahead for every key."""
+        cdef int i, n = d.nk if d.nk < self.room else self.room
         cdef int32_t f
         cdef int64_t j, end
+        cdef const Row* row
+        cdef uint64_t mask = self.fmap.cap - 1, h
         memcpy(d.scores, self.bw, sizeof(float) * self.n_classes)
+        for i in range(n):
+            h = mix64(d.keys[i]) & mask
+            prefetch(&self.fmap.keys[h])
+            prefetch(&self.fmap.vals[h])
         self.n_ids = 0
-        for i in range(d.nk if d.nk < self.room else self.room):
+        for i in range(n):
             f = self.fmap.add(d.keys[i]) if self.grow else self.fmap.get(d.keys[i])
             if f < 0:
                 if self.grow:
@@ -157,11 +137,14 @@ cdef class TrainableWeights(Scorer):
                 return
             self.ids[self.n_ids] = f
             self.n_ids += 1
-            j = self.row_start[f]
-            end = j + self.row_len[f]
-            while j < end:
-                d.scores[self.e_cls[j]] += self.e_w[j]
-                j += 1
+            prefetch(&self.rows[f])
+        for i in range(self.n_ids):
+            prefetch(&self.arena[self.rows[self.ids[i]].start])
+        for i in range(self.n_ids):
+            row = &self.rows[self.ids[i]]
+            end = row.start + row.n
+            for j in range(row.start, end):
+                d.scores[self.arena[j].cls] += self.arena[j].w
 
     cdef void update(self, int gold, int pred, Py_ssize_t t) noexcept nogil:
         """The perceptron's update at step ``t`` for the last scored decision: weight moves from
@@ -179,10 +162,10 @@ cdef class TrainableWeights(Scorer):
                 return
             g = self.entry(self.ids[i], gold)
             p = self.entry(self.ids[i], pred)
-            self.e_w[g] += 1
-            self.e_u[g] += t
-            self.e_w[p] -= 1
-            self.e_u[p] -= t
+            self.arena[g].w += 1
+            self.arena[g].u += t
+            self.arena[p].w -= 1
+            self.arena[p].u -= t
 
     @property
     def entries(self):
@@ -192,7 +175,7 @@ cdef class TrainableWeights(Scorer):
     @property
     def arena_bytes(self):
         """The bytes the rows' arena holds (entries and the room moved rows left)."""
-        return self.arena_cap * (sizeof(int32_t) + sizeof(float) + sizeof(double))
+        return self.arena_cap * sizeof(Entry)
 
     def average(self, Py_ssize_t t):
         """The weights averaged over ``t`` steps, as sparse rows in the feature map's id order:
@@ -203,7 +186,7 @@ cdef class TrainableWeights(Scorer):
         cdef int c
         cdef float v
         for f in range(n):
-            total += self.row_len[f]
+            total += self.rows[f].n
         row_of = np.empty(total, dtype=np.int64)
         cls = np.empty(total, dtype=np.int32)
         val = np.empty(total, dtype=np.float32)
@@ -212,11 +195,11 @@ cdef class TrainableWeights(Scorer):
         cdef float[::1] vv = val
         with nogil:
             for f in range(n):
-                for j in range(self.row_start[f], self.row_start[f] + self.row_len[f]):
-                    v = <float>(self.e_w[j] - self.e_u[j] / t)
+                for j in range(self.rows[f].start, self.rows[f].start + self.rows[f].n):
+                    v = <float>(self.arena[j].w - self.arena[j].u / t)
                     if v != 0:
                         rv[k] = f
-                        cv[k] = self.e_cls[j]
+                        cv[k] = self.arena[j].cls
                         vv[k] = v
                         k += 1
         row_of, cls, val = row_of[:k], cls[:k], val[:k]
