@@ -88,7 +88,8 @@ class Settings:
                          "FIRST_EXPLORING_EPOCH -p EXPLORE_PROBABILITY -f MIN_COUNT', default -i 15 -s 0 -k 1 "
                          "-p 0.9 -f 1; -f N: feature values seen fewer than N times get no weights)"))
     learner_options: str = _setting("", Flag(
-        "-lo", "OPTIONS", "learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default); libsvm svm-train "
+        "-lo", "OPTIONS", "learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default; maltpy's -f N: feature "
+                          "values seen fewer than N times get no weights); libsvm svm-train "
                           "flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; Nivre 2008 "
                           "used -c 0.5); a value may start with '-': -lo \"-s 0 -c 0.5\""))
     split_column: Optional[str] = _setting(None, Flag("-d", "COLUMN", "data split column, e.g. POSTAG"))

@@ -68,3 +68,13 @@ def test_a_cut_off_below_one_is_one_line():
     from maltpy.errors import MaltpyError
     with pytest.raises(MaltpyError, match="-f 0"):
         Parser(learner="perceptron", learner_options="-f 0", verbose=False).fit(read_conll(TRAIN, need_heads=True))
+
+
+def test_liblinear_takes_the_cut_off_and_keeps_only_frequent_columns(train):
+    full = Parser(verbose=False, jobs=1).fit(train)
+    cut = Parser(learner_options="-f 3", verbose=False, jobs=1).fit(train)
+    X, _, _, keys = Parser(verbose=False).training_instances(train, "conllx")
+    counts = dict(zip(keys.tolist(), np.bincount(X.indices, minlength=X.shape[1]).tolist()))
+    kept = cut.splits[0][0].tolist()
+    assert 0 < len(kept) < len(full.splits[0][0]) and all(counts[k] >= 3 for k in kept)
+    assert cut.learner.options_string().endswith("-f 3")

@@ -12,7 +12,9 @@ can do here, by overriding them:
 - ``logs_passes``: training logs each pass (the perceptron's epochs);
 - ``online``: it can train inside the transition loop with a dynamic oracle (``-or dynamic``,
   :mod:`maltpy.search.online`);
-- ``threaded``: ``fit`` uses ``n_threads`` threads, which the parser sets from ``-j``.
+- ``threaded``: ``fit`` uses ``n_threads`` threads, which the parser sets from ``-j``;
+- ``min_count``: a frequency cut-off (``-lo "-f N"``): the parser gives ``fit`` only the feature
+  values that occur in at least this many of a model's training instances.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ class Learner:
     logs_passes = False
     online = False
     threaded = False
+    min_count = 1
 
     def import_estimator(self):
         """Import what :meth:`fit` needs ahead of it (scikit-learn takes seconds); nothing by default."""

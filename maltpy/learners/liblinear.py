@@ -37,8 +37,10 @@ _SOLVERS = {
 
 def parse_liblinear_options(text: str) -> dict:
     """``"-s 4 -c 0.1 -e 0.1 -B -1"`` (MaltParser's ``-lo``, underscores allowed for spaces)."""
-    opts = parse_flags(text, {"s": 4, "c": 0.1, "e": 0.1, "B": -1.0},
-                       {"s": int, "c": float, "e": float, "B": float}, "liblinear")
+    opts = parse_flags(text, {"s": 4, "c": 0.1, "e": 0.1, "B": -1.0, "f": 1},
+                       {"s": int, "c": float, "e": float, "B": float, "f": int}, "liblinear")
+    if not 1 <= opts["f"] < 2 ** 31:
+        raise MaltpyError(f"liblinear option -f {opts['f']}: a feature value needs at least 1 occurrence")
     if opts["s"] not in _SOLVERS:
         raise MaltpyError(f"liblinear solver -s {opts['s']} is not available; use one of "
                           + "; ".join(f"{k}: {v}" for k, v in _SOLVERS.items()))
@@ -87,6 +89,8 @@ class LiblinearLearner(Learner):
     #: java.util.Random as MaltParser's LIBLINEAR does (seed 0), so a fixed seed
     #: makes training reproducible and the same as MaltParser's.
     random_state: int = 0
+    #: -f: occurrences in the model's instances a feature value needs for weights (maltpy's own option)
+    min_count: int = 1
     #: threads for one model of Crammer and Singer's solver: a second one sums gradients ahead
     #: of the solver (same weights, bit for bit); the parser sets it from -j for a model
     #: trained alone
@@ -104,10 +108,11 @@ class LiblinearLearner(Learner):
     @classmethod
     def from_options(cls, text: str) -> "LiblinearLearner":
         o = parse_liblinear_options(text)
-        return cls(solver=o["s"], C=o["c"], eps=o["e"], bias=o["B"])
+        return cls(solver=o["s"], C=o["c"], eps=o["e"], bias=o["B"], min_count=o["f"])
 
     def options_string(self) -> str:
-        return f"-s {self.solver} -c {self.C:g} -e {self.eps:g} -B {self.bias:g}"
+        cut = f" -f {self.min_count}" if self.min_count > 1 else ""
+        return f"-s {self.solver} -c {self.C:g} -e {self.eps:g} -B {self.bias:g}{cut}"
 
     def pass_note(self, n_passes: int, violation: float) -> str:
         """What the progress bar shows after a pass of the solver."""

@@ -84,11 +84,7 @@ class PerceptronLearner(Learner):
         if len(seen) < 2:
             return W, bias
         local = np.searchsorted(seen, y).astype(np.int32)   # train over the seen classes only
-        if self.min_count > 1:    # a frequency cut-off: rarer feature values get no weights
-            rare = np.bincount(X.indices, minlength=X.shape[1]) < self.min_count
-            X = X.copy()
-            X.data[rare[X.indices]] = 0
-            X.eliminate_zeros()
+
         report = (lambda epoch, accuracy, seconds: progress(epoch, 1.0 - accuracy)) if progress else None  # noqa: E731
         W_seen, b_seen = train_averaged_perceptron(
             np.ascontiguousarray(X.indptr, dtype=np.int64), np.ascontiguousarray(X.indices, dtype=np.int32),

@@ -125,6 +125,10 @@ def fit_static(parser, sentences, fmt: str, log):
                 cols = cols[~split_feature_column[cols]]
             Xs = Xs[:, cols].tocsr()
             Xs.sort_indices()
+        if learner.min_count > 1:    # the frequency cut-off: rarer feature values get no weights
+            frequent = np.flatnonzero(np.bincount(Xs.indices, minlength=Xs.shape[1]) >= learner.min_count)
+            Xs, cols = Xs[:, frequent].tocsr(), cols[frequent]
+            Xs.sort_indices()
         report = pass_bar is not None or (learner.logs_passes and len(groups) == 1)
         return models.train(learner, Xs, ys, C, all_keys[cols], progress=on_pass if report else None)
 
