@@ -162,6 +162,12 @@ class Settings:
     head_rules: str = _setting("collins", Flag(
         "-hr", "RULES", "constituent parsing: head rules, collins (default), leftmost, rightmost, or a YAML "
                         "rule file (see maltpy/transform/headrules/collins.yaml)"))
+    constraints: str = _setting("false", Flag(
+        "--constraints", "MODE", "keep the arcs the input gives (constrained parsing; nivreeager and covnonproj): "
+                                 "a HEAD with a DEPREL fixes both, a HEAD with _ as DEPREL the head only, a "
+                                 "DEPREL without a HEAD nothing; false (default: the input's HEAD and DEPREL "
+                                 "are ignored), true (an arc the system cannot keep is a warning), strict (it "
+                                 "is an error); a parse-time option"))
     search: str = _setting("greedy", Flag(
         "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
                                 "decision, as MaltParser; a parse-time option)"))
@@ -208,7 +214,7 @@ PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
-PARSE_SETTINGS = ("enforce_tree", "roots", "search")
+PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints")
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")
@@ -239,7 +245,8 @@ def choices() -> dict:
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
             "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES, "roots": ROOT_MODES,
-            "buffer_arc_length": BUFFER_ARC_LENGTHS, "search": tuple(STRATEGIES)}
+            "buffer_arc_length": BUFFER_ARC_LENGTHS, "search": tuple(STRATEGIES),
+            "constraints": ("false", "true", "strict")}
 
 
 def coerce(name: str, value, source: str):

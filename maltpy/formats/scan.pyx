@@ -191,6 +191,11 @@ cdef class Chunk:
             rows.append(row)
         return rows
 
+    def word_line(self, Py_ssize_t k, int i):
+        """The input's line number of word ``i`` (1-based) of sentence ``k`` (for messages)."""
+        cdef Py_ssize_t w = self.sent_first[k] + i - 1
+        return self.lines_before + 1 + self.data.count(b"\n", 0, self.words[w].f[0])
+
     def field_spans(self, int k, int fallback=-1):
         """(data, start, end): the bytes the chunk was read from and, per corpus row (a root row
         before each sentence, whose span is empty), the byte span of field ``k``, or of field
@@ -409,6 +414,7 @@ cdef class Scanner:
         ch.p = <const unsigned char*>PyBytes_AS_STRING(data)
         ch.final = final
         ch.drop_extra = self.drop_extra
+        ch.lines_before = self.lineno
         cdef const unsigned char* p = ch.p
         cdef Py_ssize_t n = PyBytes_GET_SIZE(data)
         cdef Py_ssize_t pos = 0, next_pos, line_end, e, q, nf, k

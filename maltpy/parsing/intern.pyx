@@ -101,6 +101,36 @@ cdef class ByteTable:
         return _lookup(&self.t, <const unsigned char*>b, len(b))
 
 
+def given_arcs(Chunk ch, ByteTable labels):
+    """The arcs a chunk's input gives, per corpus row (a root row, -1, before each sentence's
+    words): HEAD (-1 where ``_``) and the id of DEPREL in ``labels`` (-1 where ``_`` or where
+    no HEAD is given: a label alone fixes nothing; -2 where the model has no such label)."""
+    cdef Py_ssize_t n_rows = ch.n_words + ch.n_sentences, r = 0, k, w, length
+    heads = np.full(n_rows, -1, dtype=np.int32)
+    label_ids = np.full(n_rows, -1, dtype=np.int32)
+    cdef int32_t[::1] h = heads
+    cdef int32_t[::1] l = label_ids
+    cdef const unsigned char* v
+    cdef int value, j
+    with nogil:
+        for k in range(ch.n_sentences):
+            r += 1
+            for w in range(ch.sent_first[k], ch.sent_first[k + 1]):
+                v = ch.field(w, 6, &length)
+                if not (length == 1 and v[0] == 95):        # "_": no head given
+                    value = 0
+                    for j in range(1 if v[0] == 45 else 0, length):   # digits (the scanner checked: -0 at most)
+                        value = value * 10 + (v[j] - 48)
+                    h[r] = value
+                    v = ch.field(w, 7, &length)
+                    if not (length == 1 and v[0] == 95):
+                        l[r] = _lookup(&labels.t, v, length)
+                        if l[r] < 0:
+                            l[r] = -2
+                r += 1
+    return heads, label_ids
+
+
 def supported(compiled):
     """Whether every column the feature model reads has a compiled form here."""
     return all(literal_separator(sep) is not None for _, _, _, sep in compiled.rag_columns)

@@ -18,6 +18,7 @@ from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.parsing import training
 from maltpy.parsing.assemble import assemble
+from maltpy.parsing.constraints import constrained_trees, mode as constraint_mode
 from maltpy.parsing.encode import column_values, encode, warn_long_sentences
 from maltpy.parsing.models import models_of
 from maltpy.progress import progress_bar as _progress_bar
@@ -144,11 +145,12 @@ class Parser:
             raise MaltpyError("this parser is not trained: call fit() or load a model file")
 
     def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False,
-                     record_moves: bool = False):
+                     record_moves: bool = False, given=None):
         """Parse and return (corpus offsets, heads, label ids[, end flags][, moves]) per corpus row, as
         the model reads the sentences (:meth:`parse_trees` encodes them for the model's view and
         decodes the trees; here they are taken as given). ``record_moves``: also the move (an index
-        into the system's ``moves``) that built each word's arc, -1 where the end of parsing did."""
+        into the system's ``moves``) that built each word's arc, -1 where the end of parsing did.
+        ``given``: the arcs to keep, per corpus row (:mod:`maltpy.parsing.constraints`)."""
         self.check_fitted()
         corpus = self.encode(sentences)
         self.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
@@ -157,7 +159,8 @@ class Parser:
         try:
             out = self.strategy().parse(self.search_model(), corpus, progress=bar.update if bar else None,
                                         record_end=record_end, moves_out=moves,
-                                        n_threads=threads(self.settings.jobs))
+                                        n_threads=threads(self.settings.jobs),
+                                        **({"given": given} if given is not None else {}))
         finally:
             if bar:
                 bar.close()
@@ -182,13 +185,15 @@ class Parser:
         :mod:`maltpy.transform.single_root`)."""
         return wants_one_root(self.settings.roots, output_format or self.format)
 
-    def parse_trees(self, sentences, progress: bool = False, one_root: Optional[bool] = None):
+    def parse_trees(self, sentences, progress: bool = False, one_root: Optional[bool] = None, constraints=None):
         """Parse sentences (a list of :class:`Sentence`, or a
         :class:`~maltpy.parsing.encode.ColumnBatch`) and return each one's tree as (heads, labels):
         two lists with one entry per word (head 0 = the root), decoded from the model's view,
         both directions combined for ``-dir both``, and one word on the root when ``one_root``
-        (default: :meth:`one_root` of the model's format)."""
-        trees = self._parse_trees_one_way(sentences, progress)
+        (default: :meth:`one_root` of the model's format). ``constraints``: see :meth:`parse`."""
+        mode = constraint_mode(self, constraints)
+        trees = self._parse_trees_one_way(sentences, progress) if mode == "false" else \
+            constrained_trees(self, sentences, progress, strict=mode == "strict")
         if self.reverse_parser is not None:
             from maltpy.transform.combine import combine_trees
             c = self.combination
@@ -207,31 +212,35 @@ class Parser:
         return [self.view.decode(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
                 for r0, r1 in zip(bounds, bounds[1:])]
 
-    def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None):
-        """Parse sentences (HEAD/DEPREL ignored); return copies with HEAD and DEPREL filled.
+    def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None, constraints=None):
+        """Parse sentences; return copies with HEAD and DEPREL filled.
 
         A list (or tuple) gives a list. Any other iterable, such as :func:`maltpy.iter_conll`
         or a generator, gives an iterator that parses as it reads (see :meth:`iter_parse`).
-        ``one_root``: see :meth:`parse_trees`."""
+        ``one_root``: see :meth:`parse_trees`. ``constraints`` (default: the setting): False,
+        HEAD and DEPREL are ignored; True, the arcs they give are kept where the system can
+        (:mod:`maltpy.parsing.constraints`; a warning for each one it cannot); "strict", an
+        error instead."""
         if isinstance(sentences, (str, Sentence)):
             raise MaltpyError("parse takes a list of sentences (Sentence objects or lists of words); "
                               "for one text: parser.parse([text.split()])")
         if not isinstance(sentences, (list, tuple)):
-            return self.iter_parse(sentences, progress=progress, one_root=one_root)
+            return self.iter_parse(sentences, progress=progress, one_root=one_root, constraints=constraints)
         self.check_fitted()
         sentences = [_as_sentence(s) for s in sentences]
         check_sentences(sentences, self.format, need_heads=False)
-        return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, self.parse_trees(sentences, progress, one_root))]
+        trees = self.parse_trees(sentences, progress, one_root, constraints)
+        return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, trees)]
 
     def iter_parse(self, sentences: Iterable, chunk_size: int = 1000, progress: bool = False,
-                   one_root: Optional[bool] = None) -> Iterator[Sentence]:
+                   one_root: Optional[bool] = None, constraints=None) -> Iterator[Sentence]:
         """Parse any iterable of sentences ``chunk_size`` at a time, yielding each parse in
         input order; memory stays that of one chunk however long the input is."""
         self.check_fitted()
         bar = _progress_bar(None, "parsing", progress)
         try:
             for chunk in chunked(sentences, chunk_size):
-                yield from self.parse(chunk, one_root=one_root)
+                yield from self.parse(chunk, one_root=one_root, constraints=constraints)
                 if bar:
                     bar.update(len(chunk))
         finally:

@@ -25,6 +25,7 @@ import numpy as np
 from maltpy.config import threads
 from maltpy.formats.conll import COLUMNS, HEAD_COLUMNS, open_input
 from maltpy.formats.scan import Scanner
+from maltpy.parsing.constraints import check_constrainable, lost_arcs, mode as constraint_mode, report
 
 #: bytes read at a time (a chunk is what one read completes)
 BLOCK_SIZE = 1 << 20
@@ -36,7 +37,7 @@ class ChunkParser:
     """Parses one :class:`~maltpy.formats.scan.Chunk` into its output bytes; safe to call from
     several threads at once (everything it shares is read only)."""
 
-    def __init__(self, parser, threads_each: int = 1, one_root: bool = False):
+    def __init__(self, parser, threads_each: int = 1, one_root: bool = False, source: str = "<input>"):
         from maltpy.parsing.intern import ChunkEncoder
         parser.check_fitted()
         self.parser = parser
@@ -48,6 +49,14 @@ class ChunkParser:
         self.strategy = parser.strategy()
         #: threads of one chunk's parse (a batched scorer's); chunks are parsed side by side otherwise
         self.threads_each = threads_each
+        # --constraints: the input's arcs are kept (maltpy.parsing.constraints)
+        self.source = source
+        self.constraints = constraint_mode(parser, None)
+        self.label_table = None
+        if self.constraints != "false":
+            from maltpy.parsing.intern import ByteTable
+            check_constrainable(parser)
+            self.label_table = ByteTable(parser.label_ids)
         self.names = parser.output_labels
         self.label_bytes = [label.encode("utf-8", "surrogatepass") for label in self.names]
         # -dir both: the right-to-left parser of the same model file, and how to combine
@@ -84,7 +93,16 @@ class ChunkParser:
         """(offsets, heads, label ids, label bytes) of the chunk's parses, in the input's word order."""
         corpus = self.encoder.encode(chunk)
         self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci))
-        heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each)
+        if self.label_table is None:
+            heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each)
+        else:
+            from maltpy.parsing.intern import given_arcs
+            given_heads, given_labels = given_arcs(chunk, self.label_table)
+            heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each,
+                                                given=(given_heads, np.maximum(given_labels, -1)))
+            report(lost_arcs(corpus.offsets, given_heads, given_labels, heads, labels), given_heads, given_labels,
+                   heads, self.names, lambda k, i: f"{self.source}:{chunk.word_line(k, i)}",
+                   self.constraints == "strict")
         heads, labels, names = self.view.decode_rows(corpus.offsets, heads, labels, self.names)
         label_bytes = self.label_bytes if names is self.names else \
             self.label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(self.names):]]
@@ -178,7 +196,7 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     # a batched scorer (kernel models) scores many sentences in one matrix product, on its own
     # threads: it gets large chunks one after the other; a linear model gets a chunk per thread
     work = ChunkParser(parser, threads_each=jobs if batched else 1,
-                       one_root=parser.one_root("conllx" if drop_extra else fmt))
+                       one_root=parser.one_root("conllx" if drop_extra else fmt), source=path or "<stdin>")
     scanner = Scanner(fmt, path, drop_extra)
     writer = OrderedOutput(out, progress)
     try:

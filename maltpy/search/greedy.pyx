@@ -16,10 +16,11 @@ from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport prange
 from libc.stdlib cimport calloc, malloc, free
 
-from maltpy.systems.state cimport State, state_alloc, state_free
+from maltpy.systems.state cimport Gold, State, state_alloc, state_free
+from maltpy.systems.base cimport gold_free
 from maltpy.features.extract cimport Sent
 from maltpy.search.decision cimport Corpus, Decision, Scorer
-from maltpy.search.step cimport Step, Track, decision_free
+from maltpy.search.step cimport Step, Track, decision_free, load_gold
 from maltpy.search.strategy import Strategy
 
 cnp.import_array()
@@ -30,15 +31,15 @@ class Greedy(Strategy):
 
     name = "greedy"
 
-    def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1):
+    def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1, given=None):
         if model.scorer.batched:
             from threadpoolctl import threadpool_limits
             # the walk scores groups on its own threads; BLAS threads inside them would oversubscribe
             with threadpool_limits(limits=1, user_api="blas"):
                 return parse_batched(model.step(corpus.max_n), corpus, progress=progress, record_end=record_end,
-                                     moves_out=moves_out, n_threads=n_threads)
+                                     moves_out=moves_out, n_threads=n_threads, given=given)
         return parse_sequential(model.step(corpus.max_n), corpus, progress=progress, record_end=record_end,
-                                moves_out=moves_out)
+                                moves_out=moves_out, given=given)
 
 
 @cython.final
@@ -93,20 +94,48 @@ cdef class Outputs:
         return self.heads[:n], self.labels[:n]
 
 
-def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None):
+@cython.final
+cdef class Given:
+    """The arcs a parse must keep (constrained parsing): per corpus row the given head (-1:
+    none) and label id (-1: any), checked against the corpus; None: no constraints."""
+    cdef object heads_arr, labels_arr
+    cdef const int* heads
+    cdef const int* labels
+
+    def __cinit__(self, Corpus corpus, given):
+        heads, labels = given
+        self.heads_arr = np.ascontiguousarray(heads, dtype=np.int32)
+        self.labels_arr = np.ascontiguousarray(labels, dtype=np.int32)
+        if len(self.heads_arr) != corpus.n_rows or len(self.labels_arr) != corpus.n_rows:
+            raise ValueError("the given arcs need one head and one label per corpus row")
+        sizes = np.diff(corpus.offsets) - 1
+        n_of_row = np.repeat(sizes, sizes + 1) if len(sizes) else np.zeros(0, dtype=np.int64)
+        if np.any(self.heads_arr > n_of_row) or np.any(self.heads_arr < -1):
+            raise ValueError("a given head lies outside its sentence")
+        self.heads = <const int*>cnp.PyArray_DATA(self.heads_arr)
+        self.labels = <const int*>cnp.PyArray_DATA(self.labels_arr)
+
+
+def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None, given=None):
     """Parse every sentence, one after the other; return heads and labels per corpus row (root
     rows -1), and with ``record_end`` per row where that word was when the buffer first became
     empty (fragmentation diagnostics), as a third int8 array: 1 = on the stack without a head,
     2 = on the stack with a head, 0 = elsewhere. ``moves_out``: an int32 array (one entry per
-    row) that receives the move that built each word's arc at a decision (-1: otherwise)."""
+    row) that receives the move that built each word's arc at a decision (-1: otherwise).
+    ``given``: (heads, label ids) per corpus row, the arcs to keep (:class:`Given`)."""
     cdef Outputs out = Outputs(corpus, record_end, moves_out)
+    cdef Given arcs = Given(corpus, given) if given is not None else None
+    cdef bint constrained = arcs is not None
+    cdef Gold g
     cdef State s
     cdef Sent sent
     cdef Decision d
     cdef Track t
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, step_every = max(1, n_sent // 100)
     cdef bint report = progress is not None
+    cdef bint ok = True
     s.block = NULL
+    g.n_children = NULL
     if not step.decision_alloc(&d):
         raise MemoryError()
     try:
@@ -120,7 +149,14 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
                 r0 = corpus.off_p[k]
                 out.start(&t, r0)
                 step.start(&s, &sent)
+                if constrained:
+                    gold_free(&g)
+                    if not load_gold(step.system, corpus, k, &g, arcs.heads, arcs.labels):
+                        ok = False
+                        break
                 while step.next(&s, &d, False, &t):
+                    if constrained:
+                        step.restrict(&s, &g, &d)
                     step.score(&s, &sent, &d)
                     step.apply(&s, step.best(&s, &sent, &d), &t)
                 step.finish(&s, &t)
@@ -131,18 +167,23 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
                 elif (k & 255) == 255:
                     with gil:      # Ctrl-C stops a long parse (in the main thread)
                         PyErr_CheckSignals()
+        if not ok:
+            raise MemoryError()
     finally:
         state_free(&s)
+        gold_free(&g)
         decision_free(&d)
     return out.result()
 
 
 def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None,
-                  int window=8192, int n_threads=1):
+                  int window=8192, int n_threads=1, given=None):
     """:func:`parse_sequential`'s result, with ``window`` sentences in flight together and their
     pending decisions scored by one :meth:`Scorer.score_many` call per round; ``n_threads``
     threads advance the sentences (keep BLAS itself at one thread: :class:`Greedy` does)."""
     cdef Outputs out = Outputs(corpus, record_end, moves_out)
+    cdef Given arcs = Given(corpus, given) if given is not None else None
+    cdef bint constrained = arcs is not None
     cdef Scorer scorer = step.scorer
     cdef Py_ssize_t n_sent = corpus.n_sentences, w0
     window = max(1, min(window, n_sent if n_sent else 1))
@@ -151,13 +192,14 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
     cdef Sent* sents = <Sent*>calloc(W, sizeof(Sent))
     cdef Track* tracks = <Track*>calloc(W, sizeof(Track))
     cdef Decision* ds = <Decision*>calloc(W, sizeof(Decision))
+    cdef Gold* golds = <Gold*>calloc(W, sizeof(Gold))
     cdef Decision** pend = <Decision**>malloc(sizeof(Decision*) * W)
     cdef int* active = <int*>malloc(sizeof(int) * W)
     cdef bint* pending = <bint*>malloc(sizeof(bint) * W)
     cdef void* work = NULL
     cdef int n, n_active, n_next, n_done, i, q
     cdef bint ok = states != NULL and sents != NULL and tracks != NULL and ds != NULL and pend != NULL \
-        and active != NULL and pending != NULL
+        and active != NULL and pending != NULL and golds != NULL
     try:
         if ok:
             for q in range(W):
@@ -180,6 +222,11 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                         break
                     step.start(&states[i], &sents[i])
                     out.start(&tracks[i], corpus.off_p[w0 + i])
+                    if constrained:
+                        gold_free(&golds[i])
+                        if not load_gold(step.system, corpus, w0 + i, &golds[i], arcs.heads, arcs.labels):
+                            ok = False
+                            break
                     active[i] = i
             if not ok:
                 raise MemoryError("out of memory for the batched parse")
@@ -192,6 +239,8 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                         i = active[q]
                         pending[q] = step.next(&states[i], &ds[i], False, &tracks[i])
                         if pending[q]:
+                            if constrained:
+                                step.restrict(&states[i], &golds[i], &ds[i])
                             step.features(&states[i], &sents[i], &ds[i])
                         else:
                             step.finish(&states[i], &tracks[i])
@@ -223,6 +272,10 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
         if ds != NULL:
             for i in range(W):
                 decision_free(&ds[i])
+        if golds != NULL:
+            for i in range(W):
+                gold_free(&golds[i])
+        free(golds)
         free(states)
         free(sents)
         free(tracks)

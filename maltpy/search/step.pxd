@@ -50,6 +50,7 @@ cdef class Step:
     cdef void features(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
     cdef void score(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
     cdef int best(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
+    cdef int restrict(self, const State* s, const Gold* g, Decision* d) noexcept nogil
     cdef void apply(self, State* s, int cls, Track* t) noexcept nogil
     cdef void finish(self, State* s, Track* t) noexcept nogil
 

@@ -301,6 +301,47 @@ cdef class Step:
                                           d.n_runs, best, self.exact)
         return best
 
+    cdef int restrict(self, const State* s, const Gold* g, Decision* d) noexcept nogil:
+        """Keep, of ``d``'s permissible classes, those that lose the fewest of the arcs ``g``
+        gives (a partial tree: head -1 where none is given, label -1 where any will do), by the
+        system's dynamic oracle (:meth:`TransitionSystem.move_costs`); return that least cost
+        (0: every given arc still reachable), or -1 when the system has no costs here (the
+        classes are left as they are)."""
+        cdef int cost[MAX_MOVES]
+        cdef int zero[MAX_MOVES]
+        cdef int m, best = -1, c, n_runs = 0, lo, hi
+        cdef int run_lo[MAX_MOVES]
+        cdef int run_end[MAX_MOVES]
+        if not self.system.move_costs(s, g, cost, zero):
+            return -1
+        for m in range(self.classes.n_moves):      # a class costs its move's cost, +1 for a wrong label
+            if d.mask[m] and (best < 0 or cost[m] < best):
+                best = cost[m]
+        if best < 0:
+            return -1
+        for m in range(self.classes.n_moves):
+            if not d.mask[m] or cost[m] != best:
+                d.mask[m] = False
+                continue
+            lo, hi = self.classes.first[m], self.classes.end[m]
+            if self.classes.labeled[m] and zero[m] >= 0:
+                lo = lo + zero[m]
+                hi = lo + 1
+            if n_runs and run_end[n_runs - 1] == lo:
+                run_end[n_runs - 1] = hi
+            else:
+                run_lo[n_runs] = lo
+                run_end[n_runs] = hi
+                n_runs += 1
+        d.n_runs = n_runs
+        d.n_valid = 0
+        for c in range(n_runs):
+            d.run_lo[c] = run_lo[c]
+            d.run_end[c] = run_end[c]
+        for m in range(self.classes.n_moves):
+            d.n_valid += d.mask[m]
+        return best
+
     cdef void apply(self, State* s, int cls, Track* t) noexcept nogil:
         """Take class ``cls`` (a permissible one); an arc it adds ends the kept sums and, with
         ``t.moves``, records the move at its dependent."""

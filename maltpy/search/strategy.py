@@ -29,10 +29,13 @@ class Strategy:
     name = ""
 
     def parse(self, model: SearchModel, corpus, progress=None, record_end: bool = False, moves_out=None,
-              n_threads: int = 1):
+              n_threads: int = 1, given=None):
         """Parse every sentence of ``corpus`` (:class:`~maltpy.search.decision.Corpus`); return
         (heads, label ids) per corpus row (root rows -1), with ``record_end`` a third array (where
         each word was when the buffer first became empty: 1 on the stack without a head, 2 with
         one, 0 elsewhere). ``moves_out``: int32 per row, receives the move that built each word's
-        arc. ``progress(n)`` after n more sentences; ``n_threads`` the strategy may use."""
+        arc. ``progress(n)`` after n more sentences; ``n_threads`` the strategy may use.
+        ``given``: the arcs a parse must keep (constrained parsing): (heads, label ids) per
+        corpus row, -1 where none is given; at each decision only the classes that lose the
+        fewest of them are permissible (:meth:`maltpy.search.step.Step.restrict`)."""
         raise NotImplementedError

@@ -36,7 +36,8 @@ cdef class CovNonProj(Covington):
 
 
     cdef int loss(self, const State* s, const Gold* g, int* comp, int* par, int* colour) noexcept nogil:
-        """Wrong heads and labels of the best tree reachable from s (spec A.4.4, labelled)."""
+        """Wrong heads and labels of the best tree reachable from s (spec A.4.4, labelled); a
+        partial gold tree (head -1: none given, label -1: any) loses only the arcs it gives."""
         cdef int n = s.n, y, x, lo, hi, a, k, lost = 0
         cdef int i = s.left
         cdef int j = s.right if s.right <= n else n + 1
@@ -58,8 +59,12 @@ cdef class CovNonProj(Covington):
         for y in range(1, n + 1):
             x = g.heads[y]
             par[y] = -1
+            if x < 0:           # a partial gold tree gives no head here: nothing to lose
+                if s.heads[y] > 0:
+                    par[y] = s.heads[y]
+                continue
             if s.heads[y] == x:
-                lost += s.labels[y] != g.labels[y]
+                lost += g.labels[y] >= 0 and s.labels[y] != g.labels[y]
                 if x > 0:
                     par[y] = x
                 continue
@@ -71,7 +76,7 @@ cdef class CovNonProj(Covington):
             if x == 0:
                 # the end of parsing builds it with the root label; another label needs a
                 # RIGHT-ARC from the root, possible while y is ahead (root in Left)
-                out = g.labels[y] != self.root_label and (not self.allow_root or j > y)
+                out = g.labels[y] >= 0 and g.labels[y] != self.root_label and (not self.allow_root or j > y)
             else:
                 lo = x if x < y else y
                 hi = y if x < y else x
@@ -132,7 +137,8 @@ cdef class CovNonProj(Covington):
                 dep = s.left if m == LEFT_ARC else s.right
                 head = s.right if m == LEFT_ARC else s.left
                 if g.heads[dep] == head:
-                    label = zero_label[m] = g.labels[dep]
+                    zero_label[m] = g.labels[dep]        # -1: a partial tree gives no label
+                    label = max(g.labels[dep], 0)
             # the move on a copy of the arcs (s may have room for longer sentences: array by array)
             copy_arcs(&t, s)
             t.left, t.right, t.n_transitions, t.last_move = s.left, s.right, s.n_transitions, s.last_move

@@ -361,7 +361,8 @@ cdef class NivreEager(TransitionSystem):
         end of parsing builds it). A move costs the gold arcs it makes unreachable, a wrong
         label counting as a lost arc: exact for projective gold trees (the reachable arcs are
         then reachable together). O(n). Not for buffer transitions or the tree constraint's
-        repair phase (returns False)."""
+        repair phase (returns False). A partial gold tree (head -1: none given; label -1: any
+        label) costs only the arcs it gives."""
         cdef int i = stack_top(s)
         cdef int b = buffer_front(s)
         cdef int k, d, gi, gb
@@ -390,21 +391,23 @@ cdef class NivreEager(TransitionSystem):
         # SHIFT: b joins the stack headless: its head on the stack and its headless dependents
         # there are lost; so is a root arc the end of parsing would label wrongly
         cost[SHIFT] = gb_on_stack + headless_deps_of_b_on_stack + (
-            gb == 0 and self.allow_root and g.labels[b] != self.root_label)
+            gb == 0 and self.allow_root and g.labels[b] >= 0 and g.labels[b] != self.root_label)
         # REDUCE: i's dependents in the buffer are lost (and, with allow_reduce, a head of i
         # there when i has none: the root still comes at the end)
         cost[REDUCE] = deps_of_s_in_buffer + (s.heads[i] == -1 and gi > 0 and gi_in_buffer) if i > 0 else 0
         cost[UNSHIFT] = 0
         # LEFT-ARC: i gets head b (its own gold head lost unless on the stack, already lost),
         # its dependents in the buffer are lost
-        cost[LEFT_ARC] = ((gi != b and ((gi == 0 and g.labels[i] == self.root_label) or gi_in_buffer))
+        cost[LEFT_ARC] = ((gi != b and ((gi == 0 and (g.labels[i] < 0 or g.labels[i] == self.root_label))
+                                         or gi_in_buffer))
                           + deps_of_s_in_buffer) if i > 0 else 0
         if i > 0 and gi == b:
             zero_label[LEFT_ARC] = g.labels[i]
         # RIGHT-ARC: b gets head i (its own gold head lost otherwise, if it was still there to
         # take), and its headless dependents on the stack are lost
         cost[RIGHT_ARC] = (gb != i and (gb_on_stack or gb_in_buffer or (
-            gb == 0 and (self.allow_root or g.labels[b] == self.root_label)))) + headless_deps_of_b_on_stack
+            gb == 0 and (self.allow_root or g.labels[b] < 0 or g.labels[b] == self.root_label)))) \
+            + headless_deps_of_b_on_stack
         if gb == i:
             zero_label[RIGHT_ARC] = g.labels[b]
         return True

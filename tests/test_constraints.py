@@ -1,0 +1,175 @@
+"""Constrained parsing (--constraints, parser.parse(..., constraints=True)): the arcs the input
+gives are kept wherever the system can build them, for every system with a dynamic oracle."""
+import warnings
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import maltpy
+from conftest import EXAMPLES
+from maltpy.errors import MaltpyError, MaltpyWarning
+from maltpy.formats.conll import read_conll
+from maltpy.parsing.parser import Parser
+from maltpy.transform.pseudoproj import nonprojective_arcs
+
+TRAIN = f"{EXAMPLES}/toy-train.conll"
+TEST = f"{EXAMPLES}/toy-test.conll"
+SYSTEMS_WITH_COSTS = ["nivreeager", "covnonproj"]
+
+
+@pytest.fixture(scope="module")
+def models():
+    train = read_conll(TRAIN, need_heads=True)
+    return {a: Parser(algorithm=a, learner="perceptron", oracle="dynamic", verbose=False, jobs=1).fit(train)
+            for a in SYSTEMS_WITH_COSTS}
+
+
+@pytest.fixture(scope="module")
+def test_sentences():
+    return read_conll(TEST)
+
+
+def _random_tree(rnd, n, projective):
+    """Heads of a random tree over words 1..n (a projective one when asked)."""
+    heads = [0] * (n + 1)
+    if not projective:
+        order = list(range(1, n + 1))
+        rnd.shuffle(order)
+        heads[order[0]] = 0
+        for k, w in enumerate(order[1:], 1):
+            heads[w] = order[rnd.randrange(k)]
+        return heads[1:]
+
+    def build(lo, hi, head):
+        # the words lo..hi in consecutive segments, each the subtree of a random word of its own
+        while lo <= hi:
+            end = rnd.randint(lo, hi)
+            r = rnd.randint(lo, end)
+            heads[r] = head
+            build(lo, r - 1, r)
+            build(r + 1, end, r)
+            lo = end + 1
+    build(1, n, 0)
+    # one word on the root, as the parsers' output may have several but gold trees have one
+    roots = [w for w in range(1, n + 1) if heads[w] == 0]
+    for w in roots[1:]:
+        heads[w] = roots[0] if not _crosses(heads, w, roots[0]) else heads[w]
+    return heads[1:]
+
+
+def _crosses(heads, d, h):
+    lo, hi = min(d, h), max(d, h)
+    return any((lo < w < hi) != (lo < heads[w] < hi) and heads[w] not in (lo, hi) and w not in (lo, hi)
+               for w in range(1, len(heads)) if heads[w] >= 0)
+
+
+def _with_given(sentence, heads, labels, keep):
+    rows = []
+    for i, row in enumerate(sentence.rows):
+        row = list(row)
+        row[6], row[7] = (str(heads[i]), labels[i]) if keep[i] else ("_", "_")
+        rows.append(row)
+    return type(sentence)(rows, [], 0, "<test>", sentence.format)
+
+
+@pytest.mark.parametrize("algorithm", SYSTEMS_WITH_COSTS)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_given_arcs_of_a_tree_the_system_can_build_are_all_kept(models, test_sentences, algorithm, data):
+    p = models[algorithm]
+    sentence = data.draw(st.sampled_from(test_sentences))
+    rnd = data.draw(st.randoms(use_true_random=False))
+    n = len(sentence)
+    heads = _random_tree(rnd, n, projective=algorithm == "nivreeager")
+    if algorithm == "nivreeager" and nonprojective_arcs([-1] + heads):
+        return
+    names = [l for l in p.labels if l != p.settings.root_label]
+    labels = [p.settings.root_label if h == 0 else rnd.choice(names) for h in heads]
+    keep = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    drop_label = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    given_labels = ["_" if d else l for l, d in zip(labels, drop_label)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MaltpyWarning)     # a lost arc would be a warning
+        out = p.parse([_with_given(sentence, heads, given_labels, keep)], constraints=True)[0]
+    for i in range(n):
+        if keep[i]:
+            assert out.heads[i] == heads[i], (heads, keep, out.heads)
+            if given_labels[i] != "_":
+                assert out.rows[i][7] == given_labels[i]
+    # and all of them: the gold tree itself comes out
+    full = p.parse([_with_given(sentence, heads, labels, [True] * n)], constraints=True)[0]
+    assert full.heads == heads and full.column(7) == labels
+
+
+@pytest.mark.parametrize("algorithm", SYSTEMS_WITH_COSTS)
+def test_without_given_arcs_the_output_is_the_unconstrained_one(models, test_sentences, algorithm, tmp_path):
+    p = models[algorithm]
+    blank = [_with_given(s, [0] * len(s), ["_"] * len(s), [False] * len(s)) for s in test_sentences]
+    free = p.parse(test_sentences)
+    assert [s.heads for s in p.parse(blank, constraints=True)] == [s.heads for s in free]
+    # and on the command line: the compiled path, byte for byte
+    model = str(tmp_path / "m.mpz")
+    p.save(model)
+    from maltpy.cli.main import main
+    from maltpy.formats.conll import write_conll
+    write_conll(blank, str(tmp_path / "blank.conll"))
+    outs = []
+    for extra in ([], ["--constraints", "true"]):
+        out = str(tmp_path / f"out{len(extra)}.conll")
+        assert main(["-c", model, "-m", "parse", "-i", str(tmp_path / "blank.conll"), "-o", out, "-q"] + extra) == 0
+        outs.append(open(out, "rb").read())
+    assert outs[0] == outs[1]
+    # while the gold file's own arcs, given, come out as they are
+    out = str(tmp_path / "gold.conll")
+    assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", out, "-q", "--constraints", "true"]) == 0
+    gold, parsed = read_conll(TEST), read_conll(out)
+    kept = sum(a == b for g, o in zip(gold, parsed) for a, b in zip(g.heads, o.heads))
+    assert kept >= 0.95 * sum(len(g) for g in gold)
+
+
+def test_arcs_no_tree_can_have_are_reported_and_the_output_is_a_tree(models, test_sentences, tmp_path):
+    p = models["nivreeager"]
+    s = next(s for s in test_sentences if len(s) >= 4)
+    n = len(s)
+    heads = [2, 1] + [0] * (n - 2)           # a cycle: 1 <- 2 and 2 <- 1
+    keep = [True, True] + [False] * (n - 2)
+    bad = _with_given(s, heads, ["_"] * n, keep)
+    with pytest.warns(MaltpyWarning, match="could not be kept"):
+        out = p.parse([bad], constraints=True)[0]
+    assert not (out.heads[0] == 2 and out.heads[1] == 1)      # one of the two arcs is lost
+    assert out.heads[0] == 2 or out.heads[1] == 1              # the other is kept
+    for w in range(1, n + 1):                                  # a tree: every word reaches the root
+        seen, x = set(), w
+        while x != 0:
+            assert x not in seen and 1 <= x <= n
+            seen.add(x)
+            x = out.heads[x - 1]
+    with pytest.raises(MaltpyError, match="could not be kept"):
+        p.parse([bad], constraints="strict")
+    # the command line names the file and line; strict leaves no output file
+    path = tmp_path / "bad.conll"
+    from maltpy.formats.conll import write_conll
+    write_conll([bad], str(path))
+    model = str(tmp_path / "m.mpz")
+    p.save(model)
+    from maltpy.cli.main import main
+    out = tmp_path / "out.conll"
+    assert main(["-c", model, "-m", "parse", "-i", str(path), "-o", str(out), "--constraints", "strict", "-q"]) != 0
+    assert not out.exists()
+
+
+def test_a_label_the_model_lacks_is_reported(models, test_sentences):
+    p = models["covnonproj"]
+    s = test_sentences[0]
+    given = _with_given(s, s.heads, ["no-such-label"] * len(s), [True] + [False] * (len(s) - 1))
+    with pytest.warns(MaltpyWarning, match="the model has no such label"):
+        out = p.parse([given], constraints=True)[0]
+    assert out.heads[0] == s.heads[0]      # the head is kept all the same
+
+
+def test_systems_without_costs_say_which_systems_take_constraints(test_sentences):
+    p = Parser(algorithm="stackproj", verbose=False, jobs=1).fit(read_conll(TRAIN, need_heads=True))
+    with pytest.raises(MaltpyError, match="nivreeager, covnonproj"):
+        p.parse(test_sentences[:1], constraints=True)
+    with pytest.raises(MaltpyError, match="True, False or 'strict'"):
+        p.parse(test_sentences[:1], constraints="maybe")
