@@ -51,7 +51,8 @@ def train(treebank, **settings):
             from maltpy.formats.ptb import read_ptb
             from maltpy.parsing.constituent import fit_constituent_parser
             return fit_constituent_parser(parser, read_ptb(treebank))
-        sentences = read_conll(treebank, fmt, need_heads=True)
+        from maltpy.parsing.training import takes_partial_trees
+        sentences = read_conll(treebank, fmt, need_heads="partial" if takes_partial_trees(parser.settings) else True)
     else:
         sentences, fmt = list(treebank), parser.settings.input_format   # fit: else the sentences' format
     return parser.fit(sentences, fmt=fmt)

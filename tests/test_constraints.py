@@ -173,3 +173,48 @@ def test_systems_without_costs_say_which_systems_take_constraints(test_sentences
         p.parse(test_sentences[:1], constraints=True)
     with pytest.raises(MaltpyError, match="True, False or 'strict'"):
         p.parse(test_sentences[:1], constraints="maybe")
+
+
+# ---------------------------------------------------------------- training on partial trees
+
+def _hide(sentences, rnd, share):
+    out = []
+    for s in sentences:
+        rows = [list(r) for r in s.rows]
+        for r in rows:
+            if rnd.random() < share:
+                r[6], r[7] = "_", "_"
+        out.append(type(s)(rows, [], s.first_line, s.source, s.format))
+    return out
+
+
+@pytest.mark.parametrize("algorithm", SYSTEMS_WITH_COSTS)
+def test_training_on_trees_with_hidden_arcs_recovers_a_separable_treebank(algorithm):
+    import random
+    train = read_conll(TRAIN, need_heads=True)
+    full = Parser(algorithm=algorithm, learner="perceptron", oracle="dynamic", verbose=False, jobs=1).fit(train)
+    partial = Parser(algorithm=algorithm, learner="perceptron", oracle="dynamic", verbose=False, jobs=1).fit(
+        _hide(train, random.Random(7), 0.5))
+
+    def uas(p):
+        out = p.parse(train)
+        return sum(a == b for g, o in zip(train, out) for a, b in zip(g.heads, o.heads)) / sum(map(len, train))
+    assert uas(partial) >= 0.9 and uas(partial) >= uas(full) - 0.08
+
+
+def test_partial_trees_are_refused_where_the_learner_needs_complete_ones(tmp_path):
+    import random
+    partial = _hide(read_conll(TRAIN, need_heads=True), random.Random(1), 0.3)
+    with pytest.raises(MaltpyError, match="train with -l perceptron -or dynamic"):
+        Parser(verbose=False).fit(partial)
+    with pytest.raises(MaltpyError, match="needs complete trees"):
+        Parser(learner="perceptron", oracle="dynamic", marking_strategy="head", verbose=False).fit(partial)
+    blank = _hide(read_conll(TRAIN, need_heads=True)[:30], random.Random(1), 1.0)
+    with pytest.raises(MaltpyError, match="no training sentence gives a head"):
+        Parser(learner="perceptron", oracle="dynamic", verbose=False).fit(blank)
+    # a cycle among the given heads is refused as in a complete tree
+    bad = [list(r) for r in partial[0].rows]
+    bad[0][6], bad[1][6] = "2", "1"
+    with pytest.raises(MaltpyError, match="form a cycle"):
+        Parser(learner="perceptron", oracle="dynamic", verbose=False).fit(
+            [type(partial[0])(bad, [], 0, "<t>", None)] + partial[1:])

@@ -30,7 +30,9 @@ def run_learn(settings, log):
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
             f"learning took {time.perf_counter() - t0:.1f} s")
         return
-    sentences = _read_for_good(read_conll, _input(settings), fmt, need_heads=True)
+    from maltpy.parsing.training import takes_partial_trees
+    sentences = _read_for_good(read_conll, _input(settings), fmt,
+                               need_heads="partial" if takes_partial_trees(settings) else True)
     log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
     parser = Parser(settings).fit(sentences, fmt=fmt, log=log)
     parser.save(settings.model)

@@ -24,18 +24,18 @@ Problem = Tuple[int, str]   # (word index from 0, or -1 for the whole sentence; 
 
 
 def find_cycle(heads) -> List[int]:
-    """The words of a cycle in ``heads`` (index 0 unused, words 1..n, head 0 = the root), sorted;
-    an empty list when every word reaches the root."""
+    """The words of a cycle in ``heads`` (index 0 unused, words 1..n, head 0 = the root, -1 = no
+    head given, as in a partial tree), sorted; an empty list when there is none."""
     n = len(heads) - 1
     state = [0] * (n + 1)  # 0 unknown, 1 on the current path, 2 reaches the root
     state[0] = 2
     for start in range(1, n + 1):
         path_nodes, node = [], start
-        while state[node] == 0:
+        while node >= 0 and state[node] == 0:
             state[node] = 1
             path_nodes.append(node)
             node = heads[node]
-        if state[node] == 1:
+        if node >= 0 and state[node] == 1:
             return sorted(path_nodes[path_nodes.index(node):])
         for p in path_nodes:
             state[p] = 2
@@ -80,7 +80,8 @@ def tree_problem(rows, fmt: str, need_heads: bool) -> Optional[Problem]:
 
     Every HEAD must be ``_`` or a word of the sentence (0 = the root), not the word itself.
     ``need_heads`` (training, gold standard): every word has a HEAD, the heads form a tree (no
-    cycle) and, in CoNLL-U, no DEPREL holds whitespace. DEPREL ``_`` is a label like any other, as
+    cycle) and, in CoNLL-U, no DEPREL holds whitespace; ``"partial"`` (training on partial trees):
+    the same for the words that have a HEAD, others may have ``_``. DEPREL ``_`` is a label like any other, as
     in MaltParser: some treebanks use it (CoNLL 2007 Spanish), and an unlabelled treebank trains
     an unlabelled parser."""
     n = len(rows)
@@ -88,8 +89,9 @@ def tree_problem(rows, fmt: str, need_heads: bool) -> Optional[Problem]:
     for k, row in enumerate(rows):
         h = row[HEAD]
         if h == "_":
-            if need_heads:
-                return k, "HEAD is _ but training and evaluation need gold trees, a head for every token"
+            if need_heads is True:
+                return k, ("HEAD is _ but training and evaluation need gold trees, a head for every token "
+                           "(partial trees, _ where a head is unknown, train with -l perceptron -or dynamic)")
             continue
         if h.isdigit() and h.isascii() and (h[0] != "0" or h == "0"):   # the usual case, fast
             h = int(h)

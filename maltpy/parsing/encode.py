@@ -136,12 +136,17 @@ def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: Lis
 
 
 def gold_arrays(sentences, label_ids: Dict[str, int]):
-    """Gold heads and label ids per corpus row (root rows -1)."""
+    """Gold heads and label ids per corpus row (root rows -1; -1 too for a word of a partial tree
+    whose HEAD is ``_``)."""
     heads, labels = [], []
     for s in sentences:
         heads.append(-1)
         labels.append(-1)
         for r in s.rows:
+            if r[6] == "_":
+                heads.append(-1)
+                labels.append(-1)
+                continue
             heads.append(int(r[6]))
             labels.append(label_ids.get(r[7], -1))
     return np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32)

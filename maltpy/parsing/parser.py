@@ -112,7 +112,8 @@ class Parser:
         return training.training_instances(self, sentences, fmt, log or (lambda msg: None))
 
     def fit(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
-        """Train on gold sentences (HEAD and DEPREL filled). Returns self.
+        """Train on gold sentences (HEAD and DEPREL filled; with ``-l perceptron -or dynamic``,
+        partial trees too: HEAD ``_`` where a head is unknown). Returns self.
 
         ``fmt``: the columns' format (default: the ``input_format`` setting, else the format the
         sentences were read in, else conllx)."""
@@ -121,7 +122,7 @@ class Parser:
         if s.reverse_features and not both_ways(s):
             raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
                               f"with -dir {s.direction}, give the feature model with -F")
-        training.check_training_sentences(sentences, fmt or "conllx")
+        training.check_training_sentences(sentences, fmt or "conllx", partial=training.takes_partial_trees(s))
         return self._fit(sentences, fmt or "conllx", log or (lambda msg: None))
 
     def _fit(self, sentences, fmt, log):

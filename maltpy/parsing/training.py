@@ -32,7 +32,7 @@ def prepare(parser, sentences, fmt: str):
     view = parser.view
     sentences = view.encode_gold(sentences, fmt == "conllu")
     root_label = parser.settings.root_label
-    labels = sorted({r[7] for sent in sentences for r in sent.rows} | {root_label})
+    labels = sorted({r[7] for sent in sentences for r in sent.rows if r[6] != "_"} | {root_label})
     heads, label_ids = gold_arrays(sentences, {l: k for k, l in enumerate(labels)})
     labels, label_ids = view.encode_labels(heads, label_ids, labels, root_label)
     parser.labels = labels
@@ -191,6 +191,16 @@ def fit_online(parser, sentences, fmt: str, log):
     if s.split_column or s.split_structure:
         raise MaltpyError("the dynamic oracle trains one model: leave out the data split (-d/-s)")
     t0 = time.perf_counter()
+    annotated = [x for x in sentences if any(r[6] != "_" for r in x.rows)]
+    if len(annotated) < len(sentences):
+        log(f"{len(sentences) - len(annotated)} of {len(sentences)} training sentences have no head given: skipped")
+        if not annotated:
+            raise MaltpyError("no training sentence gives a head (HEAD is _ everywhere)")
+    if any(r[6] == "_" for x in annotated for r in x.rows):
+        from maltpy.transform.pseudoproj import PseudoProjective
+        if PseudoProjective.from_settings(s) is not None:
+            raise MaltpyError("pseudo-projective parsing (-pp) needs complete trees; partial trees train without it")
+    sentences = annotated
     corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
     if not system.has_costs:
         with_costs = [name for name, cls in SYSTEMS.items() if cls(1, 0).has_costs]
@@ -305,12 +315,19 @@ def format_read(sentences) -> Optional[str]:
     return formats.pop() if len(formats) == 1 else None
 
 
-def check_training_sentences(sentences, fmt: str) -> None:
+def takes_partial_trees(settings) -> bool:
+    """Whether training with these settings takes partial trees (HEAD ``_`` where a head is
+    unknown): a learner that trains online, with the dynamic oracle."""
+    return settings.oracle == "dynamic" and make_learner(settings.learner, settings.learner_options).online
+
+
+def check_training_sentences(sentences, fmt: str, partial: bool = False) -> None:
     """Gold trees as the reader checks them (one validator, maltpy.formats.validate): the compiled
-    loops trust every head to be a word of its sentence. Few of them draw a warning."""
+    loops trust every head to be a word of its sentence. ``partial``: words may lack a head.
+    Few sentences draw a warning."""
     if not sentences:
         raise MaltpyError("no training sentences")
-    check_sentences(sentences, fmt, need_heads=True, what="training sentence")
+    check_sentences(sentences, fmt, need_heads="partial" if partial else True, what="training sentence")
     if len(sentences) < FEW_SENTENCES:
         import warnings
         from maltpy.errors import MaltpyWarning
