@@ -168,6 +168,10 @@ class Settings:
                                  "DEPREL without a HEAD nothing; false (default: the input's HEAD and DEPREL "
                                  "are ignored), true (an arc the system cannot keep is a warning), strict (it "
                                  "is an error); a parse-time option"))
+    arc_scores: bool = _setting(False, Flag(
+        "--arc-scores", "BOOL", "write each arc's score, how sure the parser was (the margin of the decision "
+                                "that built it over the second-best move; 0 for an arc the end of parsing "
+                                "made), as Score= in CoNLL-U's MISC column (default false; a parse-time option)"))
     search: str = _setting("greedy", Flag(
         "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
                                 "decision, as MaltParser; a parse-time option)"))
@@ -214,7 +218,7 @@ PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
-PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints")
+PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores")
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")

@@ -218,3 +218,52 @@ def test_partial_trees_are_refused_where_the_learner_needs_complete_ones(tmp_pat
     with pytest.raises(MaltpyError, match="form a cycle"):
         Parser(learner="perceptron", oracle="dynamic", verbose=False).fit(
             [type(partial[0])(bad, [], 0, "<t>", None)] + partial[1:])
+
+
+# ---------------------------------------------------------------- arc scores
+
+@pytest.fixture(scope="module")
+def conllu_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scores")
+    for name in ("toy-train", "toy-test"):     # the toy treebank's rows are CoNLL-U rows too
+        (folder / f"{name}.conllu").write_bytes(open(f"{EXAMPLES}/{name}.conll", "rb").read())
+    p = maltpy.train(str(folder / "toy-train.conllu"), verbose=False, jobs=1)
+    return p, folder
+
+
+def test_arc_scores_go_into_misc_and_change_no_tree(conllu_model):
+    from maltpy.visual.trees import arc_score
+    p, folder = conllu_model
+    test = read_conll(str(folder / "toy-test.conllu"))
+    plain = p.parse(test)
+    scored = p.parse(test, arc_scores=True)
+    assert [s.heads for s in scored] == [s.heads for s in plain]
+    assert [s.column(7) for s in scored] == [s.column(7) for s in plain]
+    scores = [arc_score(r) for s in scored for r in s.rows]
+    assert all(x is not None and x >= 0 for x in scores) and max(scores) > 0
+    # low scores go with errors: the least sure fifth of the arcs holds more errors than the rest
+    gold = read_conll(str(folder / "toy-test.conllu"))
+    wrong = [a != b for g, s in zip(gold, scored) for a, b in zip(g.heads, s.heads)]
+    order = sorted(range(len(scores)), key=scores.__getitem__)
+    k = len(order) // 5
+    assert sum(wrong[i] for i in order[:k]) / k > sum(wrong) / len(wrong)
+
+
+def test_arc_scores_on_the_command_line_and_in_pictures(conllu_model, tmp_path):
+    p, folder = conllu_model
+    model = str(tmp_path / "u.mpz")
+    p.save(model)
+    from maltpy.cli.main import main
+    out = str(tmp_path / "out.conllu")
+    assert main(["-c", model, "-m", "parse", "-i", str(folder / "toy-test.conllu"), "-o", out, "--arc-scores",
+                 "true", "-q"]) == 0
+    assert all("Score=" in r[9] for s in read_conll(out) for r in s.rows)
+    from maltpy.cli.draw import cmd_draw
+    svg = str(tmp_path / "t.svg")
+    cmd_draw([out, "--sentence", "1", "--scores", "-o", svg])
+    assert "opacity:" in open(svg).read()
+
+
+def test_arc_scores_need_conllu(models, test_sentences):
+    with pytest.raises(MaltpyError, match="CoNLL-U"):
+        models["nivreeager"].parse(test_sentences[:1], arc_scores=True)

@@ -27,6 +27,8 @@ def cmd_draw(argv):
     p.add_argument("--sentence", type=int, metavar="N", help="only sentence N (1 = the first)")
     p.add_argument("--limit", type=int, metavar="N", help="at most N sentences")
     p.add_argument("--errors", action="store_true", help="with --gold: only sentences with an error")
+    p.add_argument("--scores", action="store_true", help="shade each arc by the Score= a parse with --arc-scores "
+                                                           "wrote in MISC: the fainter, the less sure the parser was")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of the input files")
     a = p.parse_args(argv)
     if a.sentence is not None and a.sentence < 1:
@@ -57,11 +59,11 @@ def cmd_draw(argv):
         raise MaltpyError("no sentence to draw (every sentence is right)" if a.errors else "no sentence to draw")
     if svg:
         k = index[0]
-        text = sentence_svg(sentences[k], gold[k] if gold else None, standalone=True)
+        text = sentence_svg(sentences[k], gold[k] if gold else None, standalone=True, scores=a.scores)
     else:
         title = f"maltpy draw: {'standard input' if a.input == '-' else os.path.basename(a.input)}"
         body = [f"<h2>{html.escape(title)}</h2>"] + ([LEGEND] if gold else [])
-        body += [sentence_block(sentences[k], k, gold[k] if gold else None) for k in index]
+        body += [sentence_block(sentences[k], k, gold[k] if gold else None, scores=a.scores) for k in index]
         text = html_page(title, body)
     with atomic_output(a.o) as out:
         out.write(text)

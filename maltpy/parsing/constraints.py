@@ -1,5 +1,6 @@
 """Constrained parsing (``--constraints``): the arcs the input gives, what a model needs to keep
-them, and the report of those it could not keep.
+them, and the report of those it could not keep; and arc scores for correction
+(``--arc-scores``).
 
 A HEAD with a DEPREL fixes both, a HEAD with ``_`` as DEPREL fixes the head only, a DEPREL
 without a HEAD fixes nothing. The search keeps them through
@@ -104,18 +105,47 @@ def _sentence_line(sentence, i: int):
     return sentence.first_line + (i - 1) + sum(1 for position, _ in sentence.extra if position <= i - 1)
 
 
-def constrained_trees(parser, sentences, progress: bool, strict: bool):
-    """Parse Sentence objects keeping the arcs they give; each tree as (heads, labels)."""
-    check_constrainable(parser)
-    heads_g, labels_g = given_from_sentences(parser, sentences)
-    offsets, heads, labels = parser.parse_arrays(sentences, progress, given=(heads_g, np.maximum(labels_g, -1)))
+def searched_trees(parser, sentences, progress: bool, mode: str, with_scores: bool):
+    """Parse Sentence objects keeping the arcs they give (``mode`` "true" or "strict"; "false":
+    none) and, ``with_scores``, with each arc's score (the margin of the decision that built it:
+    :data:`ARC_SCORE`). Returns the trees as (heads, labels) and the scores per sentence (None
+    without them)."""
+    given = heads_g = labels_g = None
+    if mode != "false":
+        check_constrainable(parser)
+        heads_g, labels_g = given_from_sentences(parser, sentences)
+        given = (heads_g, np.maximum(labels_g, -1))
+    if with_scores and (parser.view.reverses_words or parser.reverse_parser is not None):
+        raise MaltpyError("arc scores come from a model that reads left to right (not -dir rtl or both)")
+    out = parser.parse_arrays(parser.view.encode(sentences, parser.format == "conllu"), progress, given=given,
+                              record_confidence=with_scores)
+    offsets, heads, labels = out[:3]
     names = parser.output_labels
 
     def where(k, i):
         line = _sentence_line(sentences[k], i)
         return f"{sentences[k].source}:{line}" if line else f"{sentences[k].source}: sentence {k + 1}"
 
-    report(lost_arcs(offsets, heads_g, labels_g, heads, labels), heads_g, labels_g, heads, names, where, strict)
+    if given is not None:
+        report(lost_arcs(offsets, heads_g, labels_g, heads, labels), heads_g, labels_g, heads, names, where,
+               mode == "strict")
     bounds = offsets.tolist()
-    return [(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
-            for r0, r1 in zip(bounds, bounds[1:])]
+    trees = [parser.view.decode(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
+             for r0, r1 in zip(bounds, bounds[1:])]
+    scores = [out[3][r0 + 1:r1, ARC_SCORE].copy() for r0, r1 in zip(bounds, bounds[1:])] if with_scores else None
+    return trees, scores
+
+
+#: which of the search's two confidences is an arc's score: the margin of the decision that built
+#: it over the second-best permissible class (0), which on EWT dev ranks errors better than the
+#: softmax probability (1): docs/constrained.md
+ARC_SCORE = 0
+
+
+def with_scores(sentence, scores):
+    """A parsed Sentence with ``Score=`` (the arc's score, 4 significant digits) in each word's
+    MISC column (CoNLL-U)."""
+    for row, value in zip(sentence.rows, scores):
+        item = f"Score={float(value):.4g}"
+        row[9] = item if row[9] == "_" else f"{row[9]}|{item}"
+    return sentence

@@ -18,7 +18,7 @@ from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.parsing import training
 from maltpy.parsing.assemble import assemble
-from maltpy.parsing.constraints import constrained_trees, mode as constraint_mode
+from maltpy.parsing.constraints import mode as constraint_mode, searched_trees, with_scores
 from maltpy.parsing.encode import column_values, encode, warn_long_sentences
 from maltpy.parsing.models import models_of
 from maltpy.progress import progress_bar as _progress_bar
@@ -56,12 +56,6 @@ class Parser:
         """Sentences -> the C loops' :class:`~maltpy.search.decision.Corpus`, through this parser's symbol tables."""
         return encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=grow,
                       root_value=self.extractor.root_value)
-
-    def pseudo_projective(self):
-        """The pseudo-projective transform of this parser's settings (inactive without -pp)."""
-        from maltpy.transform.pseudoproj import PseudoProjective
-        s = self.settings
-        return PseudoProjective(s.marking_strategy, s.covered_root, s.lifting_order)
 
     def system(self, training: bool):
         """A transition system for this parser's settings and labels (``training``: with the
@@ -146,26 +140,29 @@ class Parser:
             raise MaltpyError("this parser is not trained: call fit() or load a model file")
 
     def parse_arrays(self, sentences: Sequence[Sentence], progress: bool = False, record_end: bool = False,
-                     record_moves: bool = False, given=None):
+                     record_moves: bool = False, given=None, record_confidence: bool = False):
         """Parse and return (corpus offsets, heads, label ids[, end flags][, moves]) per corpus row, as
         the model reads the sentences (:meth:`parse_trees` encodes them for the model's view and
         decodes the trees; here they are taken as given). ``record_moves``: also the move (an index
         into the system's ``moves``) that built each word's arc, -1 where the end of parsing did.
-        ``given``: the arcs to keep, per corpus row (:mod:`maltpy.parsing.constraints`)."""
+        ``given``: the arcs to keep, per corpus row (:mod:`maltpy.parsing.constraints`).
+        ``record_confidence``: last, how sure the search was of each arc (rows x 2: margin,
+        probability; :meth:`maltpy.search.strategy.Strategy.parse`)."""
         self.check_fitted()
         corpus = self.encode(sentences)
         self.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
         moves = np.empty(corpus.n_rows, dtype=np.int32) if record_moves else None
+        conf = np.empty((corpus.n_rows, 2), dtype=np.float32) if record_confidence else None
+        extra = {k: v for k, v in (("given", given), ("confidence_out", conf)) if v is not None}
         bar = _progress_bar(len(sentences), "parsing", progress)
         try:
             out = self.strategy().parse(self.search_model(), corpus, progress=bar.update if bar else None,
                                         record_end=record_end, moves_out=moves,
-                                        n_threads=threads(self.settings.jobs),
-                                        **({"given": given} if given is not None else {}))
+                                        n_threads=threads(self.settings.jobs), **extra)
         finally:
             if bar:
                 bar.close()
-        return (corpus.offsets,) + tuple(out) + ((moves,) if record_moves else ())
+        return (corpus.offsets,) + tuple(out) + ((moves,) if record_moves else ()) + ((conf,) if record_confidence else ())
 
     def check_input(self, corpus, examples) -> None:
         """The warnings about an encoded input (``examples(ci)``: a few values of column ci):
@@ -194,7 +191,7 @@ class Parser:
         (default: :meth:`one_root` of the model's format). ``constraints``: see :meth:`parse`."""
         mode = constraint_mode(self, constraints)
         trees = self._parse_trees_one_way(sentences, progress) if mode == "false" else \
-            constrained_trees(self, sentences, progress, strict=mode == "strict")
+            searched_trees(self, sentences, progress, mode, False)[0]
         if self.reverse_parser is not None:
             from maltpy.transform.combine import combine_trees
             c = self.combination
@@ -213,7 +210,8 @@ class Parser:
         return [self.view.decode(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
                 for r0, r1 in zip(bounds, bounds[1:])]
 
-    def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None, constraints=None):
+    def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None, constraints=None,
+              arc_scores: Optional[bool] = None):
         """Parse sentences; return copies with HEAD and DEPREL filled.
 
         A list (or tuple) gives a list. Any other iterable, such as :func:`maltpy.iter_conll`
@@ -221,27 +219,36 @@ class Parser:
         ``one_root``: see :meth:`parse_trees`. ``constraints`` (default: the setting): False,
         HEAD and DEPREL are ignored; True, the arcs they give are kept where the system can
         (:mod:`maltpy.parsing.constraints`; a warning for each one it cannot); "strict", an
-        error instead."""
+        error instead. ``arc_scores`` (default: the setting): each arc's score, how sure the
+        parser was, in MISC as ``Score=`` (CoNLL-U)."""
         if isinstance(sentences, (str, Sentence)):
             raise MaltpyError("parse takes a list of sentences (Sentence objects or lists of words); "
                               "for one text: parser.parse([text.split()])")
         if not isinstance(sentences, (list, tuple)):
-            return self.iter_parse(sentences, progress=progress, one_root=one_root, constraints=constraints)
+            return self.iter_parse(sentences, progress=progress, one_root=one_root, constraints=constraints,
+                                   arc_scores=arc_scores)
         self.check_fitted()
         sentences = [_as_sentence(s) for s in sentences]
         check_sentences(sentences, self.format, need_heads=False)
-        trees = self.parse_trees(sentences, progress, one_root, constraints)
-        return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, trees)]
+        if not (self.settings.arc_scores if arc_scores is None else arc_scores):
+            trees = self.parse_trees(sentences, progress, one_root, constraints)
+            return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, trees)]
+        if self.format != "conllu":
+            raise MaltpyError("arc scores are written in CoNLL-U's MISC column: use a CoNLL-U model")
+        trees, scores = searched_trees(self, sentences, progress, constraint_mode(self, constraints), True)
+        if one_root if one_root is not None else self.one_root():
+            trees = [single_root(h, l, self.settings.root_label) for h, l in trees]
+        return [with_scores(sent._with_tree(h, l), sc) for sent, (h, l), sc in zip(sentences, trees, scores)]
 
     def iter_parse(self, sentences: Iterable, chunk_size: int = 1000, progress: bool = False,
-                   one_root: Optional[bool] = None, constraints=None) -> Iterator[Sentence]:
+                   one_root: Optional[bool] = None, constraints=None, arc_scores=None) -> Iterator[Sentence]:
         """Parse any iterable of sentences ``chunk_size`` at a time, yielding each parse in
         input order; memory stays that of one chunk however long the input is."""
         self.check_fitted()
         bar = _progress_bar(None, "parsing", progress)
         try:
             for chunk in chunked(sentences, chunk_size):
-                yield from self.parse(chunk, one_root=one_root, constraints=constraints)
+                yield from self.parse(chunk, one_root=one_root, constraints=constraints, arc_scores=arc_scores)
                 if bar:
                     bar.update(len(chunk))
         finally:

@@ -31,15 +31,17 @@ class Greedy(Strategy):
 
     name = "greedy"
 
-    def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1, given=None):
+    def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1, given=None,
+              confidence_out=None):
         if model.scorer.batched:
             from threadpoolctl import threadpool_limits
             # the walk scores groups on its own threads; BLAS threads inside them would oversubscribe
             with threadpool_limits(limits=1, user_api="blas"):
                 return parse_batched(model.step(corpus.max_n), corpus, progress=progress, record_end=record_end,
-                                     moves_out=moves_out, n_threads=n_threads, given=given)
+                                     moves_out=moves_out, n_threads=n_threads, given=given,
+                                     confidence_out=confidence_out)
         return parse_sequential(model.step(corpus.max_n), corpus, progress=progress, record_end=record_end,
-                                moves_out=moves_out, given=given)
+                                moves_out=moves_out, given=given, confidence_out=confidence_out)
 
 
 @cython.final
@@ -52,11 +54,13 @@ cdef class Outputs:
     cdef int* l
     cdef signed char* e
     cdef int* m
+    cdef float* conf
     cdef bint record_end
     cdef Py_ssize_t n_rows
 
-    def __cinit__(self, Corpus corpus, bint record_end, moves_out):
+    def __cinit__(self, Corpus corpus, bint record_end, moves_out, confidence_out=None):
         cdef int[::1] mo
+        cdef float[:, ::1] co
         self.n_rows = corpus.n_rows
         self.record_end = record_end
         self.heads = np.full(max(corpus.n_rows, 1), -1, dtype=np.int32)
@@ -73,12 +77,22 @@ cdef class Outputs:
             if corpus.n_rows:
                 mo = moves_out
                 self.m = &mo[0]
+        self.conf = NULL
+        if confidence_out is not None:
+            if confidence_out.shape != (corpus.n_rows, 2) or confidence_out.dtype != np.float32:
+                raise ValueError("confidence_out needs two float32 values per corpus row")
+            # an arc no decision built (attached to the root when parsing ended) keeps 0
+            confidence_out[:] = 0
+            if corpus.n_rows:
+                co = confidence_out
+                self.conf = &co[0, 0]
 
     cdef inline void start(self, Track* t, Py_ssize_t r0) noexcept nogil:
         """Record sentence rows from r0 on into ``t``."""
         t.end = self.e + r0 if self.e != NULL else NULL
         t.recorded = False
         t.moves = self.m + r0 if self.m != NULL else NULL
+        t.confidence = self.conf + 2 * r0 if self.conf != NULL else NULL
 
     cdef inline void tree(self, const State* s, Py_ssize_t r0) noexcept nogil:
         """The finished sentence's tree, at rows r0 + 1 .. r0 + n."""
@@ -116,14 +130,18 @@ cdef class Given:
         self.labels = <const int*>cnp.PyArray_DATA(self.labels_arr)
 
 
-def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None, given=None):
+def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None, given=None,
+                     confidence_out=None):
     """Parse every sentence, one after the other; return heads and labels per corpus row (root
     rows -1), and with ``record_end`` per row where that word was when the buffer first became
     empty (fragmentation diagnostics), as a third int8 array: 1 = on the stack without a head,
     2 = on the stack with a head, 0 = elsewhere. ``moves_out``: an int32 array (one entry per
     row) that receives the move that built each word's arc at a decision (-1: otherwise).
-    ``given``: (heads, label ids) per corpus row, the arcs to keep (:class:`Given`)."""
-    cdef Outputs out = Outputs(corpus, record_end, moves_out)
+    ``given``: (heads, label ids) per corpus row, the arcs to keep (:class:`Given`).
+    ``confidence_out``: float32 (rows x 2), receives for each word the margin and the
+    probability of the decision that built its arc (:meth:`Step.note_confidence`; 0 for an arc
+    the end of parsing made)."""
+    cdef Outputs out = Outputs(corpus, record_end, moves_out, confidence_out)
     cdef Given arcs = Given(corpus, given) if given is not None else None
     cdef bint constrained = arcs is not None
     cdef Gold g
@@ -132,6 +150,7 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
     cdef Decision d
     cdef Track t
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, step_every = max(1, n_sent // 100)
+    cdef int best
     cdef bint report = progress is not None
     cdef bint ok = True
     s.block = NULL
@@ -158,7 +177,9 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
                     if constrained:
                         step.restrict(&s, &g, &d)
                     step.score(&s, &sent, &d)
-                    step.apply(&s, step.best(&s, &sent, &d), &t)
+                    best = step.best(&s, &sent, &d)
+                    step.note_confidence(&d, best, &t)
+                    step.apply(&s, best, &t)
                 step.finish(&s, &t)
                 out.tree(&s, r0)
                 if report and (k + 1) % step_every == 0:
@@ -177,11 +198,11 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
 
 
 def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False, moves_out=None,
-                  int window=8192, int n_threads=1, given=None):
+                  int window=8192, int n_threads=1, given=None, confidence_out=None):
     """:func:`parse_sequential`'s result, with ``window`` sentences in flight together and their
     pending decisions scored by one :meth:`Scorer.score_many` call per round; ``n_threads``
     threads advance the sentences (keep BLAS itself at one thread: :class:`Greedy` does)."""
-    cdef Outputs out = Outputs(corpus, record_end, moves_out)
+    cdef Outputs out = Outputs(corpus, record_end, moves_out, confidence_out)
     cdef Given arcs = Given(corpus, given) if given is not None else None
     cdef bint constrained = arcs is not None
     cdef Scorer scorer = step.scorer
@@ -197,7 +218,7 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
     cdef int* active = <int*>malloc(sizeof(int) * W)
     cdef bint* pending = <bint*>malloc(sizeof(bint) * W)
     cdef void* work = NULL
-    cdef int n, n_active, n_next, n_done, i, q
+    cdef int n, n_active, n_next, n_done, i, q, best
     cdef bint ok = states != NULL and sents != NULL and tracks != NULL and ds != NULL and pend != NULL \
         and active != NULL and pending != NULL and golds != NULL
     try:
@@ -258,7 +279,9 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                     scorer.score_many(pend, n_active, T, work)
                     for q in prange(n_active, num_threads=T, schedule="dynamic", chunksize=32):
                         i = active[q]
-                        step.apply(&states[i], step.best(&states[i], &sents[i], &ds[i]), &tracks[i])
+                        best = step.best(&states[i], &sents[i], &ds[i])
+                        step.note_confidence(&ds[i], best, &tracks[i])
+                        step.apply(&states[i], best, &tracks[i])
                 if progress is not None and n_done:
                     progress(n_done)
                 PyErr_CheckSignals()

@@ -11,6 +11,9 @@ cdef struct Track:
     signed char* end     # per word: where it was when the buffer first became empty
     bint recorded
     int* moves           # per word: the move that built its arc
+    float* confidence    # per word, two values: the margin and the probability of the class that built its arc
+    float margin         # those of the decision about to be applied
+    float prob
 
 
 cdef class Step:
@@ -51,6 +54,7 @@ cdef class Step:
     cdef void score(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
     cdef int best(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
     cdef int restrict(self, const State* s, const Gold* g, Decision* d) noexcept nogil
+    cdef void note_confidence(self, const Decision* d, int best, Track* t) noexcept nogil
     cdef void apply(self, State* s, int cls, Track* t) noexcept nogil
     cdef void finish(self, State* s, Track* t) noexcept nogil
 

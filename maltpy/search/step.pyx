@@ -26,6 +26,7 @@ cimport numpy as cnp
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport uint64_t, int64_t
+from libc.math cimport exp, INFINITY
 
 from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem
@@ -342,6 +343,24 @@ cdef class Step:
             d.n_valid += d.mask[m]
         return best
 
+    cdef void note_confidence(self, const Decision* d, int best, Track* t) noexcept nogil:
+        """With ``t.confidence``: how sure the decision is of class ``best`` (kept for the arc it
+        builds): the margin over the second-best permissible class (infinite when it is the only
+        one), and its softmax probability over the permissible classes."""
+        cdef int r, c
+        cdef float second = -INFINITY, top
+        cdef double z = 0
+        if t == NULL or t.confidence == NULL or best < 0:
+            return
+        top = d.scores[best]
+        for r in range(d.n_runs):
+            for c in range(d.run_lo[r], d.run_end[r]):
+                if c != best and d.scores[c] > second:
+                    second = d.scores[c]
+                z += exp(<double>d.scores[c] - top)
+        t.margin = top - second
+        t.prob = <float>(1.0 / z)
+
     cdef void apply(self, State* s, int cls, Track* t) noexcept nogil:
         """Take class ``cls`` (a permissible one); an arc it adds ends the kept sums and, with
         ``t.moves``, records the move at its dependent."""
@@ -353,6 +372,9 @@ cdef class Step:
                 self.kept_valid = False
             if t != NULL and t.moves != NULL:
                 t.moves[s.last_dep] = move
+            if t != NULL and t.confidence != NULL:
+                t.confidence[2 * s.last_dep] = t.margin
+                t.confidence[2 * s.last_dep + 1] = t.prob
 
     cdef void finish(self, State* s, Track* t) noexcept nogil:
         """The sentence's walk is over: record the stack if the buffer never emptied, and let the

@@ -29,7 +29,7 @@ class Strategy:
     name = ""
 
     def parse(self, model: SearchModel, corpus, progress=None, record_end: bool = False, moves_out=None,
-              n_threads: int = 1, given=None):
+              n_threads: int = 1, given=None, confidence_out=None):
         """Parse every sentence of ``corpus`` (:class:`~maltpy.search.decision.Corpus`); return
         (heads, label ids) per corpus row (root rows -1), with ``record_end`` a third array (where
         each word was when the buffer first became empty: 1 on the stack without a head, 2 with
@@ -37,5 +37,8 @@ class Strategy:
         arc. ``progress(n)`` after n more sentences; ``n_threads`` the strategy may use.
         ``given``: the arcs a parse must keep (constrained parsing): (heads, label ids) per
         corpus row, -1 where none is given; at each decision only the classes that lose the
-        fewest of them are permissible (:meth:`maltpy.search.step.Step.restrict`)."""
+        fewest of them are permissible (:meth:`maltpy.search.step.Step.restrict`).
+        ``confidence_out``: float32 (rows x 2), receives how sure the search was of each word's
+        arc (for greedy search: the margin over the second-best class and the softmax
+        probability of the decision that built it)."""
         raise NotImplementedError

@@ -15,6 +15,7 @@ No scripts, fonts or images from elsewhere: the page opens offline in any browse
 from __future__ import annotations
 
 import html
+import math
 import unicodedata
 from typing import Iterable, List, Optional, Sequence, Tuple
 
@@ -184,12 +185,33 @@ def _tag(row) -> str:
     return "" if tag == "_" else tag
 
 
-def sentence_svg(sentence, gold=None, title: Optional[str] = None, standalone: bool = False) -> str:
+def arc_score(row) -> Optional[float]:
+    """The ``Score=`` a parse with ``--arc-scores`` wrote in a word's MISC column, or None."""
+    for item in row[9].split("|"):
+        if item.startswith("Score="):
+            try:
+                return float(item[6:])
+            except ValueError:
+                return None
+    return None
+
+
+def _shade(score: Optional[float]) -> str:
+    """An arc's opacity for its score (a margin: 0 faint, 1 about three quarters, 2+ full)."""
+    if score is None:
+        return ""
+    return f' style="opacity:{0.2 + 0.8 * (1.0 - math.exp(-max(score, 0.0))):.2f}"'
+
+
+def sentence_svg(sentence, gold=None, title: Optional[str] = None, standalone: bool = False,
+                 scores: bool = False) -> str:
     """One sentence as an SVG element (a string).
 
     ``gold``: the same sentence with gold HEAD/DEPREL; errors are marked as the module says.
     Words without a head (HEAD ``_``) are drawn without an arc. ``standalone``: carry the
     style inside the SVG (an .svg file, a notebook cell) instead of relying on the page's.
+    ``scores``: shade each arc by the ``Score=`` in its word's MISC (``--arc-scores``): the less
+    sure the parser was, the fainter.
     """
     rows = sentence.rows
     n = len(rows)
@@ -267,12 +289,17 @@ def sentence_svg(sentence, gold=None, title: Optional[str] = None, standalone: b
 
     def tip(h: int, d: int, label: str, what: str = "") -> str:
         head = "root" if h == 0 else f"{h} {rows[h - 1][1]}"
-        return esc(f"{what}{head} \u2192 {d} {rows[d - 1][1]}  {label}")
+        score = arc_score(rows[d - 1]) if scores and not what else None
+        return esc(f"{what}{head} \u2192 {d} {rows[d - 1][1]}  {label}"
+                   + (f"  score {score:g}" if score is not None else ""))
+
+    def shade(d: int) -> str:
+        return _shade(arc_score(rows[d - 1])) if scores else ""
 
     for (h, d), level in zip(arcs, levels):
         x1, x2 = xs(h, d)
         y = y_arcs - level * LEVEL
-        out.append(f'<g class="arc {klass(d)}"><title>{tip(h, d, labels[d - 1])}</title>'
+        out.append(f'<g class="arc {klass(d)}"{shade(d)}><title>{tip(h, d, labels[d - 1])}</title>'
                    f'<path d="{_arc_path(x1, x2, y_arcs, y)}"/>{_arrow(x2, y_arcs, True)}'
                    f'<text class="lab" x="{(x1 + x2) / 2:.1f}" y="{y - 3:.1f}" text-anchor="middle">'
                    f'{label_text(d)}</text></g>')
@@ -280,7 +307,7 @@ def sentence_svg(sentence, gold=None, title: Optional[str] = None, standalone: b
     for k in range(n):
         if heads[k] == 0:
             d, x2 = k + 1, centers[k]
-            out.append(f'<g class="arc {klass(d)}"><title>{tip(0, d, labels[k])}</title>'
+            out.append(f'<g class="arc {klass(d)}"{shade(d)}><title>{tip(0, d, labels[k])}</title>'
                        f'<path d="M{x2:.1f},{y_root:.1f}V{y_arcs:.1f}"/>{_arrow(x2, y_arcs, True)}'
                        f'<text class="lab" x="{x2:.1f}" y="{y_root - 3:.1f}" text-anchor="middle">'
                        f'{label_text(d)}</text></g>')
@@ -324,11 +351,11 @@ def sentence_caption(sentence, index: int, gold=None) -> str:
     return f"Sentence {index + 1} <span class=\"meta\">({html.escape(meta)})</span>"
 
 
-def sentence_block(sentence, index: int, gold=None, caption: Optional[str] = None) -> str:
+def sentence_block(sentence, index: int, gold=None, caption: Optional[str] = None, scores: bool = False) -> str:
     """A drawn sentence with its heading, as an HTML fragment (a scrolling box)."""
     cap = caption if caption is not None else sentence_caption(sentence, index, gold)
     return (f'<div class="sent"><h3>{cap}</h3><div class="scroll">'
-            f'{sentence_svg(sentence, gold)}</div></div>')
+            f'{sentence_svg(sentence, gold, scores=scores)}</div></div>')
 
 
 LEGEND = ('<div class="legend"><span><i style="border-color:#555"></i>arc (head \u2192 dependent)</span>'
@@ -353,18 +380,19 @@ class Drawing(str):
         return str(self)
 
 
-def draw(sentences, gold=None, title: str = "maltpy trees", start: int = 0):
+def draw(sentences, gold=None, title: str = "maltpy trees", start: int = 0, scores: bool = False):
     """Draw sentences: one :class:`Sentence` gives its SVG, a list gives an HTML page.
 
     ``gold``: the gold sentences (same order and words) to mark errors against.
     ``start``: the index of the first sentence, for the headings (0 = "Sentence 1").
+    ``scores``: shade arcs by their ``Score=`` (see :func:`sentence_svg`).
     The result is a ``str`` that also shows as a picture in a Jupyter notebook.
     """
     from maltpy.formats.conll import Sentence
     if isinstance(sentences, Sentence):
         if gold is not None and not isinstance(gold, Sentence):
             raise MaltpyError("draw: give gold as one Sentence when drawing one sentence")
-        return Drawing(sentence_svg(sentences, gold, standalone=True))
+        return Drawing(sentence_svg(sentences, gold, standalone=True, scores=scores))
     sentences = list(sentences)
     golds = list(gold) if gold is not None else None
     if golds is not None and len(golds) != len(sentences):
@@ -373,5 +401,5 @@ def draw(sentences, gold=None, title: str = "maltpy trees", start: int = 0):
     if golds is not None:
         body.append(LEGEND)
     for k, s in enumerate(sentences):
-        body.append(sentence_block(s, start + k, golds[k] if golds is not None else None))
+        body.append(sentence_block(s, start + k, golds[k] if golds is not None else None, scores=scores))
     return Drawing(html_page(title, body))
