@@ -267,3 +267,79 @@ def test_arc_scores_on_the_command_line_and_in_pictures(conllu_model, tmp_path):
 def test_arc_scores_need_conllu(models, test_sentences):
     with pytest.raises(MaltpyError, match="CoNLL-U"):
         models["nivreeager"].parse(test_sentences[:1], arc_scores=True)
+
+
+# ---------------------------------------------------------------- costs against partial trees
+
+def _partial_loss(cfg, gold, labels, root_label):
+    wrong = 0
+    for d in range(1, len(gold)):
+        if gold[d] < 0:
+            continue
+        h, l = cfg.heads[d], cfg.labels[d]
+        if h < 0:
+            h, l = 0, root_label
+        wrong += h != gold[d] or (labels[d] >= 0 and l != labels[d])
+    return wrong
+
+
+@pytest.mark.parametrize("algorithm", SYSTEMS_WITH_COSTS)
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(1, 6), hide=st.floats(0, 1))
+def test_costs_against_a_partial_tree_agree_with_brute_force(algorithm, seed, n, hide):
+    """Every permissible move costs exactly what the best reachable tree loses of the given arcs
+    (exhaustive search), when some heads and labels are not given (-1)."""
+    import random
+    from test_dynamic_oracle import N_LABELS, ROOT_LABEL, random_labels, random_projective_tree, random_tree
+    from maltpy.systems import SYSTEMS
+    rng = random.Random(seed)
+    gold = (random_projective_tree if algorithm == "nivreeager" else random_tree)(rng, n)
+    labels = random_labels(rng, n, gold)
+    for d in range(1, n + 1):
+        if rng.random() < hide:
+            gold[d] = -1
+        if rng.random() < hide:
+            labels[d] = -1
+    system = SYSTEMS[algorithm](N_LABELS, ROOT_LABEL)
+
+    def label_for(cfg, move):
+        if not system.labeled[move]:
+            return -1
+        if algorithm == "covnonproj":
+            dep = cfg.left if system.moves[move] == "LA" else cfg.right
+        else:
+            dep = cfg.stack[-1] if system.moves[move] == "LA" else cfg.buffer[0]
+        return max(labels[dep], 0)
+
+    def replay(seq):
+        cfg = system.new_configuration(n)
+        cfg.set_gold(gold, labels)
+        for m in seq:
+            cfg.apply(m, label_for(cfg, m))
+        return cfg
+
+    memo = {}
+
+    def best(seq):
+        cfg = replay(seq)
+        key = (tuple(cfg.stack), tuple(cfg.buffer), cfg.left, cfg.right, tuple(cfg.heads), tuple(cfg.labels))
+        if key not in memo:
+            memo[key] = _partial_loss(cfg, gold, labels, ROOT_LABEL) if cfg.is_terminal() else \
+                min(best(seq + [m]) for m in cfg.valid_moves())
+        return memo[key]
+
+    seq, cfg = [], replay([])
+    for _ in range(rng.randint(0, n * (n + 1) // 2)):
+        if cfg.is_terminal():
+            break
+        m = rng.choice(cfg.valid_moves())
+        seq.append(m)
+        cfg.apply(m, label_for(cfg, m))
+    if cfg.is_terminal():
+        return
+    costs = cfg.costs()
+    if costs is None:      # arc-eager with an empty buffer: no oracle needed there
+        return
+    here = best(seq)
+    for move, (cost, zero) in costs.items():
+        assert cost == best(seq + [move]) - here, (gold, labels, seq, move, costs)

@@ -16,7 +16,7 @@ root arcs), and words left without a head attached to the root with the root lab
 root arc with another label needs a RIGHT-ARC from the root.
 """
 
-from maltpy.systems.covington cimport LEFT_ARC, RIGHT_ARC, Covington
+from maltpy.systems.covington cimport LEFT_ARC, RIGHT_ARC, SHIFT, Covington
 from maltpy.systems.state cimport Gold, State, component_root, copy_arcs
 
 
@@ -111,9 +111,83 @@ cdef class CovNonProj(Covington):
     def no_costs_reason(self):
         return "Covington's dynamic oracle is for directed parsing, not -ud" if self.undirected else None
 
+    cdef bint quick_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
+        """:meth:`move_costs` without copying the configuration, where a gold arc still to build
+        is at stake only in the simple ways (False when it is not: the caller computes them).
+        At (i, j) = (Left[0], Right[0]), with no gold arc between i and j to build and no cycle a
+        LEFT-ARC or RIGHT-ARC could close with the built arcs and the gold arcs to build:
+
+        - j's gold head h still to build and reachable (j headless; h < i or h > j, not in j's
+          tree; or the root, when the end of parsing builds the arc: the root label or none
+          given, or with the root in Left): RIGHT-ARC gives j another (+1); SHIFT leaves the pair
+          (h, j) behind when h < i, or the root's when only a RIGHT-ARC from it can build it (+1);
+        - i's gold head h still to build and reachable (h > j, or the root with the root label
+          or none given): LEFT-ARC gives i another (+1);
+        - words x < i whose gold head is j, headless and not already in j's tree: SHIFT leaves
+          the pair (x, j) behind (+1 each).
+
+        NO-ARC costs nothing: the pairs it passes are visited later or skipped because an arc
+        between them would close a cycle (already lost)."""
+        cdef int i = s.left, j = s.right, x, h, m
+        if i < 0 or j > s.n:
+            return False
+        if (g.heads[i] == j and s.heads[i] == -1) or (g.heads[j] == i and s.heads[j] == -1):
+            return False
+        if self.reaches(s, g, j, i) or self.reaches(s, g, i, j):
+            return False
+        for m in range(4):
+            cost[m] = 0
+            zero_label[m] = -1
+        h = g.heads[j]
+        if h > 0 and s.heads[j] == -1 and (h < i or h > j) and not self.built_reaches(s, h, j):
+            cost[RIGHT_ARC] += 1      # reachable (a pair still to visit, no cycle) and lost
+            if h < i:
+                cost[SHIFT] += 1
+        elif h == 0 and s.heads[j] == -1:
+            if g.labels[j] < 0 or g.labels[j] == self.root_label:
+                cost[RIGHT_ARC] += 1  # the end of parsing would build it
+            elif self.allow_root:     # a RIGHT-ARC from the root still could, until j is shifted
+                cost[RIGHT_ARC] += 1
+                cost[SHIFT] += 1
+        h = g.heads[i] if i > 0 else -1
+        if h >= 0 and s.heads[i] == -1 and (h > j or (h == 0 and (g.labels[i] < 0 or g.labels[i] == self.root_label))):
+            cost[LEFT_ARC] += 1
+        for x in range(1, i):
+            if g.heads[x] == j and s.heads[x] == -1 and not self.built_reaches(s, j, x):
+                cost[SHIFT] += 1
+        return True
+
+    cdef bint built_reaches(self, const State* s, int start, int target) noexcept nogil:
+        """Whether ``target`` is ``start`` or one of its ancestors by the arcs built."""
+        cdef int x = start, k
+        for k in range(s.n + 1):
+            if x == target:
+                return True
+            if x <= 0:
+                return False
+            x = s.heads[x]
+        return False
+
+    cdef bint reaches(self, const State* s, const Gold* g, int start, int target) noexcept nogil:
+        """Whether walking up from ``start`` (built heads, else gold heads still to build) meets
+        ``target`` (at most n steps: a cycle elsewhere stops the walk)."""
+        cdef int x = start, k
+        for k in range(s.n + 1):
+            if x == target:
+                return True
+            if x <= 0:
+                return False
+            x = s.heads[x] if s.heads[x] != -1 else g.heads[x]
+            if x < 0:
+                return False
+        return False
+
     cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil:
         """Each permissible move applied to a copy of the configuration (in the sentence's
-        scratch space: no allocation per decision), and the loss there."""
+        scratch space: no allocation per decision), and the loss there; in the simple cases
+        without the copies (:meth:`quick_costs`)."""
+        if self.quick_costs(s, g, cost, zero_label):
+            return True
         cdef State t
         cdef int n = s.n, m, here, dep, head, label
         cdef int m1 = n + 1
