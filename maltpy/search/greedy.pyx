@@ -178,7 +178,8 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
                         step.restrict(&s, &g, &d)
                     step.score(&s, &sent, &d)
                     best = step.best(&s, &sent, &d)
-                    step.note_confidence(&d, best, &t)
+                    if t.confidence != NULL:
+                        step.note_confidence(&d, best, &t)
                     step.apply(&s, best, &t)
                 step.finish(&s, &t)
                 out.tree(&s, r0)
@@ -280,7 +281,8 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                     for q in prange(n_active, num_threads=T, schedule="dynamic", chunksize=32):
                         i = active[q]
                         best = step.best(&states[i], &sents[i], &ds[i])
-                        step.note_confidence(&ds[i], best, &tracks[i])
+                        if tracks[i].confidence != NULL:
+                            step.note_confidence(&ds[i], best, &tracks[i])
                         step.apply(&states[i], best, &tracks[i])
                 if progress is not None and n_done:
                     progress(n_done)

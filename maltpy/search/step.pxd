@@ -4,6 +4,7 @@ from maltpy.systems.state cimport State, Gold
 from maltpy.systems.base cimport TransitionSystem, gold_alloc
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.search.decision cimport ClassTable, Corpus, Decision, Scorer
+from maltpy.search.weights cimport Weights, WSlot
 
 
 cdef struct Track:
@@ -22,6 +23,7 @@ cdef class Step:
     cdef readonly Extractor ex
     cdef readonly ClassTable classes
     cdef readonly Scorer scorer
+    cdef Weights table          # the scorer when it is the parse-time table: called inline, not through the interface
     cdef int C
     cdef uint64_t* all_keys
     cdef double* exact
@@ -51,6 +53,8 @@ cdef class Step:
     cdef void start(self, State* s, const Sent* sent) noexcept nogil
     cdef bint next(self, State* s, Decision* d, bint training, Track* t) noexcept nogil
     cdef void features(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
+    cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
+                  const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil
     cdef void score(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
     cdef int best(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
     cdef int restrict(self, const State* s, const Gold* g, Decision* d) noexcept nogil

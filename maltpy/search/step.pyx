@@ -89,6 +89,7 @@ cdef class Step:
     def __cinit__(self, TransitionSystem system, Extractor ex, ClassTable classes, Scorer scorer=None,
                   int max_n=0, bint keep_scores=True):
         self.system, self.ex, self.classes, self.scorer = system, ex, classes, scorer
+        self.table = scorer if isinstance(scorer, Weights) else None
         self.C = classes.n_classes
         self.all_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
         self.exact = <double*>malloc(sizeof(double) * (self.C + 1))
@@ -229,6 +230,15 @@ cdef class Step:
         d.split_value = self.ex.split_value(self.system, s, sent, d.nodes) if self.ex.split_atom >= 0 else 0
         d.split = self.scorer.split_of(d.split_value) if self.scorer is not None and self.ex.split_atom >= 0 else 0
 
+    cdef inline void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
+                         const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil:
+        """The scorer's :meth:`Scorer.add`, inline for the parse-time table (the parse loop's
+        hottest call)."""
+        if self.table is not None:
+            self.table.add_inline(sp, keys, nk, <const WSlot**>found, scores, run_lo, run_end, n_runs, from_bias)
+        else:
+            self.scorer.add(sp, keys, nk, found, scores, run_lo, run_end, n_runs, from_bias)
+
     cdef void score(self, const State* s, const Sent* sent, Decision* d) noexcept nogil:
         """Extract ``d``'s features and score its permissible classes."""
         cdef int C = self.C, sp, nk, n_stable, n_other, node, n_cached
@@ -238,7 +248,11 @@ cdef class Step:
         cdef int all_end[1]
         if not (self.keeping or self.caching):
             self.features(s, sent, d)
-            self.scorer.score(d)
+            if self.table is not None:
+                self.table.add_inline(d.split, d.keys, d.nk, <const WSlot**>d.found, d.scores, d.run_lo, d.run_end,
+                                      d.n_runs, True)
+            else:
+                self.scorer.score(d)
             return
         all_lo[0] = 0
         all_end[0] = C
@@ -261,7 +275,7 @@ cdef class Step:
                 # split the keys: the kept features' first, the others' after them
                 n_stable = split_keys(d.keys, nk, self.stable, d.keys, self.other_keys, &n_other)
                 # bias + the kept features, over every class
-                self.scorer.add(sp, d.keys, n_stable, d.found, self.kept, all_lo, all_end, 1, True)
+                self.add(sp, d.keys, n_stable, d.found, self.kept, all_lo, all_end, 1, True)
                 self.kept_valid, self.kept_context, self.kept_split = True, self.system.context(s), sp
                 to_add, nk = self.other_keys, n_other
             memcpy(d.scores, self.kept, sizeof(float) * C)
@@ -273,16 +287,16 @@ cdef class Step:
             if not (self.keep_scores and self.cache_sp[node] == sp and self.cache_nk[node] == n_cached
                     and memcmp(self.cache_keys + node * self.room, self.now_keys, sizeof(uint64_t) * n_cached) == 0):
                 memset(node_sum, 0, sizeof(float) * C)
-                self.scorer.add(sp, self.now_keys, n_cached, d.found, node_sum, all_lo, all_end, 1, False)
+                self.add(sp, self.now_keys, n_cached, d.found, node_sum, all_lo, all_end, 1, False)
                 memcpy(self.cache_keys + node * self.room, self.now_keys, sizeof(uint64_t) * n_cached)
                 self.cache_nk[node] = n_cached
                 self.cache_sp[node] = sp
             if not self.keeping:
                 memcpy(d.scores, self.scorer.bias_of(sp), sizeof(float) * C)
             add_runs(d.scores, node_sum, d.run_lo, d.run_end, d.n_runs)
-            self.scorer.add(sp, to_add, nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, False)
+            self.add(sp, to_add, nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, False)
         else:
-            self.scorer.add(sp, to_add, nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, not self.keeping)
+            self.add(sp, to_add, nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, not self.keeping)
         d.nk = nk       # keys: unspecified beyond what the kept sums lacked (complete is False)
 
     cdef int best(self, const State* s, const Sent* sent, Decision* d) noexcept nogil:
