@@ -38,6 +38,7 @@ MODULES = [
     "maltpy.search.weights",
     "maltpy.search.kernel",
     "maltpy.search.greedy",
+    "maltpy.search.beam",
     "maltpy.features.extract",
     "maltpy.learners.mcsvm",
     "maltpy.learners.svc",

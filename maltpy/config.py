@@ -172,6 +172,11 @@ class Settings:
         "--arc-scores", "BOOL", "write each arc's score, how sure the parser was (the margin of the decision "
                                 "that built it over the second-best move; 0 for an arc the end of parsing "
                                 "made), as Score= in CoNLL-U's MISC column (default false; a parse-time option)"))
+    beam_width: int = _setting(1, Flag(
+        "-b", "WIDTH", "beam width (default 1: greedy search); wider: beam search over the same decision step, with "
+                       "any linear model, and with -l perceptron global training (a structured perceptron, "
+                       "max-violation updates; -lo '-u early' for early update); a parse-time option",
+        long="--beam"))
     search: str = _setting("greedy", Flag(
         "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
                                 "decision, as MaltParser; a parse-time option)"))
@@ -218,7 +223,7 @@ PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
-PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores")
+PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width")
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")
@@ -228,6 +233,7 @@ INT_MINIMUM = {
     "jobs": (0, "0 means all cores"),
     "split_threshold": (0, "a split value needs more than this many instances for a model of its own"),
     "combination_folds": (2, "folds of the cross-validation"),
+    "beam_width": (1, "1 is greedy search"),
 }
 
 

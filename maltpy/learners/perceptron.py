@@ -24,8 +24,11 @@ from maltpy.learners.options import parse_flags
 
 def parse_perceptron_options(text: str) -> dict:
     """``"-i 15 -s 0 -k 1 -p 0.9"`` (``-lo``, underscores allowed for spaces)."""
-    opts = parse_flags(text, {"i": 15, "s": 0, "k": 1, "p": 0.9, "f": 1},
-                       {"i": int, "s": int, "k": int, "p": float, "f": int}, "perceptron")
+    opts = parse_flags(text, {"i": 15, "s": 0, "k": 1, "p": 0.9, "f": 1, "u": "max"},
+                       {"i": int, "s": int, "k": int, "p": float, "f": int, "u": str}, "perceptron")
+    if opts["u"] not in ("max", "early"):
+        raise MaltpyError(f"perceptron option -u {opts['u']}: global training updates at the max violation (max) "
+                          "or early (early)")
     if not 0 <= opts["p"] <= 1:
         raise MaltpyError(f"perceptron option -p {opts['p']:g}: the exploration probability is from 0 to 1")
     if opts["k"] < 0:
@@ -47,6 +50,7 @@ class PerceptronLearner(Learner):
     explore_after: int = 1      # -k: epochs before exploring (dynamic oracle)
     explore_p: float = 0.9      # -p: probability of following a wrong prediction (dynamic oracle)
     min_count: int = 1          # -f: occurrences in the training instances a feature value needs for weights
+    update: str = "max"         # -u: global training (-b > 1) updates at the max violation or early
 
     #: the parse loop adds weight rows (see maltpy.search.weights)
     kind = "linear"
@@ -59,11 +63,12 @@ class PerceptronLearner(Learner):
     @classmethod
     def from_options(cls, text: str) -> "PerceptronLearner":
         o = parse_perceptron_options(text)
-        return cls(epochs=o["i"], seed=o["s"], explore_after=o["k"], explore_p=o["p"], min_count=o["f"])
+        return cls(epochs=o["i"], seed=o["s"], explore_after=o["k"], explore_p=o["p"], min_count=o["f"], update=o["u"])
 
     def options_string(self) -> str:
         cut = f" -f {self.min_count}" if self.min_count > 1 else ""
-        return f"-i {self.epochs} -s {self.seed} -k {self.explore_after} -p {self.explore_p:g}{cut}"
+        early = " -u early" if self.update == "early" else ""
+        return f"-i {self.epochs} -s {self.seed} -k {self.explore_after} -p {self.explore_p:g}{cut}{early}"
 
     def pass_note(self, epoch: int, error: float) -> str:
         """The line training shows after an epoch."""

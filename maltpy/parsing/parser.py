@@ -22,7 +22,7 @@ from maltpy.parsing.constraints import mode as constraint_mode, searched_trees, 
 from maltpy.parsing.encode import column_values, encode, warn_long_sentences
 from maltpy.parsing.models import models_of
 from maltpy.progress import progress_bar as _progress_bar
-from maltpy.search import SearchModel, strategy as search_strategy
+from maltpy.search import SearchModel, for_settings as search_strategy
 from maltpy.transform.reverse import both_ways
 from maltpy.transform.single_root import one_root as single_root, wants_one_root
 
@@ -90,7 +90,7 @@ class Parser:
 
     def strategy(self):
         """The search strategy of the ``search`` setting (:mod:`maltpy.search`)."""
-        return search_strategy(self.settings.search)
+        return search_strategy(self.settings)
 
     # ------------------------------------------------------------------ training
     def training_instances(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None,

@@ -85,6 +85,8 @@ def fit(parser, sentences, fmt: str, log):
     s = parser.settings
     if both_ways(s):
         return fit_both(parser, sentences, fmt, log)
+    if s.beam_width > 1 and make_learner(s.learner, s.learner_options).online:
+        return fit_global(parser, sentences, fmt, log)
     if s.oracle == "dynamic":
         return fit_online(parser, sentences, fmt, log)
     return fit_static(parser, sentences, fmt, log)
@@ -222,6 +224,41 @@ def fit_online(parser, sentences, fmt: str, log):
     parser.learner = learner
     parser.train_stats.update({"features": len(fmap), "seconds": time.perf_counter() - t0})
     log(f"trained with perceptron {learner.options_string()} and the dynamic oracle in "
+        f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
+    return parser
+
+
+def fit_global(parser, sentences, fmt: str, log):
+    """-l perceptron -b B: a structured perceptron over whole transition sequences with a beam of
+    B, the static oracle's sequence as gold (:func:`maltpy.search.beam.train_global`)."""
+    from maltpy.search.beam import train_global
+    from maltpy.search.trainable import TrainableWeights
+    s = parser.settings
+    learner = make_learner(s.learner, s.learner_options)
+    if s.oracle == "dynamic":
+        raise MaltpyError("global training (-b > 1) follows the static oracle's sequence: leave out -or dynamic")
+    if s.split_column or s.split_structure:
+        raise MaltpyError("global training trains one model: leave out the data split (-d/-s)")
+    t0 = time.perf_counter()
+    corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
+    fmap = FeatMap(1 << 16)
+    if learner.min_count > 1:
+        fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
+    scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
+    step = SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n, keep_scores=False)
+    t1 = time.perf_counter()
+    rows, W, bias = train_global(
+        step, corpus, heads, label_ids, learner.epochs, learner.seed, s.beam_width,
+        max_violation=learner.update == "max",
+        progress=lambda epoch, clean, seconds, updates: log(
+            f"epoch {epoch}/{learner.epochs}: {100 * clean:.2f}% of the sentences without an update "
+            f"({updates} updates), {seconds:.1f} s"))
+    parser.splits = [(fmap.keys_in_order()[rows], W, bias)]
+    parser.split_map = np.zeros(1, dtype=np.int32)
+    parser.default_split = 0
+    parser.learner = learner
+    parser.train_stats.update({"features": len(fmap), "seconds": time.perf_counter() - t0})
+    log(f"trained with perceptron {learner.options_string()} globally, beam {s.beam_width}, in "
         f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
     return parser
 

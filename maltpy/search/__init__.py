@@ -1,7 +1,7 @@
 """Search: the one decision step (``step``), the scorer interface and its scorers (``decision``,
 ``weights``, ``trainable``, ``kernel``), and the strategies that walk sentences with them:
-greedy parsing (``greedy``), the static oracle's instance collection (``oracle``) and online
-training with a dynamic oracle (``online``).
+greedy parsing (``greedy``), beam search and its global training (``beam``), the static
+oracle's instance collection (``oracle``) and online training with a dynamic oracle (``online``).
 
 A parse strategy is a :class:`~maltpy.search.strategy.Strategy` subclass in a module of its own
 plus an entry here; the ``search`` setting names it.
@@ -14,18 +14,27 @@ from maltpy.search.strategy import SearchModel, Strategy
 #: parse strategies: setting value -> "module:class" (imported when asked for) or a Strategy
 STRATEGIES = {
     "greedy": "maltpy.search.greedy:Greedy",
+    "beam": "maltpy.search.beam:Beam",
 }
 
 
-def strategy(name: str) -> Strategy:
-    """The strategy the ``search`` setting ``name`` names."""
+def strategy(name: str, **settings) -> Strategy:
+    """The strategy the ``search`` setting ``name`` names, made with ``settings`` (the ones it
+    reads, such as ``beam_width``)."""
     entry = STRATEGIES.get(name)
     if entry is None:
         raise MaltpyError(f"unknown search strategy {name!r}; use one of {', '.join(sorted(STRATEGIES))}")
     if isinstance(entry, str):
         module, cls = entry.split(":")
-        return getattr(import_module(module), cls)()
-    return entry() if isinstance(entry, type) else entry
+        return getattr(import_module(module), cls)(**settings)
+    return entry(**settings) if isinstance(entry, type) else entry
 
 
-__all__ = ["STRATEGIES", "SearchModel", "Strategy", "strategy"]
+def for_settings(settings) -> Strategy:
+    """The strategy of a parser's settings: ``search``, where a beam wider than 1 (``-b``) turns
+    greedy search into beam search."""
+    name = "beam" if settings.search == "greedy" and settings.beam_width > 1 else settings.search
+    return strategy(name, beam_width=settings.beam_width)
+
+
+__all__ = ["STRATEGIES", "SearchModel", "Strategy", "for_settings", "strategy"]

@@ -28,6 +28,9 @@ class Strategy:
     #: the name the ``search`` setting gives
     name = ""
 
+    def __init__(self, **settings):
+        """``settings``: the parser's settings a strategy may read (``beam_width``)."""
+
     def parse(self, model: SearchModel, corpus, progress=None, record_end: bool = False, moves_out=None,
               n_threads: int = 1, given=None, confidence_out=None):
         """Parse every sentence of ``corpus`` (:class:`~maltpy.search.decision.Corpus`); return

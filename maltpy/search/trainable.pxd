@@ -1,5 +1,5 @@
 # cython: language_level=3
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from maltpy.features.featmap cimport FeatMap
 from maltpy.search.decision cimport Decision, Scorer
 
@@ -34,3 +34,4 @@ cdef class TrainableWeights(Scorer):
     cdef bint reserve_entries(self, int64_t n) noexcept nogil
     cdef int64_t entry(self, int32_t f, int c) noexcept nogil
     cdef void update(self, int gold, int pred, Py_ssize_t t) noexcept nogil
+    cdef bint update_keys(self, const uint64_t* keys, int nk, int cls, float delta, Py_ssize_t t) noexcept nogil

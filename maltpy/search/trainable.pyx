@@ -167,6 +167,29 @@ cdef class TrainableWeights(Scorer):
             self.arena[p].w -= 1
             self.arena[p].u -= t
 
+    cdef bint update_keys(self, const uint64_t* keys, int nk, int cls, float delta, Py_ssize_t t) noexcept nogil:
+        """Add ``delta`` to class ``cls``'s weight of each key's row (made where new) and of the
+        bias, at step ``t``; False when memory runs out (global training's updates)."""
+        cdef int i
+        cdef int32_t f
+        cdef int64_t j
+        self.bw[cls] += delta
+        self.bu[cls] += delta * t
+        for i in range(nk):
+            f = self.fmap.add(keys[i]) if self.grow else self.fmap.get(keys[i])
+            if f < 0:
+                if self.grow:
+                    return False
+                continue
+            if not self.reserve_rows(f + 1):
+                return False
+            j = self.entry(f, cls)
+            if j < 0:
+                return False
+            self.arena[j].w += delta
+            self.arena[j].u += delta * t
+        return True
+
     @property
     def entries(self):
         """How many (feature, class) weights exist."""

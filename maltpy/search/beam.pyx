@@ -1,0 +1,390 @@
+# cython: language_level=3
+"""Beam search (``-b B``, spec beam.md §1) over the decision step, and its global training as a
+structured perceptron with early update or max-violation (§2).
+
+Each item of the agenda is a configuration, the sum of its decisions' scores and its history
+(the classes it took; moves that need no decision are applied by the step and are not part of
+it). At every round each unfinished item is advanced to its next decision and scored; every
+permissible class of every item is a candidate; the B best candidates (ties: the earlier one,
+item by item, class by class, so runs are deterministic) are copied (``state_copy``) and
+applied. A finished item is carried forward with its score (spec §1.1, option (b), for every
+system so far: sequences of different lengths compete). The best finished item is the parse.
+Without the GIL; no Python object per decision.
+
+The step is used without kept partial sums (``keep_scores`` False: the same sums, recomputed),
+since consecutive decisions belong to different configurations. A beam of width 1 is the greedy
+strategy itself (byte-identical output).
+"""
+cimport cython
+import time
+
+import numpy as np
+cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
+from libc.math cimport INFINITY
+from libc.stdint cimport int64_t
+
+from maltpy.errors import MaltpyError
+from maltpy.features.extract cimport Sent
+from maltpy.search.decision cimport ClassTable, Corpus, Decision, MAX_MOVES, max_transitions
+from maltpy.search.step cimport Step, decision_free, load_gold, oracle_class
+from maltpy.search.strategy import Strategy
+from maltpy.search.trainable cimport TrainableWeights
+from maltpy.systems.base cimport gold_free
+from maltpy.systems.state cimport Gold, State, state_alloc, state_copy, state_free
+
+cnp.import_array()
+
+
+cdef struct Item:
+    State s
+    double score
+    int* hist          # the classes of its decisions
+    int n_hist
+    bint done
+    bint gold          # training: its history is the gold sequence's prefix
+
+
+cdef struct Cand:
+    double score
+    int item
+    int cls            # -1: a finished item carried forward
+
+
+cdef inline bint better(const Cand* a, const Cand* b) noexcept nogil:
+    """a ranks before b: a higher score, or the same and a candidate made earlier."""
+    return a.score > b.score or (a.score == b.score and (a.item < b.item or (a.item == b.item and a.cls < b.cls)))
+
+
+cdef int top_candidates(Cand* cand, int n, int width, Cand* out) noexcept nogil:
+    """The ``width`` best of ``cand[:n]`` into ``out``, best first (insertion into a sorted
+    array: width is small)."""
+    cdef int k = 0, i, j
+    for i in range(n):
+        if k == width and not better(&cand[i], &out[k - 1]):
+            continue
+        j = k if k < width else width - 1
+        while j > 0 and better(&cand[i], &out[j - 1]):
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = cand[i]
+        if k < width:
+            k += 1
+    return k
+
+
+cdef class Agenda:
+    """Room for two agendas of ``width`` items over sentences of up to ``max_n`` words, their
+    candidates and one decision per item."""
+    cdef int width, max_hist
+    cdef Item* cur
+    cdef Item* nxt
+    cdef Cand* cand
+    cdef Cand* top
+    cdef Decision* ds
+    cdef int n_cand_cap
+
+    def __cinit__(self, Step step, int width, int max_n, int n_classes):
+        cdef int i
+        self.width = width
+        self.max_hist = max_transitions(max_n) + 1
+        self.n_cand_cap = width * (n_classes + 1)
+        self.cur = <Item*>calloc(width, sizeof(Item))
+        self.nxt = <Item*>calloc(width, sizeof(Item))
+        self.cand = <Cand*>malloc(sizeof(Cand) * self.n_cand_cap)
+        self.top = <Cand*>malloc(sizeof(Cand) * width)
+        self.ds = <Decision*>calloc(width, sizeof(Decision))
+        if self.cur == NULL or self.nxt == NULL or self.cand == NULL or self.top == NULL or self.ds == NULL:
+            raise MemoryError()
+        for i in range(width):
+            if not (state_alloc(&self.cur[i].s, max_n) and state_alloc(&self.nxt[i].s, max_n)
+                    and step.decision_alloc(&self.ds[i])):
+                raise MemoryError()
+            self.cur[i].hist = <int*>malloc(sizeof(int) * self.max_hist)
+            self.nxt[i].hist = <int*>malloc(sizeof(int) * self.max_hist)
+            if self.cur[i].hist == NULL or self.nxt[i].hist == NULL:
+                raise MemoryError()
+
+    def __dealloc__(self):
+        cdef int i
+        for i in range(self.width):
+            if self.cur != NULL:
+                state_free(&self.cur[i].s)
+                free(self.cur[i].hist)
+            if self.nxt != NULL:
+                state_free(&self.nxt[i].s)
+                free(self.nxt[i].hist)
+            if self.ds != NULL:
+                decision_free(&self.ds[i])
+        free(self.cur)
+        free(self.nxt)
+        free(self.cand)
+        free(self.top)
+        free(self.ds)
+
+    cdef int start(self, Step step, const Sent* sent) noexcept nogil:
+        """One item: the initial configuration."""
+        step.start(&self.cur[0].s, sent)
+        self.cur[0].score = 0
+        self.cur[0].n_hist = 0
+        self.cur[0].done = False
+        self.cur[0].gold = True
+        return 1
+
+    cdef int expand(self, Step step, const Sent* sent, int n_items, bint* all_done) noexcept nogil:
+        """Advance and score each item; its candidates into ``cand``; how many."""
+        cdef int b, r, c, n = 0
+        cdef Item* it
+        cdef Decision* d
+        all_done[0] = True
+        for b in range(n_items):
+            it = &self.cur[b]
+            d = &self.ds[b]
+            if not it.done and not step.next(&it.s, d, False, NULL):
+                it.done = True
+            if it.done:
+                self.cand[n].score = it.score
+                self.cand[n].item = b
+                self.cand[n].cls = -1
+                n += 1
+                continue
+            all_done[0] = False
+            step.score(&it.s, sent, d)
+            for r in range(d.n_runs):
+                for c in range(d.run_lo[r], d.run_end[r]):
+                    self.cand[n].score = it.score + d.scores[c]
+                    self.cand[n].item = b
+                    self.cand[n].cls = c
+                    n += 1
+        return n
+
+    cdef int select(self, Step step, int n_cand, const int* gold_cls) noexcept nogil:
+        """The best candidates become the next agenda (then the current one); how many.
+        ``gold_cls``: the gold sequence's class at this round (training; NULL otherwise)."""
+        cdef int k = top_candidates(self.cand, n_cand, self.width, self.top), q
+        cdef Item* it
+        cdef Item* parent
+        cdef Item* tmp
+        for q in range(k):
+            parent = &self.cur[self.top[q].item]
+            it = &self.nxt[q]
+            state_copy(&it.s, &parent.s)
+            memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
+            it.n_hist = parent.n_hist
+            it.score = self.top[q].score
+            it.done = parent.done
+            it.gold = parent.gold and (self.top[q].cls < 0 or (gold_cls != NULL and self.top[q].cls == gold_cls[0]))
+            if self.top[q].cls >= 0:
+                step.apply(&it.s, self.top[q].cls, NULL)
+                if it.n_hist < self.max_hist:
+                    it.hist[it.n_hist] = self.top[q].cls
+                    it.n_hist += 1
+        tmp = self.cur
+        self.cur = self.nxt
+        self.nxt = tmp
+        return k
+
+
+def beam_parse(Step step, Corpus corpus, int width, progress=None):
+    """Parse every sentence with a beam of ``width``; heads and label ids per corpus row."""
+    heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
+    labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
+    cdef int[::1] ho = heads_out
+    cdef int[::1] lo = labels_out
+    cdef Agenda ag = Agenda(step, width, corpus.max_n, step.classes.n_classes)
+    cdef Sent sent
+    cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, every = max(1, n_sent // 100)
+    cdef int n_items, n_cand, i, best
+    cdef bint all_done
+    with nogil:
+        for k in range(n_sent):
+            corpus.sentence(k, &sent)
+            r0 = corpus.off_p[k]
+            n_items = ag.start(step, &sent)
+            while True:
+                n_cand = ag.expand(step, &sent, n_items, &all_done)
+                if all_done:
+                    break
+                n_items = ag.select(step, n_cand, NULL)
+            best = 0     # the agenda is sorted: its first item is the best
+            step.finish(&ag.cur[best].s, NULL)
+            for i in range(1, sent.n + 1):
+                ho[r0 + i] = ag.cur[best].s.heads[i]
+                lo[r0 + i] = ag.cur[best].s.labels[i]
+            if progress is not None and (k + 1) % every == 0:
+                with gil:
+                    progress(every)
+            elif (k & 255) == 255:
+                with gil:
+                    PyErr_CheckSignals()
+    return heads_out, labels_out
+
+
+class Beam(Strategy):
+    """Beam search of width ``beam_width`` (the setting ``-b``); width 1 is greedy search."""
+
+    name = "beam"
+
+    def __init__(self, beam_width=1, **settings):
+        self.width = max(1, int(beam_width))
+
+    def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1, given=None,
+              confidence_out=None):
+        from maltpy.search.greedy import Greedy
+        if self.width == 1:
+            return Greedy().parse(model, corpus, progress, record_end, moves_out, n_threads, given, confidence_out)
+        if model.scorer.batched or not (model.scorer.linear or isinstance(model.scorer, TrainableWeights)):
+            raise MaltpyError("a beam adds the scores of a linear model (LIBLINEAR, perceptron); kernel "
+                              "(LIBSVM) models parse greedily: leave out -b")
+        if record_end or moves_out is not None or given is not None or confidence_out is not None:
+            raise MaltpyError("with a beam (-b > 1), fragmentation records, constraints and arc scores are not "
+                              "available yet")
+        return beam_parse(model.step(corpus.max_n, keep_scores=False), corpus, self.width, progress)
+
+
+cdef bint replay_update(Step step, TrainableWeights w, const Sent* sent, const int* hist, int n, int skip,
+                        float delta, Py_ssize_t t, State* s, Decision* d) noexcept nogil:
+    """Walk the decisions ``hist[:n]`` from the initial configuration and add ``delta`` to the
+    weights of each decision's features for its class, from decision ``skip`` on (the decisions
+    before it are the same in both sequences of an update: they cancel)."""
+    cdef int i
+    step.start(s, sent)
+    for i in range(n):
+        if not step.next(s, d, False, NULL):
+            break
+        if i >= skip:
+            step.features(s, sent, d)
+            if not w.update_keys(d.keys, d.nk, hist[i], delta, t):
+                return False
+        step.apply(s, hist[i], NULL)
+    return True
+
+
+def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, int seed, int width,
+                 bint max_violation=True, progress=None):
+    """Train the step's :class:`~maltpy.search.trainable.TrainableWeights` as a structured
+    perceptron over whole transition sequences with a beam of ``width`` (spec §2): the gold
+    sequence is the static oracle's; early update (at the first round the gold prefix leaves the
+    agenda) or, by default, max-violation (at the round where the best item's score exceeds the
+    gold prefix's by most); if gold survives but does not win, at the end. Sentences in a seeded
+    shuffle each epoch; the weights are averaged over the sentences seen. Returns
+    :meth:`TrainableWeights.average`. ``progress(epoch, share of sentences without update,
+    seconds, updates)`` after each epoch."""
+    if not isinstance(step.scorer, TrainableWeights):
+        raise TypeError("global training needs a step over TrainableWeights")
+    cdef TrainableWeights w = step.scorer
+    cdef int[::1] gh = np.ascontiguousarray(gold_heads, dtype=np.int32)
+    cdef int[::1] gl = np.ascontiguousarray(gold_labels, dtype=np.int32)
+    if gh.shape[0] != corpus.n_rows or gl.shape[0] != corpus.n_rows:
+        raise ValueError("gold arrays must have one entry per corpus row")
+    cdef Agenda ag = Agenda(step, width, corpus.max_n, step.classes.n_classes)
+    cdef int max_hist = max_transitions(corpus.max_n) + 1
+    cdef int* gold_hist = <int*>malloc(sizeof(int) * max_hist)
+    cdef int* viol_hist = <int*>malloc(sizeof(int) * max_hist)
+    cdef State gs, rs
+    cdef Decision gd
+    cdef Gold g
+    cdef Sent sent
+    gs.block = NULL
+    rs.block = NULL
+    g.n_children = NULL
+    gd.keys = NULL
+    if gold_hist == NULL or viol_hist == NULL or not state_alloc(&gs, corpus.max_n) \
+            or not state_alloc(&rs, corpus.max_n) or not step.decision_alloc(&gd):
+        free(gold_hist); free(viol_hist); state_free(&gs); state_free(&rs); decision_free(&gd)
+        raise MemoryError()
+    cdef Py_ssize_t k, idx, n_sent = corpus.n_sentences, t = 1, n_updates, n_clean
+    cdef int n_items, n_cand, n_gold, gcls, n_viol, gold_at_viol, q, skip, n_best
+    cdef double gold_score, worst
+    cdef bint all_done, gold_done, gold_in, updated, ok = True
+    cdef int64_t[::1] order
+    shuffle = np.random.default_rng(seed)
+    try:
+        for epoch in range(epochs):
+            t0 = time.perf_counter()
+            order = shuffle.permutation(n_sent).astype(np.int64)
+            n_updates = n_clean = 0
+            with nogil:
+                for idx in range(n_sent):
+                    k = order[idx]
+                    corpus.sentence(k, &sent)
+                    gold_free(&g)
+                    if not load_gold(step.system, corpus, k, &g, &gh[0], &gl[0]):
+                        ok = False
+                        break
+                    n_items = ag.start(step, &sent)
+                    step.start(&gs, &sent)
+                    n_gold = 0
+                    gold_score = 0
+                    gold_done = False
+                    worst = -INFINITY
+                    n_viol = -1
+                    gold_at_viol = 0
+                    updated = False
+                    while True:
+                        gcls = -1
+                        if not gold_done:
+                            if not step.next(&gs, &gd, False, NULL):
+                                gold_done = True
+                            else:
+                                gcls = oracle_class(step.system, step.classes, &gs, &g, &gd)
+                                step.score(&gs, &sent, &gd)
+                                gold_score += gd.scores[gcls]
+                                step.apply(&gs, gcls, NULL)
+                                if n_gold < max_hist:
+                                    gold_hist[n_gold] = gcls
+                                    n_gold += 1
+                        n_cand = ag.expand(step, &sent, n_items, &all_done)
+                        if all_done:
+                            break
+                        n_items = ag.select(step, n_cand, &gcls if gcls >= 0 else NULL)
+                        gold_in = False
+                        for q in range(n_items):
+                            gold_in = gold_in or ag.cur[q].gold
+                        if ag.cur[0].gold:
+                            continue
+                        if not max_violation:
+                            if not gold_in:     # early update: gold fell out of the agenda
+                                n_viol = ag.cur[0].n_hist
+                                memcpy(viol_hist, ag.cur[0].hist, sizeof(int) * n_viol)
+                                gold_at_viol = n_gold
+                                break
+                            continue
+                        if ag.cur[0].score - gold_score > worst:
+                            worst = ag.cur[0].score - gold_score
+                            n_viol = ag.cur[0].n_hist
+                            memcpy(viol_hist, ag.cur[0].hist, sizeof(int) * n_viol)
+                            gold_at_viol = n_gold
+                    if n_viol < 0 and not ag.cur[0].gold:
+                        # gold survived (or the loop ended early) but the best item is another
+                        n_viol = ag.cur[0].n_hist
+                        memcpy(viol_hist, ag.cur[0].hist, sizeof(int) * n_viol)
+                        gold_at_viol = n_gold
+                    if n_viol >= 0:
+                        skip = 0
+                        while skip < n_viol and skip < gold_at_viol and viol_hist[skip] == gold_hist[skip]:
+                            skip += 1
+                        if skip < n_viol or skip < gold_at_viol:
+                            if not (replay_update(step, w, &sent, gold_hist, gold_at_viol, skip, 1, t, &rs, &gd)
+                                    and replay_update(step, w, &sent, viol_hist, n_viol, skip, -1, t, &rs, &gd)):
+                                ok = False
+                                break
+                            updated = True
+                    n_updates += updated
+                    n_clean += not updated
+                    t += 1
+            if not ok or w.failed:
+                raise MemoryError("out of memory while training")
+            PyErr_CheckSignals()
+            if progress is not None:
+                progress(epoch + 1, n_clean / <double>max(n_sent, 1), time.perf_counter() - t0, n_updates)
+        return w.average(t)
+    finally:
+        free(gold_hist)
+        free(viol_hist)
+        state_free(&gs)
+        state_free(&rs)
+        gold_free(&g)
+        decision_free(&gd)

@@ -1,0 +1,128 @@
+"""Beam search over the decision step and its global training (maltpy/search/beam.pyx; the
+spec's test cases 1, 2, 3 and 5 of beam.md §6)."""
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import EXAMPLES
+from maltpy.errors import MaltpyError
+from maltpy.formats.conll import Sentence, read_conll
+from maltpy.parsing.parser import Parser
+
+TRAIN = f"{EXAMPLES}/toy-train.conll"
+TEST = f"{EXAMPLES}/toy-test.conll"
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return read_conll(TRAIN, need_heads=True), read_conll(TEST)
+
+
+@pytest.mark.parametrize("options", [{"learner": "perceptron", "oracle": "dynamic"},
+                                     {"algorithm": "covnonproj", "learner": "perceptron", "oracle": "dynamic"},
+                                     {"algorithm": "2planar", "learner": "perceptron"}])
+def test_the_beam_walk_of_width_one_is_greedy_search(toy, options):
+    """Spec 1: the beam's own walk with one item makes the greedy parser's decisions (with float32
+    weights: no near ties to settle); -b 1 is the greedy strategy itself."""
+    from maltpy.search.beam import beam_parse
+    train, test = toy
+    p = Parser(verbose=False, jobs=1, **options).fit(train)
+    corpus = p.encode(test)
+    greedy_heads, greedy_labels = p.strategy().parse(p.search_model(), corpus)
+    heads, labels = beam_parse(p.search_model().step(corpus.max_n, keep_scores=False), corpus, 1)
+    assert heads.tolist() == greedy_heads.tolist() and labels.tolist() == greedy_labels.tolist()
+    p.settings.beam_width = 1
+    assert type(p.strategy()).__name__ == "Greedy"
+    p.settings.beam_width = 3
+    assert type(p.strategy()).__name__ == "Beam"
+
+
+def _sequences(step, corpus, k, prefix=()):
+    """Every complete decision sequence of sentence k with its score (replayed from the start)."""
+    step.begin(corpus, k)
+    score = 0.0
+    for c in prefix:
+        assert step.next_decision()
+        classes, scores = step.scores()
+        score += float(scores[list(classes).index(c)])
+        step.take(c)
+    if not step.next_decision():
+        yield prefix, score, tuple(step.tree()[0])
+        return
+    classes, _ = step.scores()
+    for c in classes.tolist():
+        yield from _sequences(step, corpus, k, prefix + (c,))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 4))
+def test_a_wide_beam_finds_the_best_complete_sequence(seed, n):
+    """Random weights (a perceptron trained a few epochs on random trees with one label), short
+    sentences: the beam's tree is a best-scoring complete sequence's, found by enumeration."""
+    rnd = random.Random(seed)
+    train = []
+    for _ in range(8):
+        m = rnd.randint(2, 5)
+        words = [f"w{rnd.randrange(6)}" for _ in range(m)]
+        heads = [0] + [rnd.randint(1, i) for i in range(1, m)]     # projective: each to an earlier word
+        train.append(Sentence.from_words(words, postags=["X"] * m).with_tree(heads, ["dep"] * m))
+    p = Parser(learner="perceptron", learner_options=f"-i 2 -s {seed % 100}", verbose=False, jobs=1,
+               root_label="dep").fit(train)
+    test = Sentence.from_words([f"w{rnd.randrange(6)}" for _ in range(n)], postags=["X"] * n)
+    corpus = p.encode([test])
+    step = p.search_model().step(corpus.max_n, keep_scores=False)
+    found = list(_sequences(step, corpus, 0))
+    best = max(s for _, s, _ in found)
+    p.settings.beam_width = max(len(found), 2)
+    tree = tuple(p.parse([test])[0].heads)
+    assert any(abs(s - best) <= 1e-4 * max(1.0, abs(best)) and t == tree for _, s, t in found), (tree, found)
+
+
+def test_global_training_learns_a_separable_treebank_and_then_stops_updating():
+    """Spec 5: 20 random projective trees of distinct words are learned to 100 % (every tree
+    parsed as given) within 15 epochs, the updates falling off. (Updates need not stop: a finished
+    item is carried forward, so a shorter sequence that builds the same tree, such as one that
+    leaves the last REDUCEs to the end of parsing, still competes with the oracle's.)"""
+    from conftest import random_projective_tree
+    rnd = random.Random(3)
+    train, used = [], 0
+    for _ in range(20):
+        m = rnd.randint(2, 7)
+        words = [f"w{used + i}" for i in range(m)]
+        used += m
+        heads = random_projective_tree(rnd, m)[1:]
+        labels = ["a" if h == 0 else rnd.choice(["b", "c"]) for h in heads]
+        train.append(Sentence.from_words(words, postags=[f"t{i}" for i in range(m)]).with_tree(heads, labels))
+    log = []
+    p = Parser(learner="perceptron", learner_options="-i 15", beam_width=4, verbose=False, jobs=1,
+               root_label="a").fit(train, log=log.append)
+    epochs = [line for line in log if line.startswith("epoch")]
+    updates = [int(line.split("(")[1].split()[0]) for line in epochs]
+    assert len(epochs) == 15 and updates[-1] <= updates[0] // 4
+    out = p.parse(train)
+    assert [s.heads for s in out] == [s.heads for s in train]
+    assert [s.column(7) for s in out] == [s.column(7) for s in train]
+
+
+def test_early_update_trains_too_and_the_options_are_checked(toy):
+    train, test = toy
+    p = Parser(learner="perceptron", learner_options="-i 3 -u early", beam_width=4, verbose=False, jobs=1).fit(train)
+    assert p.learner.options_string().endswith("-u early")
+    assert all(len(s.heads) == len(s) for s in p.parse(test))
+    with pytest.raises(MaltpyError, match="-u"):
+        Parser(learner="perceptron", learner_options="-u sometimes", verbose=False).fit(train)
+    with pytest.raises(MaltpyError, match="static oracle"):
+        Parser(learner="perceptron", oracle="dynamic", beam_width=4, verbose=False).fit(train)
+    with pytest.raises(MaltpyError, match="at least 1"):
+        Parser(beam_width=0)
+
+
+def test_kernel_models_and_records_say_what_a_beam_does_not_do_yet(toy):
+    train, test = toy
+    p = Parser(verbose=False, jobs=1).fit(train)
+    p.settings.beam_width = 4
+    with pytest.raises(MaltpyError, match="constraints"):
+        p.parse(test[:2], constraints=True)
