@@ -1,9 +1,7 @@
 """Beam search over the decision step and its global training (maltpy/search/beam.pyx; the
 spec's test cases 1, 2, 3 and 5 of beam.md §6)."""
-import itertools
 import random
 
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
