@@ -124,3 +124,20 @@ def test_kernel_models_and_records_say_what_a_beam_does_not_do_yet(toy):
     p.settings.beam_width = 4
     with pytest.raises(MaltpyError, match="constraints"):
         p.parse(test[:2], constraints=True)
+
+
+def test_a_model_trained_with_a_beam_parses_with_it_unless_told_otherwise(toy, tmp_path):
+    train, test = toy
+    model = str(tmp_path / "b.mpz")
+    Parser(learner="perceptron", learner_options="-i 3", beam_width=4, verbose=False, jobs=1).fit(train).save(model)
+    from maltpy.cli.parse import parse_overrides
+    from maltpy.config import make_settings
+    assert "beam_width" not in parse_overrides(make_settings(), set())
+    assert parse_overrides(make_settings(beam_width=2), {"beam_width"})["beam_width"] == 2
+    from maltpy.cli.main import main
+    outs = []
+    for extra in ([], ["-b", "4"], ["-b", "1"]):
+        out = str(tmp_path / f"o{len(outs)}.conll")
+        assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", out, "-q"] + extra) == 0
+        outs.append(open(out, "rb").read())
+    assert outs[0] == outs[1]

@@ -9,11 +9,21 @@ from maltpy.config import PARSE_SETTINGS, RUN_SETTINGS
 from maltpy.errors import MaltpyError
 
 
+#: parse-time settings whose default is the model's own value (not the command line's default)
+MODEL_DEFAULTS = ("beam_width",)
+
+
+def parse_overrides(settings, explicit) -> dict:
+    """The parse-time settings a parse gives the model: every one, except those the model keeps
+    unless the command line names them (a model trained with a beam parses with its width)."""
+    return {k: getattr(settings, k) for k in PARSE_SETTINGS if k not in MODEL_DEFAULTS or k in explicit}
+
+
 def run_parse(settings, log, explicit, dask=None):
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
-    overrides = {k: getattr(settings, k) for k in PARSE_SETTINGS + ("verbose", "jobs")}
+    overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs}
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
                      and k not in ("input_format", "output_format"))
     if ignored:
@@ -24,7 +34,7 @@ def run_parse(settings, log, explicit, dask=None):
     if pairs is not None:
         if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
             raise MaltpyError("-ic/-oc other than UTF-8 take one input and one output file")
-        return _parse_files(settings, pairs, dask, log)
+        return _parse_files(settings, pairs, dask, log, parse_overrides(settings, explicit))
     from maltpy.output import check_output_path
     check_output_path(settings.output)
     t0 = time.perf_counter()
@@ -99,18 +109,17 @@ def _file_pairs(pattern, output, dask):
     return pairs
 
 
-def _parse_files(settings, pairs, dask, log):
+def _parse_files(settings, pairs, dask, log, overrides):
     t0 = time.perf_counter()
     if dask is not None:
         from maltpy.integrations.dask import dask_client, parse_files
         with dask_client(dask) as client:
             log(f"parsing {len(pairs)} file(s) on {dask} ({len(client.scheduler_info()['workers'])} workers)")
             results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
-                                  log=log, **{k: getattr(settings, k) for k in PARSE_SETTINGS})
+                                  log=log, **overrides)
     else:
         from maltpy.parsing.parser import Parser
-        parser = Parser.load(settings.model, verbose=settings.verbose, jobs=settings.jobs,
-                             **{k: getattr(settings, k) for k in PARSE_SETTINGS})
+        parser = Parser.load(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
         results = []
         for src, dst in pairs:
             n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
