@@ -21,7 +21,7 @@ import time
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
@@ -43,6 +43,7 @@ cdef struct Item:
     double score
     int* hist          # the classes of its decisions
     int n_hist
+    int cap_hist       # room in hist (it grows: a sentence's decisions can be quadratic in its length)
     bint done
     bint gold          # training: its history is the gold sequence's prefix
 
@@ -89,7 +90,7 @@ cdef class Agenda:
     def __cinit__(self, Step step, int width, int max_n, int n_classes):
         cdef int i
         self.width = width
-        self.max_hist = max_transitions(max_n) + 1
+        self.max_hist = max_transitions(max_n) + 1   # a bound on decisions, never reached in practice
         self.n_cand_cap = width * (n_classes + 1)
         self.cur = <Item*>calloc(width, sizeof(Item))
         self.nxt = <Item*>calloc(width, sizeof(Item))
@@ -102,8 +103,9 @@ cdef class Agenda:
             if not (state_alloc(&self.cur[i].s, max_n) and state_alloc(&self.nxt[i].s, max_n)
                     and step.decision_alloc(&self.ds[i])):
                 raise MemoryError()
-            self.cur[i].hist = <int*>malloc(sizeof(int) * self.max_hist)
-            self.nxt[i].hist = <int*>malloc(sizeof(int) * self.max_hist)
+            self.cur[i].cap_hist = self.nxt[i].cap_hist = 64
+            self.cur[i].hist = <int*>malloc(sizeof(int) * 64)
+            self.nxt[i].hist = <int*>malloc(sizeof(int) * 64)
             if self.cur[i].hist == NULL or self.nxt[i].hist == NULL:
                 raise MemoryError()
 
@@ -161,15 +163,23 @@ cdef class Agenda:
         return n
 
     cdef int select(self, Step step, int n_cand, const int* gold_cls) noexcept nogil:
-        """The best candidates become the next agenda (then the current one); how many.
-        ``gold_cls``: the gold sequence's class at this round (training; NULL otherwise)."""
+        """The best candidates become the next agenda (then the current one); how many (0 when
+        memory runs out). ``gold_cls``: the gold sequence's class at this round (training; NULL
+        otherwise)."""
         cdef int k = top_candidates(self.cand, n_cand, self.width, self.top), q
         cdef Item* it
         cdef Item* parent
         cdef Item* tmp
+        cdef int* grown
         for q in range(k):
             parent = &self.cur[self.top[q].item]
             it = &self.nxt[q]
+            if it.cap_hist < parent.n_hist + 1:
+                grown = <int*>realloc(it.hist, sizeof(int) * 2 * (parent.n_hist + 1))
+                if grown == NULL:
+                    return 0
+                it.hist = grown
+                it.cap_hist = 2 * (parent.n_hist + 1)
             state_copy(&it.s, &parent.s)
             memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
             it.n_hist = parent.n_hist
@@ -178,9 +188,8 @@ cdef class Agenda:
             it.gold = parent.gold and (self.top[q].cls < 0 or (gold_cls != NULL and self.top[q].cls == gold_cls[0]))
             if self.top[q].cls >= 0:
                 step.apply(&it.s, self.top[q].cls, NULL)
-                if it.n_hist < self.max_hist:
-                    it.hist[it.n_hist] = self.top[q].cls
-                    it.n_hist += 1
+                it.hist[it.n_hist] = self.top[q].cls
+                it.n_hist += 1
         tmp = self.cur
         self.cur = self.nxt
         self.nxt = tmp
@@ -197,7 +206,7 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None):
     cdef Sent sent
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, every = max(1, n_sent // 100)
     cdef int n_items, n_cand, i, best
-    cdef bint all_done
+    cdef bint all_done, ok = True
     with nogil:
         for k in range(n_sent):
             corpus.sentence(k, &sent)
@@ -208,6 +217,11 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None):
                 if all_done:
                     break
                 n_items = ag.select(step, n_cand, NULL)
+                if n_items == 0:
+                    ok = False
+                    break
+            if not ok:
+                break
             best = 0     # the agenda is sorted: its first item is the best
             step.finish(&ag.cur[best].s, NULL)
             for i in range(1, sent.n + 1):
@@ -219,6 +233,8 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None):
             elif (k & 255) == 255:
                 with gil:
                     PyErr_CheckSignals()
+    if not ok:
+        raise MemoryError("out of memory for the beam's histories")
     return heads_out, labels_out
 
 
@@ -340,6 +356,9 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
                         if all_done:
                             break
                         n_items = ag.select(step, n_cand, &gcls if gcls >= 0 else NULL)
+                        if n_items == 0:
+                            ok = False
+                            break
                         gold_in = False
                         for q in range(n_items):
                             gold_in = gold_in or ag.cur[q].gold
@@ -357,6 +376,8 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
                             n_viol = ag.cur[0].n_hist
                             memcpy(viol_hist, ag.cur[0].hist, sizeof(int) * n_viol)
                             gold_at_viol = n_gold
+                    if not ok:
+                        break
                     if n_viol < 0 and not ag.cur[0].gold:
                         # gold survived (or the loop ended early) but the best item is another
                         n_viol = ag.cur[0].n_hist
