@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from maltpy.errors import ModelFileError
-from maltpy.learners import SvmModel
 from maltpy.parsing.modelfile import check_array
 
 
@@ -91,6 +90,7 @@ class KernelModelSet:
 
     @staticmethod
     def save(splits, arrays: dict, n_classes: int) -> None:
+        from maltpy.learners import SvmModel
         for k, (keys, svm) in enumerate(splits):
             arrays[f"keys{k}"] = keys
             for name in SvmModel.ARRAYS:
@@ -98,6 +98,7 @@ class KernelModelSet:
 
     @staticmethod
     def load(arrays: dict, k: int, n_classes: int, path: str):
+        from maltpy.learners import SvmModel
         keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
         n = len(keys)
         indptr = check_array(arrays, f"svm{k}_sv_indptr", path, "iu", low=0)

@@ -16,7 +16,6 @@ from maltpy.config import Settings, coerce, make_settings, threads
 from maltpy.errors import MaltpyError
 from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
-from maltpy.parsing import training
 from maltpy.parsing.assemble import assemble
 from maltpy.parsing.constraints import mode as constraint_mode, searched_trees, with_scores
 from maltpy.parsing.encode import column_values, encode, warn_long_sentences
@@ -102,8 +101,8 @@ class Parser:
         are known to be valid gold trees."""
         fmt = fmt or self.settings.input_format or "conllx"
         if not checked:
-            training.check_training_sentences(sentences, fmt)
-        return training.training_instances(self, sentences, fmt, log or (lambda msg: None))
+            _training().check_training_sentences(sentences, fmt)
+        return _training().training_instances(self, sentences, fmt, log or (lambda msg: None))
 
     def fit(self, sentences: Sequence[Sentence], fmt: Optional[str] = None, log=None):
         """Train on gold sentences (HEAD and DEPREL filled; with ``-l perceptron -or dynamic``,
@@ -112,16 +111,16 @@ class Parser:
         ``fmt``: the columns' format (default: the ``input_format`` setting, else the format the
         sentences were read in, else conllx)."""
         s = self.settings
-        fmt = fmt or s.input_format or training.format_read(sentences)
+        fmt = fmt or s.input_format or _training().format_read(sentences)
         if s.reverse_features and not both_ways(s):
             raise MaltpyError(f"-Frtl {s.reverse_features} names the right-to-left feature model of -dir both; "
                               f"with -dir {s.direction}, give the feature model with -F")
-        training.check_training_sentences(sentences, fmt or "conllx", partial=training.takes_partial_trees(s))
+        _training().check_training_sentences(sentences, fmt or "conllx", partial=_training().takes_partial_trees(s))
         return self._fit(sentences, fmt or "conllx", log or (lambda msg: None))
 
     def _fit(self, sentences, fmt, log):
         """:meth:`fit` on sentences already checked (a cross-validation's folds come here)."""
-        training.fit(self, sentences, fmt, log)
+        _training().fit(self, sentences, fmt, log)
         self._fitted = True
         self._weights = None
         return self
@@ -324,6 +323,12 @@ class Parser:
         (:mod:`maltpy.parsing.storage`)."""
         from maltpy.parsing.storage import load_parser
         return load_parser(cls, path, **overrides)
+
+
+def _training():
+    """maltpy.parsing.training, imported when a parser learns (parsing never needs it: start-up)."""
+    from maltpy.parsing import training
+    return training
 
 
 def _as_sentence(s) -> Sentence:
