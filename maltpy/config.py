@@ -177,6 +177,12 @@ class Settings:
                        "any linear model, and with -l perceptron global training (a structured perceptron, "
                        "max-violation updates; -lo '-u early' for early update); a parse-time option",
         long="--beam"))
+    nbest: int = _setting(1, Flag(
+        "--nbest", "K", "with a beam (-b): write the K best parses of each sentence, best first, each with "
+                        "# nbest and # score comments (default 1; a parse-time option)"))
+    confidence: bool = _setting(False, Flag(
+        "--confidence", "BOOL", "with a beam (-b): each arc's confidence, the summed probability of the final "
+                                "beam's parses that have it, as Conf= in CoNLL-U's MISC (default false; a parse-time option)"))
     search: str = _setting("greedy", Flag(
         "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
                                 "decision, as MaltParser; a parse-time option)"))
@@ -223,7 +229,8 @@ PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
-PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width")
+PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "nbest",
+                  "confidence")
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")
@@ -234,6 +241,7 @@ INT_MINIMUM = {
     "split_threshold": (0, "a split value needs more than this many instances for a model of its own"),
     "combination_folds": (2, "folds of the cross-validation"),
     "beam_width": (1, "1 is greedy search"),
+    "nbest": (1, "the parses written per sentence"),
 }
 
 

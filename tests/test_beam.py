@@ -141,3 +141,42 @@ def test_a_model_trained_with_a_beam_parses_with_it_unless_told_otherwise(toy, t
         assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", out, "-q"] + extra) == 0
         outs.append(open(out, "rb").read())
     assert outs[0] == outs[1]
+
+
+def test_k_best_parses_and_confidences_come_from_the_final_beam(tmp_path):
+    """Spec 6 and 7: the k trees are distinct, well formed, in descending score order, the first
+    the 1-best; confidences lie in [0, 1]."""
+    folder = tmp_path
+    for name in ("toy-train", "toy-test"):
+        (folder / f"{name}.conllu").write_bytes(open(f"{EXAMPLES}/{name}.conll", "rb").read())
+    import maltpy
+    p = maltpy.train(str(folder / "toy-train.conllu"), learner="perceptron", learner_options="-i 4",
+                     beam_width=6, verbose=False, jobs=1)
+    test = read_conll(str(folder / "toy-test.conllu"))
+    best = p.parse(test)
+    kbest = p.parse(test, nbest=4)
+    for one, k in zip(best, kbest):
+        assert 1 <= len(k) <= 4 and k[0].heads == one.heads and k[0].column(7) == one.column(7)
+        trees = [(s.heads, s.column(7)) for s in k]
+        assert len(set(map(str, trees))) == len(trees)
+        scores = [float(dict(e[1][2:].split(" = ") for e in s.extra if e[1].startswith("# "))["score"]) for s in k]
+        assert scores == sorted(scores, reverse=True)
+        for s in k:
+            assert all(0 <= h <= len(s) for h in s.heads)
+    conf = p.parse(test, confidence=True)
+    values = [float(item[5:]) for s in conf for r in s.rows for item in r[9].split("|") if item.startswith("Conf=")]
+    assert len(values) == sum(map(len, test)) and all(0 <= v <= 1.0001 for v in values)
+    assert [s.heads for s in conf] == [s.heads for s in best]
+    # the command line writes each sentence's parses one after the other
+    model = str(tmp_path / "k.mpz")
+    p.save(model)
+    from maltpy.cli.main import main
+    out = str(tmp_path / "k.conllu")
+    assert main(["-c", model, "-m", "parse", "-i", str(folder / "toy-test.conllu"), "-o", out, "--nbest", "3",
+                 "-q"]) == 0
+    written = read_conll(out)
+    assert len(test) <= len(written) <= 3 * len(test)
+    with pytest.raises(MaltpyError, match="from a beam"):
+        maltpy.load(model, beam_width=1).parse(test, nbest=3)
+    with pytest.raises(MaltpyError, match="no option"):
+        p.parse(test, beam=3)

@@ -11,6 +11,7 @@ from maltpy.errors import MaltpyError, MaltpyWarning
 from maltpy.formats.conll import read_conll
 from maltpy.parsing.parser import Parser
 from maltpy.transform.pseudoproj import nonprojective_arcs
+from test_dynamic_oracle import N_LABELS, ROOT_LABEL, random_labels, random_projective_tree, random_tree
 
 TRAIN = f"{EXAMPLES}/toy-train.conll"
 TEST = f"{EXAMPLES}/toy-test.conll"
@@ -290,7 +291,6 @@ def test_costs_against_a_partial_tree_agree_with_brute_force(algorithm, seed, n,
     """Every permissible move costs exactly what the best reachable tree loses of the given arcs
     (exhaustive search), when some heads and labels are not given (-1)."""
     import random
-    from test_dynamic_oracle import N_LABELS, ROOT_LABEL, random_labels, random_projective_tree, random_tree
     from maltpy.systems import SYSTEMS
     rng = random.Random(seed)
     gold = (random_projective_tree if algorithm == "nivreeager" else random_tree)(rng, n)

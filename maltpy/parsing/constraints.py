@@ -149,3 +149,14 @@ def with_scores(sentence, scores):
         item = f"Score={float(value):.4g}"
         row[9] = item if row[9] == "_" else f"{row[9]}|{item}"
     return sentence
+
+
+def scored_sentences(parser, sentences, progress: bool, one_root, constraints):
+    """Parsed copies of Sentence objects with each arc's score in MISC (``arc_scores``)."""
+    from maltpy.transform.single_root import one_root as single_root
+    if parser.format != "conllu":
+        raise MaltpyError("arc scores are written in CoNLL-U's MISC column: use a CoNLL-U model")
+    trees, scores = searched_trees(parser, sentences, progress, mode(parser, constraints), True)
+    if one_root if one_root is not None else parser.one_root():
+        trees = [single_root(h, l, parser.settings.root_label) for h, l in trees]
+    return [with_scores(sent._with_tree(h, l), sc) for sent, (h, l), sc in zip(sentences, trees, scores)]

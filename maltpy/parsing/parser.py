@@ -17,13 +17,17 @@ from maltpy.errors import MaltpyError
 from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.parsing.assemble import assemble
-from maltpy.parsing.constraints import mode as constraint_mode, searched_trees, with_scores
+from maltpy.parsing.constraints import mode as constraint_mode, scored_sentences, searched_trees
 from maltpy.parsing.encode import column_values, encode, warn_long_sentences
+from maltpy.parsing.storage import describe_parser, load_parser, parser_bytes, save_parser
 from maltpy.parsing.models import models_of
 from maltpy.progress import progress_bar as _progress_bar
 from maltpy.search import SearchModel, for_settings as search_strategy
 from maltpy.transform.reverse import both_ways
 from maltpy.transform.single_root import one_root as single_root, wants_one_root
+
+
+PARSE_OPTIONS = ("constraints", "arc_scores", "nbest", "confidence")   # Parser.parse's, each a setting
 
 
 class Parser:
@@ -48,7 +52,7 @@ class Parser:
         self.reverse_parser = None
 
     # ------------------------------------------------------------------ parts
-    def _setup(self, fmt: str, feature_text: Optional[str] = None):
+    def _setup(self, fmt: str, feature_text: Optional[str] = None):   # maltpy.parsing.assemble
         assemble(self, fmt, feature_text)
 
     def encode(self, sentences, grow: bool = False):
@@ -129,7 +133,6 @@ class Parser:
         """What this trained parser is, as plain data (``maltpy info`` prints it): the training
         settings that differ from the defaults, learner, feature model, labels, the training data's
         figures, and with ``-dir both`` the combination chosen and the right-to-left parser."""
-        from maltpy.parsing.storage import describe_parser
         return describe_parser(self)
 
     # ------------------------------------------------------------------ parsing
@@ -209,45 +212,48 @@ class Parser:
         return [self.view.decode(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
                 for r0, r1 in zip(bounds, bounds[1:])]
 
-    def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None, constraints=None,
-              arc_scores: Optional[bool] = None):
+    def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None, **options):
         """Parse sentences; return copies with HEAD and DEPREL filled.
 
         A list (or tuple) gives a list. Any other iterable, such as :func:`maltpy.iter_conll`
         or a generator, gives an iterator that parses as it reads (see :meth:`iter_parse`).
-        ``one_root``: see :meth:`parse_trees`. ``constraints`` (default: the setting): False,
-        HEAD and DEPREL are ignored; True, the arcs they give are kept where the system can
-        (:mod:`maltpy.parsing.constraints`; a warning for each one it cannot); "strict", an
-        error instead. ``arc_scores`` (default: the setting): each arc's score, how sure the
-        parser was, in MISC as ``Score=`` (CoNLL-U)."""
+        ``one_root``: see :meth:`parse_trees`. ``options`` (each defaults to its setting):
+        ``constraints`` False, HEAD and DEPREL are ignored; True, the arcs they give are kept where
+        the system can (:mod:`maltpy.parsing.constraints`; a warning for each one it cannot);
+        "strict", an error instead. ``arc_scores``: each arc's score, how sure the parser was, in
+        MISC as ``Score=`` (CoNLL-U). With a beam (``beam_width`` > 1): ``nbest`` K, a list of up
+        to K parses per sentence, best first, each with ``# nbest`` and ``# score`` comments;
+        ``confidence``, each arc's confidence in MISC as ``Conf=`` (:mod:`maltpy.parsing.kbest`)."""
         if isinstance(sentences, (str, Sentence)):
             raise MaltpyError("parse takes a list of sentences (Sentence objects or lists of words); "
                               "for one text: parser.parse([text.split()])")
         if not isinstance(sentences, (list, tuple)):
-            return self.iter_parse(sentences, progress=progress, one_root=one_root, constraints=constraints,
-                                   arc_scores=arc_scores)
+            return self.iter_parse(sentences, progress=progress, one_root=one_root, **options)
+        if set(options) - set(PARSE_OPTIONS):
+            raise MaltpyError(f"parse takes no option {sorted(set(options) - set(PARSE_OPTIONS))[0]!r}")
         self.check_fitted()
         sentences = [_as_sentence(s) for s in sentences]
         check_sentences(sentences, self.format, need_heads=False)
-        if not (self.settings.arc_scores if arc_scores is None else arc_scores):
-            trees = self.parse_trees(sentences, progress, one_root, constraints)
-            return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, trees)]
-        if self.format != "conllu":
-            raise MaltpyError("arc scores are written in CoNLL-U's MISC column: use a CoNLL-U model")
-        trees, scores = searched_trees(self, sentences, progress, constraint_mode(self, constraints), True)
-        if one_root if one_root is not None else self.one_root():
-            trees = [single_root(h, l, self.settings.root_label) for h, l in trees]
-        return [with_scores(sent._with_tree(h, l), sc) for sent, (h, l), sc in zip(sentences, trees, scores)]
+        want = {k: options.get(k, getattr(self.settings, k)) for k in ("arc_scores", "nbest", "confidence")}
+        if want["nbest"] > 1 or want["confidence"]:
+            from maltpy.parsing.kbest import beam_sentences
+            return beam_sentences(self, sentences, progress, one_root, want["nbest"], want["confidence"])
+        if want["arc_scores"]:
+            return scored_sentences(self, sentences, progress, one_root, options.get("constraints"))
+        trees = self.parse_trees(sentences, progress, one_root, options.get("constraints"))
+        return [sent._with_tree(h, l) for sent, (h, l) in zip(sentences, trees)]
 
     def iter_parse(self, sentences: Iterable, chunk_size: int = 1000, progress: bool = False,
-                   one_root: Optional[bool] = None, constraints=None, arc_scores=None) -> Iterator[Sentence]:
+                   one_root: Optional[bool] = None, **options) -> Iterator[Sentence]:
         """Parse any iterable of sentences ``chunk_size`` at a time, yielding each parse in
-        input order; memory stays that of one chunk however long the input is."""
+        input order (with ``nbest``, each sentence's parses one after the other); memory stays
+        that of one chunk however long the input is. ``options``: see :meth:`parse`."""
         self.check_fitted()
         bar = _progress_bar(None, "parsing", progress)
         try:
             for chunk in chunked(sentences, chunk_size):
-                yield from self.parse(chunk, one_root=one_root, constraints=constraints, arc_scores=arc_scores)
+                for parsed in self.parse(chunk, one_root=one_root, **options):
+                    yield from parsed if isinstance(parsed, list) else (parsed,)
                 if bar:
                     bar.update(len(chunk))
         finally:
@@ -306,12 +312,10 @@ class Parser:
     # ------------------------------------------------------------------ files
     def save(self, path: str) -> None:
         """Write the trained parser to one model file (:mod:`maltpy.parsing.storage`)."""
-        from maltpy.parsing.storage import save_parser
         save_parser(self, path)
 
     def model_bytes(self) -> bytes:
         """This parser's model file as bytes."""
-        from maltpy.parsing.storage import parser_bytes
         return parser_bytes(self)
 
     @classmethod
@@ -321,7 +325,6 @@ class Parser:
         Every header value and array is checked, so that a model either loads completely or is
         refused with :class:`~maltpy.errors.ModelFileError`; nothing damaged reaches the C loops
         (:mod:`maltpy.parsing.storage`)."""
-        from maltpy.parsing.storage import load_parser
         return load_parser(cls, path, **overrides)
 
 

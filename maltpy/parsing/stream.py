@@ -119,8 +119,8 @@ def unsupported(parser) -> Optional[str]:
     from maltpy.parsing.intern import supported
     if not supported(parser.compiled):
         return "a Split feature with a regular-expression separator"
-    if parser.settings.arc_scores:
-        return "arc scores (written into MISC by the Python path)"
+    if parser.settings.arc_scores or parser.settings.confidence or parser.settings.nbest > 1:
+        return "arc scores, confidences or k-best parses (written by the Python path)"
     return None
 
 

@@ -23,7 +23,7 @@ cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, exp
 from libc.stdint cimport int64_t
 
 from maltpy.errors import MaltpyError
@@ -196,19 +196,35 @@ cdef class Agenda:
         return k
 
 
-def beam_parse(Step step, Corpus corpus, int width, progress=None):
-    """Parse every sentence with a beam of ``width``; heads and label ids per corpus row."""
+def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, confidence_out=None):
+    """Parse every sentence with a beam of ``width``; heads and label ids per corpus row.
+
+    ``confidence_out`` (float32, one per row): each arc's confidence, the summed probability of
+    the final agenda's parses that have it (a softmax over their scores; spec §1.2).
+    ``nbest`` > 0: also return, per sentence, up to ``nbest`` distinct trees of the final agenda
+    as (heads, label ids, score), best first."""
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     cdef int[::1] ho = heads_out
     cdef int[::1] lo = labels_out
+    cdef float[::1] co
+    cdef bint conf = confidence_out is not None
+    if conf:
+        if confidence_out.shape != (corpus.n_rows,) or confidence_out.dtype != np.float32:
+            raise ValueError("confidence_out needs one float32 per corpus row")
+        confidence_out[:] = 0
+        if corpus.n_rows:
+            co = confidence_out
+    cdef bint finals = conf or nbest > 0
     cdef Agenda ag = Agenda(step, width, corpus.max_n, step.classes.n_classes)
     cdef Sent sent
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, every = max(1, n_sent // 100)
-    cdef int n_items, n_cand, i, best
+    cdef int n_items, n_cand, i, q
     cdef bint all_done, ok = True
-    with nogil:
-        for k in range(n_sent):
+    cdef double z, top
+    kbest = [] if nbest > 0 else None
+    for k in range(n_sent):
+        with nogil:
             corpus.sentence(k, &sent)
             r0 = corpus.off_p[k]
             n_items = ag.start(step, &sent)
@@ -222,19 +238,41 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None):
                     break
             if not ok:
                 break
-            best = 0     # the agenda is sorted: its first item is the best
-            step.finish(&ag.cur[best].s, NULL)
+            # the agenda is sorted: its first item is the best
+            for q in range(n_items if finals else 1):
+                step.finish(&ag.cur[q].s, NULL)
             for i in range(1, sent.n + 1):
-                ho[r0 + i] = ag.cur[best].s.heads[i]
-                lo[r0 + i] = ag.cur[best].s.labels[i]
-            if progress is not None and (k + 1) % every == 0:
-                with gil:
-                    progress(every)
-            elif (k & 255) == 255:
-                with gil:
-                    PyErr_CheckSignals()
+                ho[r0 + i] = ag.cur[0].s.heads[i]
+                lo[r0 + i] = ag.cur[0].s.labels[i]
+            if conf:
+                top = ag.cur[0].score
+                z = 0
+                for q in range(n_items):
+                    z += exp(ag.cur[q].score - top)
+                for q in range(n_items):
+                    for i in range(1, sent.n + 1):
+                        if ag.cur[q].s.heads[i] == ho[r0 + i] and ag.cur[q].s.labels[i] == lo[r0 + i]:
+                            co[r0 + i] += <float>(exp(ag.cur[q].score - top) / z)
+        if nbest > 0:
+            trees, seen = [], set()
+            for q in range(n_items):
+                h = tuple(ag.cur[q].s.heads[i] for i in range(1, sent.n + 1))
+                l = tuple(ag.cur[q].s.labels[i] for i in range(1, sent.n + 1))
+                if (h, l) in seen:
+                    continue
+                seen.add((h, l))
+                trees.append((list(h), list(l), ag.cur[q].score))
+                if len(trees) == nbest:
+                    break
+            kbest.append(trees)
+        if progress is not None and (k + 1) % every == 0:
+            progress(every)
+        elif (k & 255) == 255:
+            PyErr_CheckSignals()
     if not ok:
         raise MemoryError("out of memory for the beam's histories")
+    if nbest > 0:
+        return heads_out, labels_out, kbest
     return heads_out, labels_out
 
 

@@ -1,0 +1,55 @@
+"""What a beam gives besides the best parse (spec beam.md §1.2): the k best parses of each
+sentence (``nbest``) and each arc's confidence (``confidence``), from the final agenda of
+:func:`maltpy.search.beam.beam_parse`."""
+from __future__ import annotations
+
+import numpy as np
+
+from maltpy.errors import MaltpyError
+
+
+def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, confidence: bool):
+    """Parsed copies of Sentence objects: with ``nbest`` > 1 a list of up to ``nbest`` parses per
+    sentence (``# nbest = k`` and ``# score = s`` comments, best first), else one parse each;
+    with ``confidence``, ``Conf=`` in each word's MISC (CoNLL-U)."""
+    from maltpy.search.beam import beam_parse
+    from maltpy.transform.single_root import one_root as single_root
+    if parser.settings.beam_width < 2:
+        raise MaltpyError("k-best parses and confidences come from a beam: give -b 2 or more (greedy parsing "
+                          "has --arc-scores)")
+    if confidence and parser.format != "conllu":
+        raise MaltpyError("confidences are written in CoNLL-U's MISC column: use a CoNLL-U model")
+    if parser.view.reverses_words or parser.reverse_parser is not None:
+        raise MaltpyError("k-best parses and confidences come from a model that reads left to right")
+    corpus = parser.encode(parser.view.encode(sentences, parser.format == "conllu"))
+    parser.check_input(corpus, lambda ci: [])
+    conf = np.empty(corpus.n_rows, dtype=np.float32) if confidence else None
+    step = parser.search_model().step(corpus.max_n, keep_scores=False)
+    out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf)
+    names = parser.output_labels
+    roots = one_root if one_root is not None else parser.one_root()
+    result = []
+    offsets = corpus.offsets.tolist()
+    for k, sent in enumerate(sentences):
+        r0, r1 = offsets[k], offsets[k + 1]
+        copies, seen = [], set()
+        for heads, labels, score in out[2][k]:
+            h, l = parser.view.decode(heads, [names[x] for x in labels])
+            if roots:
+                h, l = single_root(h, l, parser.settings.root_label)
+            if (tuple(h), tuple(l)) in seen:      # distinct as written (one root can merge two)
+                continue
+            seen.add((tuple(h), tuple(l)))
+            rank = len(copies) + 1
+            copy = sent._with_tree(h, l)
+            if nbest > 1:
+                copy.extra = [(0, f"# nbest = {rank}"), (0, f"# score = {score:.4f}")] + list(copy.extra)
+            if conf is not None and rank == 1:
+                for row, value in zip(copy.rows, conf[r0 + 1:r1].tolist()):
+                    item = f"Conf={value:.3f}"
+                    row[9] = item if row[9] == "_" else f"{row[9]}|{item}"
+            copies.append(copy)
+            if nbest <= 1:
+                break
+        result.append(copies if nbest > 1 else copies[0])
+    return result
