@@ -41,16 +41,7 @@ def _random_tree(rnd, n, projective):
             heads[w] = order[rnd.randrange(k)]
         return heads[1:]
 
-    def build(lo, hi, head):
-        # the words lo..hi in consecutive segments, each the subtree of a random word of its own
-        while lo <= hi:
-            end = rnd.randint(lo, hi)
-            r = rnd.randint(lo, end)
-            heads[r] = head
-            build(lo, r - 1, r)
-            build(r + 1, end, r)
-            lo = end + 1
-    build(1, n, 0)
+    heads = random_projective_tree(rnd, n)
     # one word on the root, as the parsers' output may have several but gold trees have one
     roots = [w for w in range(1, n + 1) if heads[w] == 0]
     for w in roots[1:]:

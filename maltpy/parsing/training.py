@@ -185,7 +185,6 @@ def fit_online(parser, sentences, fmt: str, log):
     """-or dynamic: the perceptron trained inside the transition loop with the dynamic oracle,
     exploring its own errors (:mod:`maltpy.search.online`)."""
     from maltpy.search.online import train_online
-    from maltpy.search.trainable import TrainableWeights
     s = parser.settings
     learner = make_learner(s.learner, s.learner_options)
     if not learner.online:
@@ -209,20 +208,12 @@ def fit_online(parser, sentences, fmt: str, log):
         raise MaltpyError(f"{system.no_costs_reason}; use -or static (dynamic oracles, with their default "
                           f"options: {', '.join(with_costs)})")
     t1 = time.perf_counter()
-    fmap = FeatMap(1 << 16)
-    if learner.min_count > 1:   # the frequency cut-off, counted on the gold trees' oracle walk
-        fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
-    scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
-    step = SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n)
-    rows, W, bias = train_online(
+    fmap, step = trainable_step(parser, learner, system, corpus, heads, label_ids, log)
+    keep_trained(parser, learner, fmap, train_online(
         step, corpus, heads, label_ids, learner.epochs, learner.seed, dynamic=True,
         explore_after=learner.explore_after, explore_p=learner.explore_p,
-        progress=lambda epoch, accuracy, seconds: log(learner.pass_note(epoch, 1.0 - accuracy) + f", {seconds:.1f} s"))
-    parser.splits = [(fmap.keys_in_order()[rows], W, bias)]
-    parser.split_map = np.zeros(1, dtype=np.int32)
-    parser.default_split = 0
-    parser.learner = learner
-    parser.train_stats.update({"features": len(fmap), "seconds": time.perf_counter() - t0})
+        progress=lambda epoch, accuracy, seconds: log(learner.pass_note(epoch, 1.0 - accuracy) + f", {seconds:.1f} s")),
+        t0)
     log(f"trained with perceptron {learner.options_string()} and the dynamic oracle in "
         f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
     return parser
@@ -232,7 +223,6 @@ def fit_global(parser, sentences, fmt: str, log):
     """-l perceptron -b B: a structured perceptron over whole transition sequences with a beam of
     B, the static oracle's sequence as gold (:func:`maltpy.search.beam.train_global`)."""
     from maltpy.search.beam import train_global
-    from maltpy.search.trainable import TrainableWeights
     s = parser.settings
     learner = make_learner(s.learner, s.learner_options)
     if s.oracle == "dynamic":
@@ -241,26 +231,38 @@ def fit_global(parser, sentences, fmt: str, log):
         raise MaltpyError("global training trains one model: leave out the data split (-d/-s)")
     t0 = time.perf_counter()
     corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
-    fmap = FeatMap(1 << 16)
-    if learner.min_count > 1:
-        fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
-    scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
-    step = SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n, keep_scores=False)
+    fmap, step = trainable_step(parser, learner, system, corpus, heads, label_ids, log)
     t1 = time.perf_counter()
-    rows, W, bias = train_global(
+    keep_trained(parser, learner, fmap, train_global(
         step, corpus, heads, label_ids, learner.epochs, learner.seed, s.beam_width,
         max_violation=learner.update == "max",
         progress=lambda epoch, clean, seconds, updates: log(
             f"epoch {epoch}/{learner.epochs}: {100 * clean:.2f}% of the sentences without an update "
-            f"({updates} updates), {seconds:.1f} s"))
+            f"({updates} updates), {seconds:.1f} s")), t0)
+    log(f"trained with perceptron {learner.options_string()} globally, beam {s.beam_width}, in "
+        f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
+    return parser
+
+
+def trainable_step(parser, learner, system, corpus, heads, label_ids, log):
+    """The feature map and the decision step over fresh trainable weights for an online learner
+    (its frequency cut-off counted on the gold trees' oracle walk first)."""
+    from maltpy.search.trainable import TrainableWeights
+    fmap = FeatMap(1 << 16)
+    if learner.min_count > 1:
+        fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
+    scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
+    return fmap, SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n, keep_scores=False)
+
+
+def keep_trained(parser, learner, fmap, trained, t0: float) -> None:
+    """The averaged weights an online trainer returned, as the parser's one model."""
+    rows, W, bias = trained
     parser.splits = [(fmap.keys_in_order()[rows], W, bias)]
     parser.split_map = np.zeros(1, dtype=np.int32)
     parser.default_split = 0
     parser.learner = learner
     parser.train_stats.update({"features": len(fmap), "seconds": time.perf_counter() - t0})
-    log(f"trained with perceptron {learner.options_string()} globally, beam {s.beam_width}, in "
-        f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
-    return parser
 
 
 def frequent_features(parser, system, corpus, heads, label_ids, min_count: int, log) -> FeatMap:

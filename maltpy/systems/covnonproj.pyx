@@ -139,7 +139,7 @@ cdef class CovNonProj(Covington):
             cost[m] = 0
             zero_label[m] = -1
         h = g.heads[j]
-        if h > 0 and s.heads[j] == -1 and (h < i or h > j) and not self.built_reaches(s, h, j):
+        if h > 0 and s.heads[j] == -1 and (h < i or h > j) and not self.reaches(s, NULL, h, j):
             cost[RIGHT_ARC] += 1      # reachable (a pair still to visit, no cycle) and lost
             if h < i:
                 cost[SHIFT] += 1
@@ -153,31 +153,20 @@ cdef class CovNonProj(Covington):
         if h >= 0 and s.heads[i] == -1 and (h > j or (h == 0 and (g.labels[i] < 0 or g.labels[i] == self.root_label))):
             cost[LEFT_ARC] += 1
         for x in range(1, i):
-            if g.heads[x] == j and s.heads[x] == -1 and not self.built_reaches(s, j, x):
+            if g.heads[x] == j and s.heads[x] == -1 and not self.reaches(s, NULL, j, x):
                 cost[SHIFT] += 1
         return True
 
-    cdef bint built_reaches(self, const State* s, int start, int target) noexcept nogil:
-        """Whether ``target`` is ``start`` or one of its ancestors by the arcs built."""
-        cdef int x = start, k
-        for k in range(s.n + 1):
-            if x == target:
-                return True
-            if x <= 0:
-                return False
-            x = s.heads[x]
-        return False
-
     cdef bint reaches(self, const State* s, const Gold* g, int start, int target) noexcept nogil:
-        """Whether walking up from ``start`` (built heads, else gold heads still to build) meets
-        ``target`` (at most n steps: a cycle elsewhere stops the walk)."""
+        """Whether walking up from ``start`` meets ``target``: by the built heads, else (``g`` not
+        NULL) the gold heads still to build; at most n steps (a cycle elsewhere stops the walk)."""
         cdef int x = start, k
         for k in range(s.n + 1):
             if x == target:
                 return True
             if x <= 0:
                 return False
-            x = s.heads[x] if s.heads[x] != -1 else g.heads[x]
+            x = s.heads[x] if s.heads[x] != -1 or g == NULL else g.heads[x]
             if x < 0:
                 return False
         return False
