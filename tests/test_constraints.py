@@ -334,3 +334,32 @@ def test_costs_against_a_partial_tree_agree_with_brute_force(algorithm, seed, n,
     here = best(seq)
     for move, (cost, zero) in costs.items():
         assert cost == best(seq + [move]) - here, (gold, labels, seq, move, costs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 10 ** 9), n=st.integers(2, 16), hide=st.sampled_from([0.0, 0.3, 0.7]),
+       options=st.sampled_from([{}, {"allow_root": False}, {"allow_shift": True}]))
+def test_covnonproj_quick_costs_are_the_copied_configurations_costs(seed, n, hide, options):
+    """Longer sentences than brute force reaches, with the wrong arcs random moves build (and so
+    cycles with the gold arcs): the costs computed directly equal those computed on copies."""
+    import random
+    from maltpy.systems.covnonproj import CovNonProj
+    rng = random.Random(seed)
+    gold = random_tree(rng, n)
+    labels = random_labels(rng, n, gold)
+    for d in range(1, n + 1):
+        if rng.random() < hide:
+            gold[d] = -1
+        if rng.random() < hide:
+            labels[d] = -1
+    quick, slow = CovNonProj(N_LABELS, ROOT_LABEL, **options), CovNonProj(N_LABELS, ROOT_LABEL, **options)
+    slow.quick = False
+    a, b = quick.new_configuration(n), slow.new_configuration(n)
+    a.set_gold(gold, labels)
+    b.set_gold(gold, labels)
+    while not a.is_terminal():
+        assert a.costs() == b.costs()
+        m = rng.choice(a.valid_moves())
+        label = rng.randrange(N_LABELS) if quick.labeled[m] else -1
+        a.apply(m, label)
+        b.apply(m, label)

@@ -22,6 +22,12 @@ from maltpy.systems.state cimport Gold, State, component_root, copy_arcs
 
 cdef class CovNonProj(Covington):
     name = "covnonproj"
+    #: compute the simple cases' costs directly (quick_costs); False: always through copies of
+    #: the configuration (tests compare the two)
+    cdef public bint quick
+
+    def __cinit__(self, *args, **kwargs):
+        self.quick = True
 
     cdef void advance(self, State* s, int move) noexcept nogil:
         cdef int j = s.right
@@ -117,14 +123,17 @@ cdef class CovNonProj(Covington):
         At (i, j) = (Left[0], Right[0]), with no gold arc between i and j to build and no cycle a
         LEFT-ARC or RIGHT-ARC could close with the built arcs and the gold arcs to build:
 
-        - j's gold head h still to build and reachable (j headless; h < i or h > j, not in j's
-          tree; or the root, when the end of parsing builds the arc: the root label or none
-          given, or with the root in Left): RIGHT-ARC gives j another (+1); SHIFT leaves the pair
+        - j's gold head h still to build and reachable (j headless; h < i or h > j; or the root,
+          when the end of parsing builds the arc: the root label or none given, or with the
+          root in Left): RIGHT-ARC gives j another (+1); SHIFT leaves the pair
           (h, j) behind when h < i, or the root's when only a RIGHT-ARC from it can build it (+1);
         - i's gold head h still to build and reachable (h > j, or the root with the root label
           or none given): LEFT-ARC gives i another (+1);
-        - words x < i whose gold head is j, headless and not already in j's tree: SHIFT leaves
-          the pair (x, j) behind (+1 each).
+        - words x < i whose gold head is j, headless: SHIFT leaves the pair (x, j) behind (+1
+          each).
+
+        An arc at stake that lies on a cycle of the arcs built and the gold arcs still to build
+        takes the exact path: the loss counts such cycles, and a move can break one.
 
         NO-ARC costs nothing: the pairs it passes are visited later or skipped because an arc
         between them would close a cycle (already lost)."""
@@ -138,8 +147,19 @@ cdef class CovNonProj(Covington):
         for m in range(4):
             cost[m] = 0
             zero_label[m] = -1
+        # an arc at stake that closes a cycle with the arcs built and the gold arcs to build counts
+        # in the loss's cycles, which a move can break: those take the exact path
         h = g.heads[j]
-        if h > 0 and s.heads[j] == -1 and (h < i or h > j) and not self.reaches(s, NULL, h, j):
+        if h > 0 and s.heads[j] == -1 and self.reaches(s, g, h, j):
+            return False
+        h = g.heads[i] if i > 0 else -1
+        if h > 0 and s.heads[i] == -1 and self.reaches(s, g, h, i):
+            return False
+        for x in range(1, i):
+            if g.heads[x] == j and s.heads[x] == -1 and self.reaches(s, g, j, x):
+                return False
+        h = g.heads[j]
+        if h > 0 and s.heads[j] == -1 and (h < i or h > j):
             cost[RIGHT_ARC] += 1      # reachable (a pair still to visit, no cycle) and lost
             if h < i:
                 cost[SHIFT] += 1
@@ -153,7 +173,7 @@ cdef class CovNonProj(Covington):
         if h >= 0 and s.heads[i] == -1 and (h > j or (h == 0 and (g.labels[i] < 0 or g.labels[i] == self.root_label))):
             cost[LEFT_ARC] += 1
         for x in range(1, i):
-            if g.heads[x] == j and s.heads[x] == -1 and not self.reaches(s, NULL, j, x):
+            if g.heads[x] == j and s.heads[x] == -1:
                 cost[SHIFT] += 1
         return True
 
@@ -175,7 +195,7 @@ cdef class CovNonProj(Covington):
         """Each permissible move applied to a copy of the configuration (in the sentence's
         scratch space: no allocation per decision), and the loss there; in the simple cases
         without the copies (:meth:`quick_costs`)."""
-        if self.quick_costs(s, g, cost, zero_label):
+        if self.quick and self.quick_costs(s, g, cost, zero_label):
             return True
         cdef State t
         cdef int n = s.n, m, here, dep, head, label
