@@ -187,8 +187,10 @@ class MaltpyParser:
     """The spaCy pipeline component: parses each doc with a maltpy model."""
 
     def __init__(self, nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]] = None,
-                 batch_size: int = 1000):
+                 batch_size: int = 1000, beam_width: Optional[int] = None):
         self.name = name
+        #: the beam to parse with (None: the model's own, 1 for a greedy model)
+        self.beam_width = beam_width
         self.vocab = nlp.vocab
         self.columns = dict(columns) if columns else None
         self.batch_size = int(batch_size)
@@ -200,7 +202,7 @@ class MaltpyParser:
 
     def _load(self, path: str):
         from maltpy.parsing.parser import Parser
-        self.parser = Parser.load(str(path))
+        self.parser = Parser.load(str(path), **({"beam_width": self.beam_width} if self.beam_width else {}))
         self._label_hashes = None
         fmt = self.parser.format
         self.getters = _column_getters(self.columns or DEFAULT_COLUMNS[fmt], fmt)
@@ -273,8 +275,10 @@ class MaltpyParser:
         return self
 
 
-@Language.factory("maltpy_parser", default_config={"model": None, "columns": None, "batch_size": 1000})
+@Language.factory("maltpy_parser", default_config={"model": None, "columns": None, "batch_size": 1000,
+                                                   "beam_width": None})
 def make_maltpy_parser(nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]],
-                       batch_size: int):
-    """spaCy factory: ``nlp.add_pipe("maltpy_parser", config={"model": "model.mpz"})``."""
-    return MaltpyParser(nlp, name, model, columns, batch_size)
+                       batch_size: int, beam_width: Optional[int]):
+    """spaCy factory: ``nlp.add_pipe("maltpy_parser", config={"model": "model.mpz"})``;
+    ``beam_width``: parse with a beam of that width (default: the model's own)."""
+    return MaltpyParser(nlp, name, model, columns, batch_size, beam_width)
