@@ -263,6 +263,15 @@ def test_arc_scores_need_conllu(models, test_sentences):
 
 # ---------------------------------------------------------------- costs against partial trees
 
+def _hide_gold(rng, gold, labels, share):
+    """Hide (-1) each word's gold head, and separately its label, with probability ``share``."""
+    for d in range(1, len(gold)):
+        if rng.random() < share:
+            gold[d] = -1
+        if rng.random() < share:
+            labels[d] = -1
+
+
 def _partial_loss(cfg, gold, labels, root_label):
     wrong = 0
     for d in range(1, len(gold)):
@@ -286,11 +295,7 @@ def test_costs_against_a_partial_tree_agree_with_brute_force(algorithm, seed, n,
     rng = random.Random(seed)
     gold = (random_projective_tree if algorithm == "nivreeager" else random_tree)(rng, n)
     labels = random_labels(rng, n, gold)
-    for d in range(1, n + 1):
-        if rng.random() < hide:
-            gold[d] = -1
-        if rng.random() < hide:
-            labels[d] = -1
+    _hide_gold(rng, gold, labels, hide)
     system = SYSTEMS[algorithm](N_LABELS, ROOT_LABEL)
 
     def label_for(cfg, move):
@@ -347,11 +352,7 @@ def test_covnonproj_quick_costs_are_the_copied_configurations_costs(seed, n, hid
     rng = random.Random(seed)
     gold = random_tree(rng, n)
     labels = random_labels(rng, n, gold)
-    for d in range(1, n + 1):
-        if rng.random() < hide:
-            gold[d] = -1
-        if rng.random() < hide:
-            labels[d] = -1
+    _hide_gold(rng, gold, labels, hide)
     quick, slow = CovNonProj(N_LABELS, ROOT_LABEL, **options), CovNonProj(N_LABELS, ROOT_LABEL, **options)
     slow.quick = False
     a, b = quick.new_configuration(n), slow.new_configuration(n)

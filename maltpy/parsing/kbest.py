@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.parsing.encode import column_values
 
 
 def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, confidence: bool):
@@ -22,7 +23,7 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     if parser.view.reverses_words or parser.reverse_parser is not None:
         raise MaltpyError("k-best parses and confidences come from a model that reads left to right")
     corpus = parser.encode(parser.view.encode(sentences, parser.format == "conllu"))
-    parser.check_input(corpus, lambda ci: [])
+    parser.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
     conf = np.empty(corpus.n_rows, dtype=np.float32) if confidence else None
     step = parser.search_model().step(corpus.max_n, keep_scores=False)
     out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf)

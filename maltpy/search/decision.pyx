@@ -137,11 +137,6 @@ cdef class Scorer:
         ``exact``: scratch of one double per class)."""
         return best
 
-    @property
-    def splits(self):
-        """How many split models the scorer holds."""
-        return self.n_splits
-
 
 def best_of_runs(scores, run_lo, run_end):
     """The arg-max of every search strategy (for tests): the first class with the highest of
