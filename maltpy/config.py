@@ -245,6 +245,13 @@ INT_MINIMUM = {
 }
 
 
+#: integer settings -> (largest value, why): each is a size the C loops allocate by
+INT_MAXIMUM = {
+    "beam_width": (4096, "items kept at each step of the search"),
+    "nbest": (4096, "parses written per sentence, at most the beam's width"),
+}
+
+
 def choices() -> dict:
     """Setting -> its allowed values, taken from the modules that implement them."""
     from maltpy.formats.conll import FORMATS
@@ -292,6 +299,9 @@ def coerce(name: str, value, source: str):
         if name in INT_MINIMUM and number < INT_MINIMUM[name][0]:
             least, meaning = INT_MINIMUM[name]
             raise MaltpyError(f"{source}: {name} must be at least {least} ({meaning}), got {number}")
+        if name in INT_MAXIMUM and number > INT_MAXIMUM[name][0]:
+            most, meaning = INT_MAXIMUM[name]
+            raise MaltpyError(f"{source}: {name} must be at most {most} ({meaning}), got {number}")
         return number
     if isinstance(value, (list, dict)):
         raise MaltpyError(f"{source}: {name} must be text, got {value!r}")

@@ -180,3 +180,29 @@ def test_k_best_parses_and_confidences_come_from_the_final_beam(tmp_path):
         maltpy.load(model, beam_width=1).parse(test, nbest=3)
     with pytest.raises(MaltpyError, match="no option"):
         p.parse(test, beam=3)
+
+
+@pytest.mark.parametrize("setting", ["beam_width", "nbest"])
+def test_a_model_file_with_a_huge_beam_or_nbest_is_refused_in_one_line(toy, tmp_path, setting):
+    """A damaged model file (the model fuzz target found it): a width C cannot hold was an
+    OverflowError at parse time; it is refused when the file loads, like any bad value."""
+    import json
+    import zipfile
+    import maltpy
+    from maltpy.errors import ModelFileError
+    train, test = toy
+    good = str(tmp_path / "good.mpz")
+    Parser(learner="perceptron", learner_options="-i 1", verbose=False, jobs=1).fit(train).save(good)
+    bad = str(tmp_path / "bad.mpz")
+    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename == "maltpy.json":
+                header = json.loads(data)
+                header["settings"][setting] = 2 ** 70
+                data = json.dumps(header).encode()
+            zout.writestr(item, data)
+    with pytest.raises(ModelFileError, match="at most"):
+        maltpy.load(bad)
+    with pytest.raises(MaltpyError, match="at most"):
+        Parser(**{setting: 10 ** 6})
