@@ -177,6 +177,12 @@ class Settings:
                        "any linear model, and with -l perceptron global training (a structured perceptron, "
                        "max-violation updates; -lo '-u early' for early update); a parse-time option",
         long="--beam"))
+    beam_scores: str = _setting("auto", Flag(
+        "--beam-scores", "MODE", "what a beam (-b) adds up: sum (each decision's raw score, as global training "
+                                 "learns them), local (the log-probability of each decision, a softmax over "
+                                 "its scores times the learner's temperature, for models trained on single "
+                                 "decisions), local:T (temperature T), or auto (default: sum for a model trained "
+                                 "with a beam, local otherwise); a parse-time option"))
     nbest: int = _setting(1, Flag(
         "--nbest", "K", "with a beam (-b): write the K best parses of each sentence, best first, each with "
                         "# nbest and # score comments (default 1; a parse-time option)"))
@@ -229,8 +235,8 @@ PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
-PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "nbest",
-                  "confidence")
+PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
+                  "nbest", "confidence")
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")
@@ -312,6 +318,13 @@ def coerce(name: str, value, source: str):
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
         return str(value)
+    if name == "beam_scores":
+        from maltpy.search.strategy import parse_beam_scores
+        try:
+            parse_beam_scores(value)
+            return str(value).strip().lower()
+        except MaltpyError as e:
+            raise MaltpyError(f"{source}: {e}") from None
     if name == "buffer_transitions":
         from maltpy.systems.nivreeager import parse_buffer_transitions
         try:

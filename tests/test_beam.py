@@ -1,5 +1,6 @@
 """Beam search over the decision step and its global training (maltpy/search/beam.pyx; the
 spec's test cases 1, 2, 3 and 5 of beam.md §6)."""
+import math
 import random
 
 import pytest
@@ -38,28 +39,35 @@ def test_the_beam_walk_of_width_one_is_greedy_search(toy, options):
     assert type(p.strategy()).__name__ == "Beam"
 
 
-def _sequences(step, corpus, k, prefix=()):
-    """Every complete decision sequence of sentence k with its score (replayed from the start)."""
+def _sequences(step, corpus, k, temperature=0.0, prefix=()):
+    """Every complete decision sequence of sentence k with its score (replayed from the start):
+    the sum of its decisions' scores, or with ``temperature`` their log-probabilities."""
     step.begin(corpus, k)
     score = 0.0
     for c in prefix:
         assert step.next_decision()
         classes, scores = step.scores()
-        score += float(scores[list(classes).index(c)])
+        mine = float(scores[list(classes).index(c)])
+        if temperature:
+            scaled = [temperature * float(x) for x in scores]
+            top = max(scaled)
+            mine = temperature * mine - top - math.log(sum(math.exp(x - top) for x in scaled))
+        score += mine
         step.take(c)
     if not step.next_decision():
         yield prefix, score, tuple(step.tree()[0])
         return
     classes, _ = step.scores()
     for c in classes.tolist():
-        yield from _sequences(step, corpus, k, prefix + (c,))
+        yield from _sequences(step, corpus, k, temperature, prefix + (c,))
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 4))
-def test_a_wide_beam_finds_the_best_complete_sequence(seed, n):
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 4), scores=st.sampled_from(["sum", "local:0.5"]))
+def test_a_wide_beam_finds_the_best_complete_sequence(seed, n, scores):
     """Random weights (a perceptron trained a few epochs on random trees with one label), short
-    sentences: the beam's tree is a best-scoring complete sequence's, found by enumeration."""
+    sentences: the beam's tree is a best-scoring complete sequence's, found by enumeration, with
+    raw scores and with log-probabilities."""
     rnd = random.Random(seed)
     train = []
     for _ in range(8):
@@ -72,18 +80,20 @@ def test_a_wide_beam_finds_the_best_complete_sequence(seed, n):
     test = Sentence.from_words([f"w{rnd.randrange(6)}" for _ in range(n)], postags=["X"] * n)
     corpus = p.encode([test])
     step = p.search_model().step(corpus.max_n, keep_scores=False)
-    found = list(_sequences(step, corpus, 0))
+    step.score_all = True           # as the beam walks: every move scored, arc-eager's end pops too
+    found = list(_sequences(step, corpus, 0, 0.5 if scores == "local:0.5" else 0.0))
     best = max(s for _, s, _ in found)
     p.settings.beam_width = max(len(found), 2)
+    p.settings.beam_scores = scores
     tree = tuple(p.parse([test])[0].heads)
     assert any(abs(s - best) <= 1e-4 * max(1.0, abs(best)) and t == tree for _, s, t in found), (tree, found)
 
 
 def test_global_training_learns_a_separable_treebank_and_then_stops_updating():
     """Spec 5: 20 random projective trees of distinct words are learned to 100 % (every tree
-    parsed as given) within 15 epochs, the updates falling off. (Updates need not stop: a finished
-    item is carried forward, so a shorter sequence that builds the same tree, such as one that
-    leaves the last REDUCEs to the end of parsing, still competes with the oracle's.)"""
+    parsed as given) within 20 epochs; spec 3: once the weights make the gold sequence best at
+    every step, training makes no update (arc-eager's scored end pops give every sequence 2n
+    moves, so no shorter sequence competes with the oracle's)."""
     from conftest import random_projective_tree
     rnd = random.Random(3)
     train, used = [], 0
@@ -95,11 +105,11 @@ def test_global_training_learns_a_separable_treebank_and_then_stops_updating():
         labels = ["a" if h == 0 else rnd.choice(["b", "c"]) for h in heads]
         train.append(Sentence.from_words(words, postags=[f"t{i}" for i in range(m)]).with_tree(heads, labels))
     log = []
-    p = Parser(learner="perceptron", learner_options="-i 15", beam_width=4, verbose=False, jobs=1,
+    p = Parser(learner="perceptron", learner_options="-i 20", beam_width=4, verbose=False, jobs=1,
                root_label="a").fit(train, log=log.append)
     epochs = [line for line in log if line.startswith("epoch")]
     updates = [int(line.split("(")[1].split()[0]) for line in epochs]
-    assert len(epochs) == 15 and updates[-1] <= updates[0] // 4
+    assert len(epochs) == 20 and updates[0] > 0 and updates[-1] == 0
     out = p.parse(train)
     assert [s.heads for s in out] == [s.heads for s in train]
     assert [s.column(7) for s in out] == [s.column(7) for s in train]

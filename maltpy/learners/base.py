@@ -27,6 +27,10 @@ class Learner:
     online = False
     threaded = False
     min_count = 1
+    #: a beam over a model of this learner trained on single decisions adds the log-probabilities
+    #: of a softmax over each decision's scores times this (``--beam-scores local``): the scale
+    #: that makes the learner's scores probabilities (chosen on EWT dev, docs/beam.md)
+    local_temperature = 1.0
 
     def import_estimator(self):
         """Import what :meth:`fit` needs ahead of it (scikit-learn takes seconds); nothing by default."""

@@ -80,6 +80,7 @@ def first_appearance_order(y):
 @dataclass
 class LiblinearLearner(Learner):
     """A LIBLINEAR model type with its parameters (C, tolerance, bias)."""
+    local_temperature = 3.0
     solver: int = 4
     C: float = 0.1
     eps: float = 0.1

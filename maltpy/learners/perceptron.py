@@ -45,6 +45,7 @@ def parse_perceptron_options(text: str) -> dict:
 @dataclass
 class PerceptronLearner(Learner):
     """Collins's averaged perceptron over the oracle's instances."""
+    local_temperature = 0.1
     epochs: int = 15
     seed: int = 0
     explore_after: int = 1      # -k: epochs before exploring (dynamic oracle)

@@ -13,6 +13,7 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     """Parsed copies of Sentence objects: with ``nbest`` > 1 a list of up to ``nbest`` parses per
     sentence (``# nbest = k`` and ``# score = s`` comments, best first), else one parse each;
     with ``confidence``, ``Conf=`` in each word's MISC (CoNLL-U)."""
+    from maltpy.search import beam_temperature
     from maltpy.search.beam import beam_parse
     from maltpy.transform.single_root import one_root as single_root
     if parser.settings.beam_width < 2:
@@ -26,7 +27,8 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     parser.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
     conf = np.empty(corpus.n_rows, dtype=np.float32) if confidence else None
     step = parser.search_model().step(corpus.max_n, keep_scores=False)
-    out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf)
+    out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf,
+                     temperature=beam_temperature(parser.settings))
     names = parser.output_labels
     roots = one_root if one_root is not None else parser.one_root()
     result = []

@@ -229,6 +229,8 @@ def fit_global(parser, sentences, fmt: str, log):
         raise MaltpyError("global training (-b > 1) follows the static oracle's sequence: leave out -or dynamic")
     if s.split_column or s.split_structure:
         raise MaltpyError("global training trains one model: leave out the data split (-d/-s)")
+    if s.beam_scores == "auto":
+        s.beam_scores = "sum"       # what the model learned to add up; auto means local for greedy models
     t0 = time.perf_counter()
     corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
     fmap, step = trainable_step(parser, learner, system, corpus, heads, label_ids, log)

@@ -9,7 +9,7 @@ plus an entry here; the ``search`` setting names it.
 from importlib import import_module
 
 from maltpy.errors import MaltpyError
-from maltpy.search.strategy import SearchModel, Strategy
+from maltpy.search.strategy import SearchModel, Strategy, parse_beam_scores
 
 #: parse strategies: setting value -> "module:class" (imported when asked for) or a Strategy
 STRATEGIES = {
@@ -34,7 +34,21 @@ def for_settings(settings) -> Strategy:
     """The strategy of a parser's settings: ``search``, where a beam wider than 1 (``-b``) turns
     greedy search into beam search."""
     name = "beam" if settings.search == "greedy" and settings.beam_width > 1 else settings.search
-    return strategy(name, beam_width=settings.beam_width)
+    return strategy(name, beam_width=settings.beam_width, temperature=beam_temperature(settings))
 
 
-__all__ = ["STRATEGIES", "SearchModel", "Strategy", "for_settings", "strategy"]
+def beam_temperature(settings) -> float:
+    """What a beam adds per decision under ``settings.beam_scores``: 0 for the raw scores (``sum``;
+    ``auto`` for a model trained with a beam, which records ``sum``), else the temperature of the
+    decisions' log-probabilities (``local``: the learner's :attr:`local_temperature`)."""
+    from maltpy.learners import LEARNERS
+    mode, temperature = parse_beam_scores(settings.beam_scores)
+    if mode == "sum":
+        return 0.0
+    if temperature is not None:
+        return temperature
+    learner = LEARNERS.get(settings.learner)
+    return learner.local_temperature if learner is not None else 1.0
+
+
+__all__ = ["STRATEGIES", "SearchModel", "Strategy", "beam_temperature", "for_settings", "strategy"]

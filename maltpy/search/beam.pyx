@@ -7,9 +7,11 @@ Each item of the agenda is a configuration, the sum of its decisions' scores and
 it). At every round each unfinished item is advanced to its next decision and scored; every
 permissible class of every item is a candidate; the B best candidates (ties: the earlier one,
 item by item, class by class, so runs are deterministic) are copied (``state_copy``) and
-applied. A finished item is carried forward with its score (spec §1.1, option (b), for every
-system so far: sequences of different lengths compete). The best finished item is the parse.
-Without the GIL; no Python object per decision.
+applied. Every move is scored, even the only permissible one (``Step.score_all``), and arc-eager
+pops the words left at the end of the input by scored REDUCEs (``State.scored_end``): its complete
+sequences all have 2n moves (spec §1.1, option (a)). A finished item is carried forward with its
+score (option (b)): for the systems whose sequences differ in length, they compete as they are.
+The best finished item is the parse. Without the GIL; no Python object per decision.
 
 The step is used without kept partial sums (``keep_scores`` False: the same sums, recomputed),
 since consecutive decisions belong to different configurations. A beam of width 1 is the greedy
@@ -23,7 +25,7 @@ cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
-from libc.math cimport INFINITY, exp
+from libc.math cimport INFINITY, exp, log
 from libc.stdint cimport int64_t
 
 from maltpy.errors import MaltpyError
@@ -135,9 +137,13 @@ cdef class Agenda:
         self.cur[0].gold = True
         return 1
 
-    cdef int expand(self, Step step, const Sent* sent, int n_items, bint* all_done) noexcept nogil:
-        """Advance and score each item; its candidates into ``cand``; how many."""
+    cdef int expand(self, Step step, const Sent* sent, int n_items, bint* all_done, double temperature) noexcept nogil:
+        """Advance and score each item; its candidates into ``cand``; how many. ``temperature``
+        above 0: a decision adds the log-probability of its class, a softmax over the permissible
+        classes' scores times ``temperature``, instead of the raw score (the scores of a model
+        trained on single decisions are comparable across sequences that way, not as they are)."""
         cdef int b, r, c, n = 0
+        cdef double top, z, lse
         cdef Item* it
         cdef Decision* d
         all_done[0] = True
@@ -154,6 +160,24 @@ cdef class Agenda:
                 continue
             all_done[0] = False
             step.score(&it.s, sent, d)
+            if temperature > 0:
+                top = -INFINITY
+                for r in range(d.n_runs):
+                    for c in range(d.run_lo[r], d.run_end[r]):
+                        if d.scores[c] > top:
+                            top = d.scores[c]
+                z = 0
+                for r in range(d.n_runs):
+                    for c in range(d.run_lo[r], d.run_end[r]):
+                        z += exp(temperature * (d.scores[c] - top))
+                lse = log(z)
+                for r in range(d.n_runs):
+                    for c in range(d.run_lo[r], d.run_end[r]):
+                        self.cand[n].score = it.score + temperature * (d.scores[c] - top) - lse
+                        self.cand[n].item = b
+                        self.cand[n].cls = c
+                        n += 1
+                continue
             for r in range(d.n_runs):
                 for c in range(d.run_lo[r], d.run_end[r]):
                     self.cand[n].score = it.score + d.scores[c]
@@ -196,13 +220,15 @@ cdef class Agenda:
         return k
 
 
-def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, confidence_out=None):
+def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, confidence_out=None,
+               double temperature=0):
     """Parse every sentence with a beam of ``width``; heads and label ids per corpus row.
 
     ``confidence_out`` (float32, one per row): each arc's confidence, the summed probability of
     the final agenda's parses that have it (a softmax over their scores; spec §1.2).
     ``nbest`` > 0: also return, per sentence, up to ``nbest`` distinct trees of the final agenda
-    as (heads, label ids, score), best first."""
+    as (heads, label ids, score), best first. ``temperature`` > 0: decisions add log-probabilities
+    (see :meth:`Agenda.expand`); 0: raw scores."""
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     cdef int[::1] ho = heads_out
@@ -216,6 +242,7 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
         if corpus.n_rows:
             co = confidence_out
     cdef bint finals = conf or nbest > 0
+    step.score_all = True
     cdef Agenda ag = Agenda(step, width, corpus.max_n, step.classes.n_classes)
     cdef Sent sent
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, every = max(1, n_sent // 100)
@@ -229,7 +256,7 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
             r0 = corpus.off_p[k]
             n_items = ag.start(step, &sent)
             while True:
-                n_cand = ag.expand(step, &sent, n_items, &all_done)
+                n_cand = ag.expand(step, &sent, n_items, &all_done, temperature)
                 if all_done:
                     break
                 n_items = ag.select(step, n_cand, NULL)
@@ -281,8 +308,9 @@ class Beam(Strategy):
 
     name = "beam"
 
-    def __init__(self, beam_width=1, **settings):
+    def __init__(self, beam_width=1, temperature=0.0, **settings):
         self.width = max(1, int(beam_width))
+        self.temperature = float(temperature)     # 0: raw scores; above: log-probabilities (beam_parse)
 
     def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1, given=None,
               confidence_out=None):
@@ -295,7 +323,8 @@ class Beam(Strategy):
         if record_end or moves_out is not None or given is not None or confidence_out is not None:
             raise MaltpyError("with a beam (-b > 1), fragmentation records, constraints and arc scores are not "
                               "available yet")
-        return beam_parse(model.step(corpus.max_n, keep_scores=False), corpus, self.width, progress)
+        return beam_parse(model.step(corpus.max_n, keep_scores=False), corpus, self.width, progress,
+                          temperature=self.temperature)
 
 
 cdef bint replay_update(Step step, TrainableWeights w, const Sent* sent, const int* hist, int n, int skip,
@@ -329,6 +358,7 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
     if not isinstance(step.scorer, TrainableWeights):
         raise TypeError("global training needs a step over TrainableWeights")
     cdef TrainableWeights w = step.scorer
+    step.score_all = True
     cdef int[::1] gh = np.ascontiguousarray(gold_heads, dtype=np.int32)
     cdef int[::1] gl = np.ascontiguousarray(gold_labels, dtype=np.int32)
     if gh.shape[0] != corpus.n_rows or gl.shape[0] != corpus.n_rows:
@@ -390,7 +420,7 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
                                 if n_gold < max_hist:
                                     gold_hist[n_gold] = gcls
                                     n_gold += 1
-                        n_cand = ag.expand(step, &sent, n_items, &all_done)
+                        n_cand = ag.expand(step, &sent, n_items, &all_done, 0)
                         if all_done:
                             break
                         n_items = ag.select(step, n_cand, &gcls if gcls >= 0 else NULL)

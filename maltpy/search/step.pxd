@@ -29,6 +29,7 @@ cdef class Step:
     cdef double* exact
     # partial sums kept between decisions (a linear scorer, one sentence after the other)
     cdef bint keeping, caching, kept_valid, keep_scores
+    cdef public bint score_all      # every move is a decision (and arc-eager pops its end): beam search
     cdef unsigned char* leave_out
     cdef const unsigned char* stable
     cdef const unsigned char* cached_tpl

@@ -174,6 +174,7 @@ cdef class Step:
         cdef int i
         s.n = sent.n
         state_reset(s)
+        s.scored_end = self.score_all
         self.system.init_state(s)
         self.kept_valid = False
         if self.caching:
@@ -186,7 +187,9 @@ cdef class Step:
         permissible, or the transition bound reached). ``training``: the system's deterministic
         move is applied instead of asking (MaltParser records no instance for it, but does for
         every other decision, even when only one move is permissible); parsing applies the only
-        permissible move when it takes no label."""
+        permissible move when it takes no label, unless ``score_all`` (beam search: every move is
+        scored, so that the sequences an agenda compares have the same number of terms where the
+        system allows it)."""
         cdef int only, m, max_steps = max_transitions(s.n)
         while not self.system.is_terminal(s) and s.n_transitions < max_steps:
             if t != NULL and t.end != NULL and not t.recorded and s.end_seen:
@@ -200,7 +203,7 @@ cdef class Step:
                 if only >= 0 and d.mask[only]:
                     self.system.apply(s, only, -1)
                     continue
-            elif d.n_valid == 1:
+            elif d.n_valid == 1 and not self.score_all:
                 only = 0
                 while not d.mask[only]:
                     only += 1

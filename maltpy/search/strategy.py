@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from maltpy.errors import MaltpyError
+
 
 class SearchModel(NamedTuple):
     """Everything a strategy searches with: the transition system, the feature extractor, the
@@ -45,3 +47,26 @@ class Strategy:
         arc (for greedy search: the margin over the second-best class and the softmax
         probability of the decision that built it)."""
         raise NotImplementedError
+
+
+BEAM_SCORES = ("auto", "sum", "local")
+
+
+def parse_beam_scores(value) -> tuple:
+    """A ``beam_scores`` value as (mode, temperature or None): ``auto``, ``sum``, ``local`` or
+    ``local:T`` with T a positive number; MaltpyError for anything else."""
+    text = str(value).strip().lower()
+    mode, _, rest = text.partition(":")
+    if mode not in BEAM_SCORES or (rest and mode != "local"):
+        raise MaltpyError(f"beam_scores (--beam-scores) {value!r}: use one of auto, sum, local or local:T "
+                          f"(T a positive number)")
+    if not rest:
+        return mode, None
+    try:
+        temperature = float(rest)
+    except ValueError:
+        temperature = float("nan")
+    if not 0 < temperature < float("inf"):
+        raise MaltpyError(f"beam_scores (--beam-scores) {value!r}: the temperature after local: must be a "
+                          f"positive number")
+    return mode, temperature

@@ -60,6 +60,12 @@ classifier is not asked; parsing ends with only the root on the stack, so the
 output is a projective tree in at most 2n + 2k - 2 <= 4n transitions.
 Without ``enforce_tree`` parsing ends when the buffer is empty and
 :meth:`finish` attaches leftover words to the root (the "old" heuristic).
+
+Scored end pops (``State.scored_end``, set by beam search; spec beam.md §1.1 (a)): with the
+buffer empty, REDUCE pops every word left on the stack, a headless one with an arc from the root
+(the root label), and parsing ends with only the root on the stack. Every word is then pushed once
+(SHIFT or RIGHT-ARC) and popped once (REDUCE or LEFT-ARC): every complete sequence has 2n moves,
+and the beam scores each of them.
 """
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport (
@@ -188,7 +194,7 @@ cdef class NivreEager(TransitionSystem):
     cdef bint is_terminal(self, const State* s) noexcept nogil:
         if s.buf_len > 0:
             return False
-        if self.enforce_tree:
+        if self.enforce_tree or s.scored_end:
             return s.stack_len <= 1
         return True
 
@@ -203,7 +209,9 @@ cdef class NivreEager(TransitionSystem):
         # decided by whether the top has a head, so allow_reduce does not count there
         cdef bint forced_phase = tree_phase and not has_buffer
         out[SHIFT] = has_buffer and not tree_phase
-        out[REDUCE] = i > 0 and (s.heads[i] != -1 or (self.allow_reduce and not forced_phase))
+        # scored end pops: with the buffer empty REDUCE pops every word (a headless one to the root)
+        out[REDUCE] = i > 0 and (s.heads[i] != -1 or (self.allow_reduce and not forced_phase)
+                                 or (s.scored_end and not has_buffer and not self.enforce_tree))
         out[UNSHIFT] = forced_phase and i > 0 and s.heads[i] == -1
         out[RIGHT_ARC] = has_buffer and (i > 0 or self.allow_root or tree_phase)
         out[LEFT_ARC] = has_buffer and i > 0 and s.heads[i] == -1
@@ -248,6 +256,8 @@ cdef class NivreEager(TransitionSystem):
             s.stack_len += 1
             s.buf_len -= 1
         elif move == REDUCE:
+            if s.scored_end and s.buf_len == 0 and s.heads[i] == -1:
+                add_arc(s, 0, i, self.root_label)    # what finish() would give it, as a scored move
             s.stack_len -= 1
         elif move == UNSHIFT:
             s.stack_len -= 1
@@ -276,8 +286,10 @@ cdef class NivreEager(TransitionSystem):
         cdef int k
         label[0] = -1
         if j == -1:
-            # only reachable with enforce_tree: the forced phase
-            return self.move_of[REDUCE] if (i > 0 and s.heads[i] != -1) else self.move_of[UNSHIFT]
+            # the tree constraint's forced phase, or a scored end pop
+            if self.enforce_tree:
+                return self.move_of[REDUCE] if (i > 0 and s.heads[i] != -1) else self.move_of[UNSHIFT]
+            return self.move_of[REDUCE]
         if self.any_buffer and s.buf_len >= 2:
             k = s.buffer[s.buf_len - 2]
             # a gold arc whose dependent leaves for good: it must have all its gold dependents

@@ -31,6 +31,8 @@ cdef struct State:
     int* n_ldeps
     int* n_rdeps
     bint end_seen         # tree constraint: an empty buffer has been seen
+    bint scored_end       # beam search: systems with end pops (arc-eager) pop the words left at the
+                          # end of the input by moves the model scores, instead of finish()
     int n_transitions
     int left              # list-based systems: position of Left[0] in 0..n
     int right             # list-based systems: position of Right[0] in 0..n
@@ -120,6 +122,7 @@ cdef inline void state_reset(State* s) noexcept nogil:
     s.n_links = 0
     s.n_logged = 0
     s.end_seen = False
+    s.scored_end = False
     s.n_transitions = 0
     s.left = 0
     s.right = 0
@@ -173,6 +176,7 @@ cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
     memcpy(dst.arc_log, src.arc_log, sizeof(int) * 3 * src.n_logged)
     dst.stack_len, dst.buf_len, dst.aux_len = src.stack_len, src.buf_len, src.aux_len
     dst.end_seen, dst.n_transitions = src.end_seen, src.n_transitions
+    dst.scored_end = src.scored_end
     dst.left, dst.right, dst.lookahead = src.left, src.right, src.lookahead
     dst.last_move, dst.active, dst.last_dep = src.last_move, src.active, src.last_dep
     dst.n_links, dst.n_logged = src.n_links, src.n_logged
