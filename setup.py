@@ -66,7 +66,7 @@ MODULES = [
 ]
 
 #: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially
-OPENMP_MODULES = {"maltpy.search.kernel", "maltpy.search.greedy", "maltpy.learners.svc"}
+OPENMP_MODULES = {"maltpy.search.kernel", "maltpy.search.greedy", "maltpy.search.beam", "maltpy.learners.svc"}
 OPENMP = ["-fopenmp"] if sys.platform.startswith("linux") and os.environ.get("MALTPY_NO_OPENMP") is None else []
 
 COMPILE_ARGS = ["-O3", "-g0"] if os.name != "nt" else ["/O2"]

@@ -105,7 +105,7 @@ def test_global_training_learns_a_separable_treebank_and_then_stops_updating():
         labels = ["a" if h == 0 else rnd.choice(["b", "c"]) for h in heads]
         train.append(Sentence.from_words(words, postags=[f"t{i}" for i in range(m)]).with_tree(heads, labels))
     log = []
-    p = Parser(learner="perceptron", learner_options="-i 20", beam_width=4, verbose=False, jobs=1,
+    p = Parser(learner="perceptron", learner_options="-i 20 -m 1", beam_width=4, verbose=False, jobs=1,
                root_label="a").fit(train, log=log.append)
     epochs = [line for line in log if line.startswith("epoch")]
     updates = [int(line.split("(")[1].split()[0]) for line in epochs]
@@ -113,6 +113,35 @@ def test_global_training_learns_a_separable_treebank_and_then_stops_updating():
     out = p.parse(train)
     assert [s.heads for s in out] == [s.heads for s in train]
     assert [s.column(7) for s in out] == [s.column(7) for s in train]
+
+
+def _dense(p):
+    """The trained model as {feature key: its weights over the classes}, and the bias (lists)."""
+    keys, (indptr, cols, vals, *_), bias = p.splits[0]
+    rows = {}
+    for r, key in enumerate(keys.tolist()):
+        row = [0.0] * p.classes.n_classes
+        for c, v in zip(cols[indptr[r]:indptr[r + 1]].tolist(), vals[indptr[r]:indptr[r + 1]].tolist()):
+            row[c] = v
+        rows[key] = row
+    return rows, bias.tolist()
+
+
+def test_mini_batches_make_the_same_model_on_any_number_of_threads(toy):
+    """-lo "-m N": the sentences of a batch are searched on the -j threads with the same weights
+    and their updates made in order, so the model depends on N and not on -j."""
+    train, test = toy
+    models = {}
+    for batch, jobs in ((4, 1), (4, 2), (1, 2)):
+        p = Parser(learner="perceptron", learner_options=f"-i 3 -m {batch}", beam_width=4, verbose=False,
+                   jobs=jobs).fit(train)
+        models[batch, jobs] = p
+    weights = {key: _dense(p) for key, p in models.items()}
+    assert weights[4, 1] == weights[4, 2]
+    assert weights[4, 1] != weights[1, 2]
+    assert [s.heads for s in models[4, 1].parse(test)] == [s.heads for s in models[4, 2].parse(test)]
+    with pytest.raises(MaltpyError, match="-m"):
+        Parser(learner="perceptron", learner_options="-m 0", beam_width=4, verbose=False).fit(train)
 
 
 def test_early_update_trains_too_and_the_options_are_checked(toy):
@@ -146,10 +175,13 @@ def test_a_model_trained_with_a_beam_parses_with_it_unless_told_otherwise(toy, t
     assert parse_overrides(make_settings(beam_width=2), {"beam_width"})["beam_width"] == 2
     from maltpy.cli.main import main
     outs = []
-    for extra in ([], ["-b", "4"], ["-b", "1"]):
+    assert "beam_scores" not in parse_overrides(make_settings(), set())
+    assert Parser.load(model).settings.beam_scores == "sum"
+    for extra in ([], ["-b", "4", "--beam-scores", "sum"]):
         out = str(tmp_path / f"o{len(outs)}.conll")
         assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", out, "-q"] + extra) == 0
         outs.append(open(out, "rb").read())
+    # the model's width and its raw sums (what global training learned to add up) unless told otherwise
     assert outs[0] == outs[1]
 
 

@@ -10,7 +10,7 @@ from maltpy.errors import MaltpyError
 
 
 #: parse-time settings whose default is the model's own value (not the command line's default)
-MODEL_DEFAULTS = ("beam_width",)
+MODEL_DEFAULTS = ("beam_width", "beam_scores")
 
 
 def parse_overrides(settings, explicit) -> dict:

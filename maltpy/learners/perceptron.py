@@ -8,7 +8,10 @@ seed of the order in which each epoch visits the instances (default 0); with the
 and ``-p`` the probability of following a wrong prediction (default 0.9), Goldberg & Nivre's;
 ``-f N`` a frequency cut-off: a feature value gets weights only if it occurs in at least N of the
 static oracle's training instances (default 1: all; the dynamic oracle counts them on the gold
-trees' oracle walk before training).
+trees' oracle walk before training). Global training (``-b`` above 1): ``-u`` max (default) or
+early updates, ``-m N`` mini-batches of N sentences, each searched with the weights of the batch's
+start (on up to N of the ``-j`` threads) and their updates then summed in order (default 4; 1: one sentence
+at a time; the model depends on N, never on ``-j``).
 """
 from __future__ import annotations
 
@@ -24,8 +27,8 @@ from maltpy.learners.options import parse_flags
 
 def parse_perceptron_options(text: str) -> dict:
     """``"-i 15 -s 0 -k 1 -p 0.9"`` (``-lo``, underscores allowed for spaces)."""
-    opts = parse_flags(text, {"i": 15, "s": 0, "k": 1, "p": 0.9, "f": 1, "u": "max"},
-                       {"i": int, "s": int, "k": int, "p": float, "f": int, "u": str}, "perceptron")
+    opts = parse_flags(text, {"i": 15, "s": 0, "k": 1, "p": 0.9, "f": 1, "u": "max", "m": 4},
+                       {"i": int, "s": int, "k": int, "p": float, "f": int, "u": str, "m": int}, "perceptron")
     if opts["u"] not in ("max", "early"):
         raise MaltpyError(f"perceptron option -u {opts['u']}: global training updates at the max violation (max) "
                           "or early (early)")
@@ -37,6 +40,8 @@ def parse_perceptron_options(text: str) -> dict:
         raise MaltpyError(f"perceptron option -i {opts['i']}: use 1 to 10000 epochs")
     if not 1 <= opts["f"] < 2 ** 31:
         raise MaltpyError(f"perceptron option -f {opts['f']}: a feature value needs at least 1 occurrence")
+    if not 1 <= opts["m"] <= 4096:
+        raise MaltpyError(f"perceptron option -m {opts['m']}: a mini-batch has 1 to 4096 sentences")
     if not 0 <= opts["s"] < 2 ** 32:
         raise MaltpyError(f"perceptron option -s {opts['s']}: the seed must be from 0 to 2^32 - 1")
     return opts
@@ -52,6 +57,7 @@ class PerceptronLearner(Learner):
     explore_p: float = 0.9      # -p: probability of following a wrong prediction (dynamic oracle)
     min_count: int = 1          # -f: occurrences in the training instances a feature value needs for weights
     update: str = "max"         # -u: global training (-b > 1) updates at the max violation or early
+    batch: int = 4              # -m: global training's mini-batch (sentences searched with the same weights)
 
     #: the parse loop adds weight rows (see maltpy.search.weights)
     kind = "linear"
@@ -64,12 +70,14 @@ class PerceptronLearner(Learner):
     @classmethod
     def from_options(cls, text: str) -> "PerceptronLearner":
         o = parse_perceptron_options(text)
-        return cls(epochs=o["i"], seed=o["s"], explore_after=o["k"], explore_p=o["p"], min_count=o["f"], update=o["u"])
+        return cls(epochs=o["i"], seed=o["s"], explore_after=o["k"], explore_p=o["p"], min_count=o["f"], update=o["u"],
+                   batch=o["m"])
 
     def options_string(self) -> str:
         cut = f" -f {self.min_count}" if self.min_count > 1 else ""
         early = " -u early" if self.update == "early" else ""
-        return f"-i {self.epochs} -s {self.seed} -k {self.explore_after} -p {self.explore_p:g}{cut}{early}"
+        batch = f" -m {self.batch}" if self.batch != 4 else ""
+        return f"-i {self.epochs} -s {self.seed} -k {self.explore_after} -p {self.explore_p:g}{cut}{early}{batch}"
 
     def pass_note(self, epoch: int, error: float) -> str:
         """The line training shows after an epoch."""

@@ -237,7 +237,7 @@ def fit_global(parser, sentences, fmt: str, log):
     t1 = time.perf_counter()
     keep_trained(parser, learner, fmap, train_global(
         step, corpus, heads, label_ids, learner.epochs, learner.seed, s.beam_width,
-        max_violation=learner.update == "max",
+        max_violation=learner.update == "max", batch=learner.batch, n_threads=threads(s.jobs),
         progress=lambda epoch, clean, seconds, updates: log(
             f"epoch {epoch}/{learner.epochs}: {100 * clean:.2f}% of the sentences without an update "
             f"({updates} updates), {seconds:.1f} s")), t0)

@@ -27,6 +27,7 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 from libc.math cimport INFINITY, exp, log
 from libc.stdint cimport int64_t
+from cython.parallel cimport prange, threadid
 
 from maltpy.errors import MaltpyError
 from maltpy.features.extract cimport Sent
@@ -78,146 +79,167 @@ cdef int top_candidates(Cand* cand, int n, int width, Cand* out) noexcept nogil:
     return k
 
 
+cdef struct Room:
+    # two agendas of ``width`` items over sentences of up to ``max_n`` words, their candidates
+    # and one decision per item
+    int width
+    Item* cur
+    Item* nxt
+    Cand* cand
+    Cand* top
+    Decision* ds
+
+
+cdef bint room_alloc(Room* r, Step step, int width, int max_n, int n_classes) noexcept nogil:
+    """Allocate ``r`` (zeroed before); False when memory runs out (room_free it then too)."""
+    cdef int i
+    r.width = width
+    r.cur = <Item*>calloc(width, sizeof(Item))
+    r.nxt = <Item*>calloc(width, sizeof(Item))
+    r.cand = <Cand*>malloc(sizeof(Cand) * width * (n_classes + 1))
+    r.top = <Cand*>malloc(sizeof(Cand) * width)
+    r.ds = <Decision*>calloc(width, sizeof(Decision))
+    if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL:
+        return False
+    for i in range(width):
+        if not (state_alloc(&r.cur[i].s, max_n) and state_alloc(&r.nxt[i].s, max_n)
+                and step.decision_alloc(&r.ds[i])):
+            return False
+        r.cur[i].cap_hist = r.nxt[i].cap_hist = 64
+        r.cur[i].hist = <int*>malloc(sizeof(int) * 64)
+        r.nxt[i].hist = <int*>malloc(sizeof(int) * 64)
+        if r.cur[i].hist == NULL or r.nxt[i].hist == NULL:
+            return False
+    return True
+
+
+cdef void room_free(Room* r) noexcept nogil:
+    cdef int i
+    for i in range(r.width):
+        if r.cur != NULL:
+            state_free(&r.cur[i].s)
+            free(r.cur[i].hist)
+        if r.nxt != NULL:
+            state_free(&r.nxt[i].s)
+            free(r.nxt[i].hist)
+        if r.ds != NULL:
+            decision_free(&r.ds[i])
+    free(r.cur)
+    free(r.nxt)
+    free(r.cand)
+    free(r.top)
+    free(r.ds)
+    r.cur = r.nxt = NULL
+    r.cand = r.top = NULL
+    r.ds = NULL
+
+
+cdef int room_start(Room* r, Step step, const Sent* sent) noexcept nogil:
+    """One item: the initial configuration."""
+    step.start(&r.cur[0].s, sent)
+    r.cur[0].score = 0
+    r.cur[0].n_hist = 0
+    r.cur[0].done = False
+    r.cur[0].gold = True
+    return 1
+
+
+cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* all_done,
+                     double temperature) noexcept nogil:
+    """Advance and score each item; its candidates into ``r.cand``; how many. ``temperature``
+    above 0: a decision adds the log-probability of its class, a softmax over the permissible
+    classes' scores times ``temperature``, instead of the raw score (the scores of a model
+    trained on single decisions are comparable across sequences that way, not as they are)."""
+    cdef int b, rr, c, n = 0
+    cdef double top, z, lse
+    cdef Item* it
+    cdef Decision* d
+    all_done[0] = True
+    for b in range(n_items):
+        it = &r.cur[b]
+        d = &r.ds[b]
+        if not it.done and not step.next(&it.s, d, False, NULL):
+            it.done = True
+        if it.done:
+            r.cand[n].score = it.score
+            r.cand[n].item = b
+            r.cand[n].cls = -1
+            n += 1
+            continue
+        all_done[0] = False
+        step.score(&it.s, sent, d)
+        if temperature > 0:
+            top = -INFINITY
+            for rr in range(d.n_runs):
+                for c in range(d.run_lo[rr], d.run_end[rr]):
+                    if d.scores[c] > top:
+                        top = d.scores[c]
+            z = 0
+            for rr in range(d.n_runs):
+                for c in range(d.run_lo[rr], d.run_end[rr]):
+                    z += exp(temperature * (d.scores[c] - top))
+            lse = log(z)
+            for rr in range(d.n_runs):
+                for c in range(d.run_lo[rr], d.run_end[rr]):
+                    r.cand[n].score = it.score + temperature * (d.scores[c] - top) - lse
+                    r.cand[n].item = b
+                    r.cand[n].cls = c
+                    n += 1
+            continue
+        for rr in range(d.n_runs):
+            for c in range(d.run_lo[rr], d.run_end[rr]):
+                r.cand[n].score = it.score + d.scores[c]
+                r.cand[n].item = b
+                r.cand[n].cls = c
+                n += 1
+    return n
+
+
+cdef int room_select(Room* r, Step step, int n_cand, const int* gold_cls) noexcept nogil:
+    """The best candidates become the next agenda (then the current one); how many (0 when
+    memory runs out). ``gold_cls``: the gold sequence's class at this round (training; NULL
+    otherwise)."""
+    cdef int k = top_candidates(r.cand, n_cand, r.width, r.top), q
+    cdef Item* it
+    cdef Item* parent
+    cdef Item* tmp
+    cdef int* grown
+    for q in range(k):
+        parent = &r.cur[r.top[q].item]
+        it = &r.nxt[q]
+        if it.cap_hist < parent.n_hist + 1:
+            grown = <int*>realloc(it.hist, sizeof(int) * 2 * (parent.n_hist + 1))
+            if grown == NULL:
+                return 0
+            it.hist = grown
+            it.cap_hist = 2 * (parent.n_hist + 1)
+        state_copy(&it.s, &parent.s)
+        memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
+        it.n_hist = parent.n_hist
+        it.score = r.top[q].score
+        it.done = parent.done
+        it.gold = parent.gold and (r.top[q].cls < 0 or (gold_cls != NULL and r.top[q].cls == gold_cls[0]))
+        if r.top[q].cls >= 0:
+            step.apply(&it.s, r.top[q].cls, NULL)
+            it.hist[it.n_hist] = r.top[q].cls
+            it.n_hist += 1
+    tmp = r.cur
+    r.cur = r.nxt
+    r.nxt = tmp
+    return k
+
+
 cdef class Agenda:
-    """Room for two agendas of ``width`` items over sentences of up to ``max_n`` words, their
-    candidates and one decision per item."""
-    cdef int width, max_hist
-    cdef Item* cur
-    cdef Item* nxt
-    cdef Cand* cand
-    cdef Cand* top
-    cdef Decision* ds
-    cdef int n_cand_cap
+    """A :c:type:`Room` owned by Python (parsing's one agenda)."""
+    cdef Room r
 
     def __cinit__(self, Step step, int width, int max_n, int n_classes):
-        cdef int i
-        self.width = width
-        self.max_hist = max_transitions(max_n) + 1   # a bound on decisions, never reached in practice
-        self.n_cand_cap = width * (n_classes + 1)
-        self.cur = <Item*>calloc(width, sizeof(Item))
-        self.nxt = <Item*>calloc(width, sizeof(Item))
-        self.cand = <Cand*>malloc(sizeof(Cand) * self.n_cand_cap)
-        self.top = <Cand*>malloc(sizeof(Cand) * width)
-        self.ds = <Decision*>calloc(width, sizeof(Decision))
-        if self.cur == NULL or self.nxt == NULL or self.cand == NULL or self.top == NULL or self.ds == NULL:
+        if not room_alloc(&self.r, step, width, max_n, n_classes):
+            room_free(&self.r)
             raise MemoryError()
-        for i in range(width):
-            if not (state_alloc(&self.cur[i].s, max_n) and state_alloc(&self.nxt[i].s, max_n)
-                    and step.decision_alloc(&self.ds[i])):
-                raise MemoryError()
-            self.cur[i].cap_hist = self.nxt[i].cap_hist = 64
-            self.cur[i].hist = <int*>malloc(sizeof(int) * 64)
-            self.nxt[i].hist = <int*>malloc(sizeof(int) * 64)
-            if self.cur[i].hist == NULL or self.nxt[i].hist == NULL:
-                raise MemoryError()
 
     def __dealloc__(self):
-        cdef int i
-        for i in range(self.width):
-            if self.cur != NULL:
-                state_free(&self.cur[i].s)
-                free(self.cur[i].hist)
-            if self.nxt != NULL:
-                state_free(&self.nxt[i].s)
-                free(self.nxt[i].hist)
-            if self.ds != NULL:
-                decision_free(&self.ds[i])
-        free(self.cur)
-        free(self.nxt)
-        free(self.cand)
-        free(self.top)
-        free(self.ds)
-
-    cdef int start(self, Step step, const Sent* sent) noexcept nogil:
-        """One item: the initial configuration."""
-        step.start(&self.cur[0].s, sent)
-        self.cur[0].score = 0
-        self.cur[0].n_hist = 0
-        self.cur[0].done = False
-        self.cur[0].gold = True
-        return 1
-
-    cdef int expand(self, Step step, const Sent* sent, int n_items, bint* all_done, double temperature) noexcept nogil:
-        """Advance and score each item; its candidates into ``cand``; how many. ``temperature``
-        above 0: a decision adds the log-probability of its class, a softmax over the permissible
-        classes' scores times ``temperature``, instead of the raw score (the scores of a model
-        trained on single decisions are comparable across sequences that way, not as they are)."""
-        cdef int b, r, c, n = 0
-        cdef double top, z, lse
-        cdef Item* it
-        cdef Decision* d
-        all_done[0] = True
-        for b in range(n_items):
-            it = &self.cur[b]
-            d = &self.ds[b]
-            if not it.done and not step.next(&it.s, d, False, NULL):
-                it.done = True
-            if it.done:
-                self.cand[n].score = it.score
-                self.cand[n].item = b
-                self.cand[n].cls = -1
-                n += 1
-                continue
-            all_done[0] = False
-            step.score(&it.s, sent, d)
-            if temperature > 0:
-                top = -INFINITY
-                for r in range(d.n_runs):
-                    for c in range(d.run_lo[r], d.run_end[r]):
-                        if d.scores[c] > top:
-                            top = d.scores[c]
-                z = 0
-                for r in range(d.n_runs):
-                    for c in range(d.run_lo[r], d.run_end[r]):
-                        z += exp(temperature * (d.scores[c] - top))
-                lse = log(z)
-                for r in range(d.n_runs):
-                    for c in range(d.run_lo[r], d.run_end[r]):
-                        self.cand[n].score = it.score + temperature * (d.scores[c] - top) - lse
-                        self.cand[n].item = b
-                        self.cand[n].cls = c
-                        n += 1
-                continue
-            for r in range(d.n_runs):
-                for c in range(d.run_lo[r], d.run_end[r]):
-                    self.cand[n].score = it.score + d.scores[c]
-                    self.cand[n].item = b
-                    self.cand[n].cls = c
-                    n += 1
-        return n
-
-    cdef int select(self, Step step, int n_cand, const int* gold_cls) noexcept nogil:
-        """The best candidates become the next agenda (then the current one); how many (0 when
-        memory runs out). ``gold_cls``: the gold sequence's class at this round (training; NULL
-        otherwise)."""
-        cdef int k = top_candidates(self.cand, n_cand, self.width, self.top), q
-        cdef Item* it
-        cdef Item* parent
-        cdef Item* tmp
-        cdef int* grown
-        for q in range(k):
-            parent = &self.cur[self.top[q].item]
-            it = &self.nxt[q]
-            if it.cap_hist < parent.n_hist + 1:
-                grown = <int*>realloc(it.hist, sizeof(int) * 2 * (parent.n_hist + 1))
-                if grown == NULL:
-                    return 0
-                it.hist = grown
-                it.cap_hist = 2 * (parent.n_hist + 1)
-            state_copy(&it.s, &parent.s)
-            memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
-            it.n_hist = parent.n_hist
-            it.score = self.top[q].score
-            it.done = parent.done
-            it.gold = parent.gold and (self.top[q].cls < 0 or (gold_cls != NULL and self.top[q].cls == gold_cls[0]))
-            if self.top[q].cls >= 0:
-                step.apply(&it.s, self.top[q].cls, NULL)
-                it.hist[it.n_hist] = self.top[q].cls
-                it.n_hist += 1
-        tmp = self.cur
-        self.cur = self.nxt
-        self.nxt = tmp
-        return k
+        room_free(&self.r)
 
 
 def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, confidence_out=None,
@@ -228,7 +250,7 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
     the final agenda's parses that have it (a softmax over their scores; spec §1.2).
     ``nbest`` > 0: also return, per sentence, up to ``nbest`` distinct trees of the final agenda
     as (heads, label ids, score), best first. ``temperature`` > 0: decisions add log-probabilities
-    (see :meth:`Agenda.expand`); 0: raw scores."""
+    (see :func:`room_expand`); 0: raw scores."""
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     cdef int[::1] ho = heads_out
@@ -243,7 +265,8 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
             co = confidence_out
     cdef bint finals = conf or nbest > 0
     step.score_all = True
-    cdef Agenda ag = Agenda(step, width, corpus.max_n, step.classes.n_classes)
+    cdef Agenda agenda = Agenda(step, width, corpus.max_n, step.classes.n_classes)
+    cdef Room* ag = &agenda.r
     cdef Sent sent
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, every = max(1, n_sent // 100)
     cdef int n_items, n_cand, i, q
@@ -254,12 +277,12 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
         with nogil:
             corpus.sentence(k, &sent)
             r0 = corpus.off_p[k]
-            n_items = ag.start(step, &sent)
+            n_items = room_start(ag, step, &sent)
             while True:
-                n_cand = ag.expand(step, &sent, n_items, &all_done, temperature)
+                n_cand = room_expand(ag, step, &sent, n_items, &all_done, temperature)
                 if all_done:
                     break
-                n_items = ag.select(step, n_cand, NULL)
+                n_items = room_select(ag, step, n_cand, NULL)
                 if n_items == 0:
                     ok = False
                     break
@@ -345,16 +368,131 @@ cdef bint replay_update(Step step, TrainableWeights w, const Sent* sent, const i
     return True
 
 
+cdef struct Found:
+    # one training sentence's search: the gold sequence's decisions (its prefix up to the update)
+    # and the violating item's, and where the update is (n_viol -1: none)
+    int* gold_hist
+    int cap_gold
+    int n_gold
+    int* viol_hist
+    int cap_viol
+    int n_viol
+    int gold_at_viol
+    bint failed
+
+
+cdef struct Searcher:
+    # a thread's room: the agenda, the gold sequence's configuration and decision, the gold tree
+    Room room
+    State gs
+    Decision gd
+    Gold g
+
+
+cdef inline bint keep_hist(int** hist, int* cap, const int* src, int n) noexcept nogil:
+    """``*hist`` = ``src[:n]`` (grown where short); False when memory runs out."""
+    cdef int* grown
+    if n > cap[0]:
+        grown = <int*>realloc(hist[0], sizeof(int) * 2 * n)
+        if grown == NULL:
+            return False
+        hist[0] = grown
+        cap[0] = 2 * n
+    memcpy(hist[0], src, sizeof(int) * n)
+    return True
+
+
+cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh, const int* gl, Searcher* w,
+                          bint max_violation, Found* out) noexcept nogil:
+    """Search sentence ``k`` with the beam, the gold sequence beside it, and note in ``out``
+    where its update is: early (the first round the gold prefix leaves the agenda), or at the
+    largest violation (the best item's score over the gold prefix's); if gold survives but does
+    not win, at the end. Reads the weights only."""
+    cdef Sent sent
+    cdef Room* ag = &w.room
+    cdef int n_items, n_cand, gcls, q
+    cdef double gold_score = 0, worst = -INFINITY
+    cdef bint all_done, gold_done = False, gold_in
+    cdef int* grown
+    out.n_gold = 0
+    out.n_viol = -1
+    out.gold_at_viol = 0
+    out.failed = False
+    corpus.sentence(k, &sent)
+    gold_free(&w.g)
+    if not load_gold(step.system, corpus, k, &w.g, gh, gl):
+        out.failed = True
+        return
+    n_items = room_start(ag, step, &sent)
+    step.start(&w.gs, &sent)
+    while True:
+        gcls = -1
+        if not gold_done:
+            if not step.next(&w.gs, &w.gd, False, NULL):
+                gold_done = True
+            else:
+                gcls = oracle_class(step.system, step.classes, &w.gs, &w.g, &w.gd)
+                step.score(&w.gs, &sent, &w.gd)
+                gold_score += w.gd.scores[gcls]
+                step.apply(&w.gs, gcls, NULL)
+                if out.n_gold == out.cap_gold:
+                    grown = <int*>realloc(out.gold_hist, sizeof(int) * 2 * (out.cap_gold + 32))
+                    if grown == NULL:
+                        out.failed = True
+                        return
+                    out.gold_hist = grown
+                    out.cap_gold = 2 * (out.cap_gold + 32)
+                out.gold_hist[out.n_gold] = gcls
+                out.n_gold += 1
+        n_cand = room_expand(ag, step, &sent, n_items, &all_done, 0)
+        if all_done:
+            break
+        n_items = room_select(ag, step, n_cand, &gcls if gcls >= 0 else NULL)
+        if n_items == 0:
+            out.failed = True
+            return
+        if ag.cur[0].gold:
+            continue
+        if not max_violation:
+            gold_in = False
+            for q in range(n_items):
+                gold_in = gold_in or ag.cur[q].gold
+            if not gold_in:     # early update: gold fell out of the agenda
+                if not keep_hist(&out.viol_hist, &out.cap_viol, ag.cur[0].hist, ag.cur[0].n_hist):
+                    out.failed = True
+                    return
+                out.n_viol = ag.cur[0].n_hist
+                out.gold_at_viol = out.n_gold
+                return
+            continue
+        if ag.cur[0].score - gold_score > worst:
+            worst = ag.cur[0].score - gold_score
+            if not keep_hist(&out.viol_hist, &out.cap_viol, ag.cur[0].hist, ag.cur[0].n_hist):
+                out.failed = True
+                return
+            out.n_viol = ag.cur[0].n_hist
+            out.gold_at_viol = out.n_gold
+    if out.n_viol < 0 and not ag.cur[0].gold:
+        # gold survived (or the loop ended early) but the best item is another
+        if not keep_hist(&out.viol_hist, &out.cap_viol, ag.cur[0].hist, ag.cur[0].n_hist):
+            out.failed = True
+            return
+        out.n_viol = ag.cur[0].n_hist
+        out.gold_at_viol = out.n_gold
+
+
 def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, int seed, int width,
-                 bint max_violation=True, progress=None):
+                 bint max_violation=True, progress=None, int batch=1, int n_threads=1):
     """Train the step's :class:`~maltpy.search.trainable.TrainableWeights` as a structured
     perceptron over whole transition sequences with a beam of ``width`` (spec §2): the gold
     sequence is the static oracle's; early update (at the first round the gold prefix leaves the
     agenda) or, by default, max-violation (at the round where the best item's score exceeds the
     gold prefix's by most); if gold survives but does not win, at the end. Sentences in a seeded
-    shuffle each epoch; the weights are averaged over the sentences seen. Returns
-    :meth:`TrainableWeights.average`. ``progress(epoch, share of sentences without update,
-    seconds, updates)`` after each epoch."""
+    shuffle each epoch, in mini-batches of ``batch``: the sentences of a batch are searched with
+    the weights of its start, on ``n_threads`` threads, and their updates are then made in order
+    (summed), so that the model depends on ``batch`` but not on ``n_threads``. The weights are
+    averaged over the sentences seen. Returns :meth:`TrainableWeights.average`.
+    ``progress(epoch, share of sentences without update, seconds, updates)`` after each epoch."""
     if not isinstance(step.scorer, TrainableWeights):
         raise TypeError("global training needs a step over TrainableWeights")
     cdef TrainableWeights w = step.scorer
@@ -363,107 +501,78 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
     cdef int[::1] gl = np.ascontiguousarray(gold_labels, dtype=np.int32)
     if gh.shape[0] != corpus.n_rows or gl.shape[0] != corpus.n_rows:
         raise ValueError("gold arrays must have one entry per corpus row")
-    cdef Agenda ag = Agenda(step, width, corpus.max_n, step.classes.n_classes)
-    cdef int max_hist = max_transitions(corpus.max_n) + 1
-    cdef int* gold_hist = <int*>malloc(sizeof(int) * max_hist)
-    cdef int* viol_hist = <int*>malloc(sizeof(int) * max_hist)
-    cdef State gs, rs
-    cdef Decision gd
-    cdef Gold g
+    batch = max(1, batch)
+    cdef int T = max(1, min(n_threads, batch))
+    cdef Searcher* searchers = <Searcher*>calloc(T, sizeof(Searcher))
+    cdef Found* found = <Found*>calloc(batch, sizeof(Found))
+    cdef State rs
+    cdef Decision rd
     cdef Sent sent
-    gs.block = NULL
     rs.block = NULL
-    g.n_children = NULL
-    gd.keys = NULL
-    if gold_hist == NULL or viol_hist == NULL or not state_alloc(&gs, corpus.max_n) \
-            or not state_alloc(&rs, corpus.max_n) or not step.decision_alloc(&gd):
-        free(gold_hist); free(viol_hist); state_free(&gs); state_free(&rs); decision_free(&gd)
-        raise MemoryError()
-    cdef Py_ssize_t k, idx, n_sent = corpus.n_sentences, t = 1, n_updates, n_clean
-    cdef int n_items, n_cand, n_gold, gcls, n_viol, gold_at_viol, q, skip, n_best
-    cdef double gold_score, worst
-    cdef bint all_done, gold_done, gold_in, updated, ok = True
+    rd.keys = NULL
+    rd.scores = NULL
+    rd.found = NULL
+    rd.nodes = NULL
+    rd.values = NULL
+    cdef Py_ssize_t k, idx, b0, n_sent = corpus.n_sentences, t = 1, n_updates, n_clean
+    cdef int i, q, nb, skip
+    cdef bint updated, ok = True
     cdef int64_t[::1] order
+    cdef Found* f
     shuffle = np.random.default_rng(seed)
     try:
+        if searchers == NULL or found == NULL or not state_alloc(&rs, corpus.max_n) or not step.decision_alloc(&rd):
+            raise MemoryError()
+        for i in range(T):
+            if not (room_alloc(&searchers[i].room, step, width, corpus.max_n, step.classes.n_classes)
+                    and state_alloc(&searchers[i].gs, corpus.max_n) and step.decision_alloc(&searchers[i].gd)):
+                raise MemoryError()
         for epoch in range(epochs):
             t0 = time.perf_counter()
             order = shuffle.permutation(n_sent).astype(np.int64)
             n_updates = n_clean = 0
+            w.read_only = True
             with nogil:
-                for idx in range(n_sent):
-                    k = order[idx]
-                    corpus.sentence(k, &sent)
-                    gold_free(&g)
-                    if not load_gold(step.system, corpus, k, &g, &gh[0], &gl[0]):
-                        ok = False
-                        break
-                    n_items = ag.start(step, &sent)
-                    step.start(&gs, &sent)
-                    n_gold = 0
-                    gold_score = 0
-                    gold_done = False
-                    worst = -INFINITY
-                    n_viol = -1
-                    gold_at_viol = 0
-                    updated = False
-                    while True:
-                        gcls = -1
-                        if not gold_done:
-                            if not step.next(&gs, &gd, False, NULL):
-                                gold_done = True
-                            else:
-                                gcls = oracle_class(step.system, step.classes, &gs, &g, &gd)
-                                step.score(&gs, &sent, &gd)
-                                gold_score += gd.scores[gcls]
-                                step.apply(&gs, gcls, NULL)
-                                if n_gold < max_hist:
-                                    gold_hist[n_gold] = gcls
-                                    n_gold += 1
-                        n_cand = ag.expand(step, &sent, n_items, &all_done, 0)
-                        if all_done:
-                            break
-                        n_items = ag.select(step, n_cand, &gcls if gcls >= 0 else NULL)
-                        if n_items == 0:
+                b0 = 0
+                while b0 < n_sent:
+                    nb = <int>min(<Py_ssize_t>batch, n_sent - b0)
+                    # 1. search the batch's sentences with the same weights
+                    if T > 1:
+                        for q in prange(nb, num_threads=T, schedule="dynamic", chunksize=1):
+                            search_sentence(step, corpus, order[b0 + q], &gh[0], &gl[0],
+                                            &searchers[threadid()], max_violation, &found[q])
+                    else:
+                        for q in range(nb):
+                            search_sentence(step, corpus, order[b0 + q], &gh[0], &gl[0], &searchers[0],
+                                            max_violation, &found[q])
+                    # 2. their updates, in order: + the gold prefix, - the violating item's
+                    for q in range(nb):
+                        f = &found[q]
+                        if f.failed:
                             ok = False
                             break
-                        gold_in = False
-                        for q in range(n_items):
-                            gold_in = gold_in or ag.cur[q].gold
-                        if ag.cur[0].gold:
-                            continue
-                        if not max_violation:
-                            if not gold_in:     # early update: gold fell out of the agenda
-                                n_viol = ag.cur[0].n_hist
-                                memcpy(viol_hist, ag.cur[0].hist, sizeof(int) * n_viol)
-                                gold_at_viol = n_gold
-                                break
-                            continue
-                        if ag.cur[0].score - gold_score > worst:
-                            worst = ag.cur[0].score - gold_score
-                            n_viol = ag.cur[0].n_hist
-                            memcpy(viol_hist, ag.cur[0].hist, sizeof(int) * n_viol)
-                            gold_at_viol = n_gold
+                        updated = False
+                        if f.n_viol >= 0:
+                            skip = 0
+                            while skip < f.n_viol and skip < f.gold_at_viol and f.viol_hist[skip] == f.gold_hist[skip]:
+                                skip += 1
+                            if skip < f.n_viol or skip < f.gold_at_viol:
+                                corpus.sentence(order[b0 + q], &sent)
+                                if not (replay_update(step, w, &sent, f.gold_hist, f.gold_at_viol, skip, 1, t, &rs, &rd)
+                                        and replay_update(step, w, &sent, f.viol_hist, f.n_viol, skip, -1, t, &rs, &rd)):
+                                    ok = False
+                                    break
+                                updated = True
+                        n_updates += updated
+                        n_clean += not updated
+                        t += 1
                     if not ok:
                         break
-                    if n_viol < 0 and not ag.cur[0].gold:
-                        # gold survived (or the loop ended early) but the best item is another
-                        n_viol = ag.cur[0].n_hist
-                        memcpy(viol_hist, ag.cur[0].hist, sizeof(int) * n_viol)
-                        gold_at_viol = n_gold
-                    if n_viol >= 0:
-                        skip = 0
-                        while skip < n_viol and skip < gold_at_viol and viol_hist[skip] == gold_hist[skip]:
-                            skip += 1
-                        if skip < n_viol or skip < gold_at_viol:
-                            if not (replay_update(step, w, &sent, gold_hist, gold_at_viol, skip, 1, t, &rs, &gd)
-                                    and replay_update(step, w, &sent, viol_hist, n_viol, skip, -1, t, &rs, &gd)):
-                                ok = False
-                                break
-                            updated = True
-                    n_updates += updated
-                    n_clean += not updated
-                    t += 1
+                    b0 += nb
+                    if (b0 // batch) % 64 == 0:
+                        with gil:
+                            PyErr_CheckSignals()
+            w.read_only = False
             if not ok or w.failed:
                 raise MemoryError("out of memory while training")
             PyErr_CheckSignals()
@@ -471,9 +580,18 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
                 progress(epoch + 1, n_clean / <double>max(n_sent, 1), time.perf_counter() - t0, n_updates)
         return w.average(t)
     finally:
-        free(gold_hist)
-        free(viol_hist)
-        state_free(&gs)
+        w.read_only = False
+        if searchers != NULL:
+            for i in range(T):
+                room_free(&searchers[i].room)
+                state_free(&searchers[i].gs)
+                decision_free(&searchers[i].gd)
+                gold_free(&searchers[i].g)
+        if found != NULL:
+            for i in range(batch):
+                free(found[i].gold_hist)
+                free(found[i].viol_hist)
+        free(searchers)
+        free(found)
         state_free(&rs)
-        gold_free(&g)
-        decision_free(&gd)
+        decision_free(&rd)

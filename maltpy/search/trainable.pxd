@@ -29,6 +29,7 @@ cdef class TrainableWeights(Scorer):
     cdef int32_t* ids     # the rows of the last scored decision's keys
     cdef int n_ids, room
     cdef readonly bint failed
+    cdef public bint read_only    # score() only reads (threads may score at once; updates come after)
 
     cdef bint reserve_rows(self, Py_ssize_t n) noexcept nogil
     cdef bint reserve_entries(self, int64_t n) noexcept nogil

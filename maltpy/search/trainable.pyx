@@ -114,8 +114,9 @@ cdef class TrainableWeights(Scorer):
     cdef void score(self, Decision* d) noexcept nogil:
         """Bias + the rows of d's keys (made where new), over every class. The look-ups miss
         the cache (a map of millions of keys): each stage is asked for ahead for every key."""
-        cdef int i, n = d.nk if d.nk < self.room else self.room
+        cdef int i, i0, m, n = d.nk if d.nk < self.room else self.room
         cdef int32_t f
+        cdef int32_t local_ids[256]
         cdef int64_t j, end
         cdef const Row* row
         cdef uint64_t mask = self.fmap.cap - 1, h
@@ -124,6 +125,24 @@ cdef class TrainableWeights(Scorer):
             h = mix64(d.keys[i]) & mask
             prefetch(&self.fmap.keys[h])
             prefetch(&self.fmap.vals[h])
+        if self.read_only:
+            # no rows made, nothing kept: a key without a row has no weights to add (only
+            # updates make them), so the sums are the same
+            for i0 in range(0, n, 256):
+                m = 0
+                for i in range(i0, min(n, i0 + 256)):
+                    f = self.fmap.get(d.keys[i])
+                    if 0 <= f < self.rows_cap:
+                        local_ids[m] = f
+                        m += 1
+                        prefetch(&self.rows[f])
+                for i in range(m):
+                    prefetch(&self.arena[self.rows[local_ids[i]].start])
+                for i in range(m):
+                    row = &self.rows[local_ids[i]]
+                    for j in range(row.start, row.start + row.n):
+                        d.scores[self.arena[j].cls] += self.arena[j].w
+            return
         self.n_ids = 0
         for i in range(n):
             f = self.fmap.add(d.keys[i]) if self.grow else self.fmap.get(d.keys[i])
