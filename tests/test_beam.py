@@ -218,6 +218,17 @@ def test_k_best_parses_and_confidences_come_from_the_final_beam(tmp_path):
                  "-q"]) == 0
     written = read_conll(out)
     assert len(test) <= len(written) <= 3 * len(test)
+    # maltpy draw --scores shades each arc by its confidence
+    confident = str(tmp_path / "c.conllu")
+    assert main(["-c", model, "-m", "parse", "-i", str(folder / "toy-test.conllu"), "-o", confident,
+                 "--confidence", "true", "-q"]) == 0
+    from maltpy.cli.draw import cmd_draw as draw
+    svg = str(tmp_path / "c.svg")
+    draw([confident, "--sentence", "1", "--scores", "-o", svg])
+    first = read_conll(confident)[0]
+    shades = [f"opacity:{0.2 + 0.8 * float(item[5:]):.2f}" for r in first.rows for item in r[9].split("|")
+              if item.startswith("Conf=")]
+    assert shades and all(shade in open(svg).read() for shade in shades)
     with pytest.raises(MaltpyError, match="from a beam"):
         maltpy.load(model, beam_width=1).parse(test, nbest=3)
     with pytest.raises(MaltpyError, match="no option"):
@@ -248,3 +259,89 @@ def test_a_model_file_with_a_huge_beam_or_nbest_is_refused_in_one_line(toy, tmp_
         maltpy.load(bad)
     with pytest.raises(MaltpyError, match="at most"):
         Parser(**{setting: 10 ** 6})
+
+
+def _replay(step, corpus, k, prefix):
+    """Walk sentence k through the decisions ``prefix``; then (permissible classes, scores) of the
+    next decision, or None when the sentence is done."""
+    step.begin(corpus, k)
+    for c in prefix:
+        assert step.next_decision()
+        step.take(c)
+    if not step.next_decision():
+        return None
+    classes, scores = step.scores()
+    return classes.tolist(), [float(x) for x in scores]
+
+
+def _brute_force_update(step, corpus, k, gold, width, max_violation):
+    """Spec 2's update point, from a beam replayed in Python (every item walked again from the
+    start): (gold decisions taken, the violating item's decisions or None)."""
+    agenda = [((), 0.0, False, True)]          # decisions, score, done, on the gold path
+    gold_score, n_gold, worst, update = 0.0, 0, -math.inf, None
+    while True:
+        gold_cls = None
+        if n_gold < len(gold):
+            classes, scores = _replay(step, corpus, k, gold[:n_gold])
+            gold_cls = gold[n_gold]
+            gold_score += scores[classes.index(gold_cls)]
+            n_gold += 1
+        candidates, all_done = [], True
+        for b, (prefix, score, done, on_gold) in enumerate(agenda):
+            nxt = None if done else _replay(step, corpus, k, prefix)
+            if nxt is None:
+                candidates.append((score, b, -1))
+                agenda[b] = (prefix, score, True, on_gold)
+                continue
+            all_done = False
+            candidates += [(score + s, b, c) for c, s in zip(*nxt)]
+        if all_done:
+            break
+        candidates.sort(key=lambda x: (-x[0], x[1], x[2]))
+        agenda = [(agenda[b][0] + ((c,) if c >= 0 else ()), s, agenda[b][2],
+                   agenda[b][3] and (c < 0 or c == gold_cls)) for s, b, c in candidates[:width]]
+        if agenda[0][3]:
+            continue
+        if not max_violation:
+            if not any(item[3] for item in agenda):
+                return gold[:n_gold], list(agenda[0][0])
+            continue
+        if agenda[0][1] - gold_score > worst:
+            worst, update = agenda[0][1] - gold_score, (gold[:n_gold], list(agenda[0][0]))
+    if update is None and not agenda[0][3]:
+        update = (gold[:n_gold], list(agenda[0][0]))
+    return update if update is not None else (gold[:n_gold], None)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), width=st.integers(2, 4))
+def test_early_and_max_violation_updates_are_where_a_brute_force_replay_puts_them(seed, width):
+    """Spec 4: on small sentences with random weights, early update happens at the first round
+    where gold leaves the agenda and max-violation at the round of the largest violation (or at
+    the end, when gold survives but loses), as a beam replayed in Python from scratch finds."""
+    from conftest import random_projective_tree
+    from maltpy.parsing.training import prepare
+    from maltpy.search import SearchModel
+    from maltpy.search.beam import update_point
+    rnd = random.Random(seed)
+    train = []
+    for _ in range(6):
+        m = rnd.randint(2, 5)
+        heads = random_projective_tree(rnd, m)[1:]
+        labels = ["r" if h == 0 else rnd.choice(["a", "b"]) for h in heads]
+        train.append(Sentence.from_words([f"w{rnd.randrange(5)}" for _ in range(m)],
+                                         postags=[rnd.choice("XY") for _ in range(m)]).with_tree(heads, labels))
+    p = Parser(learner="perceptron", learner_options=f"-i 1 -s {seed % 97}", verbose=False, jobs=1,
+               root_label="r").fit(train)
+    scorer = p.search_model().scorer
+    corpus, heads, label_ids, system = prepare(p, train, "conllx")
+    step = SearchModel(system, p.extractor, p.classes, scorer).step(corpus.max_n, keep_scores=False)
+    step.score_all = True
+    for k in range(len(train)):
+        full, _, _ = update_point(step, corpus, k, heads, label_ids, width, True)
+        for max_violation in (False, True):
+            gold, viol, at = update_point(step, corpus, k, heads, label_ids, width, max_violation)
+            want_gold, want_viol = _brute_force_update(step, corpus, k, full, width, max_violation)
+            assert viol == want_viol
+            if viol is not None:
+                assert gold[:at] == want_gold

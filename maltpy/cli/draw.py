@@ -27,8 +27,9 @@ def cmd_draw(argv):
     p.add_argument("--sentence", type=int, metavar="N", help="only sentence N (1 = the first)")
     p.add_argument("--limit", type=int, metavar="N", help="at most N sentences")
     p.add_argument("--errors", action="store_true", help="with --gold: only sentences with an error")
-    p.add_argument("--scores", action="store_true", help="shade each arc by the Score= a parse with --arc-scores "
-                                                           "wrote in MISC: the fainter, the less sure the parser was")
+    p.add_argument("--scores", action="store_true", help="shade each arc by the Conf= a beam's --confidence or "
+                                                           "the Score= of --arc-scores wrote in MISC: the fainter, "
+                                                           "the less sure the parser was")
     p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of the input files")
     a = p.parse_args(argv)
     if a.sentence is not None and a.sentence < 1:

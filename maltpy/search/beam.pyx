@@ -24,7 +24,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.math cimport INFINITY, exp, log
 from libc.stdint cimport int64_t
 from cython.parallel cimport prange, threadid
@@ -595,3 +595,35 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
         free(found)
         state_free(&rs)
         decision_free(&rd)
+
+
+def update_point(Step step, Corpus corpus, Py_ssize_t k, gold_heads, gold_labels, int width, bint max_violation=True):
+    """Where global training would update on sentence ``k`` with the current weights (for tests
+    and inspection): (the gold sequence's decisions as far as the search followed it, the
+    violating item's decisions or None, how many gold decisions the update takes)."""
+    cdef int[::1] gh = np.ascontiguousarray(gold_heads, dtype=np.int32)
+    cdef int[::1] gl = np.ascontiguousarray(gold_labels, dtype=np.int32)
+    if gh.shape[0] != corpus.n_rows or gl.shape[0] != corpus.n_rows or not 0 <= k < corpus.n_sentences:
+        raise ValueError("gold arrays must have one entry per corpus row, and k be a sentence")
+    cdef Searcher w
+    cdef Found f
+    memset(&w, 0, sizeof(Searcher))
+    memset(&f, 0, sizeof(Found))
+    step.score_all = True
+    try:
+        if not (room_alloc(&w.room, step, width, corpus.max_n, step.classes.n_classes)
+                and state_alloc(&w.gs, corpus.max_n) and step.decision_alloc(&w.gd)):
+            raise MemoryError()
+        search_sentence(step, corpus, k, &gh[0], &gl[0], &w, max_violation, &f)
+        if f.failed:
+            raise MemoryError()
+        gold = [f.gold_hist[i] for i in range(f.n_gold)]
+        viol = [f.viol_hist[i] for i in range(f.n_viol)] if f.n_viol >= 0 else None
+        return gold, viol, f.gold_at_viol
+    finally:
+        room_free(&w.room)
+        state_free(&w.gs)
+        decision_free(&w.gd)
+        gold_free(&w.g)
+        free(f.gold_hist)
+        free(f.viol_hist)

@@ -185,19 +185,26 @@ def _tag(row) -> str:
     return "" if tag == "_" else tag
 
 
-def arc_score(row) -> Optional[float]:
-    """The ``Score=`` a parse with ``--arc-scores`` wrote in a word's MISC column, or None."""
+def arc_score(row, name: str = "Score") -> Optional[float]:
+    """The ``Score=`` a parse with ``--arc-scores`` wrote in a word's MISC column (``name``
+    "Conf": the ``Conf=`` of ``--confidence`` with a beam), or None."""
     for item in row[9].split("|"):
-        if item.startswith("Score="):
+        if item.startswith(name + "="):
             try:
-                return float(item[6:])
+                value = float(item[len(name) + 1:])
             except ValueError:
                 return None
+            return value if math.isfinite(value) else None
     return None
 
 
-def _shade(score: Optional[float]) -> str:
-    """An arc's opacity for its score (a margin: 0 faint, 1 about three quarters, 2+ full)."""
+def _shade(row) -> str:
+    """An arc's opacity for how sure the parser was: a confidence (``Conf=``, 0 to 1) as it is,
+    a score (``Score=``, a margin: 0 faint, 1 about three quarters, 2+ full)."""
+    conf = arc_score(row, "Conf")
+    if conf is not None:
+        return f' style="opacity:{0.2 + 0.8 * min(max(conf, 0.0), 1.0):.2f}"'
+    score = arc_score(row)
     if score is None:
         return ""
     return f' style="opacity:{0.2 + 0.8 * (1.0 - math.exp(-max(score, 0.0))):.2f}"'
@@ -210,8 +217,8 @@ def sentence_svg(sentence, gold=None, title: Optional[str] = None, standalone: b
     ``gold``: the same sentence with gold HEAD/DEPREL; errors are marked as the module says.
     Words without a head (HEAD ``_``) are drawn without an arc. ``standalone``: carry the
     style inside the SVG (an .svg file, a notebook cell) instead of relying on the page's.
-    ``scores``: shade each arc by the ``Score=`` in its word's MISC (``--arc-scores``): the less
-    sure the parser was, the fainter.
+    ``scores``: shade each arc by the ``Conf=`` (``--confidence``, with a beam) or ``Score=``
+    (``--arc-scores``) in its word's MISC: the less sure the parser was, the fainter.
     """
     rows = sentence.rows
     n = len(rows)
@@ -290,11 +297,13 @@ def sentence_svg(sentence, gold=None, title: Optional[str] = None, standalone: b
     def tip(h: int, d: int, label: str, what: str = "") -> str:
         head = "root" if h == 0 else f"{h} {rows[h - 1][1]}"
         score = arc_score(rows[d - 1]) if scores and not what else None
+        conf = arc_score(rows[d - 1], "Conf") if scores and not what else None
         return esc(f"{what}{head} \u2192 {d} {rows[d - 1][1]}  {label}"
-                   + (f"  score {score:g}" if score is not None else ""))
+                   + (f"  score {score:g}" if score is not None else "")
+                   + (f"  confidence {conf:g}" if conf is not None else ""))
 
     def shade(d: int) -> str:
-        return _shade(arc_score(rows[d - 1])) if scores else ""
+        return _shade(rows[d - 1]) if scores else ""
 
     for (h, d), level in zip(arcs, levels):
         x1, x2 = xs(h, d)
