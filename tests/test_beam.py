@@ -82,6 +82,8 @@ def test_a_wide_beam_finds_the_best_complete_sequence(seed, n, scores):
     step = p.search_model().step(corpus.max_n, keep_scores=False)
     step.score_all = True           # as the beam walks: every move scored, arc-eager's end pops too
     found = list(_sequences(step, corpus, 0, 0.5 if scores == "local:0.5" else 0.0))
+    # spec 1.1 (a): with the end pops scored, every complete arc-eager sequence has 2n moves
+    assert {len(seq) for seq, _, _ in found} == {2 * n}
     best = max(s for _, s, _ in found)
     p.settings.beam_width = max(len(found), 2)
     p.settings.beam_scores = scores

@@ -26,7 +26,7 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     corpus = parser.encode(parser.view.encode(sentences, parser.format == "conllu"))
     parser.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
     conf = np.empty(corpus.n_rows, dtype=np.float32) if confidence else None
-    step = parser.search_model().step(corpus.max_n, keep_scores=False)
+    step = parser.search_model().step(corpus.max_n, keep_scores=False, plain=True)
     out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf,
                      temperature=beam_temperature(parser.settings))
     names = parser.output_labels

@@ -13,8 +13,8 @@ sequences all have 2n moves (spec §1.1, option (a)). A finished item is carried
 score (option (b)): for the systems whose sequences differ in length, they compete as they are.
 The best finished item is the parse. Without the GIL; no Python object per decision.
 
-The step is used without kept partial sums (``keep_scores`` False: the same sums, recomputed),
-since consecutive decisions belong to different configurations. A beam of width 1 is the greedy
+The step keeps no partial sums (``plain``): consecutive decisions belong to different
+configurations, so each decision's keys are added over its permissible classes only. A beam of width 1 is the greedy
 strategy itself (byte-identical output).
 """
 cimport cython
@@ -346,7 +346,7 @@ class Beam(Strategy):
         if record_end or moves_out is not None or given is not None or confidence_out is not None:
             raise MaltpyError("with a beam (-b > 1), fragmentation records, constraints and arc scores are not "
                               "available yet")
-        return beam_parse(model.step(corpus.max_n, keep_scores=False), corpus, self.width, progress,
+        return beam_parse(model.step(corpus.max_n, keep_scores=False, plain=True), corpus, self.width, progress,
                           temperature=self.temperature)
 
 

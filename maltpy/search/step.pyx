@@ -82,12 +82,15 @@ cdef class Step:
 
     ``max_n``: the longest sentence it will walk (sizes the per-node sums). ``keep_scores``
     False: partial sums are computed afresh at every decision instead of kept (the same sums,
-    added in the same order; tests). A step whose scorer keeps no sums and settles no ties
+    added in the same order; tests). ``plain``: no partial sums at all, each decision's keys
+    added over its permissible classes only, in extraction order (beam search, whose consecutive
+    decisions belong to different configurations: kept and cached sums cover every class, a
+    waste where they cannot be reused). A step whose scorer keeps no sums and settles no ties
     (``Step.shareable``) may walk sentences on many threads at once, each with its own
     Decision and State; otherwise one thread at a time."""
 
     def __cinit__(self, TransitionSystem system, Extractor ex, ClassTable classes, Scorer scorer=None,
-                  int max_n=0, bint keep_scores=True):
+                  int max_n=0, bint keep_scores=True, bint plain=False):
         self.system, self.ex, self.classes, self.scorer = system, ex, classes, scorer
         self.table = scorer if isinstance(scorer, Weights) else None
         self.C = classes.n_classes
@@ -105,14 +108,14 @@ cdef class Step:
         self.keep_scores = keep_scores
         parts_np = ex.stable_parts(system)
         self._parts = parts_np
-        self.keeping = linear and bool(parts_np[ex.n_addr + ex.n_atoms:].any())
+        self.keeping = linear and not plain and bool(parts_np[ex.n_addr + ex.n_atoms:].any())
         cdef unsigned char[::1] parts = parts_np
         self.leave_out = &parts[0] if self.keeping else NULL
         self.stable = self.leave_out + ex.n_addr + ex.n_atoms if self.keeping else NULL   # by template
         cached_np = ex.cached_templates(system)
         self.n_nodes = max_n + 1
         self.room = ex.max_keys + 1     # cached keys per node, at most
-        self.caching = linear and bool(cached_np.any()) and \
+        self.caching = linear and not plain and bool(cached_np.any()) and \
             self.n_nodes * (self.C * sizeof(float) + self.room * sizeof(uint64_t)) < (1 << 28)
         self._cached = np.append(cached_np, np.uint8(0))
         cdef const unsigned char[::1] cached_view = self._cached

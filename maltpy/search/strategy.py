@@ -14,10 +14,11 @@ class SearchModel(NamedTuple):
     classes: object
     scorer: object
 
-    def step(self, max_n: int = 0, keep_scores: bool = True):
-        """A decision step (:class:`maltpy.search.step.Step`) for sentences of up to ``max_n`` words."""
+    def step(self, max_n: int = 0, keep_scores: bool = True, plain: bool = False):
+        """A decision step (:class:`maltpy.search.step.Step`) for sentences of up to ``max_n`` words
+        (``keep_scores``, ``plain``: see the class)."""
         from maltpy.search.step import Step
-        return Step(self.system, self.extractor, self.classes, self.scorer, max_n, keep_scores)
+        return Step(self.system, self.extractor, self.classes, self.scorer, max_n, keep_scores, plain)
 
 
 class Strategy:
