@@ -157,6 +157,10 @@ def test_early_update_trains_too_and_the_options_are_checked(toy):
         Parser(learner="perceptron", oracle="dynamic", beam_width=4, verbose=False).fit(train)
     with pytest.raises(MaltpyError, match="at least 1"):
         Parser(beam_width=0)
+    for wrong in ("local:0", "local:-1", "local:x", "sum:2", "softmax"):
+        with pytest.raises(MaltpyError, match="beam_scores"):
+            Parser(beam_scores=wrong)
+    assert Parser(beam_scores="Local:2.5").settings.beam_scores == "local:2.5"
 
 
 def test_kernel_models_and_records_say_what_a_beam_does_not_do_yet(toy):
