@@ -54,6 +54,22 @@ def test_parse_files_on_two_workers_equals_one_process(model, corpus, cluster, t
             assert a.read() == single.read_bytes()
 
 
+def test_a_beam_model_parses_on_the_cluster_as_in_one_process(corpus, cluster, tmp_path):
+    """A globally trained beam model keeps its width and its raw sums on every worker."""
+    from maltpy.integrations.dask import parse_files
+    model = str(tmp_path / "beam.mpz")
+    assert main(["-c", model, "-m", "learn", "-i", TRAIN, "-l", "perceptron", "-lo", "-i 3", "-b", "4",
+                 "-j", "1", "-q"]) == 0
+    pairs = [(src, str(tmp_path / "dask" / os.path.basename(src))) for src in corpus]
+    os.makedirs(tmp_path / "dask")
+    parse_files(cluster, model, pairs)
+    for src, dst in pairs:
+        single = tmp_path / "single.conll"
+        assert main(["-c", model, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
+        with open(dst, "rb") as a:
+            assert a.read() == single.read_bytes()
+
+
 def test_cli_dask_local_cluster_four_files(model, corpus, tmp_path):
     """maltpy -m parse --dask local:2 -i 'glob' -o outdir/: one output per input, the same bytes."""
     extra = tmp_path / "in" / "part3.conll"
