@@ -394,6 +394,20 @@ class Harness:
                                    jobs=1 + len(text) % 2)
             if compiled != written.encode("utf-8"):
                 raise FuzzFailure("the compiled parse path wrote other bytes than the Python path")
+        if parser.weights().linear and sentences:
+            # a beam over the same model (raw sums or log-probabilities) gives trees too
+            saved = parser.settings.beam_width, parser.settings.beam_scores
+            parser.settings.beam_width = 3
+            parser.settings.beam_scores = ("sum", "local")[len(sentences) % 2]
+            try:
+                beamed = parser.parse(sentences)
+            except MaltpyError:
+                beamed = []
+            finally:
+                parser.settings.beam_width, parser.settings.beam_scores = saved
+            for before, after in zip(sentences, beamed):
+                if after.forms != before.forms or not _is_tree(after.heads):
+                    raise FuzzFailure("a beam's parse is not a tree over the input's words")
         if parser.weights().linear and parser.settings.direction == "ltr" and sentences:
             # kept scores (Covington's Right[i] features) and the scores remembered per word (its
             # Left[i] features) must decide as scores computed afresh
@@ -617,6 +631,21 @@ class _Draw:
 
 _API_STRINGS = ["dog", "bark", ".", "NN", "VB", "_", "x y", "été", "a\tb", "", "\n", "#", "1", None, 3]
 _API_LABELS = ["root", "nsubj", "obj", "_", "nsubj:pass", "x y", "a\tb", "", "\n", None, 0, "ROOT"]
+
+
+def _is_tree(heads) -> bool:
+    """Whether ``heads`` (word i's head at i - 1, 0 the root) make a tree: every head a node, no cycle."""
+    n = len(heads)
+    if any(not isinstance(h, int) or not 0 <= h <= n or h == i + 1 for i, h in enumerate(heads)):
+        return False
+    for i in range(1, n + 1):
+        seen, k = 0, i
+        while k != 0:
+            k = heads[k - 1]
+            seen += 1
+            if seen > n:
+                return False
+    return True
 
 
 def _api_trees(n: int):
