@@ -50,19 +50,20 @@ class LinearModels:
     def load(arrays: dict, k: int, n_classes: int, path: str):
         """Split model ``k`` of a model file, every array checked against the others."""
         C = n_classes
-        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
+        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64, copy=False)
         indptr = check_array(arrays, f"w{k}_indptr", path, "iu", length=len(keys) + 1, low=0)
         cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
         vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
         bias = check_array(arrays, f"bias{k}", path, "f", length=C)
         # optional (models since the near-tie rule): the low parts of float64 weights
-        low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32) \
+        low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32, copy=False) \
             if f"w{k}_low" in arrays else None
         if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
             raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
-        # kept as stored: the parse-time table adds sparse rows
-        return keys, (indptr.astype(np.int64), cols.astype(np.int32), vals.astype(np.float32), low), \
-            bias.astype(np.float32)
+        # kept as stored (no copies where the stored types are the ones used: a rich model's arrays
+        # are tens of megabytes): the parse-time table adds sparse rows
+        return keys, (indptr.astype(np.int64, copy=False), cols, vals.astype(np.float32, copy=False), low), \
+            bias.astype(np.float32, copy=False)
 
 
 class KernelModelSet:
@@ -99,7 +100,7 @@ class KernelModelSet:
     @staticmethod
     def load(arrays: dict, k: int, n_classes: int, path: str):
         from maltpy.learners import SvmModel
-        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64)
+        keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64, copy=False)
         n = len(keys)
         indptr = check_array(arrays, f"svm{k}_sv_indptr", path, "iu", low=0)
         n_sv = len(indptr) - 1

@@ -60,8 +60,12 @@ cdef class Weights(Scorer):
         for k, (keys_obj, w_obj, b_obj) in enumerate(models):
             keys = np.ascontiguousarray(keys_obj, dtype=np.uint64)
             if isinstance(w_obj, tuple):
-                indptr, cols, w = [np.ascontiguousarray(a, dtype=t) for a, t in
-                                   zip(w_obj[:3], (np.int64, np.int32, np.float32))]
+                indptr, w = (np.ascontiguousarray(w_obj[0], dtype=np.int64),
+                             np.ascontiguousarray(w_obj[2], dtype=np.float32))
+                # classes as stored (uint16 in model files): copied once, into the entries
+                cols = np.ascontiguousarray(w_obj[1])
+                if cols.dtype.kind not in "iu":
+                    cols = cols.astype(np.int32)
                 low = np.ascontiguousarray(w_obj[3], dtype=np.float32) \
                     if len(w_obj) > 3 and w_obj[3] is not None else None
                 n_rows = len(indptr) - 1
