@@ -410,7 +410,7 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
     not win, at the end. Reads the weights only."""
     cdef Sent sent
     cdef Room* ag = &w.room
-    cdef int n_items, n_cand, gcls, q
+    cdef int n_items, n_cand, gcls, q, gold_item
     cdef double gold_score = 0, worst = -INFINITY
     cdef bint all_done, gold_done = False, gold_in
     cdef int* grown
@@ -426,14 +426,22 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
     n_items = room_start(ag, step, &sent)
     step.start(&w.gs, &sent)
     while True:
+        # the agenda's item on the gold path, if any: its decision, scored by room_expand, is the
+        # gold sequence's (the same configuration), so the gold one need not be scored again
+        gold_item = -1
+        for q in range(n_items):
+            if ag.cur[q].gold and not ag.cur[q].done:
+                gold_item = q
+                break
         gcls = -1
         if not gold_done:
             if not step.next(&w.gs, &w.gd, False, NULL):
                 gold_done = True
             else:
                 gcls = oracle_class(step.system, step.classes, &w.gs, &w.g, &w.gd)
-                step.score(&w.gs, &sent, &w.gd)
-                gold_score += w.gd.scores[gcls]
+                if gold_item < 0:
+                    step.score(&w.gs, &sent, &w.gd)
+                    gold_score += w.gd.scores[gcls]
                 step.apply(&w.gs, gcls, NULL)
                 if out.n_gold == out.cap_gold:
                     grown = <int*>realloc(out.gold_hist, sizeof(int) * 2 * (out.cap_gold + 32))
@@ -445,6 +453,8 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
                 out.gold_hist[out.n_gold] = gcls
                 out.n_gold += 1
         n_cand = room_expand(ag, step, &sent, n_items, &all_done, 0)
+        if gold_item >= 0 and gcls >= 0:
+            gold_score += ag.ds[gold_item].scores[gcls]
         if all_done:
             break
         n_items = room_select(ag, step, n_cand, &gcls if gcls >= 0 else NULL)
