@@ -29,7 +29,9 @@ def configurations(widths):
     zn = ["-a", "nivreeager", "-F", "NivreEagerZN"]
     out = [("greedy, LIBLINEAR", zn + ["-l", "liblinear"], []),
            ("greedy, perceptron, dynamic oracle", zn + ["-l", "perceptron", "-or", "dynamic"], [])]
-    out += [(f"global, B = {b}", zn + ["-l", "perceptron", "-b", str(b)], []) for b in widths]
+    # B = 1: global training with greedy search (--search beam -b 1; -b 1 alone is the greedy learner)
+    out += [(f"global, B = {b}", zn + ["-l", "perceptron", "-b", str(b)] + (["--search", "beam"] if b == 1 else []),
+             []) for b in widths]
     out += [("greedy, LIBLINEAR, beam 8 (log-probabilities)", None, ["-b", "8"]),
             ("greedy, perceptron, dynamic oracle, beam 8 (log-probabilities)", None, ["-b", "8"])]
     return out

@@ -191,7 +191,8 @@ class Settings:
                                 "beam's parses that have it, as Conf= in CoNLL-U's MISC (default false; a parse-time option)"))
     search: str = _setting("greedy", Flag(
         "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
-                                "decision, as MaltParser) or beam (what -b above 1 chooses); a parse-time option"))
+                                "decision, as MaltParser) or beam (what -b above 1 chooses; with -l perceptron "
+                                "and -b 1, global training with greedy search); a parse-time option"))
     jobs: int = _setting(0, Flag(
         "-j", "N", "threads: -m parse parses chunks of the input on N threads (the output does not depend on "
                    "N); -m learn trains split models side by side, and a model trained alone gets a second "

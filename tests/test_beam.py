@@ -148,6 +148,11 @@ def test_mini_batches_make_the_same_model_on_any_number_of_threads(toy):
 
 def test_early_update_trains_too_and_the_options_are_checked(toy):
     train, test = toy
+    log = []    # --search beam -b 1: global training with greedy search
+    p = Parser(learner="perceptron", learner_options="-i 2", search="beam", verbose=False, jobs=1).fit(
+        train, log=log.append)
+    assert any("globally, beam 1" in line for line in log) and p.settings.beam_scores == "sum"
+    assert all(len(s.heads) == len(s) for s in p.parse(test))
     p = Parser(learner="perceptron", learner_options="-i 3 -u early", beam_width=4, verbose=False, jobs=1).fit(train)
     assert p.learner.options_string().endswith("-u early")
     assert all(len(s.heads) == len(s) for s in p.parse(test))

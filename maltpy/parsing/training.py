@@ -85,8 +85,8 @@ def fit(parser, sentences, fmt: str, log):
     s = parser.settings
     if both_ways(s):
         return fit_both(parser, sentences, fmt, log)
-    if s.beam_width > 1 and make_learner(s.learner, s.learner_options).online:
-        return fit_global(parser, sentences, fmt, log)
+    if (s.beam_width > 1 or s.search == "beam") and make_learner(s.learner, s.learner_options).online:
+        return fit_global(parser, sentences, fmt, log)    # --search beam -b 1: global, greedy search
     if s.oracle == "dynamic":
         return fit_online(parser, sentences, fmt, log)
     return fit_static(parser, sentences, fmt, log)
