@@ -87,10 +87,10 @@ def main():
     train, dev = (os.path.join(a.work, f"{p}.conll") for p in ("train", "dev"))
     dev10 = os.path.join(a.work, "dev10.conll")
     if not os.path.exists(dev10):
-        write_conll(train, read_ewt(a.shared, "train"), "conllx")
+        write_conll(read_ewt(a.shared, "train"), train)
         sentences = read_ewt(a.shared, "dev")
-        write_conll(dev, sentences, "conllx")
-        write_conll(dev10, sentences * 10, "conllx")
+        write_conll(sentences, dev)
+        write_conll(sentences * 10, dev10)
     from maltpy.formats.conll import read_conll
     tokens = 10 * sum(len(s) for s in read_conll(dev, "conllx"))
     widths = [int(b) for b in a.widths.split(",")]
