@@ -133,25 +133,29 @@ def main():
     else:
         print(text)
     if a.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(6.5, 4))
-        glob = [(r[3], r[1], r[0].split("= ")[1]) for r in rows if r[0].startswith("global")]
-        ax.plot([x for x, _, _ in glob], [y for _, y, _ in glob], "o-", label="global training, beam B")
-        for x, y, b in glob:
-            ax.annotate(f"B={b}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
-        for name, las, _, tps, _, _ in rows:
-            if name.startswith("greedy"):
-                ax.plot([tps], [las], "s", label=name)
-        ax.set_xscale("log")
-        ax.set_xlabel("parsing speed, tokens/s (whole process, one thread, log scale)")
-        ax.set_ylabel("EWT dev LAS")
-        ax.legend(fontsize=7, loc="lower left")
-        ax.grid(alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(a.plot)
+        plot(rows, a.plot)
 
+
+def plot(rows, path):
+    """The accuracy-speed curve of the global models, the greedy ones as points, as an SVG file."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    glob = [(r[3], r[1], r[0].split("= ")[1]) for r in rows if r[0].startswith("global")]
+    ax.plot([x for x, _, _ in glob], [y for _, y, _ in glob], "o-", label="global training, beam B")
+    for x, y, b in glob:
+        ax.annotate(f"B={b}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    for name, las, _, tps, _, _ in rows:
+        if name.startswith("greedy"):
+            ax.plot([tps], [las], "s", label=name)
+    ax.set_xscale("log")
+    ax.set_xlabel("parsing speed, tokens/s (whole process, one thread, log scale)")
+    ax.set_ylabel("EWT dev LAS")
+    ax.legend(fontsize=7, loc="lower left")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
 
 if __name__ == "__main__":
     main()
