@@ -19,7 +19,7 @@ from maltpy.parsing.encode import SymbolTable, gold_arrays, warn_long_sentences
 from maltpy.parsing.models import models_of
 from maltpy.chunks import folds as cv_folds
 from maltpy.progress import progress_bar
-from maltpy.search import SearchModel
+from maltpy.search import SearchModel, trains_globally
 from maltpy.search.decision import ClassTable
 from maltpy.systems import SYSTEMS
 from maltpy.transform.reverse import one_way
@@ -85,8 +85,8 @@ def fit(parser, sentences, fmt: str, log):
     s = parser.settings
     if both_ways(s):
         return fit_both(parser, sentences, fmt, log)
-    if (s.beam_width > 1 or s.search == "beam") and make_learner(s.learner, s.learner_options).online:
-        return fit_global(parser, sentences, fmt, log)    # --search beam -b 1: global, greedy search
+    if trains_globally(s) and make_learner(s.learner, s.learner_options).online:
+        return fit_global(parser, sentences, fmt, log)
     if s.oracle == "dynamic":
         return fit_online(parser, sentences, fmt, log)
     return fit_static(parser, sentences, fmt, log)

@@ -37,6 +37,12 @@ def for_settings(settings) -> Strategy:
     return strategy(name, beam_width=settings.beam_width, temperature=beam_temperature(settings))
 
 
+def trains_globally(settings) -> bool:
+    """Whether an online learner (the perceptron) trains globally under ``settings``: with a beam
+    wider than 1, or ``--search beam`` (with ``-b 1``: global training with greedy search)."""
+    return settings.beam_width > 1 or settings.search == "beam"
+
+
 def beam_temperature(settings) -> float:
     """What a beam adds per decision under ``settings.beam_scores``: 0 for the raw scores (``sum``;
     ``auto`` for a model trained with a beam, which records ``sum``), else the temperature of the
@@ -51,4 +57,5 @@ def beam_temperature(settings) -> float:
     return learner.local_temperature if learner is not None else 1.0
 
 
-__all__ = ["STRATEGIES", "SearchModel", "Strategy", "beam_temperature", "for_settings", "strategy"]
+__all__ = ["STRATEGIES", "SearchModel", "Strategy", "beam_temperature", "for_settings", "strategy",
+           "trains_globally"]
