@@ -151,7 +151,7 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
     classes' scores times ``temperature``, instead of the raw score (the scores of a model
     trained on single decisions are comparable across sequences that way, not as they are)."""
     cdef int b, rr, c, n = 0
-    cdef double top, z, lse
+    cdef double top, z, scale, shift
     cdef Item* it
     cdef Decision* d
     all_done[0] = True
@@ -168,6 +168,7 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
             continue
         all_done[0] = False
         step.score(&it.s, sent, d)
+        scale, shift = 1.0, 0.0     # raw scores; log-probabilities: T * score - log-sum-exp
         if temperature > 0:
             top = -INFINITY
             for rr in range(d.n_runs):
@@ -178,17 +179,10 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
             for rr in range(d.n_runs):
                 for c in range(d.run_lo[rr], d.run_end[rr]):
                     z += exp(temperature * (d.scores[c] - top))
-            lse = log(z)
-            for rr in range(d.n_runs):
-                for c in range(d.run_lo[rr], d.run_end[rr]):
-                    r.cand[n].score = it.score + temperature * (d.scores[c] - top) - lse
-                    r.cand[n].item = b
-                    r.cand[n].cls = c
-                    n += 1
-            continue
+            scale, shift = temperature, -temperature * top - log(z)
         for rr in range(d.n_runs):
             for c in range(d.run_lo[rr], d.run_end[rr]):
-                r.cand[n].score = it.score + d.scores[c]
+                r.cand[n].score = it.score + scale * d.scores[c] + shift
                 r.cand[n].item = b
                 r.cand[n].cls = c
                 n += 1
@@ -518,13 +512,9 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
     cdef State rs
     cdef Decision rd
     cdef Sent sent
-    rs.block = NULL
-    rd.keys = NULL
-    rd.scores = NULL
-    rd.found = NULL
-    rd.nodes = NULL
-    rd.values = NULL
-    cdef Py_ssize_t k, idx, b0, n_sent = corpus.n_sentences, t = 1, n_updates, n_clean
+    memset(&rs, 0, sizeof(State))       # nothing allocated yet: freeing them is safe
+    memset(&rd, 0, sizeof(Decision))
+    cdef Py_ssize_t b0, n_sent = corpus.n_sentences, t = 1, n_updates, n_clean
     cdef int i, q, nb, skip
     cdef bint updated, ok = True
     cdef int64_t[::1] order
