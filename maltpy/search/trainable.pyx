@@ -112,8 +112,9 @@ cdef class TrainableWeights(Scorer):
         return j
 
     cdef void score(self, Decision* d) noexcept nogil:
-        """Bias + the rows of d's keys (made where new), over every class. The look-ups miss
-        the cache (a map of millions of keys): each stage is asked for ahead for every key."""
+        """Bias + the rows of d's keys (made where new; with ``read_only`` none is made and
+        nothing is kept, so threads may score at once), over every class. The look-ups miss the
+        cache (a map of millions of keys): each stage is asked for ahead for every key."""
         cdef int i, i0, m, n = d.nk if d.nk < self.room else self.room
         cdef int32_t f
         cdef int32_t local_ids[256]
