@@ -91,7 +91,10 @@ class Settings:
         "-lo", "OPTIONS", "learner options: liblinear '-s_4_-c_0.1_-e_0.1_-B_-1' (default; maltpy's -f N: feature "
                           "values seen fewer than N times get no weights); libsvm svm-train "
                           "flags, default '-s_0_-t_1_-d_2_-g_0.2_-r_0_-c_1_-e_1.0' (MaltParser's; Nivre 2008 "
-                          "used -c 0.5); a value may start with '-': -lo \"-s 0 -c 0.5\""))
+                          "used -c 0.5); perceptron '-i 15 -s 0' (epochs, seed; -or dynamic: -k 1 -p 0.9, "
+                          "the epochs before exploring and its probability; -f N; with -b: -u max|early, "
+                          "the update, and -m 4, the mini-batch); a value may start with '-': "
+                          "-lo \"-s 0 -c 0.5\""))
     split_column: Optional[str] = _setting(None, Flag("-d", "COLUMN", "data split column, e.g. POSTAG"))
     split_structure: Optional[str] = _setting(None, Flag("-s", "STRUCTURE", "data split structure, e.g. Input[0]"))
     split_threshold: int = _setting(50, Flag("-T", "N", "data split threshold (default 50)"))
