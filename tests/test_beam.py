@@ -356,3 +356,26 @@ def test_early_and_max_violation_updates_are_where_a_brute_force_replay_puts_the
             assert viol == want_viol
             if viol is not None:
                 assert gold[:at] == want_gold
+
+
+@pytest.mark.parametrize("algorithm", sorted(__import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS))
+def test_every_system_trains_globally_and_its_beam_gives_trees(toy, algorithm):
+    """Global training and beam search over every transition system (finished items carried
+    forward where sequences differ in length): every parse is a tree over the input's words, and
+    more than 80 % of the toy test set's heads are right."""
+    train, test = toy
+    p = Parser(algorithm=algorithm, learner="perceptron", learner_options="-i 3", beam_width=3, verbose=False,
+               jobs=1).fit(train)
+    out = p.parse(test)
+    correct = total = 0
+    for gold, s in zip(test, out):
+        heads = s.heads
+        assert len(heads) == len(gold) and all(0 <= h <= len(heads) for h in heads)
+        for i in range(1, len(heads) + 1):      # every word reaches the root: no cycle
+            k, steps = i, 0
+            while k != 0 and steps <= len(heads):
+                k, steps = heads[k - 1], steps + 1
+            assert k == 0
+        correct += sum(a == b for a, b in zip(heads, gold.heads))
+        total += len(heads)
+    assert correct / total > 0.8
