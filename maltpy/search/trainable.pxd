@@ -23,7 +23,7 @@ cdef class TrainableWeights(Scorer):
     cdef float* bw
     cdef double* bu
     cdef Row* rows           # per feature id
-    cdef Py_ssize_t rows_cap
+    cdef int64_t rows_cap
     cdef Entry* arena
     cdef int64_t arena_cap, arena_used, n_entries
     cdef int32_t* ids     # the rows of the last scored decision's keys

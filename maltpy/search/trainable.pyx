@@ -27,6 +27,24 @@ from maltpy.search.decision cimport Decision, prefetch
 cnp.import_array()
 
 
+cdef bint grow(void** data, int64_t* cap, int64_t n, size_t item, int64_t first) noexcept nogil:
+    """Room for ``n`` items of ``item`` bytes in ``*data`` (``*cap`` of them so far): doubled from
+    ``first`` until it fits, the new room zeroed; False when memory runs out (nothing changed)."""
+    cdef int64_t room = cap[0] if cap[0] else first
+    cdef char* grown
+    if n <= cap[0]:
+        return True
+    while room < n:
+        room *= 2
+    grown = <char*>realloc(data[0], item * room)
+    if grown == NULL:
+        return False
+    memset(grown + item * cap[0], 0, item * (room - cap[0]))
+    data[0] = grown
+    cap[0] = room
+    return True
+
+
 @cython.final
 cdef class TrainableWeights(Scorer):
     """Weights of ``n_classes`` classes over the keys of ``fmap``; one split model. ``max_keys``:
@@ -56,34 +74,11 @@ cdef class TrainableWeights(Scorer):
 
     cdef bint reserve_rows(self, Py_ssize_t n) noexcept nogil:
         """Room for row ids below n (new rows are empty)."""
-        cdef Py_ssize_t cap = self.rows_cap if self.rows_cap else 1024
-        cdef Row* rows
-        if n <= self.rows_cap:
-            return True
-        while cap < n:
-            cap *= 2
-        rows = <Row*>realloc(self.rows, sizeof(Row) * cap)
-        if rows == NULL:
-            return False
-        memset(rows + self.rows_cap, 0, sizeof(Row) * (cap - self.rows_cap))
-        self.rows = rows
-        self.rows_cap = cap
-        return True
+        return grow(<void**>&self.rows, &self.rows_cap, n, sizeof(Row), 1024)
 
     cdef bint reserve_entries(self, int64_t n) noexcept nogil:
         """Room for n entries in the arena."""
-        cdef int64_t cap = self.arena_cap if self.arena_cap else 4096
-        cdef Entry* arena
-        if n <= self.arena_cap:
-            return True
-        while cap < n:
-            cap *= 2
-        arena = <Entry*>realloc(self.arena, sizeof(Entry) * cap)
-        if arena == NULL:
-            return False
-        self.arena = arena
-        self.arena_cap = cap
-        return True
+        return grow(<void**>&self.arena, &self.arena_cap, n, sizeof(Entry), 4096)
 
     cdef inline int64_t entry(self, int32_t f, int c) noexcept nogil:
         """The arena index of row f's entry for class c, made (zero) where missing; -1 when
