@@ -31,7 +31,7 @@ from cython.parallel cimport prange, threadid
 
 from maltpy.errors import MaltpyError
 from maltpy.features.extract cimport Sent
-from maltpy.search.decision cimport ClassTable, Corpus, Decision, MAX_MOVES, max_transitions
+from maltpy.search.decision cimport Corpus, Decision
 from maltpy.search.step cimport Step, decision_free, load_gold, oracle_class
 from maltpy.search.strategy import Strategy
 from maltpy.search.trainable cimport TrainableWeights
