@@ -86,8 +86,9 @@ def load_model(path: str):
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # numpy warns on some damaged .npy headers
                 for name in names:
-                    with z.open(f"arrays/{name}.npy") as f:
-                        arrays[name] = np.lib.format.read_array(io.BytesIO(f.read()), allow_pickle=False)
+                    member = z.getinfo(f"arrays/{name}.npy")
+                    with z.open(member) as f:
+                        arrays[name] = _read_npy(f, member.file_size)
     except ModelFileError:
         raise
     except PermissionError:
@@ -98,6 +99,36 @@ def load_model(path: str):
         # every one of them means the same thing here
         raise ModelFileError(f"{path}: corrupt or truncated model file ({type(e).__name__}: {e})") from None
     return header, arrays
+
+
+def _read_npy(f, size: int) -> np.ndarray:
+    """One ``.npy`` member of a model file, inflated straight into its array (no whole-member
+    copies on the way: a rich model's weights are tens of megabytes); what numpy's own reader
+    refuses is refused (no pickled objects), and so is data shorter or longer than the header says."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise ValueError(f"unsupported .npy version {version}")
+    if dtype.hasobject:
+        raise ValueError("the array holds Python objects")
+    count = math.prod(shape)
+    if count * dtype.itemsize > size:      # a damaged header must not allocate what is not there
+        raise ValueError("array data shorter than its header says")
+    arr = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+    out = memoryview(arr.reshape(-1, order="A").view(np.uint8)) if count else memoryview(b"")
+    pos = 0
+    while pos < len(out):
+        chunk = f.read(min(len(out) - pos, 1 << 20))
+        if not chunk:
+            raise ValueError("array data shorter than its header says")
+        out[pos:pos + len(chunk)] = chunk
+        pos += len(chunk)
+    if f.read(1):
+        raise ValueError("array data longer than its header says")
+    return arr
 
 
 class HeaderReader:

@@ -58,11 +58,20 @@ class LinearModels:
         # optional (models since the near-tie rule): the low parts of float64 weights
         low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32, copy=False) \
             if f"w{k}_low" in arrays else None
-        if indptr[0] != 0 or indptr[-1] != len(cols) or np.any(np.diff(indptr.astype(np.int64)) < 0):
+        # rows that run backwards are refused by the table (maltpy.search.weights), which every
+        # loaded model builds
+        if indptr[0] != 0 or indptr[-1] != len(cols):
             raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
-        # kept as stored (no copies where the stored types are the ones used: a rich model's arrays
-        # are tens of megabytes): the parse-time table adds sparse rows
-        return keys, (indptr.astype(np.int64, copy=False), cols, vals.astype(np.float32, copy=False), low), \
+        # the classes and weights as the parse-time table's records, their two fields handed on
+        # as views (the table takes the records as they are) and the arrays as stored let go
+        # of: a rich model's are tens of megabytes
+        from maltpy.search.weights import row_entries
+        entries = row_entries(cols, vals)
+        for name in (f"w{k}_cols", f"w{k}_vals"):
+            arrays.pop(name, None)
+        n = len(cols)
+        del cols, vals
+        return keys, (indptr.astype(np.int64, copy=False), entries["cls"][:n], entries["w"][:n], low), \
             bias.astype(np.float32, copy=False)
 
 

@@ -340,7 +340,7 @@ class Beam(Strategy):
         if record_end or moves_out is not None or given is not None or confidence_out is not None:
             raise MaltpyError("with a beam (-b > 1), fragmentation records, constraints and arc scores are not "
                               "available yet")
-        return beam_parse(model.step(corpus.max_n, keep_scores=False, plain=True), corpus, self.width, progress,
+        return beam_parse(model.step(corpus.max_n, plain=True), corpus, self.width, progress,
                           temperature=self.temperature)
 
 

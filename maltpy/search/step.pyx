@@ -82,10 +82,11 @@ cdef class Step:
 
     ``max_n``: the longest sentence it will walk (sizes the per-node sums). ``keep_scores``
     False: partial sums are computed afresh at every decision instead of kept (the same sums,
-    added in the same order; tests). ``plain``: no partial sums at all, each decision's keys
-    added over its permissible classes only, in extraction order (beam search, whose consecutive
-    decisions belong to different configurations: kept and cached sums cover every class, a
-    waste where they cannot be reused). A step whose scorer keeps no sums and settles no ties
+    added in the same order; tests). ``plain``: no kept sums, each decision's keys added over
+    its permissible classes only, in extraction order, but for the per-node cache of the
+    system's ``cached_address_functions`` (beam search, whose consecutive decisions belong to
+    different configurations: kept sums cover every class, a waste where they cannot be reused;
+    the cached ones serve every item of the beam with the same node). A step whose scorer keeps no sums and settles no ties
     (``Step.shareable``) may walk sentences on many threads at once, each with its own
     Decision and State; otherwise one thread at a time."""
 
@@ -115,7 +116,7 @@ cdef class Step:
         cached_np = ex.cached_templates(system)
         self.n_nodes = max_n + 1
         self.room = ex.max_keys + 1     # cached keys per node, at most
-        self.caching = linear and not plain and bool(cached_np.any()) and \
+        self.caching = linear and (plain or type(system).greedy_cache) and bool(cached_np.any()) and \
             self.n_nodes * (self.C * sizeof(float) + self.room * sizeof(uint64_t)) < (1 << 28)
         self._cached = np.append(cached_np, np.uint8(0))
         cdef const unsigned char[::1] cached_view = self._cached

@@ -5,7 +5,7 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport calloc, free
-from libc.stdint cimport uint64_t, int32_t
+from libc.stdint cimport uint64_t, int32_t, int64_t
 from libc.math cimport fabs, INFINITY
 from libc.float cimport FLT_EPSILON
 
@@ -60,49 +60,43 @@ cdef class Weights(Scorer):
         for k, (keys_obj, w_obj, b_obj) in enumerate(models):
             keys = np.ascontiguousarray(keys_obj, dtype=np.uint64)
             if isinstance(w_obj, tuple):
-                indptr, w = (np.ascontiguousarray(w_obj[0], dtype=np.int64),
-                             np.ascontiguousarray(w_obj[2], dtype=np.float32))
-                # classes as stored (uint16 in model files): copied once, into the entries
-                cols = np.ascontiguousarray(w_obj[1])
-                if cols.dtype.kind not in "iu":
-                    cols = cols.astype(np.int32)
+                indptr = np.ascontiguousarray(w_obj[0], dtype=np.int64)
+                cols, w = w_obj[1], w_obj[2]
                 low = np.ascontiguousarray(w_obj[3], dtype=np.float32) \
                     if len(w_obj) > 3 and w_obj[3] is not None else None
-                n_rows = len(indptr) - 1
-                if len(cols) != len(w) or indptr[0] != 0 or indptr[n_rows] != len(cols) \
-                        or np.any(np.diff(indptr) < 0) or (len(cols) and (cols.min() < 0 or cols.max() >= n_classes)) \
-                        or (low is not None and len(low) != len(w)):
-                    raise ValueError("sparse weight rows are inconsistent")
             else:
                 if np.ndim(w_obj) != 2 or np.shape(w_obj)[1] != n_classes:
                     raise ValueError("weight matrix shape does not match the model")
-                n_rows = np.shape(w_obj)[0]
                 indptr, cols, w, low = sparse_rows(w_obj)
+            # the (class, weight) entries as they are when a model file's loading made them
+            # (:func:`row_entries`): a rich model's are tens of megabytes, not copied again
+            entries = _shared_entries(cols, w)
+            if entries is None:
+                entries = row_entries(cols, w)
+            n_rows = len(indptr) - 1
+            n_entries = len(cols)
             b = np.ascontiguousarray(b_obj, dtype=np.float32)
             if n_rows != len(keys) or b.ndim != 1 or b.shape[0] != n_classes:
                 raise ValueError("weight matrix shape does not match the model")
-            if len(cols) >= 2 ** 31:
+            if n_entries >= 2 ** 31:
                 raise ValueError("too many weights in one split model")
-            nnz = np.diff(indptr)
-            dense_rows = np.flatnonzero(nnz > DENSE_ROW * n_classes)
+            if low is not None and len(low) != n_entries:
+                raise ValueError("sparse weight rows are inconsistent")
+            if n_entries and (entries["cls"][:n_entries].min() < 0 or entries["cls"][:n_entries].max() >= n_classes):
+                raise ValueError("sparse weight rows are inconsistent")
+            slots, dense_rows = _slot_table(keys, indptr, n_entries, <int>(DENSE_ROW * n_classes))
             dense = np.zeros((max(len(dense_rows), 1), n_classes), dtype=np.float32)
             dense_low = np.zeros_like(dense) if low is not None else None
-            if len(dense_rows):
-                counts = nnz[dense_rows]
+            if len(dense_rows):      # the rows of the most frequent feature values
+                counts = indptr[dense_rows + 1] - indptr[dense_rows]
                 entry = np.repeat(indptr[dense_rows], counts) + (
                     np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-                dense[np.repeat(np.arange(len(dense_rows)), counts), cols[entry]] = w[entry]
+                at = np.repeat(np.arange(len(dense_rows)), counts)
+                picked = entries[entry]
+                dense[at, picked["cls"]] = picked["w"]
                 if low is not None:
-                    dense_low[np.repeat(np.arange(len(dense_rows)), counts), cols[entry]] = low[entry]
-            entries = np.empty(max(len(cols), 1), dtype=[("cls", np.int32), ("w", np.float32)])
-            entries["cls"][:len(cols)] = cols
-            entries["w"][:len(cols)] = w
+                    dense_low[at, picked["cls"]] = low[entry]
             entries_low = low     # parallel to the entries as it is (None, or as many as they)
-            starts = indptr[:n_rows].astype(np.int32)
-            row_counts = nnz.astype(np.int32)
-            starts[dense_rows] = np.arange(len(dense_rows), dtype=np.int32)
-            row_counts[dense_rows] = SLOT_DENSE
-            slots = _slot_table(keys, starts, row_counts)
             self._keep.append((slots, entries, dense, b, entries_low, dense_low))
             self.split[k].slots = <WSlot*>cnp.PyArray_DATA(slots)
             self.split[k].mask = len(slots) - 1
@@ -177,14 +171,56 @@ cdef inline float tie_floor(float top, int n_terms) noexcept nogil:
     return <float>(top - 8.0 * (n_terms + 1) * FLT_EPSILON * (1.0 + fabs(top)))
 
 
-def _slot_table(const uint64_t[::1] keys, const int32_t[::1] starts, const int32_t[::1] counts):
-    """The open-addressing table of :class:`Weights` (load at most one half), as WSlot records."""
-    cdef Py_ssize_t n = keys.shape[0], cap = 16, i
+ENTRY = np.dtype([("cls", np.int32), ("w", np.float32)])
+
+
+def row_entries(cols, vals):
+    """The (class, weight) records of :class:`Weights`' sparse rows, from the classes and weights
+    of :func:`sparse_rows` (at least one record: an empty model still has a table)."""
+    entries = np.empty(max(len(cols), 1), dtype=ENTRY)
+    if len(cols):
+        entries["cls"] = cols
+        entries["w"] = vals
+    else:
+        entries[0] = (0, 0.0)
+    return entries
+
+
+def _shared_entries(cols, vals):
+    """The :func:`row_entries` array that ``cols`` and ``vals`` are the two fields of, or None."""
+    base = getattr(cols, "base", None)
+    if isinstance(base, np.ndarray) and getattr(vals, "base", None) is base and base.dtype == ENTRY \
+            and base.ndim == 1 and base.flags.c_contiguous and len(base) == max(len(cols), 1) \
+            and len(cols) == len(vals) and cols.strides == vals.strides == (ENTRY.itemsize,) \
+            and cols.__array_interface__["data"][0] == base.__array_interface__["data"][0] \
+            and vals.__array_interface__["data"][0] == base.__array_interface__["data"][0] + 4:
+        return base
+    return None
+
+
+def _slot_table(const uint64_t[::1] keys, const int64_t[::1] indptr, int64_t n_entries, int dense_above):
+    """The open-addressing table of :class:`Weights` (load at most one half), as WSlot records, and
+    the rows kept dense (more than ``dense_above`` entries), in order. ``indptr``: each row's
+    entries, checked here (rising from 0 to ``n_entries``)."""
+    cdef Py_ssize_t n = keys.shape[0], cap = 16, i, n_dense = 0
+    cdef int64_t cnt
+    if indptr.shape[0] != n + 1 or indptr[0] != 0 or indptr[n] != n_entries:
+        raise ValueError("sparse weight rows are inconsistent")
+    with nogil:
+        for i in range(n):
+            cnt = indptr[i + 1] - indptr[i]
+            if cnt < 0:
+                with gil:
+                    raise ValueError("sparse weight rows are inconsistent")
+            n_dense += cnt > dense_above
+    dense_rows = np.empty(n_dense, dtype=np.int64)
+    cdef int64_t[::1] dr = dense_rows
     while cap < 2 * n + 2:
         cap *= 2
     table = np.empty(cap, dtype=[("key", np.uint64), ("start", np.int32), ("count", np.int32)])
     cdef WSlot* slots = <WSlot*>cnp.PyArray_DATA(table)
     cdef uint64_t mask = cap - 1, h
+    n_dense = 0
     with nogil:
         for i in range(cap):
             slots[i].key = 0
@@ -198,6 +234,13 @@ def _slot_table(const uint64_t[::1] keys, const int32_t[::1] starts, const int32
                         raise ValueError("feature keys are not distinct: the model file is corrupt")
                 h = (h + 1) & mask
             slots[h].key = keys[i]
-            slots[h].start = starts[i]
-            slots[h].count = counts[i]
-    return table
+            cnt = indptr[i + 1] - indptr[i]
+            if cnt > dense_above:
+                dr[n_dense] = i
+                slots[h].start = <int32_t>n_dense
+                slots[h].count = SLOT_DENSE
+                n_dense += 1
+            else:
+                slots[h].start = <int32_t>indptr[i]
+                slots[h].count = <int32_t>cnt
+    return table, dense_rows
