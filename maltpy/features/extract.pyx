@@ -475,12 +475,16 @@ cdef class Extractor:
         return np.array([not x for x in addr_needed] + [not x for x in atom_needed] + stable_tpl, dtype=np.uint8)
 
     def cached_templates(self, TransitionSystem system):
-        """uint8 per template (the index in a key's top bits): the templates that read only nodes
-        of the system's ``cached_address_functions`` and none of its stable ones, whose scores
-        the parse loop remembers per :meth:`TransitionSystem.cache_node`."""
+        """uint8 per template (the index in a key's top bits): g + 1 for the templates that read
+        only nodes of the g-th of the system's ``cached_address_functions`` (the first that
+        does) and none of its stable ones, whose scores the parse loop remembers per
+        :meth:`TransitionSystem.cache_node`; 0 for the others."""
         stable = self._templates_reading_only(type(system).stable_address_functions, system)[0]
-        cached = self._templates_reading_only(type(system).cached_address_functions, system)[0]
-        return np.array([c and not st for c, st in zip(cached, stable)], dtype=np.uint8)
+        marks = [0] * len(stable)
+        for g, fn in enumerate(type(system).cached_address_functions):
+            cached = self._templates_reading_only((fn,), system)[0]
+            marks = [m or (g + 1 if c and not st else 0) for m, c, st in zip(marks, cached, stable)]
+        return np.array(marks, dtype=np.uint8)
 
     def keys(self, Configuration config, tok, ints=None):
         """Feature keys and data-split value at a configuration, as the C loops see them (tests).

@@ -43,6 +43,7 @@ cdef class Step:
     cdef uint64_t* cache_keys
     cdef float* cache_sum
     cdef Py_ssize_t n_nodes
+    cdef int n_groups               # caches: one per cached address function
     # the Python-facing walk (begin, next_decision, ...): one sentence of a corpus
     cdef State py_state
     cdef Sent py_sent

@@ -50,14 +50,14 @@ cdef void decision_free(Decision* d) noexcept nogil:
     d.values = NULL
 
 
-cdef inline int split_keys(uint64_t* keys, int nk, const unsigned char* by_template, uint64_t* picked,
-                           uint64_t* rest, int* n_rest) noexcept nogil:
-    """The keys of the templates ``by_template`` marks to ``picked``, the others to ``rest``, each
-    in their order; either may be ``keys`` itself. Returns how many were picked."""
+cdef inline int split_keys(uint64_t* keys, int nk, const unsigned char* by_template, unsigned char mark,
+                           uint64_t* picked, uint64_t* rest, int* n_rest) noexcept nogil:
+    """The keys of the templates ``by_template`` marks with ``mark`` to ``picked``, the others to
+    ``rest``, each in their order; either may be ``keys`` itself. Returns how many were picked."""
     cdef int i, n_picked = 0
     n_rest[0] = 0
     for i in range(nk):
-        if by_template[keys[i] >> 50]:
+        if by_template[keys[i] >> 50] == mark:
             picked[n_picked] = keys[i]
             n_picked += 1
         else:
@@ -116,8 +116,9 @@ cdef class Step:
         cached_np = ex.cached_templates(system)
         self.n_nodes = max_n + 1
         self.room = ex.max_keys + 1     # cached keys per node, at most
+        self.n_groups = len(type(system).cached_address_functions)
         self.caching = linear and (plain or type(system).greedy_cache) and bool(cached_np.any()) and \
-            self.n_nodes * (self.C * sizeof(float) + self.room * sizeof(uint64_t)) < (1 << 28)
+            self.n_groups * self.n_nodes * (self.C * sizeof(float) + self.room * sizeof(uint64_t)) < (1 << 28)
         self._cached = np.append(cached_np, np.uint8(0))
         cdef const unsigned char[::1] cached_view = self._cached
         self.cached_tpl = &cached_view[0]
@@ -126,12 +127,13 @@ cdef class Step:
             self.other_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
             if self.kept == NULL or self.other_keys == NULL:
                 raise MemoryError()
+        cdef Py_ssize_t n_slots = self.n_groups * self.n_nodes
         if self.caching:
             self.now_keys = <uint64_t*>malloc(sizeof(uint64_t) * self.room)
-            self.cache_sp = <int*>malloc(sizeof(int) * self.n_nodes)
-            self.cache_nk = <int*>malloc(sizeof(int) * self.n_nodes)
-            self.cache_keys = <uint64_t*>malloc(sizeof(uint64_t) * self.n_nodes * self.room)
-            self.cache_sum = <float*>malloc(sizeof(float) * self.n_nodes * self.C)
+            self.cache_sp = <int*>malloc(sizeof(int) * n_slots)
+            self.cache_nk = <int*>malloc(sizeof(int) * n_slots)
+            self.cache_keys = <uint64_t*>malloc(sizeof(uint64_t) * n_slots * self.room)
+            self.cache_sum = <float*>malloc(sizeof(float) * n_slots * self.C)
             if self.now_keys == NULL or self.cache_sp == NULL or self.cache_nk == NULL \
                     or self.cache_keys == NULL or self.cache_sum == NULL:
                 raise MemoryError()
@@ -175,15 +177,16 @@ cdef class Step:
     cdef void start(self, State* s, const Sent* sent) noexcept nogil:
         """``s``: the initial configuration of ``sent`` (room for it allocated); forgets the
         partial sums of the sentence before."""
-        cdef int i
+        cdef int i, g
         s.n = sent.n
         state_reset(s)
         s.scored_end = self.score_all
         self.system.init_state(s)
         self.kept_valid = False
         if self.caching:
-            for i in range(sent.n + 1):
-                self.cache_sp[i] = -1
+            for g in range(self.n_groups):
+                for i in range(sent.n + 1):
+                    self.cache_sp[g * self.n_nodes + i] = -1
 
     cdef bint next(self, State* s, Decision* d, bint training, Track* t) noexcept nogil:
         """Apply the moves that need no decision; True with ``d``'s permissible moves and class
@@ -248,7 +251,9 @@ cdef class Step:
 
     cdef void score(self, const State* s, const Sent* sent, Decision* d) noexcept nogil:
         """Extract ``d``'s features and score its permissible classes."""
-        cdef int C = self.C, sp, nk, n_stable, n_other, node, n_cached
+        cdef int C = self.C, sp, nk, n_stable, n_other, node, n_cached, g
+        cdef Py_ssize_t slot
+        cdef bint from_bias
         cdef uint64_t* to_add
         cdef float* node_sum
         cdef int all_lo[1]
@@ -280,30 +285,35 @@ cdef class Step:
         if self.keeping:
             if not self.kept_valid:
                 # split the keys: the kept features' first, the others' after them
-                n_stable = split_keys(d.keys, nk, self.stable, d.keys, self.other_keys, &n_other)
+                n_stable = split_keys(d.keys, nk, self.stable, 1, d.keys, self.other_keys, &n_other)
                 # bias + the kept features, over every class
                 self.add(sp, d.keys, n_stable, d.found, self.kept, all_lo, all_end, 1, True)
                 self.kept_valid, self.kept_context, self.kept_split = True, self.system.context(s), sp
                 to_add, nk = self.other_keys, n_other
             memcpy(d.scores, self.kept, sizeof(float) * C)
-        node = self.system.cache_node(s) if self.caching else -1
-        if 0 <= node <= sent.n:
-            # the cached features' keys apart; the others stay in to_add, in order
-            n_cached = split_keys(to_add, nk, self.cached_tpl, self.now_keys, to_add, &nk)
-            node_sum = self.cache_sum + node * C
-            if not (self.keep_scores and self.cache_sp[node] == sp and self.cache_nk[node] == n_cached
-                    and memcmp(self.cache_keys + node * self.room, self.now_keys, sizeof(uint64_t) * n_cached) == 0):
-                memset(node_sum, 0, sizeof(float) * C)
-                self.add(sp, self.now_keys, n_cached, d.found, node_sum, all_lo, all_end, 1, False)
-                memcpy(self.cache_keys + node * self.room, self.now_keys, sizeof(uint64_t) * n_cached)
-                self.cache_nk[node] = n_cached
-                self.cache_sp[node] = sp
-            if not self.keeping:
-                memcpy(d.scores, self.scorer.bias_of(sp), sizeof(float) * C)
-            add_runs(d.scores, node_sum, d.run_lo, d.run_end, d.n_runs)
-            self.add(sp, to_add, nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, False)
-        else:
-            self.add(sp, to_add, nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, not self.keeping)
+        from_bias = not self.keeping
+        if self.caching:
+            for g in range(self.n_groups):
+                node = self.system.cache_node(s, g)
+                if not 0 <= node <= sent.n:
+                    continue
+                # the group's keys apart; the others stay in to_add, in order
+                n_cached = split_keys(to_add, nk, self.cached_tpl, g + 1, self.now_keys, to_add, &nk)
+                slot = g * self.n_nodes + node
+                node_sum = self.cache_sum + slot * C
+                if not (self.keep_scores and self.cache_sp[slot] == sp and self.cache_nk[slot] == n_cached
+                        and memcmp(self.cache_keys + slot * self.room, self.now_keys,
+                                   sizeof(uint64_t) * n_cached) == 0):
+                    memset(node_sum, 0, sizeof(float) * C)
+                    self.add(sp, self.now_keys, n_cached, d.found, node_sum, all_lo, all_end, 1, False)
+                    memcpy(self.cache_keys + slot * self.room, self.now_keys, sizeof(uint64_t) * n_cached)
+                    self.cache_nk[slot] = n_cached
+                    self.cache_sp[slot] = sp
+                if from_bias:
+                    memcpy(d.scores, self.scorer.bias_of(sp), sizeof(float) * C)
+                    from_bias = False
+                add_runs(d.scores, node_sum, d.run_lo, d.run_end, d.n_runs)
+        self.add(sp, to_add, nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, from_bias)
         d.nk = nk       # keys: unspecified beyond what the kept sums lacked (complete is False)
 
     cdef int best(self, const State* s, const Sent* sent, Decision* d) noexcept nogil:

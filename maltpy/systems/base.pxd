@@ -26,7 +26,7 @@ cdef class TransitionSystem:
     cdef int deterministic_move(self, const State* s) noexcept nogil
     cdef int address(self, const State* s, int fn, int i) noexcept nogil
     cdef int context(self, const State* s) noexcept nogil
-    cdef int cache_node(self, const State* s) noexcept nogil
+    cdef int cache_node(self, const State* s, int group) noexcept nogil
     cdef void finish(self, State* s) noexcept nogil
 
     cdef inline void link(self, State* s, int a, int b, int label) noexcept nogil:

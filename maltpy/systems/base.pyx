@@ -31,10 +31,11 @@ attributes, plus what its options add (arc-eager's buffer transitions).
     them at every decision. Empty (the default): nothing is kept.
 ``cached_address_functions``
     names of address functions whose nodes follow from one node, :meth:`cache_node`
-    (Covington's ``Left[i]`` = Left[0] - i): the parse loop remembers, per sentence node, the
-    scores of the features that read only those nodes, and reuses them at a later decision with
-    the same node while those features' keys are the same (which it checks, so the choice of
-    functions only decides how often the remembered scores serve). Empty (the default): none.
+    (Covington's ``Left[i]`` = Left[0] - i), each with a cache of its own: the parse loop
+    remembers, per sentence node, the scores of the features that read only that function's
+    nodes, and reuses them at a later decision with the same node while those features' keys are
+    the same (which it checks, so the choice of functions only decides how often the remembered
+    scores serve). Empty (the default): none.
 ``greedy_cache``
     whether greedy search uses that cache too (default True); a beam always does, its items
     sharing nodes. False where one configuration's next decision rarely meets the same keys again
@@ -262,9 +263,9 @@ cdef class TransitionSystem:
         address the same nodes (see the class docstring)."""
         return -1
 
-    cdef int cache_node(self, const State* s) noexcept nogil:
-        """The node the ``cached_address_functions`` follow from at this configuration, -1 if none
-        (see the class docstring)."""
+    cdef int cache_node(self, const State* s, int group) noexcept nogil:
+        """The node the ``group``-th of the ``cached_address_functions`` follows from at this
+        configuration, -1 if none (see the class docstring)."""
         return -1
 
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:

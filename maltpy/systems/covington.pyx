@@ -122,7 +122,7 @@ cdef class Covington(TransitionSystem):
     cdef int context(self, const State* s) noexcept nogil:
         return s.right
 
-    cdef int cache_node(self, const State* s) noexcept nogil:
+    cdef int cache_node(self, const State* s, int group) noexcept nogil:
         return s.left
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:

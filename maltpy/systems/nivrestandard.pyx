@@ -35,9 +35,9 @@ cdef class NivreStandard(TransitionSystem):
     move_names = ("SH", "RA", "LA")
     labeled_moves = (False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
-    # a beam's items share buffer fronts: the scores of the features of Input[i] (and the nodes
-    # found from them) are remembered per front word (64 % of look-ups hit at B = 8 on EWT)
-    cached_address_functions = ("Input",)
+    # a beam's items share buffer fronts and stack tops: the scores of the features of Input[i]
+    # (and the nodes found from them) are remembered per front word, those of Stack[i] per top
+    cached_address_functions = ("Input", "Stack")
     greedy_cache = False
     options = {"allow_root": True}
 
@@ -101,5 +101,5 @@ cdef class NivreStandard(TransitionSystem):
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
         return stack_or_buffer_at(s, fn, i)
 
-    cdef int cache_node(self, const State* s) noexcept nogil:
-        return buffer_front(s)
+    cdef int cache_node(self, const State* s, int group) noexcept nogil:
+        return buffer_front(s) if group == 0 else stack_top(s)
