@@ -39,6 +39,28 @@ def test_the_beam_walk_of_width_one_is_greedy_search(toy, options):
     assert type(p.strategy()).__name__ == "Beam"
 
 
+@pytest.mark.parametrize("algorithm", ["nivreeager", "nivrestandard", "covnonproj"])
+def test_the_scores_a_beam_remembers_per_node_give_the_same_parses_as_scoring_afresh(toy, algorithm):
+    """The per-node caches (buffer front, stack top, their pair) only save work: the same trees
+    and nearly the same scores as a beam whose caches are never reused."""
+    from maltpy.search.beam import beam_parse
+    train, test = toy
+    # ZN reads buffer fronts, stack tops and both; covnonproj's cache is Left[i]'s
+    features = {"features": "NivreEagerZN"} if algorithm != "covnonproj" else {}
+    p = Parser(verbose=False, jobs=1, algorithm=algorithm, learner="perceptron", **features).fit(train)
+    corpus = p.encode(test)
+    for width in (2, 5):
+        cached = p.search_model().step(corpus.max_n, plain=True)
+        fresh = p.search_model().step(corpus.max_n, keep_scores=False, plain=True)
+        assert cached.caches == len(type(p.system(training=False)).cached_address_functions) > 0
+        a = beam_parse(cached, corpus, width, nbest=3)
+        b = beam_parse(fresh, corpus, width, nbest=3)
+        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+        for kbest_a, kbest_b in zip(a[2], b[2]):
+            assert [t[:2] for t in kbest_a] == [t[:2] for t in kbest_b]
+            assert [t[2] for t in kbest_a] == pytest.approx([t[2] for t in kbest_b], rel=1e-5, abs=1e-4)
+
+
 def _sequences(step, corpus, k, temperature=0.0, prefix=()):
     """Every complete decision sequence of sentence k with its score (replayed from the start):
     the sum of its decisions' scores, or with ``temperature`` their log-probabilities."""

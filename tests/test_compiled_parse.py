@@ -233,12 +233,17 @@ def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(opt
     assert (kept_heads[1:] >= 0).sum() > len(test)   # it parsed
 
 
-def test_systems_without_stable_addresses_keep_nothing():
+def test_systems_without_stable_addresses_keep_nothing_and_arc_eager_caches_for_beams_only():
     train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)[:30]
     for algorithm in ("nivreeager", "2planar", "stackproj"):
         p = Parser(algorithm=algorithm, verbose=False, jobs=1).fit(train)
         assert not p.extractor.stable_parts(p.system(False)).any()
-        assert not p.extractor.cached_templates(p.system(False)).any()
+        cached = p.extractor.cached_templates(p.system(False))
+        model = p.search_model()
+        assert model.step(50).caches == 0
+        # arc-eager remembers scores per buffer front, stack top and pair, in a beam's step only
+        assert model.step(50, plain=True).caches == (3 if algorithm == "nivreeager" else 0)
+        assert cached.any() == (algorithm == "nivreeager")
 
 
 def _first_best(scores, runs):

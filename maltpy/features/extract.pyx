@@ -476,13 +476,13 @@ cdef class Extractor:
 
     def cached_templates(self, TransitionSystem system):
         """uint8 per template (the index in a key's top bits): g + 1 for the templates that read
-        only nodes of the g-th of the system's ``cached_address_functions`` (the first that
-        does) and none of its stable ones, whose scores the parse loop remembers per
+        only nodes of the g-th of the system's ``cached_address_functions`` (a name or a tuple of
+        names; the first entry that fits) and none of its stable ones, whose scores the parse loop remembers per
         :meth:`TransitionSystem.cache_node`; 0 for the others."""
         stable = self._templates_reading_only(type(system).stable_address_functions, system)[0]
         marks = [0] * len(stable)
         for g, fn in enumerate(type(system).cached_address_functions):
-            cached = self._templates_reading_only((fn,), system)[0]
+            cached = self._templates_reading_only(fn if isinstance(fn, tuple) else (fn,), system)[0]
             marks = [m or (g + 1 if c and not st else 0) for m, c, st in zip(marks, cached, stable)]
         return np.array(marks, dtype=np.uint8)
 

@@ -139,6 +139,11 @@ cdef class Step:
                 raise MemoryError()
 
     @property
+    def caches(self):
+        """How many per-node score caches this step keeps (0: none)."""
+        return self.n_groups if self.caching else 0
+
+    @property
     def shareable(self):
         """Whether threads may walk sentences with this step at once (no kept sums, no ties to
         settle with the step's scratch)."""

@@ -35,7 +35,10 @@ attributes, plus what its options add (arc-eager's buffer transitions).
     remembers, per sentence node, the scores of the features that read only that function's
     nodes, and reuses them at a later decision with the same node while those features' keys are
     the same (which it checks, so the choice of functions only decides how often the remembered
-    scores serve). Empty (the default): none.
+    scores serve). An entry may be a tuple of names: one cache for the features that read nodes
+    of those functions only (and of no earlier entry), its node any of 0..n, such as a hash of
+    two nodes (two configurations that meet there with other keys only replace each other's
+    scores). Empty (the default): none.
 ``greedy_cache``
     whether greedy search uses that cache too (default True); a beam always does, its items
     sharing nodes. False where one configuration's next decision rarely meets the same keys again

@@ -128,7 +128,7 @@ cdef class NivreEager(TransitionSystem):
     address_functions = ("Stack", "Input", "Lookahead")
     # a beam's items share buffer fronts and stack tops: the scores of the features of Input[i]
     # (and the nodes found from them) are remembered per front word, those of Stack[i] per top
-    cached_address_functions = ("Input", "Stack")
+    cached_address_functions = ("Input", "Stack", ("Stack", "Input"))
     greedy_cache = False
     options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none",
                "buffer_oracle": "always", "buffer_arc_length": "one"}
@@ -432,4 +432,8 @@ cdef class NivreEager(TransitionSystem):
         return stack_or_buffer_at(s, fn, i)
 
     cdef int cache_node(self, const State* s, int group) noexcept nogil:
-        return buffer_front(s) if group == 0 else stack_top(s)
+        if group == 0:
+            return buffer_front(s)
+        if group == 1:
+            return stack_top(s)
+        return <int>((<unsigned int>stack_top(s) * 2654435761u + <unsigned int>buffer_front(s)) % <unsigned int>(s.n + 1))
