@@ -39,6 +39,7 @@ cdef class Step:
     cdef uint64_t* now_keys
     cdef int kept_context, kept_split, room
     cdef int* cache_sp
+    cdef unsigned char* cache_victim   # per group and node: the way a miss overwrites next
     cdef int* cache_nk
     cdef uint64_t* cache_keys
     cdef float* cache_sum

@@ -23,7 +23,7 @@ Python (tests, prototypes).
 cimport cython
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcmp, memcpy, memset
 from libc.stdint cimport uint64_t, int64_t
 from libc.math cimport exp, INFINITY
@@ -48,6 +48,11 @@ cdef void decision_free(Decision* d) noexcept nogil:
     d.found = NULL
     d.nodes = NULL
     d.values = NULL
+
+
+cdef enum:
+    # configurations that meet at a node with other keys each keep their scores, up to this many
+    CACHE_WAYS = 2
 
 
 cdef inline int split_keys(uint64_t* keys, int nk, const unsigned char* by_template, unsigned char mark,
@@ -118,7 +123,7 @@ cdef class Step:
         self.room = ex.max_keys + 1     # cached keys per node, at most
         self.n_groups = len(type(system).cached_address_functions)
         self.caching = linear and (plain or type(system).greedy_cache) and bool(cached_np.any()) and \
-            self.n_groups * self.n_nodes * (self.C * sizeof(float) + self.room * sizeof(uint64_t)) < (1 << 28)
+            CACHE_WAYS * self.n_groups * self.n_nodes * (self.C * sizeof(float) + self.room * sizeof(uint64_t)) < (1 << 28)
         self._cached = np.append(cached_np, np.uint8(0))
         cdef const unsigned char[::1] cached_view = self._cached
         self.cached_tpl = &cached_view[0]
@@ -127,15 +132,16 @@ cdef class Step:
             self.other_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
             if self.kept == NULL or self.other_keys == NULL:
                 raise MemoryError()
-        cdef Py_ssize_t n_slots = self.n_groups * self.n_nodes
+        cdef Py_ssize_t n_slots = CACHE_WAYS * self.n_groups * self.n_nodes
         if self.caching:
+            self.cache_victim = <unsigned char*>calloc(self.n_groups * self.n_nodes, 1)
             self.now_keys = <uint64_t*>malloc(sizeof(uint64_t) * self.room)
             self.cache_sp = <int*>malloc(sizeof(int) * n_slots)
             self.cache_nk = <int*>malloc(sizeof(int) * n_slots)
             self.cache_keys = <uint64_t*>malloc(sizeof(uint64_t) * n_slots * self.room)
             self.cache_sum = <float*>malloc(sizeof(float) * n_slots * self.C)
             if self.now_keys == NULL or self.cache_sp == NULL or self.cache_nk == NULL \
-                    or self.cache_keys == NULL or self.cache_sum == NULL:
+                    or self.cache_keys == NULL or self.cache_sum == NULL or self.cache_victim == NULL:
                 raise MemoryError()
 
     @property
@@ -156,6 +162,7 @@ cdef class Step:
         free(self.other_keys)
         free(self.now_keys)
         free(self.cache_sp)
+        free(self.cache_victim)
         free(self.cache_nk)
         free(self.cache_keys)
         free(self.cache_sum)
@@ -190,8 +197,8 @@ cdef class Step:
         self.kept_valid = False
         if self.caching:
             for g in range(self.n_groups):
-                for i in range(sent.n + 1):
-                    self.cache_sp[g * self.n_nodes + i] = -1
+                for i in range(CACHE_WAYS * (sent.n + 1)):
+                    self.cache_sp[CACHE_WAYS * g * self.n_nodes + i] = -1
 
     cdef bint next(self, State* s, Decision* d, bint training, Track* t) noexcept nogil:
         """Apply the moves that need no decision; True with ``d``'s permissible moves and class
@@ -257,7 +264,7 @@ cdef class Step:
     cdef void score(self, const State* s, const Sent* sent, Decision* d) noexcept nogil:
         """Extract ``d``'s features and score its permissible classes."""
         cdef int C = self.C, sp, nk, n_stable, n_other, node, n_cached, g
-        cdef Py_ssize_t slot
+        cdef Py_ssize_t slot, way, w
         cdef bint from_bias
         cdef uint64_t* to_add
         cdef float* node_sum
@@ -304,16 +311,24 @@ cdef class Step:
                     continue
                 # the group's keys apart; the others stay in to_add, in order
                 n_cached = split_keys(to_add, nk, self.cached_tpl, g + 1, self.now_keys, to_add, &nk)
-                slot = g * self.n_nodes + node
-                node_sum = self.cache_sum + slot * C
-                if not (self.keep_scores and self.cache_sp[slot] == sp and self.cache_nk[slot] == n_cached
-                        and memcmp(self.cache_keys + slot * self.room, self.now_keys,
-                                   sizeof(uint64_t) * n_cached) == 0):
+                way = g * self.n_nodes + node
+                slot = -1
+                if self.keep_scores:
+                    for w in range(CACHE_WAYS * way, CACHE_WAYS * (way + 1)):
+                        if self.cache_sp[w] == sp and self.cache_nk[w] == n_cached and memcmp(
+                                self.cache_keys + w * self.room, self.now_keys, sizeof(uint64_t) * n_cached) == 0:
+                            slot = w
+                            break
+                if slot < 0:    # a miss: the node's least recently filled way takes these scores
+                    slot = CACHE_WAYS * way + self.cache_victim[way]
+                    self.cache_victim[way] = (self.cache_victim[way] + 1) % CACHE_WAYS
+                    node_sum = self.cache_sum + slot * C
                     memset(node_sum, 0, sizeof(float) * C)
                     self.add(sp, self.now_keys, n_cached, d.found, node_sum, all_lo, all_end, 1, False)
                     memcpy(self.cache_keys + slot * self.room, self.now_keys, sizeof(uint64_t) * n_cached)
                     self.cache_nk[slot] = n_cached
                     self.cache_sp[slot] = sp
+                node_sum = self.cache_sum + slot * C
                 if from_bias:
                     memcpy(d.scores, self.scorer.bias_of(sp), sizeof(float) * C)
                     from_bias = False
