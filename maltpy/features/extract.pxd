@@ -15,6 +15,17 @@ cdef struct Sent:
     const int* rag_ids
 
 
+cdef struct TplRec:
+    # one template as the key loop reads it, in extraction order: one record instead of four
+    # arrays found through each other
+    uint64_t tbits       # the template id, in a key's top bits
+    int t                # the template id
+    int n                # its atoms (1 to 3)
+    int atoms[3]
+    int nullable         # bit k: atom k is a column value that may be one of MaltParser's null values
+    int split            # its atom is a set-valued (split) column: a key per member
+
+
 @cython.final
 cdef class Extractor:
     cdef int n_tok, n_int
@@ -34,6 +45,7 @@ cdef class Extractor:
     cdef int* tpl_n
     cdef int* tpl_atoms
     cdef int* tpl_order      # templates in MaltParser's feature order (sorted specifications)
+    cdef TplRec* tpls        # the templates in that order
     cdef int* deprel_value   # label id -> OutputColumn(DEPREL) value; NULL: label id + 1
     cdef int n_deprel_values
     cdef readonly int split_atom

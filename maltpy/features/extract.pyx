@@ -226,6 +226,7 @@ cdef class Extractor:
 
     def __cinit__(self, *args, **kwargs):
         self.addr_base = NULL
+        self.tpls = NULL
         self.deprel_value = NULL
         self.n_deprel_values = 0
 
@@ -257,6 +258,22 @@ cdef class Extractor:
         self.tpl_n = _copy(tpl[:, 0])
         self.tpl_atoms = _copy(tpl[:, 1:])
         self.tpl_order = _copy(tables["order"])
+        self.tpls = <TplRec*>malloc(sizeof(TplRec) * max(self.n_tpl, 1))
+        if self.tpls == NULL:
+            raise MemoryError()
+        cdef int ti, t, k, a
+        for ti in range(self.n_tpl):
+            t = self.tpl_order[ti]
+            self.tpls[ti].t = t
+            self.tpls[ti].tbits = <uint64_t>t << 50
+            self.tpls[ti].n = self.tpl_n[t]
+            self.tpls[ti].nullable = 0
+            for k in range(3):
+                a = self.tpl_atoms[3 * t + k]
+                self.tpls[ti].atoms[k] = a
+                if k < self.tpl_n[t] and (self.atom_kind[a] == A_INPUT or self.atom_kind[a] == A_DEPREL):
+                    self.tpls[ti].nullable |= 1 << k
+            self.tpls[ti].split = self.atom_kind[self.tpl_atoms[3 * t]] == A_SPLIT
         self.split_atom = split_atom
         n_set = sum(1 for t in tpl if atoms[t[1], 0] == A_SPLIT)
         self.max_keys = self.n_tpl + n_set * MAX_SET
@@ -288,7 +305,7 @@ cdef class Extractor:
                   <size_t>self.nav_len, <size_t>self.nav_ops, <size_t>self.atom_kind,
                   <size_t>self.atom_arg, <size_t>self.atom_a1, <size_t>self.atom_a2,
                   <size_t>self.atom_bins_start, <size_t>self.atom_bins_len, <size_t>self.bins,
-                  <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpl_order):
+                  <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpl_order, <size_t>self.tpls):
             free(<void*>p)
 
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes,
@@ -387,24 +404,22 @@ cdef class Extractor:
         cdef int a, t, ti, k, m, n_keys = 0, x, q, lo, hi, n_null
         cdef int64_t v[3]
         cdef bint skip
-        cdef uint64_t tbits
         cdef const unsigned char* out_atom = leave_out + self.n_addr if leave_out != NULL else NULL
         cdef const unsigned char* out_tpl = out_atom + self.n_atoms if leave_out != NULL else NULL
         self._resolve(system, s, nodes, leave_out)
         for a in range(self.n_atoms):
             if self.atom_kind[a] != A_SPLIT and (out_atom == NULL or not out_atom[a]):
                 values[a] = self._atom(a, s, sent, nodes)
+        cdef const TplRec* T
         for ti in range(self.n_tpl):
-            t = self.tpl_order[ti]
-            if out_tpl != NULL and out_tpl[t]:
+            T = &self.tpls[ti]
+            if out_tpl != NULL and out_tpl[T.t]:
                 continue
-            tbits = <uint64_t>t << 50
-            m = self.tpl_n[t]
-            a = self.tpl_atoms[3 * t]
-            if self.atom_kind[a] == A_SPLIT:
+            if T.split:
+                a = T.atoms[0]
                 x = nodes[self.atom_a1[a]]
                 if x <= 0:  # no node, or the root: a null value, not an empty set
-                    keys[n_keys] = tbits | <uint64_t>(self.root_value if x == 0 else 0)
+                    keys[n_keys] = T.tbits | <uint64_t>(self.root_value if x == 0 else 0)
                     n_keys += 1
                     continue
                 q = self.atom_arg[a]
@@ -414,22 +429,22 @@ cdef class Extractor:
                     hi = lo + MAX_SET
                 for k in range(lo, hi):
                     if sent.rag_ids[k] >= 0:
-                        keys[n_keys] = tbits | <uint64_t>sent.rag_ids[k]
+                        keys[n_keys] = T.tbits | <uint64_t>sent.rag_ids[k]
                         n_keys += 1
                 continue
+            m = T.n
             skip = False
             n_null = 0
             for k in range(m):
-                a = self.tpl_atoms[3 * t + k]
-                v[k] = values[a]
+                v[k] = values[T.atoms[k]]
                 if v[k] < 0:
                     skip = True
-                elif m > 1 and is_null_value(self.atom_kind[a], v[k]):
+                elif m > 1 and (T.nullable >> k) & 1 and (v[k] == 0 or v[k] == C_ROOT_VALUE or v[k] == C_NO_VALUE):
                     n_null += 1
             # MaltParser leaves a Merge/Merge3 feature out (value 0) when every part is a
             # null value, in training and in parsing alike
             if not skip and (m == 1 or n_null < m):
-                keys[n_keys] = tbits | merge_values(v, m)
+                keys[n_keys] = T.tbits | merge_values(v, m)
                 n_keys += 1
         return n_keys
 
