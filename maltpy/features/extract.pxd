@@ -15,6 +15,16 @@ cdef struct Sent:
     const int* rag_ids
 
 
+cdef struct AtomRec:
+    # one atom as the value loop reads it: kind, argument, its node(s), its bins
+    int kind
+    int arg
+    int a1
+    int a2
+    int bins_start
+    int bins_len
+
+
 cdef struct TplRec:
     # one template as the key loop reads it, in extraction order: one record instead of four
     # arrays found through each other
@@ -46,6 +56,7 @@ cdef class Extractor:
     cdef int* tpl_atoms
     cdef int* tpl_order      # templates in MaltParser's feature order (sorted specifications)
     cdef TplRec* tpls        # the templates in that order
+    cdef AtomRec* atom       # the atoms, as one record each
     cdef int* deprel_value   # label id -> OutputColumn(DEPREL) value; NULL: label id + 1
     cdef int n_deprel_values
     cdef readonly int split_atom

@@ -227,6 +227,7 @@ cdef class Extractor:
     def __cinit__(self, *args, **kwargs):
         self.addr_base = NULL
         self.tpls = NULL
+        self.atom = NULL
         self.deprel_value = NULL
         self.n_deprel_values = 0
 
@@ -259,9 +260,17 @@ cdef class Extractor:
         self.tpl_atoms = _copy(tpl[:, 1:])
         self.tpl_order = _copy(tables["order"])
         self.tpls = <TplRec*>malloc(sizeof(TplRec) * max(self.n_tpl, 1))
-        if self.tpls == NULL:
+        self.atom = <AtomRec*>malloc(sizeof(AtomRec) * max(self.n_atoms, 1))
+        if self.tpls == NULL or self.atom == NULL:
             raise MemoryError()
         cdef int ti, t, k, a
+        for a in range(self.n_atoms):
+            self.atom[a].kind = self.atom_kind[a]
+            self.atom[a].arg = self.atom_arg[a]
+            self.atom[a].a1 = self.atom_a1[a]
+            self.atom[a].a2 = self.atom_a2[a]
+            self.atom[a].bins_start = self.atom_bins_start[a]
+            self.atom[a].bins_len = self.atom_bins_len[a]
         for ti in range(self.n_tpl):
             t = self.tpl_order[ti]
             self.tpls[ti].t = t
@@ -305,7 +314,8 @@ cdef class Extractor:
                   <size_t>self.nav_len, <size_t>self.nav_ops, <size_t>self.atom_kind,
                   <size_t>self.atom_arg, <size_t>self.atom_a1, <size_t>self.atom_a2,
                   <size_t>self.atom_bins_start, <size_t>self.atom_bins_len, <size_t>self.bins,
-                  <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpl_order, <size_t>self.tpls):
+                  <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpl_order, <size_t>self.tpls,
+                  <size_t>self.atom):
             free(<void*>p)
 
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes,
@@ -321,9 +331,10 @@ cdef class Extractor:
             nodes[a] = node
 
     cdef int64_t _atom(self, int a, const State* s, const Sent* sent, const int* nodes) noexcept nogil:
-        cdef int kind = self.atom_kind[a]
-        cdef int arg = self.atom_arg[a]
-        cdef int x = nodes[self.atom_a1[a]]
+        cdef const AtomRec* A = &self.atom[a]
+        cdef int kind = A.kind
+        cdef int arg = A.arg
+        cdef int x = nodes[A.a1]
         cdef int y, hx, hy, lab, count
         if kind == A_INPUT:
             return sent.tok[x * self.n_tok + arg] if x >= 0 else 0
@@ -355,13 +366,12 @@ cdef class Extractor:
             if x < 0:
                 return 0
             count = s.n_ldeps[x] if arg == 0 else (s.n_rdeps[x] if arg == 1 else s.n_ldeps[x] + s.n_rdeps[x])
-            return binned(count, self.bins + self.atom_bins_start[a], self.atom_bins_len[a])
-        y = nodes[self.atom_a2[a]]
+            return binned(count, self.bins + A.bins_start, A.bins_len)
+        y = nodes[A.a2]
         if x < 0 or y < 0:
             return 0
         if kind == A_DISTANCE:
-            return binned(x - y if x > y else y - x, self.bins + self.atom_bins_start[a],
-                          self.atom_bins_len[a])
+            return binned(x - y if x > y else y - x, self.bins + A.bins_start, A.bins_len)
         if kind == A_LINKED:
             if s.n_links:
                 return 2 if linked(s, x, y) else 1
@@ -408,7 +418,7 @@ cdef class Extractor:
         cdef const unsigned char* out_tpl = out_atom + self.n_atoms if leave_out != NULL else NULL
         self._resolve(system, s, nodes, leave_out)
         for a in range(self.n_atoms):
-            if self.atom_kind[a] != A_SPLIT and (out_atom == NULL or not out_atom[a]):
+            if self.atom[a].kind != A_SPLIT and (out_atom == NULL or not out_atom[a]):
                 values[a] = self._atom(a, s, sent, nodes)
         cdef const TplRec* T
         for ti in range(self.n_tpl):
@@ -417,12 +427,12 @@ cdef class Extractor:
                 continue
             if T.split:
                 a = T.atoms[0]
-                x = nodes[self.atom_a1[a]]
+                x = nodes[self.atom[a].a1]
                 if x <= 0:  # no node, or the root: a null value, not an empty set
                     keys[n_keys] = T.tbits | <uint64_t>(self.root_value if x == 0 else 0)
                     n_keys += 1
                     continue
-                q = self.atom_arg[a]
+                q = self.atom[a].arg
                 lo = sent.rag_off[q * sent.rag_stride + x]
                 hi = sent.rag_off[q * sent.rag_stride + x + 1]
                 if hi - lo > MAX_SET:
