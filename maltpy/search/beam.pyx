@@ -87,6 +87,7 @@ cdef struct Room:
     Item* nxt
     Cand* cand
     Cand* top
+    int* children      # per item of the current agenda: its candidates among the best, still to take
     Decision* ds
 
 
@@ -98,8 +99,9 @@ cdef bint room_alloc(Room* r, Step step, int width, int max_n, int n_classes) no
     r.nxt = <Item*>calloc(width, sizeof(Item))
     r.cand = <Cand*>malloc(sizeof(Cand) * width * (n_classes + 1))
     r.top = <Cand*>malloc(sizeof(Cand) * width)
+    r.children = <int*>calloc(width, sizeof(int))
     r.ds = <Decision*>calloc(width, sizeof(Decision))
-    if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL:
+    if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL:
         return False
     for i in range(width):
         if not (state_alloc(&r.cur[i].s, max_n) and state_alloc(&r.nxt[i].s, max_n)
@@ -128,6 +130,8 @@ cdef void room_free(Room* r) noexcept nogil:
     free(r.nxt)
     free(r.cand)
     free(r.top)
+    free(r.children)
+    r.children = NULL
     free(r.ds)
     r.cur = r.nxt = NULL
     r.cand = r.top = NULL
@@ -189,6 +193,18 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
     return n
 
 
+cdef inline bint hist_room(Item* it, int need) noexcept nogil:
+    """Room for ``need`` classes in ``it``'s history (what it holds kept); False when memory runs out."""
+    cdef int* grown
+    if it.cap_hist < need:
+        grown = <int*>realloc(it.hist, sizeof(int) * 2 * need)
+        if grown == NULL:
+            return False
+        it.hist = grown
+        it.cap_hist = 2 * need
+    return True
+
+
 cdef int room_select(Room* r, Step step, int n_cand, const int* gold_cls) noexcept nogil:
     """The best candidates become the next agenda (then the current one); how many (0 when
     memory runs out). ``gold_cls``: the gold sequence's class at this round (training; NULL
@@ -197,18 +213,32 @@ cdef int room_select(Room* r, Step step, int n_cand, const int* gold_cls) noexce
     cdef Item* it
     cdef Item* parent
     cdef Item* tmp
-    cdef int* grown
+    cdef State s
+    cdef int* h
+    cdef int cap
+    memset(r.children, 0, sizeof(int) * r.width)
+    for q in range(k):
+        r.children[r.top[q].item] += 1
     for q in range(k):
         parent = &r.cur[r.top[q].item]
         it = &r.nxt[q]
-        if it.cap_hist < parent.n_hist + 1:
-            grown = <int*>realloc(it.hist, sizeof(int) * 2 * (parent.n_hist + 1))
-            if grown == NULL:
+        r.children[r.top[q].item] -= 1
+        if r.children[r.top[q].item] == 0:
+            # the parent's last child takes its configuration and history over instead of copying
+            # them (the parent is done with, and most items have one child): the two swap rooms
+            s = it.s
+            it.s = parent.s
+            parent.s = s
+            h, cap = it.hist, it.cap_hist
+            it.hist, it.cap_hist = parent.hist, parent.cap_hist
+            parent.hist, parent.cap_hist = h, cap
+            if not hist_room(it, parent.n_hist + 1):
                 return 0
-            it.hist = grown
-            it.cap_hist = 2 * (parent.n_hist + 1)
-        state_copy(&it.s, &parent.s)
-        memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
+        else:
+            state_copy(&it.s, &parent.s)
+            if not hist_room(it, parent.n_hist + 1):
+                return 0
+            memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
         it.n_hist = parent.n_hist
         it.score = r.top[q].score
         it.done = parent.done
