@@ -64,10 +64,12 @@ cdef inline bint better(const Cand* a, const Cand* b) noexcept nogil:
 
 cdef int top_candidates(Cand* cand, int n, int width, Cand* out) noexcept nogil:
     """The ``width`` best of ``cand[:n]`` into ``out``, best first (insertion into a sorted
-    array: width is small)."""
+    array: width is small). Once ``out`` is full, a candidate scoring below its last is passed
+    over on one comparison with a score kept at hand (most are)."""
     cdef int k = 0, i, j
+    cdef double last = -INFINITY
     for i in range(n):
-        if k == width and not better(&cand[i], &out[k - 1]):
+        if k == width and (cand[i].score < last or not better(&cand[i], &out[k - 1])):
             continue
         j = k if k < width else width - 1
         while j > 0 and better(&cand[i], &out[j - 1]):
@@ -76,6 +78,7 @@ cdef int top_candidates(Cand* cand, int n, int width, Cand* out) noexcept nogil:
         out[j] = cand[i]
         if k < width:
             k += 1
+        last = out[k - 1].score
     return k
 
 
@@ -88,6 +91,9 @@ cdef struct Room:
     Cand* cand
     Cand* top
     int* children      # per item of the current agenda: its candidates among the best, still to take
+    double* scale      # per item: its decision's scores as sequence terms, scale * score + shift
+    double* shift
+    double* best       # per item: its best candidate's score
     Decision* ds
 
 
@@ -100,8 +106,12 @@ cdef bint room_alloc(Room* r, Step step, int width, int max_n, int n_classes) no
     r.cand = <Cand*>malloc(sizeof(Cand) * width * (n_classes + 1))
     r.top = <Cand*>malloc(sizeof(Cand) * width)
     r.children = <int*>calloc(width, sizeof(int))
+    r.scale = <double*>malloc(sizeof(double) * width)
+    r.shift = <double*>malloc(sizeof(double) * width)
+    r.best = <double*>malloc(sizeof(double) * width)
     r.ds = <Decision*>calloc(width, sizeof(Decision))
-    if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL:
+    if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL \
+            or r.scale == NULL or r.shift == NULL or r.best == NULL:
         return False
     for i in range(width):
         if not (state_alloc(&r.cur[i].s, max_n) and state_alloc(&r.nxt[i].s, max_n)
@@ -131,7 +141,11 @@ cdef void room_free(Room* r) noexcept nogil:
     free(r.cand)
     free(r.top)
     free(r.children)
+    free(r.scale)
+    free(r.shift)
+    free(r.best)
     r.children = NULL
+    r.scale = r.shift = r.best = NULL
     free(r.ds)
     r.cur = r.nxt = NULL
     r.cand = r.top = NULL
@@ -153,9 +167,14 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
     """Advance and score each item; its candidates into ``r.cand``; how many. ``temperature``
     above 0: a decision adds the log-probability of its class, a softmax over the permissible
     classes' scores times ``temperature``, instead of the raw score (the scores of a model
-    trained on single decisions are comparable across sequences that way, not as they are)."""
+    trained on single decisions are comparable across sequences that way, not as they are).
+
+    With a full agenda, the candidates that score below every item's best are left out: each
+    item's best is a candidate, so ``width`` candidates score at least the lowest of them, and
+    none below it can be selected (the candidates kept are those :func:`room_select` would
+    consider, in the same order; most of a step's are not)."""
     cdef int b, rr, c, n = 0
-    cdef double top, z, scale, shift
+    cdef double top, z, scale, shift, floor, v
     cdef Item* it
     cdef Decision* d
     all_done[0] = True
@@ -165,31 +184,52 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
         if not it.done and not step.next(&it.s, d, False, NULL):
             it.done = True
         if it.done:
-            r.cand[n].score = it.score
-            r.cand[n].item = b
-            r.cand[n].cls = -1
-            n += 1
+            r.best[b] = it.score
             continue
         all_done[0] = False
         step.score(&it.s, sent, d)
+        top = -INFINITY
+        for rr in range(d.n_runs):
+            for c in range(d.run_lo[rr], d.run_end[rr]):
+                if d.scores[c] > top:
+                    top = d.scores[c]
         scale, shift = 1.0, 0.0     # raw scores; log-probabilities: T * score - log-sum-exp
         if temperature > 0:
-            top = -INFINITY
-            for rr in range(d.n_runs):
-                for c in range(d.run_lo[rr], d.run_end[rr]):
-                    if d.scores[c] > top:
-                        top = d.scores[c]
             z = 0
             for rr in range(d.n_runs):
                 for c in range(d.run_lo[rr], d.run_end[rr]):
                     z += exp(temperature * (d.scores[c] - top))
             scale, shift = temperature, -temperature * top - log(z)
+        r.scale[b], r.shift[b] = scale, shift
+        # the terms rise with the scores (scale > 0; rounding keeps the order): the top class's is the best
+        r.best[b] = it.score + scale * top + shift
+    floor = -INFINITY
+    if n_items >= r.width:
+        floor = INFINITY
+        for b in range(n_items):
+            if r.best[b] < floor:
+                floor = r.best[b]
+    for b in range(n_items):
+        it = &r.cur[b]
+        if it.done:
+            if it.score >= floor:
+                r.cand[n].score = it.score
+                r.cand[n].item = b
+                r.cand[n].cls = -1
+                n += 1
+            continue
+        if r.best[b] < floor:
+            continue
+        d = &r.ds[b]
+        scale, shift = r.scale[b], r.shift[b]
         for rr in range(d.n_runs):
             for c in range(d.run_lo[rr], d.run_end[rr]):
-                r.cand[n].score = it.score + scale * d.scores[c] + shift
-                r.cand[n].item = b
-                r.cand[n].cls = c
-                n += 1
+                v = it.score + scale * d.scores[c] + shift
+                if v >= floor:
+                    r.cand[n].score = v
+                    r.cand[n].item = b
+                    r.cand[n].cls = c
+                    n += 1
     return n
 
 
