@@ -25,7 +25,7 @@ cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
-from libc.math cimport INFINITY, exp, log
+from libc.math cimport INFINITY, exp, fabs, log
 from libc.stdint cimport int64_t
 from cython.parallel cimport prange, threadid
 
@@ -94,6 +94,7 @@ cdef struct Room:
     double* scale      # per item: its decision's scores as sequence terms, scale * score + shift
     double* shift
     double* best       # per item: its best candidate's score
+    float* top_class   # per item: its best class's score
     Decision* ds
 
 
@@ -109,9 +110,10 @@ cdef bint room_alloc(Room* r, Step step, int width, int max_n, int n_classes) no
     r.scale = <double*>malloc(sizeof(double) * width)
     r.shift = <double*>malloc(sizeof(double) * width)
     r.best = <double*>malloc(sizeof(double) * width)
+    r.top_class = <float*>malloc(sizeof(float) * width)
     r.ds = <Decision*>calloc(width, sizeof(Decision))
     if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL \
-            or r.scale == NULL or r.shift == NULL or r.best == NULL:
+            or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL:
         return False
     for i in range(width):
         if not (state_alloc(&r.cur[i].s, max_n) and state_alloc(&r.nxt[i].s, max_n)
@@ -144,8 +146,10 @@ cdef void room_free(Room* r) noexcept nogil:
     free(r.scale)
     free(r.shift)
     free(r.best)
+    free(r.top_class)
     r.children = NULL
     r.scale = r.shift = r.best = NULL
+    r.top_class = NULL
     free(r.ds)
     r.cur = r.nxt = NULL
     r.cand = r.top = NULL
@@ -175,6 +179,7 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
     consider, in the same order; most of a step's are not)."""
     cdef int b, rr, c, n = 0
     cdef double top, z, scale, shift, floor, v
+    cdef float cut
     cdef Item* it
     cdef Decision* d
     all_done[0] = True
@@ -200,7 +205,7 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
                 for c in range(d.run_lo[rr], d.run_end[rr]):
                     z += exp(temperature * (d.scores[c] - top))
             scale, shift = temperature, -temperature * top - log(z)
-        r.scale[b], r.shift[b] = scale, shift
+        r.scale[b], r.shift[b], r.top_class[b] = scale, shift, <float>top
         # the terms rise with the scores (scale > 0; rounding keeps the order): the top class's is the best
         r.best[b] = it.score + scale * top + shift
     floor = -INFINITY
@@ -222,14 +227,23 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
             continue
         d = &r.ds[b]
         scale, shift = r.scale[b], r.shift[b]
+        # a float bound a little below the scores that reach the floor: most classes are passed
+        # over on one float comparison, the others' terms computed exactly and compared
+        cut = -INFINITY
+        if floor > -INFINITY and scale >= 1e-3:
+            cut = <float>((floor - it.score - shift) / scale)
+            cut = cut - 1e-5 * (fabs(cut) + 1)
+            if not cut <= r.top_class[b]:      # never above the item's own best class (nor NaN)
+                cut = -INFINITY
         for rr in range(d.n_runs):
             for c in range(d.run_lo[rr], d.run_end[rr]):
-                v = it.score + scale * d.scores[c] + shift
-                if v >= floor:
-                    r.cand[n].score = v
-                    r.cand[n].item = b
-                    r.cand[n].cls = c
-                    n += 1
+                if d.scores[c] >= cut:
+                    v = it.score + scale * d.scores[c] + shift
+                    if v >= floor:
+                        r.cand[n].score = v
+                        r.cand[n].item = b
+                        r.cand[n].cls = c
+                        n += 1
     return n
 
 
