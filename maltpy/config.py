@@ -153,7 +153,9 @@ class Settings:
     oracle: str = _setting("static", Flag(
         "-or", "ORACLE", "static (default): learn from the oracle's transitions; dynamic: with -l perceptron, "
                          "learn inside the transition loop from the dynamic oracle, exploring the model's own "
-                         "errors (nivreeager: Goldberg & Nivre 2012; covnonproj: the thesis's)"))
+                         "errors (nivreeager: Goldberg & Nivre 2012; covnonproj: the thesis's); with -b above 1, "
+                         "the gold sequence of global training takes the model's best move among those that "
+                         "lose no gold arc"))
     undirected: str = _setting("none", Flag(
         "-ud", "MODE", "undirected parsing with planar, 2planar or covnonproj (Gómez-Rodríguez & "
                        "Fernández-González): links without direction, then the tree with the fewest "

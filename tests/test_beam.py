@@ -180,8 +180,14 @@ def test_early_update_trains_too_and_the_options_are_checked(toy):
     assert all(len(s.heads) == len(s) for s in p.parse(test))
     with pytest.raises(MaltpyError, match="-u"):
         Parser(learner="perceptron", learner_options="-u sometimes", verbose=False).fit(train)
-    with pytest.raises(MaltpyError, match="static oracle"):
-        Parser(learner="perceptron", oracle="dynamic", beam_width=4, verbose=False).fit(train)
+    # -or dynamic: the dynamic oracle's gold (spec 2.1), where the system has costs, on complete trees
+    log = []
+    p = Parser(learner="perceptron", learner_options="-i 2", oracle="dynamic", beam_width=4, verbose=False,
+               jobs=1).fit(train, log=log.append)
+    assert any("gold from the dynamic oracle" in line for line in log)
+    assert all(len(s.heads) == len(s) for s in p.parse(test))
+    with pytest.raises(MaltpyError, match="-or static"):
+        Parser(algorithm="stackproj", learner="perceptron", oracle="dynamic", beam_width=4, verbose=False).fit(train)
     with pytest.raises(MaltpyError, match="at least 1"):
         Parser(beam_width=0)
     for wrong in ("local:0", "local:-1", "local:x", "sum:2", "softmax"):
@@ -378,6 +384,54 @@ def test_early_and_max_violation_updates_are_where_a_brute_force_replay_puts_the
             assert viol == want_viol
             if viol is not None:
                 assert gold[:at] == want_gold
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), width=st.integers(2, 4), algorithm=st.sampled_from(["nivreeager", "covnonproj"]))
+def test_dynamic_gold_takes_the_models_best_move_among_those_that_lose_no_gold_arc(seed, width, algorithm):
+    """Spec 2.1 (-or dynamic with -b B): the gold sequence rebuilds the gold tree, and at each step
+    takes the best-scoring (the first of equals) of the classes whose move loses no gold arc, by
+    the system's dynamic oracle (whose costs other tests check against brute force)."""
+    from conftest import random_projective_tree
+    from maltpy.parsing.training import prepare
+    from maltpy.search import SearchModel
+    from maltpy.search.beam import update_point
+    rnd = random.Random(seed)
+    train = []
+    for _ in range(5):
+        m = rnd.randint(2, 5)
+        heads = random_projective_tree(rnd, m)[1:]
+        labels = ["r" if h == 0 else rnd.choice(["a", "b"]) for h in heads]
+        train.append(Sentence.from_words([f"w{rnd.randrange(5)}" for _ in range(m)],
+                                         postags=[rnd.choice("XY") for _ in range(m)]).with_tree(heads, labels))
+    p = Parser(algorithm=algorithm, learner="perceptron", learner_options=f"-i 1 -s {seed % 97}", verbose=False,
+               jobs=1, root_label="r").fit(train)
+    corpus, heads, label_ids, system = prepare(p, train, "conllx")
+    step = SearchModel(system, p.extractor, p.classes, p.search_model().scorer).step(corpus.max_n, keep_scores=False)
+    step.score_all = True
+    for k, x in enumerate(train):
+        gold, _, _ = update_point(step, corpus, k, heads, label_ids, width, True, dynamic_gold=True)
+        for i, c in enumerate(gold):
+            classes, scores = _replay(step, corpus, k, gold[:i])
+            cost = step.keep_least_cost(heads, label_ids)
+            zero = step.permissible().tolist()
+            if cost < 0:        # no costs here (arc-eager's end pops): the one move there is
+                assert zero == classes == [c]
+                continue
+            assert cost == 0        # projective: nothing lost
+            best = max(scores[classes.index(d)] for d in zero)
+            assert c == min(d for d in zero if scores[classes.index(d)] == best)
+        step.begin(corpus, k)
+        for c in gold:
+            assert step.next_decision()
+            step.take(c)
+        # the search stops when the agenda is done: covnonproj's gold may be longer than its items
+        if not step.next_decision():
+            tree_heads, tree_labels = step.tree()
+            assert tree_heads == [int(r[6]) for r in x.rows]
+            assert [p.labels[l] for l in tree_labels] == [r[7] for r in x.rows]
+        else:
+            assert algorithm != "nivreeager"        # every arc-eager sequence has 2n moves
 
 
 @pytest.mark.parametrize("algorithm", sorted(__import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS))

@@ -201,6 +201,8 @@ def test_partial_trees_are_refused_where_the_learner_needs_complete_ones(tmp_pat
         Parser(verbose=False).fit(partial)
     with pytest.raises(MaltpyError, match="needs complete trees"):
         Parser(learner="perceptron", oracle="dynamic", marking_strategy="head", verbose=False).fit(partial)
+    with pytest.raises(MaltpyError, match="global training .* needs complete trees"):
+        Parser(learner="perceptron", oracle="dynamic", beam_width=4, verbose=False).fit(partial)
     blank = _hide(read_conll(TRAIN, need_heads=True)[:30], random.Random(1), 1.0)
     with pytest.raises(MaltpyError, match="no training sentence gives a head"):
         Parser(learner="perceptron", oracle="dynamic", verbose=False).fit(blank)

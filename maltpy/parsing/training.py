@@ -221,27 +221,35 @@ def fit_online(parser, sentences, fmt: str, log):
 
 def fit_global(parser, sentences, fmt: str, log):
     """-l perceptron -b B: a structured perceptron over whole transition sequences with a beam of
-    B, the static oracle's sequence as gold (:func:`maltpy.search.beam.train_global`)."""
+    B, the static oracle's sequence as gold, or with -or dynamic the model's best among the moves
+    the dynamic oracle says lose no gold arc (:func:`maltpy.search.beam.train_global`)."""
     from maltpy.search.beam import train_global
     s = parser.settings
     learner = make_learner(s.learner, s.learner_options)
-    if s.oracle == "dynamic":
-        raise MaltpyError("global training (-b > 1) follows the static oracle's sequence: leave out -or dynamic")
+    if s.oracle == "dynamic" and any(r[6] == "_" for x in sentences for r in x.rows):
+        raise MaltpyError("global training (-b > 1) needs complete trees: a word without a head (HEAD _) "
+                          "trains with the greedy dynamic oracle (-b 1) only")
     if s.split_column or s.split_structure:
         raise MaltpyError("global training trains one model: leave out the data split (-d/-s)")
     if s.beam_scores == "auto":
         s.beam_scores = "sum"       # what the model learned to add up; auto means local for greedy models
     t0 = time.perf_counter()
     corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
+    if s.oracle == "dynamic" and not system.has_costs:
+        with_costs = [name for name, cls in SYSTEMS.items() if cls(1, 0).has_costs]
+        raise MaltpyError(f"{system.no_costs_reason}; use -or static (dynamic oracles, with their default "
+                          f"options: {', '.join(with_costs)})")
     fmap, step = trainable_step(parser, learner, system, corpus, heads, label_ids, log)
     t1 = time.perf_counter()
     keep_trained(parser, learner, fmap, train_global(
         step, corpus, heads, label_ids, learner.epochs, learner.seed, s.beam_width,
         max_violation=learner.update == "max", batch=learner.batch, n_threads=threads(s.jobs),
+        dynamic_gold=s.oracle == "dynamic",
         progress=lambda epoch, clean, seconds, updates: log(
             f"epoch {epoch}/{learner.epochs}: {100 * clean:.2f}% of the sentences without an update "
             f"({updates} updates), {seconds:.1f} s")), t0)
-    log(f"trained with perceptron {learner.options_string()} globally, beam {s.beam_width}, in "
+    log(f"trained with perceptron {learner.options_string()} globally, beam {s.beam_width}"
+        f"{', gold from the dynamic oracle' if s.oracle == 'dynamic' else ''}, in "
         f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
     return parser
 

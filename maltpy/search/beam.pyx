@@ -31,7 +31,7 @@ from cython.parallel cimport prange, threadid
 
 from maltpy.errors import MaltpyError
 from maltpy.features.extract cimport Sent
-from maltpy.search.decision cimport Corpus, Decision
+from maltpy.search.decision cimport Corpus, Decision, argmax_runs
 from maltpy.search.step cimport Step, decision_free, load_gold, oracle_class
 from maltpy.search.strategy import Strategy
 from maltpy.search.trainable cimport TrainableWeights
@@ -481,16 +481,21 @@ cdef inline bint keep_hist(int** hist, int* cap, const int* src, int n) noexcept
 
 
 cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh, const int* gl, Searcher* w,
-                          bint max_violation, Found* out) noexcept nogil:
+                          bint max_violation, Found* out, bint dynamic_gold=False) noexcept nogil:
     """Search sentence ``k`` with the beam, the gold sequence beside it, and note in ``out``
     where its update is: early (the first round the gold prefix leaves the agenda), or at the
     largest violation (the best item's score over the gold prefix's); if gold survives but does
-    not win, at the end. Reads the weights only."""
+    not win, at the end. Reads the weights only.
+
+    ``dynamic_gold``: the gold sequence takes, at each step, the best-scoring of the moves that
+    lose no gold arc (the system's dynamic oracle, :meth:`Step.restrict`; the fewest where every
+    move loses one) instead of the static oracle's one canonical move (spec §2.1: the model, not
+    the oracle, chooses among equivalent gold sequences)."""
     cdef Sent sent
     cdef Room* ag = &w.room
     cdef int n_items, n_cand, gcls, q, gold_item
     cdef double gold_score = 0, worst = -INFINITY
-    cdef bint all_done, gold_done = False, gold_in
+    cdef bint all_done, gold_done = False, gold_in, gold_scored
     cdef int* grown
     out.n_gold = 0
     out.n_viol = -1
@@ -512,14 +517,22 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
                 gold_item = q
                 break
         gcls = -1
+        gold_scored = False
         if not gold_done:
             if not step.next(&w.gs, &w.gd, False, NULL):
                 gold_done = True
             else:
-                gcls = oracle_class(step.system, step.classes, &w.gs, &w.g, &w.gd)
-                if gold_item < 0:
-                    step.score(&w.gs, &sent, &w.gd)
+                if dynamic_gold and step.restrict(&w.gs, &w.g, &w.gd) >= 0:
+                    step.score(&w.gs, &sent, &w.gd)      # over the least-cost classes
+                    gcls = argmax_runs(w.gd.scores, w.gd.run_lo, w.gd.run_end, w.gd.n_runs)
                     gold_score += w.gd.scores[gcls]
+                    gold_scored = True
+                else:
+                    gcls = oracle_class(step.system, step.classes, &w.gs, &w.g, &w.gd)
+                    if gold_item < 0:
+                        step.score(&w.gs, &sent, &w.gd)
+                        gold_score += w.gd.scores[gcls]
+                        gold_scored = True
                 step.apply(&w.gs, gcls, NULL)
                 if out.n_gold == out.cap_gold:
                     grown = <int*>realloc(out.gold_hist, sizeof(int) * 2 * (out.cap_gold + 32))
@@ -531,7 +544,7 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
                 out.gold_hist[out.n_gold] = gcls
                 out.n_gold += 1
         n_cand = room_expand(ag, step, &sent, n_items, &all_done, 0)
-        if gold_item >= 0 and gcls >= 0:
+        if gold_item >= 0 and gcls >= 0 and not gold_scored:
             gold_score += ag.ds[gold_item].scores[gcls]
         if all_done:
             break
@@ -570,7 +583,7 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
 
 
 def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, int seed, int width,
-                 bint max_violation=True, progress=None, int batch=1, int n_threads=1):
+                 bint max_violation=True, progress=None, int batch=1, int n_threads=1, bint dynamic_gold=False):
     """Train the step's :class:`~maltpy.search.trainable.TrainableWeights` as a structured
     perceptron over whole transition sequences with a beam of ``width`` (spec §2): the gold
     sequence is the static oracle's; early update (at the first round the gold prefix leaves the
@@ -624,11 +637,11 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
                     if T > 1:
                         for q in prange(nb, num_threads=T, schedule="dynamic", chunksize=1):
                             search_sentence(step, corpus, order[b0 + q], &gh[0], &gl[0],
-                                            &searchers[threadid()], max_violation, &found[q])
+                                            &searchers[threadid()], max_violation, &found[q], dynamic_gold)
                     else:
                         for q in range(nb):
                             search_sentence(step, corpus, order[b0 + q], &gh[0], &gl[0], &searchers[0],
-                                            max_violation, &found[q])
+                                            max_violation, &found[q], dynamic_gold)
                     # 2. their updates, in order: + the gold prefix, - the violating item's
                     for q in range(nb):
                         f = &found[q]
@@ -681,7 +694,8 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
         decision_free(&rd)
 
 
-def update_point(Step step, Corpus corpus, Py_ssize_t k, gold_heads, gold_labels, int width, bint max_violation=True):
+def update_point(Step step, Corpus corpus, Py_ssize_t k, gold_heads, gold_labels, int width, bint max_violation=True,
+                 bint dynamic_gold=False):
     """Where global training would update on sentence ``k`` with the current weights (for tests
     and inspection): (the gold sequence's decisions as far as the search followed it, the
     violating item's decisions or None, how many gold decisions the update takes)."""
@@ -698,7 +712,7 @@ def update_point(Step step, Corpus corpus, Py_ssize_t k, gold_heads, gold_labels
         if not (room_alloc(&w.room, step, width, corpus.max_n, step.classes.n_classes)
                 and state_alloc(&w.gs, corpus.max_n) and step.decision_alloc(&w.gd)):
             raise MemoryError()
-        search_sentence(step, corpus, k, &gh[0], &gl[0], &w, max_violation, &f)
+        search_sentence(step, corpus, k, &gh[0], &gl[0], &w, max_violation, &f, dynamic_gold)
         if f.failed:
             raise MemoryError()
         gold = [f.gold_hist[i] for i in range(f.n_gold)]

@@ -51,6 +51,7 @@ cdef class Step:
     cdef Decision py_d
     cdef Corpus py_corpus
     cdef bint py_pending
+    cdef Py_ssize_t py_k
 
     cdef bint decision_alloc(self, Decision* d) noexcept nogil
     cdef void start(self, State* s, const Sent* sent) noexcept nogil

@@ -29,7 +29,7 @@ from libc.stdint cimport uint64_t, int64_t
 from libc.math cimport exp, INFINITY
 
 from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
-from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.base cimport TransitionSystem, gold_free
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.search.decision cimport (ClassTable, Corpus, Decision, Scorer, MAX_MOVES, add_runs, argmax_runs,
                                      count_at_least, max_transitions)
@@ -446,6 +446,7 @@ cdef class Step:
         if not state_alloc(&self.py_state, self.py_sent.n):
             raise MemoryError()
         self.py_corpus = corpus      # keeps the arrays py_sent points into
+        self.py_k = k
         self.start(&self.py_state, &self.py_sent)
         self.py_pending = False
 
@@ -469,6 +470,24 @@ cdef class Step:
         self._deciding()
         return np.concatenate([np.arange(self.py_d.run_lo[r], self.py_d.run_end[r], dtype=np.int32)
                                for r in range(self.py_d.n_runs)] or [np.zeros(0, dtype=np.int32)])
+
+    def keep_least_cost(self, gold_heads, gold_labels):
+        """Keep, of the pending decision's permissible classes, those that lose the fewest arcs of
+        the gold tree (``gold_heads``/``gold_labels``: one entry per corpus row), by the system's
+        dynamic oracle (:meth:`restrict`); return that cost, or -1 when the system has no costs."""
+        self._deciding()
+        cdef int[::1] gh = np.ascontiguousarray(gold_heads, dtype=np.int32)
+        cdef int[::1] gl = np.ascontiguousarray(gold_labels, dtype=np.int32)
+        if gh.shape[0] != self.py_corpus.n_rows or gl.shape[0] != self.py_corpus.n_rows:
+            raise ValueError("gold arrays must have one entry per corpus row")
+        cdef Gold g
+        memset(&g, 0, sizeof(Gold))
+        try:
+            if not load_gold(self.system, self.py_corpus, self.py_k, &g, &gh[0], &gl[0]):
+                raise MemoryError()
+            return self.restrict(&self.py_state, &g, &self.py_d)
+        finally:
+            gold_free(&g)
 
     def best_class(self):
         """What :meth:`best` chooses for the pending decision (after :meth:`scores`)."""
