@@ -352,30 +352,37 @@ def _brute_force_update(step, corpus, k, gold, width, max_violation):
     return update if update is not None else (gold[:n_gold], None)
 
 
+def _random_treebank_step(seed, n_sentences, algorithm):
+    """A few short random projective trees, a perceptron trained on them for one epoch, and a beam's
+    decision step over its weights (every move scored): (sentences, parser, corpus, gold heads,
+    gold label ids, step)."""
+    from conftest import random_projective_tree
+    from maltpy.parsing.training import prepare
+    from maltpy.search import SearchModel
+    rnd = random.Random(seed)
+    train = []
+    for _ in range(n_sentences):
+        m = rnd.randint(2, 5)
+        heads = random_projective_tree(rnd, m)[1:]
+        labels = ["r" if h == 0 else rnd.choice(["a", "b"]) for h in heads]
+        train.append(Sentence.from_words([f"w{rnd.randrange(5)}" for _ in range(m)],
+                                         postags=[rnd.choice("XY") for _ in range(m)]).with_tree(heads, labels))
+    p = Parser(algorithm=algorithm, learner="perceptron", learner_options=f"-i 1 -s {seed % 97}", verbose=False,
+               jobs=1, root_label="r").fit(train)
+    corpus, heads, label_ids, system = prepare(p, train, "conllx")
+    step = SearchModel(system, p.extractor, p.classes, p.search_model().scorer).step(corpus.max_n, keep_scores=False)
+    step.score_all = True
+    return train, p, corpus, heads, label_ids, step
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10 ** 6), width=st.integers(2, 4))
 def test_early_and_max_violation_updates_are_where_a_brute_force_replay_puts_them(seed, width):
     """Spec 4: on small sentences with random weights, early update happens at the first round
     where gold leaves the agenda and max-violation at the round of the largest violation (or at
     the end, when gold survives but loses), as a beam replayed in Python from scratch finds."""
-    from conftest import random_projective_tree
-    from maltpy.parsing.training import prepare
-    from maltpy.search import SearchModel
     from maltpy.search.beam import update_point
-    rnd = random.Random(seed)
-    train = []
-    for _ in range(6):
-        m = rnd.randint(2, 5)
-        heads = random_projective_tree(rnd, m)[1:]
-        labels = ["r" if h == 0 else rnd.choice(["a", "b"]) for h in heads]
-        train.append(Sentence.from_words([f"w{rnd.randrange(5)}" for _ in range(m)],
-                                         postags=[rnd.choice("XY") for _ in range(m)]).with_tree(heads, labels))
-    p = Parser(learner="perceptron", learner_options=f"-i 1 -s {seed % 97}", verbose=False, jobs=1,
-               root_label="r").fit(train)
-    scorer = p.search_model().scorer
-    corpus, heads, label_ids, system = prepare(p, train, "conllx")
-    step = SearchModel(system, p.extractor, p.classes, scorer).step(corpus.max_n, keep_scores=False)
-    step.score_all = True
+    train, p, corpus, heads, label_ids, step = _random_treebank_step(seed, 6, "nivreeager")
     for k in range(len(train)):
         full, _, _ = update_point(step, corpus, k, heads, label_ids, width, True)
         for max_violation in (False, True):
@@ -392,23 +399,8 @@ def test_dynamic_gold_takes_the_models_best_move_among_those_that_lose_no_gold_a
     """Spec 2.1 (-or dynamic with -b B): the gold sequence rebuilds the gold tree, and at each step
     takes the best-scoring (the first of equals) of the classes whose move loses no gold arc, by
     the system's dynamic oracle (whose costs other tests check against brute force)."""
-    from conftest import random_projective_tree
-    from maltpy.parsing.training import prepare
-    from maltpy.search import SearchModel
     from maltpy.search.beam import update_point
-    rnd = random.Random(seed)
-    train = []
-    for _ in range(5):
-        m = rnd.randint(2, 5)
-        heads = random_projective_tree(rnd, m)[1:]
-        labels = ["r" if h == 0 else rnd.choice(["a", "b"]) for h in heads]
-        train.append(Sentence.from_words([f"w{rnd.randrange(5)}" for _ in range(m)],
-                                         postags=[rnd.choice("XY") for _ in range(m)]).with_tree(heads, labels))
-    p = Parser(algorithm=algorithm, learner="perceptron", learner_options=f"-i 1 -s {seed % 97}", verbose=False,
-               jobs=1, root_label="r").fit(train)
-    corpus, heads, label_ids, system = prepare(p, train, "conllx")
-    step = SearchModel(system, p.extractor, p.classes, p.search_model().scorer).step(corpus.max_n, keep_scores=False)
-    step.score_all = True
+    train, p, corpus, heads, label_ids, step = _random_treebank_step(seed, 5, algorithm)
     for k, x in enumerate(train):
         gold, _, _ = update_point(step, corpus, k, heads, label_ids, width, True, dynamic_gold=True)
         for i, c in enumerate(gold):

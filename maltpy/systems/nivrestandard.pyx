@@ -21,7 +21,7 @@ attached word: at most 2n transitions.
 """
 from maltpy.systems.base cimport TransitionSystem
 from maltpy.systems.state cimport (
-    State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, init_root_stack,
+    State, Gold, add_arc, stack_or_buffer_at, stack_buffer_cache_node, stack_top, buffer_front, init_root_stack,
 )
 
 cdef enum:
@@ -103,8 +103,4 @@ cdef class NivreStandard(TransitionSystem):
         return stack_or_buffer_at(s, fn, i)
 
     cdef int cache_node(self, const State* s, int group) noexcept nogil:
-        if group == 0:
-            return buffer_front(s)
-        if group == 1:
-            return stack_top(s)
-        return <int>((<unsigned int>stack_top(s) * 2654435761u + <unsigned int>buffer_front(s)) % <unsigned int>(s.n + 1))
+        return stack_buffer_cache_node(s, group)

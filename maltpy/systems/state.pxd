@@ -332,6 +332,17 @@ cdef inline int stack_or_buffer_at(const State* s, int fn, int i) noexcept nogil
     return stack_at(s, i) if fn == 0 else buffer_at(s, i)
 
 
+cdef inline int stack_buffer_cache_node(const State* s, int group) noexcept nogil:
+    """The cache nodes of the single-stack systems that remember Input, Stack and their pair
+    (``cached_address_functions = ("Input", "Stack", ("Stack", "Input"))``): the buffer front, the
+    stack top, and a hash of the two into 0..n."""
+    if group == 0:
+        return buffer_at(s, 0)
+    if group == 1:
+        return stack_at(s, 0)
+    return <int>((<unsigned int>stack_at(s, 0) * 2654435761u + <unsigned int>buffer_at(s, 0)) % <unsigned int>(s.n + 1))
+
+
 cdef inline void init_root_stack(State* s) noexcept nogil:
     """The usual start: stack [0] (the root), buffer [1 .. n]."""
     s.stack[0] = 0
