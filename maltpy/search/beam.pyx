@@ -64,12 +64,10 @@ cdef inline bint better(const Cand* a, const Cand* b) noexcept nogil:
 
 cdef int top_candidates(Cand* cand, int n, int width, Cand* out) noexcept nogil:
     """The ``width`` best of ``cand[:n]`` into ``out``, best first (insertion into a sorted
-    array: width is small). Once ``out`` is full, a candidate scoring below its last is passed
-    over on one comparison with a score kept at hand (most are)."""
+    array: width is small)."""
     cdef int k = 0, i, j
-    cdef double last = -INFINITY
     for i in range(n):
-        if k == width and (cand[i].score < last or not better(&cand[i], &out[k - 1])):
+        if k == width and not better(&cand[i], &out[k - 1]):
             continue
         j = k if k < width else width - 1
         while j > 0 and better(&cand[i], &out[j - 1]):
@@ -78,7 +76,6 @@ cdef int top_candidates(Cand* cand, int n, int width, Cand* out) noexcept nogil:
         out[j] = cand[i]
         if k < width:
             k += 1
-        last = out[k - 1].score
     return k
 
 
@@ -222,8 +219,6 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
                 r.cand[n].item = b
                 r.cand[n].cls = -1
                 n += 1
-            continue
-        if r.best[b] < floor:
             continue
         d = &r.ds[b]
         scale, shift = r.scale[b], r.shift[b]

@@ -91,9 +91,9 @@ cdef class Step:
     its permissible classes only, in extraction order, but for the per-node cache of the
     system's ``cached_address_functions`` (beam search, whose consecutive decisions belong to
     different configurations: kept sums cover every class, a waste where they cannot be reused;
-    the cached ones serve every item of the beam with the same node). A step whose scorer keeps no sums and settles no ties
-    (``Step.shareable``) may walk sentences on many threads at once, each with its own
-    Decision and State; otherwise one thread at a time."""
+    the cached ones serve every item of the beam with the same node). A step whose scorer keeps
+    no sums and settles no ties (``Step.shareable``) may walk sentences on many threads at once,
+    each with its own Decision and State; otherwise one thread at a time."""
 
     def __cinit__(self, TransitionSystem system, Extractor ex, ClassTable classes, Scorer scorer=None,
                   int max_n=0, bint keep_scores=True, bint plain=False):

@@ -68,6 +68,8 @@ cdef class Weights(Scorer):
                 if np.ndim(w_obj) != 2 or np.shape(w_obj)[1] != n_classes:
                     raise ValueError("weight matrix shape does not match the model")
                 indptr, cols, w, low = sparse_rows(w_obj)
+            if len(cols) != len(w):
+                raise ValueError("sparse weight rows are inconsistent")
             # the (class, weight) entries as they are when a model file's loading made them
             # (:func:`row_entries`): a rich model's are tens of megabytes, not copied again
             entries = _shared_entries(cols, w)
