@@ -188,10 +188,11 @@ cdef inline int64_t binned(int value, const int* bins, int n_bins) noexcept nogi
     return k + 1
 
 
-cdef inline bint is_null_value(int kind, int64_t v) noexcept nogil:
-    """Whether an input or output column value is one of MaltParser's null values
-    (no node, the root, or a node without a value)."""
-    return (kind == A_INPUT or kind == A_DEPREL) and (v == 0 or v == C_ROOT_VALUE or v == C_NO_VALUE)
+cdef inline bint is_null_value(int64_t v) noexcept nogil:
+    """Whether an input or output column's value is one of MaltParser's null values (no node,
+    the root, or a node without a value); :class:`TplRec`'s ``nullable`` says which parts are
+    such columns."""
+    return v == 0 or v == C_ROOT_VALUE or v == C_NO_VALUE
 
 
 cdef inline uint64_t merge_values(const int64_t* v, int n) noexcept nogil:
@@ -449,7 +450,7 @@ cdef class Extractor:
                 v[k] = values[T.atoms[k]]
                 if v[k] < 0:
                     skip = True
-                elif m > 1 and (T.nullable >> k) & 1 and (v[k] == 0 or v[k] == C_ROOT_VALUE or v[k] == C_NO_VALUE):
+                elif m > 1 and (T.nullable >> k) & 1 and is_null_value(v[k]):
                     n_null += 1
             # MaltParser leaves a Merge/Merge3 feature out (value 0) when every part is a
             # null value, in training and in parsing alike
@@ -502,8 +503,8 @@ cdef class Extractor:
     def cached_templates(self, TransitionSystem system):
         """uint8 per template (the index in a key's top bits): g + 1 for the templates that read
         only nodes of the g-th of the system's ``cached_address_functions`` (a name or a tuple of
-        names; the first entry that fits) and none of its stable ones, whose scores the parse loop remembers per
-        :meth:`TransitionSystem.cache_node`; 0 for the others."""
+        names; the first entry that fits) and none of its stable ones, whose scores the parse
+        loop remembers per :meth:`TransitionSystem.cache_node`; 0 for the others."""
         stable = self._templates_reading_only(type(system).stable_address_functions, system)[0]
         marks = [0] * len(stable)
         for g, fn in enumerate(type(system).cached_address_functions):

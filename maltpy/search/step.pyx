@@ -123,7 +123,8 @@ cdef class Step:
         self.room = ex.max_keys + 1     # cached keys per node, at most
         self.n_groups = len(type(system).cached_address_functions)
         self.caching = linear and (plain or type(system).greedy_cache) and bool(cached_np.any()) and \
-            CACHE_WAYS * self.n_groups * self.n_nodes * (self.C * sizeof(float) + self.room * sizeof(uint64_t)) < (1 << 28)
+            CACHE_WAYS * self.n_groups * self.n_nodes * (self.C * sizeof(float)
+                                                         + self.room * sizeof(uint64_t)) < (1 << 28)
         self._cached = np.append(cached_np, np.uint8(0))
         cdef const unsigned char[::1] cached_view = self._cached
         self.cached_tpl = &cached_view[0]
