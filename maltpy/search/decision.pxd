@@ -115,6 +115,12 @@ cdef extern from "maltpy/scores.h":
                                                float t) nogil
 
 
+cdef inline int padded_classes(int n_classes) noexcept nogil:
+    """The room a decision's scores take: the classes rounded up to a multiple of 8, so that the
+    parse-time table adds its dense rows 8 classes at a time (the padding stays zero)."""
+    return (n_classes + 7) & ~7
+
+
 cdef inline int max_transitions(int n) noexcept nogil:
     """A bound no system reaches on n words: a loop that gets there is cut off, not hung."""
     return 4 * (n + 1) * (n + 2) + 16

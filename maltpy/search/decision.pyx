@@ -118,7 +118,8 @@ cdef class Scorer:
     cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
                   const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil:
         """Linear scorers: ``scores`` (over the runs) = bias of split model ``sp`` (``from_bias``;
-        else ``scores`` as they are) + the rows of ``keys`` in their order."""
+        else ``scores`` as they are) + the rows of ``keys`` in their order. ``scores`` has room for
+        padded_classes(n_classes) floats, the padding zero: a scorer may add zeros there."""
         pass
 
     cdef const float* bias_of(self, int sp) noexcept nogil:

@@ -32,7 +32,7 @@ from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem, gold_free
 from maltpy.features.extract cimport Extractor, Sent
 from maltpy.search.decision cimport (ClassTable, Corpus, Decision, Scorer, MAX_MOVES, add_runs, argmax_runs,
-                                     count_at_least, max_transitions)
+                                     count_at_least, max_transitions, padded_classes)
 
 cnp.import_array()
 
@@ -129,7 +129,7 @@ cdef class Step:
         cdef const unsigned char[::1] cached_view = self._cached
         self.cached_tpl = &cached_view[0]
         if self.keeping:
-            self.kept = <float*>malloc(sizeof(float) * (self.C + 1))
+            self.kept = <float*>calloc(padded_classes(self.C + 1), sizeof(float))
             self.other_keys = <uint64_t*>malloc(sizeof(uint64_t) * (ex.max_keys + 1))
             if self.kept == NULL or self.other_keys == NULL:
                 raise MemoryError()
@@ -140,7 +140,7 @@ cdef class Step:
             self.cache_sp = <int*>malloc(sizeof(int) * n_slots)
             self.cache_nk = <int*>malloc(sizeof(int) * n_slots)
             self.cache_keys = <uint64_t*>malloc(sizeof(uint64_t) * n_slots * self.room)
-            self.cache_sum = <float*>malloc(sizeof(float) * n_slots * self.C)
+            self.cache_sum = <float*>calloc(n_slots * padded_classes(self.C), sizeof(float))
             if self.now_keys == NULL or self.cache_sp == NULL or self.cache_nk == NULL \
                     or self.cache_keys == NULL or self.cache_sum == NULL or self.cache_victim == NULL:
                 raise MemoryError()
@@ -174,7 +174,7 @@ cdef class Step:
         """Room in ``d`` for this step's decisions (free it with decision_free); False when memory
         runs out."""
         d.keys = <uint64_t*>malloc(sizeof(uint64_t) * (self.ex.max_keys + 1))
-        d.scores = <float*>malloc(sizeof(float) * (self.C + 1))
+        d.scores = <float*>calloc(padded_classes(self.C + 1), sizeof(float))
         d.found = <const void**>malloc(sizeof(void*) * (self.ex.max_keys + 1))
         d.nodes = <int*>malloc(sizeof(int) * (self.ex.n_addr + 1))
         d.values = <int64_t*>malloc(sizeof(int64_t) * (self.ex.n_atoms + 1))
@@ -323,13 +323,13 @@ cdef class Step:
                 if slot < 0:    # a miss: the node's least recently filled way takes these scores
                     slot = CACHE_WAYS * way + self.cache_victim[way]
                     self.cache_victim[way] = (self.cache_victim[way] + 1) % CACHE_WAYS
-                    node_sum = self.cache_sum + slot * C
+                    node_sum = self.cache_sum + slot * padded_classes(C)
                     memset(node_sum, 0, sizeof(float) * C)
                     self.add(sp, self.now_keys, n_cached, d.found, node_sum, all_lo, all_end, 1, False)
                     memcpy(self.cache_keys + slot * self.room, self.now_keys, sizeof(uint64_t) * n_cached)
                     self.cache_nk[slot] = n_cached
                     self.cache_sp[slot] = sp
-                node_sum = self.cache_sum + slot * C
+                node_sum = self.cache_sum + slot * padded_classes(C)
                 if from_bias:
                     memcpy(d.scores, self.scorer.bias_of(sp), sizeof(float) * C)
                     from_bias = False

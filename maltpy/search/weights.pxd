@@ -4,7 +4,7 @@ cimport cython
 from libc.stdint cimport int32_t, uint64_t
 from libc.string cimport memcpy
 from maltpy.features.featmap cimport mix64
-from maltpy.search.decision cimport Scorer, add_runs, prefetch
+from maltpy.search.decision cimport Scorer, prefetch
 
 
 cdef enum:
@@ -12,16 +12,18 @@ cdef enum:
     SLOT_DENSE = -1
 
 
-cdef struct WSlot:
+cdef extern from "maltpy/search/table.h":
     # one slot of a split model's hash table: a feature key and where its weights are
-    uint64_t key
-    int32_t start     # sparse row: its first entry; dense row: its index among the dense rows
-    int32_t count     # sparse row: its entries; SLOT_DENSE; SLOT_EMPTY
-
-
-cdef struct WEntry:
-    int32_t cls
-    float w
+    ctypedef struct WSlot "mp_slot":
+        uint64_t key
+        int32_t start     # sparse row: its first entry; dense row: its index among the dense rows
+        int32_t count     # sparse row: its entries; SLOT_DENSE; SLOT_EMPTY
+    ctypedef struct WEntry "mp_entry":
+        int32_t cls
+        float w
+    # the rows found (NULL: none) added to the scores in their order, every class < stride
+    void add_rows "maltpy_add_rows"(float* scores, const WSlot** found, int nk, const float* dense, int stride,
+                                    const WEntry* entries) nogil
 
 
 cdef struct WSplit:
@@ -51,12 +53,15 @@ cdef inline const WSlot* find_slot(const WSplit* m, uint64_t key, const WSlot* s
 cdef class Weights(Scorer):
     cdef WSplit* split
     cdef list _keep
+    #: floats per dense row: the classes rounded up to a multiple of 8 (padded_classes)
+    cdef int stride
 
     cdef inline void add_inline(self, int sp, const uint64_t* keys, int nk, const WSlot** found, float* scores,
                                 const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil:
         """``scores`` = bias + the weights of the features ``keys`` (in their order) under split
-        model ``sp``, exact for the permissible classes (the runs), unspecified for the others.
-        ``from_bias`` False: the weights are added to ``scores`` as they are.
+        model ``sp``, exact for the permissible classes (the runs), unspecified for the others
+        (every class is added: ``scores`` has room for padded_classes(n_classes) floats, the
+        padding zero). ``from_bias`` False: the weights are added to ``scores`` as they are.
 
         The table look-ups miss the cache; they are issued for every key before any is
         used (``found``: room for nk slots), so that the misses overlap."""
@@ -64,32 +69,22 @@ cdef class Weights(Scorer):
         cdef const WSlot* slot
         cdef const WEntry* e
         cdef const float* w
-        cdef int i, r, c, j
+        cdef int i, c
         for i in range(nk):
             found[i] = &m.slots[mix64(keys[i]) & m.mask]
             prefetch(found[i])
         for i in range(nk):
             slot = found[i] = find_slot(m, keys[i], found[i])
             if slot != NULL:
-                # the row's cache lines that will be read: a dense row's permissible runs
+                # the row's cache lines that will be read
                 if slot.count == SLOT_DENSE:
-                    w = m.dense + <Py_ssize_t>slot.start * self.n_classes
-                    for r in range(n_runs):
-                        for c in range(run_lo[r], run_end[r], 16):
-                            prefetch(w + c)
-                        prefetch(w + run_end[r] - 1)
+                    w = m.dense + <Py_ssize_t>slot.start * self.stride
+                    for c in range(0, self.stride, 16):
+                        prefetch(w + c)
                 else:
-                    for j in range(0, slot.count, 8):
-                        prefetch(m.entries + slot.start + j)
+                    e = m.entries + slot.start
+                    for c in range(0, slot.count, 8):
+                        prefetch(e + c)
         if from_bias:
             memcpy(scores, m.bias, sizeof(float) * self.n_classes)
-        for i in range(nk):
-            slot = found[i]
-            if slot == NULL:
-                continue
-            if slot.count == SLOT_DENSE:
-                add_runs(scores, m.dense + <Py_ssize_t>slot.start * self.n_classes, run_lo, run_end, n_runs)
-            else:
-                e = m.entries + slot.start
-                for j in range(slot.count):
-                    scores[e[j].cls] += e[j].w
+        add_rows(scores, found, nk, m.dense, self.stride, m.entries)

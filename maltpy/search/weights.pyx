@@ -10,6 +10,7 @@ from libc.math cimport fabs, INFINITY
 from libc.float cimport FLT_EPSILON
 
 from maltpy.features.featmap cimport mix64
+from maltpy.search.decision cimport padded_classes
 
 cnp.import_array()
 
@@ -51,6 +52,7 @@ cdef class Weights(Scorer):
         either a dense float32 (rows x n_classes) matrix or :func:`sparse_rows` of one."""
         self.n_splits = len(models)
         self.n_classes = n_classes
+        self.stride = padded_classes(n_classes)
         self._keep = []
         self.linear = True
         self.split = <WSplit*>calloc(max(self.n_splits, 1), sizeof(WSplit))
@@ -87,8 +89,8 @@ cdef class Weights(Scorer):
             if n_entries and (entries["cls"][:n_entries].min() < 0 or entries["cls"][:n_entries].max() >= n_classes):
                 raise ValueError("sparse weight rows are inconsistent")
             slots, dense_rows = _slot_table(keys, indptr, n_entries, <int>(DENSE_ROW * n_classes))
-            dense = np.zeros((max(len(dense_rows), 1), n_classes), dtype=np.float32)
-            dense_low = np.zeros_like(dense) if low is not None else None
+            dense = _aligned_rows(max(len(dense_rows), 1), self.stride)
+            dense_low = _aligned_rows(max(len(dense_rows), 1), self.stride) if low is not None else None
             if len(dense_rows):      # the rows of the most frequent feature values
                 counts = indptr[dense_rows + 1] - indptr[dense_rows]
                 entry = np.repeat(indptr[dense_rows], counts) + (
@@ -112,6 +114,22 @@ cdef class Weights(Scorer):
 
     def __dealloc__(self):
         free(self.split)
+
+    def scores(self, keys, int split=0):
+        """The scores of every class under split model ``split`` for a decision with these
+        feature keys (in this order): bias + their rows, float32, as the parse loops add them
+        (tests, inspection)."""
+        if not 0 <= split < self.n_splits:
+            raise ValueError(f"split model {split} is not one of the {self.n_splits}")
+        cdef uint64_t[::1] kv = np.ascontiguousarray(keys, dtype=np.uint64)
+        cdef Py_ssize_t nk = kv.shape[0]
+        out = np.zeros(padded_classes(self.n_classes + 1), dtype=np.float32)
+        found = np.zeros(max(nk, 1), dtype=np.uintp)
+        cdef float[::1] ov = out
+        cdef size_t[::1] fv = found
+        cdef int lo = 0, end = self.n_classes
+        self.add_inline(split, &kv[0] if nk else NULL, <int>nk, <const WSlot**>&fv[0], &ov[0], &lo, &end, 1, True)
+        return out[:self.n_classes].copy()
 
     cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
                   const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil:
@@ -148,8 +166,8 @@ cdef class Weights(Scorer):
             if slot == NULL:
                 continue
             if slot.count == SLOT_DENSE:
-                w = m.dense + <Py_ssize_t>slot.start * self.n_classes
-                wl = m.dense_low + <Py_ssize_t>slot.start * self.n_classes if m.dense_low != NULL else NULL
+                w = m.dense + <Py_ssize_t>slot.start * self.stride
+                wl = m.dense_low + <Py_ssize_t>slot.start * self.stride if m.dense_low != NULL else NULL
                 for c in range(self.n_classes):
                     if exact[c] != -INFINITY:
                         exact[c] += <double>w[c] + (<double>wl[c] if wl != NULL else 0.0)
@@ -171,6 +189,14 @@ cdef inline float tie_floor(float top, int n_terms) noexcept nogil:
     float32 sum of ``top``: each addition rounds by at most 2^-24 of a partial sum (generously
     bounded)."""
     return <float>(top - 8.0 * (n_terms + 1) * FLT_EPSILON * (1.0 + fabs(top)))
+
+
+def _aligned_rows(Py_ssize_t n_rows, Py_ssize_t stride):
+    """A zeroed float32 (n_rows x stride) array that starts on a 64-byte cache line, so that a row
+    of a multiple of 16 floats spans no more lines than it fills."""
+    raw = np.zeros(n_rows * stride + 16, dtype=np.float32)
+    skip = (-raw.__array_interface__["data"][0] % 64) // 4
+    return raw[skip:skip + n_rows * stride].reshape(n_rows, stride)
 
 
 ENTRY = np.dtype([("cls", np.int32), ("w", np.float32)])

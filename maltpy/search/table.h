@@ -1,0 +1,106 @@
+/* The parse-time weight table's records and its row sums (declared for Cython in
+   maltpy/search/weights.pxd).
+
+   A slot of the open-addressing table holds a feature key and where its weights are: a sparse
+   row's (class, weight) entries, or a dense row of `stride` floats (the classes rounded up to a
+   multiple of 8, the rest zero).
+
+   maltpy_add_rows adds the rows of a decision's features to its scores in the features' order,
+   class by class, as a loop over the rows would: the same float sums bit for bit. It keeps up
+   to MP_TILE x 8 classes of the scores in vector registers while it adds the dense rows (most
+   of a rich model's look-ups: the rows of frequent feature values), so that a dense row costs
+   one vector add per 8 classes and no store; a sparse row's entries are added through memory,
+   the registers written out before it and read back after it (once for consecutive ones). It
+   adds every class, permissible or not: the scores of the others are left unspecified, and
+   `scores` has room for `stride` floats. */
+#ifndef MALTPY_TABLE_H
+#define MALTPY_TABLE_H
+
+#include <stdint.h>
+#include <string.h>
+#include "maltpy/simd.h"
+
+#define MP_SLOT_EMPTY (-2)
+#define MP_SLOT_DENSE (-1)
+
+typedef struct {
+    uint64_t key;
+    int32_t start;   /* sparse row: its first entry; dense row: its index among the dense rows */
+    int32_t count;   /* sparse row: its entries; MP_SLOT_DENSE; MP_SLOT_EMPTY */
+} mp_slot;
+
+typedef struct {
+    int32_t cls;
+    float w;
+} mp_entry;
+
+/* 8 floats; loaded and stored through memcpy, which compiles to one unaligned vector move */
+typedef float mp_v8 __attribute__((vector_size(32)));
+#define MP_TILE 14   /* registers of accumulated scores: 112 classes (16 on x86-64 with AVX2) */
+
+static inline mp_v8 mp_load8(const float* p) { mp_v8 v; memcpy(&v, p, sizeof v); return v; }
+static inline void mp_store8(float* p, mp_v8 v) { memcpy(p, &v, sizeof v); }
+
+/* classes [base, base + 8 * nv) of the scores, nv <= MP_TILE: the unrolled loops over j keep
+   acc[j] in registers (each j a constant; the j < nv tests are the same for every row) */
+MALTPY_CLONES
+static void maltpy_add_rows_tile(float* scores, int base, int nv, const mp_slot* const* found, int nk,
+                                 const float* dense, int stride, const mp_entry* entries, int tiles) {
+    mp_v8 acc[MP_TILE];
+    int i, j, k, in_memory = 0;
+    unsigned hi = (unsigned)(8 * nv);
+#pragma GCC unroll 14
+    for (j = 0; j < MP_TILE; j++)
+        if (j < nv) acc[j] = mp_load8(scores + base + 8 * j);
+    for (i = 0; i < nk; i++) {
+        const mp_slot* s = found[i];
+        if (s == NULL)
+            continue;
+        if (s->count == MP_SLOT_DENSE) {
+            const float* w = dense + (int64_t)s->start * stride + base;
+            if (in_memory) {
+#pragma GCC unroll 14
+                for (j = 0; j < MP_TILE; j++)
+                    if (j < nv) acc[j] = mp_load8(scores + base + 8 * j);
+                in_memory = 0;
+            }
+#pragma GCC unroll 14
+            for (j = 0; j < MP_TILE; j++)
+                if (j < nv) acc[j] += mp_load8(w + 8 * j);
+        } else {
+            const mp_entry* e = entries + s->start;
+            if (!in_memory) {
+#pragma GCC unroll 14
+                for (j = 0; j < MP_TILE; j++)
+                    if (j < nv) mp_store8(scores + base + 8 * j, acc[j]);
+                in_memory = 1;
+            }
+            if (tiles == 1) {
+                for (k = 0; k < s->count; k++)
+                    scores[e[k].cls] += e[k].w;
+            } else {
+                for (k = 0; k < s->count; k++)
+                    if ((unsigned)(e[k].cls - base) < hi)
+                        scores[e[k].cls] += e[k].w;
+            }
+        }
+    }
+    if (!in_memory) {
+#pragma GCC unroll 14
+        for (j = 0; j < MP_TILE; j++)
+            if (j < nv) mp_store8(scores + base + 8 * j, acc[j]);
+    }
+}
+
+/* scores[c] += the weight of class c in each of the rows found[0..nk) (NULL: no row), in that
+   order, for every class c < stride */
+static inline void maltpy_add_rows(float* scores, const mp_slot* const* found, int nk, const float* dense,
+                                   int stride, const mp_entry* entries) {
+    int tiles = (stride + 8 * MP_TILE - 1) / (8 * MP_TILE);
+    for (int base = 0; base < stride; base += 8 * MP_TILE) {
+        int nv = (stride - base) / 8;
+        maltpy_add_rows_tile(scores, base, nv < MP_TILE ? nv : MP_TILE, found, nk, dense, stride, entries, tiles);
+    }
+}
+
+#endif
