@@ -42,10 +42,11 @@ static inline mp_v8 mp_load8(const float* p) { mp_v8 v; memcpy(&v, p, sizeof v);
 static inline void mp_store8(float* p, mp_v8 v) { memcpy(p, &v, sizeof v); }
 
 /* classes [base, base + 8 * nv) of the scores, nv <= MP_TILE: the unrolled loops over j keep
-   acc[j] in registers (each j a constant; the j < nv tests are the same for every row) */
-MALTPY_CLONES
-static void maltpy_add_rows_tile(float* scores, int base, int nv, const mp_slot* const* found, int nk,
-                                 const float* dense, int stride, const mp_entry* entries, int tiles) {
+   acc[j] in registers (each j a constant); inlined with nv a constant, so that the j < nv tests
+   vanish */
+static inline __attribute__((always_inline)) void
+mp_add_tile(float* scores, int base, const int nv, const mp_slot* const* found, int nk, const float* dense,
+            int stride, const mp_entry* entries, int tiles) {
     mp_v8 acc[MP_TILE];
     int i, j, k, in_memory = 0;
     unsigned hi = (unsigned)(8 * nv);
@@ -89,6 +90,18 @@ static void maltpy_add_rows_tile(float* scores, int base, int nv, const mp_slot*
 #pragma GCC unroll 14
         for (j = 0; j < MP_TILE; j++)
             if (j < nv) mp_store8(scores + base + 8 * j, acc[j]);
+    }
+}
+
+#define MP_TILE_CASE(n) case n: mp_add_tile(scores, base, n, found, nk, dense, stride, entries, tiles); break;
+
+MALTPY_CLONES
+static void maltpy_add_rows_tile(float* scores, int base, int nv, const mp_slot* const* found, int nk,
+                                 const float* dense, int stride, const mp_entry* entries, int tiles) {
+    switch (nv) {
+        MP_TILE_CASE(1) MP_TILE_CASE(2) MP_TILE_CASE(3) MP_TILE_CASE(4) MP_TILE_CASE(5) MP_TILE_CASE(6)
+        MP_TILE_CASE(7) MP_TILE_CASE(8) MP_TILE_CASE(9) MP_TILE_CASE(10) MP_TILE_CASE(11) MP_TILE_CASE(12)
+        MP_TILE_CASE(13) MP_TILE_CASE(14)
     }
 }
 
