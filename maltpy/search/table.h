@@ -11,8 +11,10 @@
    of a rich model's look-ups: the rows of frequent feature values), so that a dense row costs
    one vector add per 8 classes and no store; a sparse row's entries are added through memory,
    the registers written out before it and read back after it (once for consecutive ones). It
-   adds every class, permissible or not: the scores of the others are left unspecified, and
-   `scores` has room for `stride` floats. */
+   adds the 8-class blocks that hold the permissible classes (from the first to the last; arc-
+   eager's left arcs are half of them, and impermissible when the stack's top has its head):
+   the scores of the other classes are left unspecified, and `scores` has room for `stride`
+   floats. */
 #ifndef MALTPY_TABLE_H
 #define MALTPY_TABLE_H
 
@@ -106,12 +108,13 @@ static void maltpy_add_rows_tile(float* scores, int base, int nv, const mp_slot*
 }
 
 /* scores[c] += the weight of class c in each of the rows found[0..nk) (NULL: no row), in that
-   order, for every class c < stride */
+   order, for every class c in [lo, hi) (0 <= lo < hi <= stride); other classes may change too */
 static inline void maltpy_add_rows(float* scores, const mp_slot* const* found, int nk, const float* dense,
-                                   int stride, const mp_entry* entries) {
-    int tiles = (stride + 8 * MP_TILE - 1) / (8 * MP_TILE);
-    for (int base = 0; base < stride; base += 8 * MP_TILE) {
-        int nv = (stride - base) / 8;
+                                   int stride, const mp_entry* entries, int lo, int hi) {
+    int first = lo & ~7, end = (hi + 7) & ~7;
+    int tiles = (end - first + 8 * MP_TILE - 1) / (8 * MP_TILE);
+    for (int base = first; base < end; base += 8 * MP_TILE) {
+        int nv = (end - base) / 8;
         maltpy_add_rows_tile(scores, base, nv < MP_TILE ? nv : MP_TILE, found, nk, dense, stride, entries, tiles);
     }
 }

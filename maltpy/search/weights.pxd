@@ -21,9 +21,9 @@ cdef extern from "maltpy/search/table.h":
     ctypedef struct WEntry "mp_entry":
         int32_t cls
         float w
-    # the rows found (NULL: none) added to the scores in their order, every class < stride
+    # the rows found (NULL: none) added to the scores in their order, every class in [lo, hi)
     void add_rows "maltpy_add_rows"(float* scores, const WSlot** found, int nk, const float* dense, int stride,
-                                    const WEntry* entries) nogil
+                                    const WEntry* entries, int lo, int hi) nogil
 
 
 cdef struct WSplit:
@@ -69,7 +69,15 @@ cdef class Weights(Scorer):
         cdef const WSlot* slot
         cdef const WEntry* e
         cdef const float* w
-        cdef int i, c
+        cdef int i, c, lo = self.n_classes, hi = 0
+        if n_runs <= 0:
+            return
+        for i in range(n_runs):     # the classes from the first permissible to the last
+            if run_lo[i] < run_end[i]:
+                lo = min(lo, run_lo[i])
+                hi = max(hi, run_end[i])
+        if lo >= hi:
+            return
         for i in range(nk):
             found[i] = &m.slots[mix64(keys[i]) & m.mask]
             prefetch(found[i])
@@ -79,7 +87,7 @@ cdef class Weights(Scorer):
                 # the row's cache lines that will be read
                 if slot.count == SLOT_DENSE:
                     w = m.dense + <Py_ssize_t>slot.start * self.stride
-                    for c in range(0, self.stride, 16):
+                    for c in range(lo & ~15, hi, 16):
                         prefetch(w + c)
                 else:
                     e = m.entries + slot.start
@@ -87,4 +95,4 @@ cdef class Weights(Scorer):
                         prefetch(e + c)
         if from_bias:
             memcpy(scores, m.bias, sizeof(float) * self.n_classes)
-        add_rows(scores, found, nk, m.dense, self.stride, m.entries)
+        add_rows(scores, found, nk, m.dense, self.stride, m.entries, lo, hi)

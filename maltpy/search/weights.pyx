@@ -115,20 +115,28 @@ cdef class Weights(Scorer):
     def __dealloc__(self):
         free(self.split)
 
-    def scores(self, keys, int split=0):
-        """The scores of every class under split model ``split`` for a decision with these
-        feature keys (in this order): bias + their rows, float32, as the parse loops add them
-        (tests, inspection)."""
+    def scores(self, keys, int split=0, runs=None):
+        """The scores under split model ``split`` for a decision with these feature keys (in
+        this order): bias + their rows, float32, as the parse loops add them, exact for the
+        classes of ``runs`` (ascending (first, end) pairs; default: every class), the others
+        unspecified (tests, inspection)."""
         if not 0 <= split < self.n_splits:
             raise ValueError(f"split model {split} is not one of the {self.n_splits}")
+        runs = [(0, self.n_classes)] if runs is None else list(runs)
+        if not runs or any(not 0 <= a < b <= self.n_classes for a, b in runs):
+            raise ValueError(f"runs must be non-empty ranges of the {self.n_classes} classes")
+        lo_np = np.array([a for a, _ in runs], dtype=np.int32)
+        end_np = np.array([b for _, b in runs], dtype=np.int32)
+        cdef int[::1] lo = lo_np
+        cdef int[::1] end = end_np
         cdef uint64_t[::1] kv = np.ascontiguousarray(keys, dtype=np.uint64)
         cdef Py_ssize_t nk = kv.shape[0]
         out = np.zeros(padded_classes(self.n_classes + 1), dtype=np.float32)
         found = np.zeros(max(nk, 1), dtype=np.uintp)
         cdef float[::1] ov = out
         cdef size_t[::1] fv = found
-        cdef int lo = 0, end = self.n_classes
-        self.add_inline(split, &kv[0] if nk else NULL, <int>nk, <const WSlot**>&fv[0], &ov[0], &lo, &end, 1, True)
+        self.add_inline(split, &kv[0] if nk else NULL, <int>nk, <const WSlot**>&fv[0], &ov[0], &lo[0], &end[0],
+                        <int>len(runs), True)
         return out[:self.n_classes].copy()
 
     cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
