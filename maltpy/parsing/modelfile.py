@@ -101,6 +101,10 @@ def load_model(path: str):
     return header, arrays
 
 
+#: bytes inflated at a time when a model's arrays are read
+READ_PIECE = 64 << 10
+
+
 def _read_npy(f, size: int) -> np.ndarray:
     """One ``.npy`` member of a model file, inflated straight into its array (no whole-member
     copies on the way: a rich model's weights are tens of megabytes); what numpy's own reader
@@ -121,7 +125,9 @@ def _read_npy(f, size: int) -> np.ndarray:
     out = memoryview(arr.reshape(-1, order="A").view(np.uint8)) if count else memoryview(b"")
     pos = 0
     while pos < len(out):
-        chunk = f.read(min(len(out) - pos, 1 << 20))
+        # small pieces: each is a new bytes object, and below malloc's mmap threshold the same
+        # memory serves the next one (a megabyte each was a fresh mapping, page-faulted anew)
+        chunk = f.read(min(len(out) - pos, READ_PIECE))
         if not chunk:
             raise ValueError("array data shorter than its header says")
         out[pos:pos + len(chunk)] = chunk
