@@ -10,13 +10,16 @@ from libc.math cimport fabs, INFINITY
 from libc.float cimport FLT_EPSILON
 
 from maltpy.features.featmap cimport mix64
-from maltpy.search.decision cimport padded_classes
+from maltpy.search.decision cimport padded_classes, prefetch
 
 cnp.import_array()
 
 
 #: a weight row with more than this share of the classes is stored dense
 DENSE_ROW = 0.125
+#: rows ahead whose slot loading asks for while it fills the table
+cdef enum:
+    PREFETCH_AHEAD = 16
 
 
 def sparse_rows(W):
@@ -86,20 +89,16 @@ cdef class Weights(Scorer):
                 raise ValueError("too many weights in one split model")
             if low is not None and len(low) != n_entries:
                 raise ValueError("sparse weight rows are inconsistent")
-            if n_entries and (entries["cls"][:n_entries].min() < 0 or entries["cls"][:n_entries].max() >= n_classes):
+            if not _classes_below(entries, n_entries, n_classes):
                 raise ValueError("sparse weight rows are inconsistent")
             slots, dense_rows = _slot_table(keys, indptr, n_entries, <int>(DENSE_ROW * n_classes))
+            # the rows of the most frequent feature values, dense
             dense = _aligned_rows(max(len(dense_rows), 1), self.stride)
-            dense_low = _aligned_rows(max(len(dense_rows), 1), self.stride) if low is not None else None
-            if len(dense_rows):      # the rows of the most frequent feature values
-                counts = indptr[dense_rows + 1] - indptr[dense_rows]
-                entry = np.repeat(indptr[dense_rows], counts) + (
-                    np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-                at = np.repeat(np.arange(len(dense_rows)), counts)
-                picked = entries[entry]
-                dense[at, picked["cls"]] = picked["w"]
-                if low is not None:
-                    dense_low[at, picked["cls"]] = low[entry]
+            _fill_dense(dense, entries, indptr, dense_rows, None)
+            dense_low = None
+            if low is not None:
+                dense_low = _aligned_rows(max(len(dense_rows), 1), self.stride)
+                _fill_dense(dense_low, entries, indptr, dense_rows, low)
             entries_low = low     # parallel to the entries as it is (None, or as many as they)
             self._keep.append((slots, entries, dense, b, entries_low, dense_low))
             self.split[k].slots = <WSlot*>cnp.PyArray_DATA(slots)
@@ -234,6 +233,33 @@ def _shared_entries(cols, vals):
     return None
 
 
+def _classes_below(entries, Py_ssize_t n, int n_classes):
+    """Whether the first ``n`` (class, weight) records all have a class in 0 .. n_classes - 1."""
+    cdef const WEntry* e = <const WEntry*>cnp.PyArray_DATA(entries)
+    cdef Py_ssize_t i
+    cdef int bad = 0
+    if n > len(entries):
+        return False
+    with nogil:
+        for i in range(n):
+            bad |= (e[i].cls < 0) | (e[i].cls >= n_classes)
+    return not bad
+
+
+def _fill_dense(float[:, ::1] dense, entries, const int64_t[::1] indptr, const int64_t[::1] dense_rows, low):
+    """Write the sparse rows ``dense_rows`` (their records: ``entries``, classes checked) into the
+    rows of ``dense``, in order: their weights, or with ``low`` the low parts of them."""
+    cdef const WEntry* e = <const WEntry*>cnp.PyArray_DATA(entries)
+    cdef const float[::1] lv = low if low is not None else np.zeros(1, dtype=np.float32)
+    cdef bint lows = low is not None
+    cdef Py_ssize_t j, k, row
+    with nogil:
+        for j in range(dense_rows.shape[0]):
+            row = dense_rows[j]
+            for k in range(indptr[row], indptr[row + 1]):
+                dense[j, e[k].cls] = lv[k] if lows else e[k].w
+
+
 def _slot_table(const uint64_t[::1] keys, const int64_t[::1] indptr, int64_t n_entries, int dense_above):
     """The open-addressing table of :class:`Weights` (load at most one half), as WSlot records, and
     the rows kept dense (more than ``dense_above`` entries), in order. ``indptr``: each row's
@@ -263,6 +289,8 @@ def _slot_table(const uint64_t[::1] keys, const int64_t[::1] indptr, int64_t n_e
             slots[i].start = 0
             slots[i].count = SLOT_EMPTY
         for i in range(n):
+            if i + PREFETCH_AHEAD < n:      # the writes land at random in tens of megabytes
+                prefetch(&slots[mix64(keys[i + PREFETCH_AHEAD]) & mask])
             h = mix64(keys[i]) & mask
             while slots[h].count != SLOT_EMPTY:
                 if slots[h].key == keys[i]:
