@@ -146,7 +146,13 @@ ARRAY_CASES = [
     ("keys0", np.zeros((2, 2), dtype=np.uint64)),            # wrong rank
     ("w0_indptr", np.array([0, -1], dtype=np.int64)),
     ("w0_cols", np.array([70000], dtype=np.int64)),          # a class that does not exist
+    ("w0_cols", np.array([-1], dtype=np.int64)),
+    ("w0_cols", np.array([2 ** 40], dtype=np.int64)),        # wraps to a class if read as int32
+    ("w0_cols", np.zeros((1, 1), dtype=np.uint16)),          # wrong rank
+    ("w0_cols", np.array([1.0])),                            # classes that are not integers
     ("w0_vals", np.array([np.nan], dtype=np.float32)),
+    ("w0_vals", np.zeros(0, dtype=np.float32)),              # fewer weights than classes
+    ("w0_vals", np.array([1], dtype=np.int32)),              # weights that are not floats
     ("bias0", np.array([np.inf], dtype=np.float32)),
 ]
 
@@ -156,8 +162,40 @@ def test_damaged_array_is_refused(harness, tmp_path, name, array):
     path = tmp_path / "m.mpz"
     path.write_bytes(F._replace_member(harness.model_bytes[F.ALGORITHMS.index("nivreeager")],
                                        f"arrays/{name}.npy", F._npy(array)))
-    with pytest.raises(ModelFileError):
+    with pytest.raises(ModelFileError) as e:
         Parser.load(str(path))
+    assert "\n" not in str(e.value)
+
+
+def _with_array(blob, name, change):
+    """The model ``blob`` with its array ``name`` passed through ``change``."""
+    with zipfile.ZipFile(io.BytesIO(blob)) as z:
+        arr = np.load(io.BytesIO(z.read(f"arrays/{name}.npy")))
+    return F._replace_member(blob, f"arrays/{name}.npy", F._npy(change(arr)))
+
+
+def test_classes_and_weights_are_read_in_any_integer_and_float_type_that_holds_them(harness, tmp_path):
+    """Loading inflates them piece by piece into the table's records, converting as it goes."""
+    blob = harness.model_bytes[F.ALGORITHMS.index("nivreeager")]
+    path = tmp_path / "m.mpz"
+    sentences = harness.gold[:20]
+    expected = [(s.heads, s.labels) for s in Parser.load(_write(path, blob)).parse(sentences)]
+    wide = _with_array(_with_array(blob, "w0_cols", lambda a: a.astype(np.int64)),
+                       "w0_vals", lambda a: a.astype(np.float64))
+    assert [(s.heads, s.labels) for s in Parser.load(_write(path, wide)).parse(sentences)] == expected
+
+    def too_big(a):
+        a = a.astype(np.int64)
+        a[len(a) // 2] += 2 ** 40     # read as an int32 it would wrap to the class it was
+        return a
+    with pytest.raises(ModelFileError, match="do not fit") as e:
+        Parser.load(_write(path, _with_array(blob, "w0_cols", too_big)))
+    assert "\n" not in str(e.value)
+
+
+def _write(path, blob):
+    path.write_bytes(blob)
+    return str(path)
 
 
 def test_damaged_npy_header_is_refused(harness, tmp_path):

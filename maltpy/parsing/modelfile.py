@@ -55,11 +55,15 @@ def _refuse_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
-def load_model(path: str):
+def load_model(path: str, records=None):
     """Return ``(header, arrays)``; raise ModelFileError for anything but a readable model file.
 
     This reads the container only; :class:`HeaderReader` and :func:`check_array` check
-    what the values mean."""
+    what the values mean. ``records``: a function of the header's array names that names arrays
+    to read as the fields of one record array instead, ``{record name: (dtype, {field: array
+    name})}``: each such array is inflated piece by piece into its field of the record array,
+    which ``arrays`` then holds in their stead (its fields checked to be one-dimensional, equally
+    long, finite where floats, and integers that fit the field)."""
     if not os.path.exists(path):
         raise ModelFileError(f"{path}: model file not found (train one with -m learn)")
     if os.path.isdir(path):
@@ -83,12 +87,17 @@ def load_model(path: str):
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 raise ModelFileError(f"{path}: the header's array list is damaged")
             arrays = {}
+            plan = records(names) if records is not None else {}
+            in_records = {name for _, fields in plan.values() for name in fields.values()}
             with warnings.catch_warnings():
                 warnings.simplefilter("error")  # numpy warns on some damaged .npy headers
                 for name in names:
-                    member = z.getinfo(f"arrays/{name}.npy")
-                    with z.open(member) as f:
-                        arrays[name] = _read_npy(f, member.file_size)
+                    if name not in in_records:
+                        member = z.getinfo(f"arrays/{name}.npy")
+                        with z.open(member) as f:
+                            arrays[name] = _read_npy(f, member.file_size)
+                for record, (dtype, fields) in plan.items():
+                    arrays[record] = _read_fields(z, dtype, fields)
     except ModelFileError:
         raise
     except PermissionError:
@@ -97,7 +106,9 @@ def load_model(path: str):
         # zipfile, zlib, json and numpy's .npy reader each fail in their own ways on damaged
         # bytes (BadZipFile, zlib.error, NotImplementedError, tokenize errors, struct.error, ...);
         # every one of them means the same thing here
-        raise ModelFileError(f"{path}: corrupt or truncated model file ({type(e).__name__}: {e})") from None
+        # on one line: numpy's messages about damaged .npy headers run over several
+        what = " ".join(f"{type(e).__name__}: {e}".split())
+        raise ModelFileError(f"{path}: corrupt or truncated model file ({what})") from None
     return header, arrays
 
 
@@ -109,18 +120,8 @@ def _read_npy(f, size: int) -> np.ndarray:
     """One ``.npy`` member of a model file, inflated straight into its array (no whole-member
     copies on the way: a rich model's weights are tens of megabytes); what numpy's own reader
     refuses is refused (no pickled objects), and so is data shorter or longer than the header says."""
-    version = np.lib.format.read_magic(f)
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
-    elif version == (2, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
-    else:
-        raise ValueError(f"unsupported .npy version {version}")
-    if dtype.hasobject:
-        raise ValueError("the array holds Python objects")
+    shape, fortran, dtype = _npy_header(f, size)
     count = math.prod(shape)
-    if count * dtype.itemsize > size:      # a damaged header must not allocate what is not there
-        raise ValueError("array data shorter than its header says")
     arr = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
     out = memoryview(arr.reshape(-1, order="A").view(np.uint8)) if count else memoryview(b"")
     pos = 0
@@ -135,6 +136,71 @@ def _read_npy(f, size: int) -> np.ndarray:
     if f.read(1):
         raise ValueError("array data longer than its header says")
     return arr
+
+
+def _npy_header(f, size: int):
+    """Shape and dtype of the ``.npy`` member ``f`` (``size`` bytes), read up to its data."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise ValueError(f"unsupported .npy version {version}")
+    if dtype.hasobject:
+        raise ValueError("the array holds Python objects")
+    if math.prod(shape) * dtype.itemsize > size:  # a damaged header must not allocate what is not there
+        raise ValueError("array data shorter than its header says")
+    return shape, fortran, dtype
+
+
+def _read_fields(z, dtype, fields: dict) -> np.ndarray:
+    """One-dimensional arrays of the zip ``z`` (``fields``: record field -> array name) read into
+    the fields of one record array of ``dtype``, without a whole copy of any of them: each is
+    inflated and converted a piece at a time."""
+    members = {field: z.getinfo(f"arrays/{name}.npy") for field, name in fields.items()}
+    opened = {field: z.open(member) for field, member in members.items()}
+    try:
+        shapes = {}
+        for field, f in opened.items():
+            shape, _, stored = _npy_header(f, members[field].file_size)
+            target = dtype[field]
+            if len(shape) != 1 or stored.kind not in ("iu" if target.kind in "iu" else "f"):
+                raise ValueError(f"array {fields[field]} is {stored}{list(shape)}, not a column of {target}")
+            shapes[field] = (shape[0], stored)
+        lengths = {n for n, _ in shapes.values()}
+        if len(lengths) != 1:
+            raise ValueError(f"arrays {', '.join(fields.values())} differ in length")
+        n = lengths.pop()
+        out = np.empty(n, dtype=dtype)
+        for field, f in opened.items():
+            stored = shapes[field][1]
+            column = out[field]
+            info = np.iinfo(dtype[field]) if dtype[field].kind in "iu" else None
+            pos = 0
+            step = READ_PIECE // stored.itemsize
+            while pos < n:
+                want = min(n - pos, step) * stored.itemsize
+                chunk = f.read(want)
+                if len(chunk) != want:
+                    raise ValueError("array data shorter than its header says")
+                piece = np.frombuffer(chunk, dtype=stored)
+                if info is not None:
+                    if piece.size and (piece.min() < info.min or piece.max() > info.max):
+                        raise ValueError(f"array {fields[field]} holds values that do not fit {dtype[field]}")
+                else:
+                    with np.errstate(over="ignore"):
+                        piece = piece.astype(dtype[field], copy=False)
+                    if not np.isfinite(piece).all():
+                        raise ValueError(f"array {fields[field]} holds values that are not finite as {dtype[field]}")
+                column[pos:pos + len(piece)] = piece
+                pos += len(piece)
+            if f.read(1):
+                raise ValueError("array data longer than its header says")
+        return out
+    finally:
+        for f in opened.values():
+            f.close()
 
 
 class HeaderReader:

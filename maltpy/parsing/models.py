@@ -47,30 +47,44 @@ class LinearModels:
                 arrays[f"w{k}_low"] = np.asarray(low, dtype=np.float32)
 
     @staticmethod
+    def records(names) -> dict:
+        """What :func:`~maltpy.parsing.modelfile.load_model` reads straight into the parse-time
+        table's (class, weight) records: each split model's classes and weights (a rich model's
+        are tens of megabytes; neither is ever held apart)."""
+        from maltpy.search.weights import ENTRY
+        names = set(names)
+        return {f"w{k}_entries": (ENTRY, {"cls": f"w{k}_cols", "w": f"w{k}_vals"})
+                for k in range(len(names)) if f"w{k}_cols" in names and f"w{k}_vals" in names}
+
+    @staticmethod
     def load(arrays: dict, k: int, n_classes: int, path: str):
-        """Split model ``k`` of a model file, every array checked against the others."""
+        """Split model ``k`` of a model file, every array checked against the others (the classes
+        against the class count when the table is built)."""
+        from maltpy.search.weights import row_entries
         C = n_classes
         keys = check_array(arrays, f"keys{k}", path, "u").astype(np.uint64, copy=False)
         indptr = check_array(arrays, f"w{k}_indptr", path, "iu", length=len(keys) + 1, low=0)
-        cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
-        vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
+        entries = arrays.pop(f"w{k}_entries", None)
+        if entries is None:     # the arrays as stored (read without records)
+            cols = check_array(arrays, f"w{k}_cols", path, "iu", low=0, high=C - 1)
+            vals = check_array(arrays, f"w{k}_vals", path, "f", length=len(cols))
+            entries = row_entries(cols, vals)[:len(cols)]
+            for name in (f"w{k}_cols", f"w{k}_vals"):
+                arrays.pop(name, None)
+            del cols, vals
+        n = len(entries)
         bias = check_array(arrays, f"bias{k}", path, "f", length=C)
         # optional (models since the near-tie rule): the low parts of float64 weights
-        low = check_array(arrays, f"w{k}_low", path, "f", length=len(cols)).astype(np.float32, copy=False) \
+        low = check_array(arrays, f"w{k}_low", path, "f", length=n).astype(np.float32, copy=False) \
             if f"w{k}_low" in arrays else None
         # rows that run backwards are refused by the table (maltpy.search.weights), which every
         # loaded model builds
-        if indptr[0] != 0 or indptr[-1] != len(cols):
+        if indptr[0] != 0 or indptr[-1] != n:
             raise ModelFileError(f"{path}: inconsistent model file (weight rows of split model {k})")
-        # the classes and weights as the parse-time table's records, their two fields handed on
-        # as views (the table takes the records as they are) and the arrays as stored let go
-        # of: a rich model's are tens of megabytes
-        from maltpy.search.weights import row_entries
-        entries = row_entries(cols, vals)
-        for name in (f"w{k}_cols", f"w{k}_vals"):
-            arrays.pop(name, None)
-        n = len(cols)
-        del cols, vals
+        if n == 0:     # the table takes at least one record
+            entries = row_entries(np.zeros(0, np.int32), np.zeros(0, np.float32))
+        # the classes and weights handed on as views of the records, which the table takes as
+        # they are
         return keys, (indptr.astype(np.int64, copy=False), entries["cls"][:n], entries["w"][:n], low), \
             bias.astype(np.float32, copy=False)
 

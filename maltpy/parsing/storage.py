@@ -11,7 +11,7 @@ from maltpy.config import RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
-from maltpy.parsing.models import models_of
+from maltpy.parsing.models import LinearModels, models_of
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
 from maltpy.search.decision import ClassTable
 from maltpy.transform.reverse import both_ways
@@ -74,7 +74,7 @@ def load_parser(cls, path: str, **overrides):
         if k not in Settings.__dataclass_fields__:
             raise MaltpyError(f"unknown setting {k!r}")
         overrides[k] = coerce(k, v, "load")
-    header, arrays = load_model(path)
+    header, arrays = load_model(path, records=LinearModels.records)
     h = HeaderReader(header, path)
     stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS}
     try:
