@@ -23,7 +23,6 @@ inside YAML's [flow] brackets, quote arguments that contain brackets).
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import List, Tuple, Union
 
@@ -452,6 +451,7 @@ def load_feature_model(text: str, source: str = "<string>") -> FeatureModel:
 
 def convert_maltparser_xml(text: str, source: str = "<xml>") -> list:
     """MaltParser XML feature model(s) -> list of :class:`FeatureModel`."""
+    import xml.etree.ElementTree as ET     # only here: MaltParser's XML feature models
     try:
         root = ET.fromstring(text)
     except ET.ParseError as e:

@@ -17,7 +17,6 @@ import os
 import queue
 import threading
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Optional
 
 import numpy as np
@@ -241,6 +240,7 @@ def _parse_in_threads(chunks, work, writer: OrderedOutput, jobs: int) -> None:
 
     reader = threading.Thread(target=read, name="maltpy-read", daemon=True)
     pending = deque()
+    from concurrent.futures import ThreadPoolExecutor    # only here: a few milliseconds of start-up
     with ThreadPoolExecutor(jobs, thread_name_prefix="maltpy-parse") as pool:
         reader.start()
         try:
