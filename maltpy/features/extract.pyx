@@ -417,9 +417,16 @@ cdef class Extractor:
         cdef bint skip
         cdef const unsigned char* out_atom = leave_out + self.n_addr if leave_out != NULL else NULL
         cdef const unsigned char* out_tpl = out_atom + self.n_atoms if leave_out != NULL else NULL
+        cdef const AtomRec* A
         self._resolve(system, s, nodes, leave_out)
         for a in range(self.n_atoms):
-            if self.atom[a].kind != A_SPLIT and (out_atom == NULL or not out_atom[a]):
+            A = &self.atom[a]
+            if out_atom != NULL and out_atom[a]:
+                continue
+            if A.kind == A_INPUT:       # most atoms: a token column (the call costs more)
+                x = nodes[A.a1]
+                values[a] = sent.tok[x * self.n_tok + A.arg] if x >= 0 else 0
+            elif A.kind != A_SPLIT:
                 values[a] = self._atom(a, s, sent, nodes)
         cdef const TplRec* T
         for ti in range(self.n_tpl):
