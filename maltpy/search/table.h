@@ -36,12 +36,15 @@ typedef struct {
     float w;
 } mp_entry;
 
+#if defined(__GNUC__) || defined(__clang__)
+
 /* 8 floats; loaded and stored through memcpy, which compiles to one unaligned vector move */
 typedef float mp_v8 __attribute__((vector_size(32)));
 #define MP_TILE 14   /* registers of accumulated scores: 112 classes (16 on x86-64 with AVX2) */
 
-static inline mp_v8 mp_load8(const float* p) { mp_v8 v; memcpy(&v, p, sizeof v); return v; }
-static inline void mp_store8(float* p, mp_v8 v) { memcpy(p, &v, sizeof v); }
+/* macros, not functions: a vector passed by value outside AVX2 code draws an ABI warning */
+#define MP_LOAD8(v, p) memcpy(&(v), (p), sizeof(mp_v8))
+#define MP_STORE8(p, v) memcpy((p), &(v), sizeof(mp_v8))
 
 /* classes [base, base + 8 * nv) of the scores, nv <= MP_TILE: the unrolled loops over j keep
    acc[j] in registers (each j a constant); inlined with nv a constant, so that the j < nv tests
@@ -54,7 +57,7 @@ mp_add_tile(float* scores, int base, const int nv, const mp_slot* const* found, 
     unsigned hi = (unsigned)(8 * nv);
 #pragma GCC unroll 14
     for (j = 0; j < MP_TILE; j++)
-        if (j < nv) acc[j] = mp_load8(scores + base + 8 * j);
+        if (j < nv) MP_LOAD8(acc[j], scores + base + 8 * j);
     for (i = 0; i < nk; i++) {
         const mp_slot* s = found[i];
         if (s == NULL)
@@ -64,18 +67,22 @@ mp_add_tile(float* scores, int base, const int nv, const mp_slot* const* found, 
             if (in_memory) {
 #pragma GCC unroll 14
                 for (j = 0; j < MP_TILE; j++)
-                    if (j < nv) acc[j] = mp_load8(scores + base + 8 * j);
+                    if (j < nv) MP_LOAD8(acc[j], scores + base + 8 * j);
                 in_memory = 0;
             }
 #pragma GCC unroll 14
             for (j = 0; j < MP_TILE; j++)
-                if (j < nv) acc[j] += mp_load8(w + 8 * j);
+                if (j < nv) {
+                    mp_v8 row;
+                    MP_LOAD8(row, w + 8 * j);
+                    acc[j] += row;
+                }
         } else {
             const mp_entry* e = entries + s->start;
             if (!in_memory) {
 #pragma GCC unroll 14
                 for (j = 0; j < MP_TILE; j++)
-                    if (j < nv) mp_store8(scores + base + 8 * j, acc[j]);
+                    if (j < nv) MP_STORE8(scores + base + 8 * j, acc[j]);
                 in_memory = 1;
             }
             if (tiles == 1) {
@@ -91,7 +98,7 @@ mp_add_tile(float* scores, int base, const int nv, const mp_slot* const* found, 
     if (!in_memory) {
 #pragma GCC unroll 14
         for (j = 0; j < MP_TILE; j++)
-            if (j < nv) mp_store8(scores + base + 8 * j, acc[j]);
+            if (j < nv) MP_STORE8(scores + base + 8 * j, acc[j]);
     }
 }
 
@@ -118,5 +125,28 @@ static inline void maltpy_add_rows(float* scores, const mp_slot* const* found, i
         maltpy_add_rows_tile(scores, base, nv < MP_TILE ? nv : MP_TILE, found, nk, dense, stride, entries, tiles);
     }
 }
+
+#else   /* compilers without vector extensions: the same sums, a row at a time */
+
+static inline void maltpy_add_rows(float* scores, const mp_slot* const* found, int nk, const float* dense,
+                                   int stride, const mp_entry* entries, int lo, int hi) {
+    int i, c, k;
+    for (i = 0; i < nk; i++) {
+        const mp_slot* s = found[i];
+        if (s == NULL)
+            continue;
+        if (s->count == MP_SLOT_DENSE) {
+            const float* w = dense + (int64_t)s->start * stride;
+            for (c = lo; c < hi; c++)
+                scores[c] += w[c];
+        } else {
+            const mp_entry* e = entries + s->start;
+            for (k = 0; k < s->count; k++)
+                scores[e[k].cls] += e[k].w;
+        }
+    }
+}
+
+#endif
 
 #endif
