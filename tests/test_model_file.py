@@ -1,0 +1,66 @@
+"""The model-file container (maltpy.parsing.modelfile): arrays that deflate shrinks little are
+stored as they are, the others deflated, and both read back the same; arrays read as the fields of
+one record array arrive whole, converted, and checked."""
+import zipfile
+
+import numpy as np
+import pytest
+
+from maltpy.errors import ModelFileError
+from maltpy.parsing.modelfile import DEFLATE_WHEN, load_model, save_model
+
+RECORD = np.dtype([("cls", np.int32), ("w", np.float32)])
+
+
+def _saved(tmp_path, arrays):
+    path = str(tmp_path / "m.mpz")
+    save_model(path, {"what": "test"}, arrays)
+    return path
+
+
+def test_noise_is_stored_and_what_deflates_well_is_deflated(tmp_path):
+    rng = np.random.default_rng(0)
+    arrays = {"noise": rng.normal(size=50_000).astype(np.float32),      # deflate keeps ~90 %
+              "steps": np.repeat(np.arange(500, dtype=np.int64), 100),   # deflate keeps a few %
+              "tiny": np.arange(10, dtype=np.int32)}
+    path = _saved(tmp_path, arrays)
+    with zipfile.ZipFile(path) as z:
+        kinds = {i.filename: i.compress_type for i in z.infolist()}
+        sizes = {i.filename: (i.compress_size, i.file_size) for i in z.infolist()}
+    assert kinds["arrays/noise.npy"] == zipfile.ZIP_STORED
+    assert kinds["arrays/steps.npy"] == zipfile.ZIP_DEFLATED
+    assert sizes["arrays/steps.npy"][0] <= DEFLATE_WHEN * sizes["arrays/steps.npy"][1]
+    _, back = load_model(path)
+    for name, arr in arrays.items():
+        assert back[name].dtype == arr.dtype and np.array_equal(back[name], arr)
+
+
+def _fields(names):
+    return {"rec": (RECORD, {"cls": "c", "w": "v"})}
+
+
+def test_fields_are_read_into_one_record_array_in_their_place(tmp_path):
+    rng = np.random.default_rng(1)
+    c = rng.integers(0, 300, size=100_000).astype(np.uint16)     # several 64 KB pieces
+    v = rng.normal(size=100_000)                                  # float64, read as float32
+    path = _saved(tmp_path, {"c": c, "v": v, "other": np.arange(3)})
+    _, arrays = load_model(path, records=_fields)
+    assert set(arrays) == {"rec", "other"}
+    rec = arrays["rec"]
+    assert rec.dtype == RECORD and len(rec) == len(c)
+    assert np.array_equal(rec["cls"], c) and np.array_equal(rec["w"], v.astype(np.float32))
+
+
+@pytest.mark.parametrize("c,v,why", [
+    (np.array([1, 2 ** 40]), np.zeros(2, np.float32), "do not fit"),
+    (np.array([1, 2]), np.array([0.0, np.inf], np.float32), "not finite"),
+    (np.array([1, 2]), np.array([0.0, 1e300]), "not finite"),            # overflows float32
+    (np.array([1, 2]), np.zeros(3, np.float32), "differ in length"),
+    (np.array([1.5, 2.0]), np.zeros(2, np.float32), "not a column"),
+    (np.zeros((2, 1), np.int32), np.zeros(2, np.float32), "not a column"),
+])
+def test_fields_that_do_not_fit_are_refused_on_one_line(tmp_path, c, v, why):
+    path = _saved(tmp_path, {"c": c, "v": v})
+    with pytest.raises(ModelFileError, match=why) as e:
+        load_model(path, records=_fields)
+    assert "\n" not in str(e.value)
