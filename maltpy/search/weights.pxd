@@ -7,12 +7,10 @@ from maltpy.features.featmap cimport mix64
 from maltpy.search.decision cimport Scorer, prefetch
 
 
-cdef enum:
-    SLOT_EMPTY = -2
-    SLOT_DENSE = -1
-
-
 cdef extern from "maltpy/search/table.h":
+    enum:
+        SLOT_EMPTY "MP_SLOT_EMPTY"
+        SLOT_DENSE "MP_SLOT_DENSE"
     # one slot of a split model's hash table: a feature key and where its weights are
     ctypedef struct WSlot "mp_slot":
         uint64_t key
@@ -60,8 +58,9 @@ cdef class Weights(Scorer):
                                 const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil:
         """``scores`` = bias + the weights of the features ``keys`` (in their order) under split
         model ``sp``, exact for the permissible classes (the runs), unspecified for the others
-        (every class is added: ``scores`` has room for padded_classes(n_classes) floats, the
-        padding zero). ``from_bias`` False: the weights are added to ``scores`` as they are.
+        (the 8-class blocks from the first permissible class to the last are added: ``scores``
+        has room for padded_classes(n_classes) floats, the padding zero). ``from_bias`` False: the
+        weights are added to ``scores`` as they are.
 
         The table look-ups miss the cache; they are issued for every key before any is
         used (``found``: room for nk slots), so that the misses overlap."""

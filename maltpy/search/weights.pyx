@@ -75,8 +75,9 @@ cdef class Weights(Scorer):
                 indptr, cols, w, low = sparse_rows(w_obj)
             if len(cols) != len(w):
                 raise ValueError("sparse weight rows are inconsistent")
-            # the (class, weight) entries as they are when a model file's loading made them
-            # (:func:`row_entries`): a rich model's are tens of megabytes, not copied again
+            # the (class, weight) records as a model file's loading read them (the classes and
+            # weights handed on as views of them): a rich model's are tens of megabytes, not
+            # copied again
             entries = _shared_entries(cols, w)
             if entries is None:
                 entries = row_entries(cols, w)
