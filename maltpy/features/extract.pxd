@@ -45,17 +45,10 @@ cdef class Extractor:
     cdef int* nav_start
     cdef int* nav_len
     cdef int* nav_ops
-    cdef int* atom_kind
-    cdef int* atom_arg
-    cdef int* atom_a1
-    cdef int* atom_a2
-    cdef int* atom_bins_start
-    cdef int* atom_bins_len
     cdef int* bins
     cdef int* tpl_n
     cdef int* tpl_atoms
-    cdef int* tpl_order      # templates in MaltParser's feature order (sorted specifications)
-    cdef TplRec* tpls        # the templates in that order
+    cdef TplRec* tpls        # the templates in MaltParser's feature order (sorted specifications)
     cdef AtomRec* atom       # the atoms, as one record each
     cdef int* deprel_value   # label id -> OutputColumn(DEPREL) value; NULL: label id + 1
     cdef int n_deprel_values

@@ -250,30 +250,20 @@ cdef class Extractor:
         self.nav_start = _copy(addr[:, 2])
         self.nav_len = _copy(addr[:, 3])
         self.nav_ops = _copy(tables["nav_ops"])
-        self.atom_kind = _copy(atoms[:, 0])
-        self.atom_arg = _copy(atoms[:, 1])
-        self.atom_a1 = _copy(atoms[:, 2])
-        self.atom_a2 = _copy(atoms[:, 3])
-        self.atom_bins_start = _copy(atoms[:, 4])
-        self.atom_bins_len = _copy(atoms[:, 5])
         self.bins = _copy(tables["bins"])
         self.tpl_n = _copy(tpl[:, 0])
         self.tpl_atoms = _copy(tpl[:, 1:])
-        self.tpl_order = _copy(tables["order"])
+        order = np.asarray(tables["order"], dtype=np.int32)
         self.tpls = <TplRec*>malloc(sizeof(TplRec) * max(self.n_tpl, 1))
         self.atom = <AtomRec*>malloc(sizeof(AtomRec) * max(self.n_atoms, 1))
         if self.tpls == NULL or self.atom == NULL:
             raise MemoryError()
         cdef int ti, t, k, a
         for a in range(self.n_atoms):
-            self.atom[a].kind = self.atom_kind[a]
-            self.atom[a].arg = self.atom_arg[a]
-            self.atom[a].a1 = self.atom_a1[a]
-            self.atom[a].a2 = self.atom_a2[a]
-            self.atom[a].bins_start = self.atom_bins_start[a]
-            self.atom[a].bins_len = self.atom_bins_len[a]
+            self.atom[a].kind, self.atom[a].arg, self.atom[a].a1, self.atom[a].a2 = atoms[a, :4]
+            self.atom[a].bins_start, self.atom[a].bins_len = atoms[a, 4:]
         for ti in range(self.n_tpl):
-            t = self.tpl_order[ti]
+            t = order[ti]
             self.tpls[ti].t = t
             self.tpls[ti].tbits = <uint64_t>t << 50
             self.tpls[ti].n = self.tpl_n[t]
@@ -281,9 +271,9 @@ cdef class Extractor:
             for k in range(3):
                 a = self.tpl_atoms[3 * t + k]
                 self.tpls[ti].atoms[k] = a
-                if k < self.tpl_n[t] and (self.atom_kind[a] == A_INPUT or self.atom_kind[a] == A_DEPREL):
+                if k < self.tpl_n[t] and (self.atom[a].kind == A_INPUT or self.atom[a].kind == A_DEPREL):
                     self.tpls[ti].nullable |= 1 << k
-            self.tpls[ti].split = self.atom_kind[self.tpl_atoms[3 * t]] == A_SPLIT
+            self.tpls[ti].split = self.atom[self.tpl_atoms[3 * t]].kind == A_SPLIT
         self.split_atom = split_atom
         n_set = sum(1 for t in tpl if atoms[t[1], 0] == A_SPLIT)
         self.max_keys = self.n_tpl + n_set * MAX_SET
@@ -312,11 +302,8 @@ cdef class Extractor:
         if self.addr_base == NULL:
             return
         for p in (<size_t>self.addr_base, <size_t>self.addr_index, <size_t>self.nav_start,
-                  <size_t>self.nav_len, <size_t>self.nav_ops, <size_t>self.atom_kind,
-                  <size_t>self.atom_arg, <size_t>self.atom_a1, <size_t>self.atom_a2,
-                  <size_t>self.atom_bins_start, <size_t>self.atom_bins_len, <size_t>self.bins,
-                  <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpl_order, <size_t>self.tpls,
-                  <size_t>self.atom):
+                  <size_t>self.nav_len, <size_t>self.nav_ops, <size_t>self.bins,
+                  <size_t>self.tpl_n, <size_t>self.tpl_atoms, <size_t>self.tpls, <size_t>self.atom):
             free(<void*>p)
 
     cdef void _resolve(self, TransitionSystem system, const State* s, int* nodes,
@@ -479,7 +466,7 @@ cdef class Extractor:
         wanted = {fns.index(f) for f in fn_names}
         two_nodes = (A_INPUT_ARC, A_OUTPUT_ARC, A_LINKED, A_LINK_LABEL, A_DISTANCE)
         cdef int t, k, a
-        atom_nodes = [[self.atom_a1[a]] + ([self.atom_a2[a]] if self.atom_kind[a] in two_nodes else [])
+        atom_nodes = [[self.atom[a].a1] + ([self.atom[a].a2] if self.atom[a].kind in two_nodes else [])
                       for a in range(self.n_atoms)]
         tpl_atoms = [[self.tpl_atoms[3 * t + k] for k in range(self.tpl_n[t])] for t in range(self.n_tpl)]
         only = [bool(wanted) and all(self.addr_base[x] in wanted for a in atoms for x in atom_nodes[a])
@@ -547,7 +534,7 @@ cdef class Extractor:
         nodes = np.zeros(self.n_addr + 1, dtype=np.int32)
         cdef int[::1] nv = nodes
         self._resolve(config.system, &config.state, &nv[0], NULL)
-        values = [int(self._atom(a, &config.state, &view.sent, &nv[0])) if self.atom_kind[a] != A_SPLIT else 0
+        values = [int(self._atom(a, &config.state, &view.sent, &nv[0])) if self.atom[a].kind != A_SPLIT else 0
                   for a in range(self.n_atoms)]
         return nodes[:self.n_addr].tolist(), values
 
