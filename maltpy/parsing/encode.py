@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
 from maltpy.formats.columns import ColumnBatch  # noqa: F401 (here too: callers import it from encode)
+from maltpy.errors import MaltpyError
 from maltpy.search.decision import Corpus
 
 
@@ -154,23 +155,57 @@ def gold_arrays(sentences, label_ids: Dict[str, int]):
 
 #: sentences longer than this draw a warning from a system whose decisions grow quadratically
 LONG_SENTENCE = 2000
+#: ... and longer than this are refused by such a system: about n^2/2 = 800 million decisions
+#: (some 5 minutes for covnonproj on EWT), and the beam's histories of that many moves still fit
+#: its int counters
+QUADRATIC_MAX_WORDS = 40_000
+#: a beam copies each configuration it keeps at every step, which costs B * n per move and so
+#: grows with the square of a sentence's length (23,000 words: 2 s at B = 8)
+BEAM_MAX_WORDS = 100_000
+#: ... and with a quadratic system the histories it copies are themselves quadratic
+BEAM_QUADRATIC_MAX_WORDS = 4_000
 
 
-def warn_long_sentences(offsets, system_cls, training: bool) -> bool:
-    """Warn (:class:`~maltpy.errors.MaltpyWarning`) when a sentence has more than
-    :data:`LONG_SENTENCE` words and ``system_cls`` makes quadratically many decisions; True when
-    it warned (once per input is enough)."""
-    if not system_cls.quadratic:
-        return False
+def max_words(system_cls, beam_width: int = 1) -> Optional[int]:
+    """The longest sentence ``system_cls`` parses (with a beam of ``beam_width``) in reasonable
+    time and memory; None where only memory bounds it (a linear system, greedy)."""
+    limits = []
+    if system_cls.quadratic:
+        limits.append(QUADRATIC_MAX_WORDS)
+    if beam_width > 1:
+        limits.append(BEAM_QUADRATIC_MAX_WORDS if system_cls.quadratic else BEAM_MAX_WORDS)
+    return min(limits) if limits else None
+
+
+def warn_long_sentences(offsets, system_cls, training: bool, beam_width: int = 1, where=None,
+                        warn: bool = True) -> bool:
+    """Refuse (:class:`~maltpy.errors.MaltpyError`, naming the sentence by ``where(k)``) a
+    sentence longer than :func:`max_words`, and warn (:class:`~maltpy.errors.MaltpyWarning`)
+    when one has more than :data:`LONG_SENTENCE` words and ``system_cls`` makes quadratically
+    many decisions (unless not ``warn``); True when it warned (once per input is enough)."""
     lengths = np.diff(np.asarray(offsets)) - 1
-    if not len(lengths) or lengths.max() <= LONG_SENTENCE:
+    if not len(lengths):
+        return False
+    k = int(np.argmax(lengths))
+    n = int(lengths[k])
+    what = f"training sentence {k + 1}" if training else "a sentence of the input"
+    if where is not None:
+        what = f"{where(k)}: {'training sentence' if training else 'a sentence'}"
+    limit = max_words(system_cls, beam_width)
+    if limit is not None and n > limit:
+        why = (f"{system_cls.name} compares each word with every word before it" if system_cls.quadratic
+               and (beam_width == 1 or limit == BEAM_QUADRATIC_MAX_WORDS) else
+               f"a beam of {beam_width} copies what it keeps at every move")
+        raise MaltpyError(
+            f"{what} has {n:,} words, more than the {limit:,} that {system_cls.name}"
+            f"{f' with -b {beam_width}' if beam_width > 1 else ''} parses ({why}): split it into sentences "
+            "(were the blank lines between them lost?) or use a linear system greedily (nivreeager, stacklazy, 2planar)")
+    if not warn or not system_cls.quadratic or n <= LONG_SENTENCE:
         return False
     import warnings
     from maltpy.errors import MaltpyWarning
-    k = int(np.argmax(lengths))
-    n = int(lengths[k])
     warnings.warn(MaltpyWarning(
-        f"{f'training sentence {k + 1}' if training else 'a sentence of the input'} has {n:,} words: "
+        f"{what} has {n:,} words: "
         f"{system_cls.name} compares each word with every word before "
         f"it, up to {n * (n + 1) // 2:,} decisions for this sentence alone, which can take minutes and gigabytes "
         "(an input whose blank lines between sentences were lost?); nivreeager, stacklazy or 2planar are linear"),

@@ -152,7 +152,8 @@ class Parser:
         probability; :meth:`maltpy.search.strategy.Strategy.parse`)."""
         self.check_fitted()
         corpus = self.encode(sentences)
-        self.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
+        self.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))),
+                         lambda k: _place(sentences, k))
         moves = np.empty(corpus.n_rows, dtype=np.int32) if record_moves else None
         conf = np.empty((corpus.n_rows, 2), dtype=np.float32) if record_confidence else None
         extra = {k: v for k, v in (("given", given), ("confidence_out", conf)) if v is not None}
@@ -166,12 +167,14 @@ class Parser:
                 bar.close()
         return (corpus.offsets,) + tuple(out) + ((moves,) if record_moves else ()) + ((conf,) if record_confidence else ())
 
-    def check_input(self, corpus, examples) -> None:
+    def check_input(self, corpus, examples, where=None) -> None:
         """The warnings about an encoded input (``examples(ci)``: a few values of column ci):
-        tags never seen in training, and sentences too long for a quadratic system."""
+        tags never seen in training, sentences long for a quadratic system; and the error for
+        a sentence too long for the system and beam (``where(k)``: where sentence k is)."""
         self.unseen_tags.check(corpus, examples)
-        if not self.warned_long:
-            self.warned_long = warn_long_sentences(corpus.offsets, self.system_cls, training=False)
+        warned = warn_long_sentences(corpus.offsets, self.system_cls, training=False,
+                                     beam_width=self.settings.beam_width, where=where, warn=not self.warned_long)
+        self.warned_long = self.warned_long or warned
 
     @property
     def decodes_output(self) -> bool:
@@ -332,6 +335,14 @@ def _training():
     """maltpy.parsing.training, imported when a parser learns (parsing never needs it: start-up)."""
     from maltpy.parsing import training
     return training
+
+
+def _place(sentences, k: int) -> str:
+    """Where sentence ``k`` of a parse's input is (``file:line``), for an error message."""
+    s = sentences[k] if isinstance(sentences, (list, tuple)) else None
+    if isinstance(s, Sentence):
+        return f"{s.source}:{s.first_line}" if s.first_line else s.source
+    return f"sentence {k + 1}"
 
 
 def _as_sentence(s) -> Sentence:

@@ -94,7 +94,8 @@ class ChunkParser:
     def trees(self, chunk):
         """(offsets, heads, label ids, label bytes) of the chunk's parses, in the input's word order."""
         corpus = self.encoder.encode(chunk)
-        self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci))
+        self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci),
+                                lambda k: f"{self.source}:{chunk.word_line(k, 1)}")
         if self.label_table is None:
             heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each)
         else:

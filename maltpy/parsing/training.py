@@ -42,7 +42,8 @@ def prepare(parser, sentences, fmt: str):
     parser.token_tables = [SymbolTable() for _ in parser.compiled.token_columns]
     parser.rag_tables = [SymbolTable() for _ in parser.compiled.rag_columns]
     corpus = parser.encode(sentences, grow=True)
-    warn_long_sentences(corpus.offsets, parser.system_cls, training=True)
+    warn_long_sentences(corpus.offsets, parser.system_cls, training=True, beam_width=parser.settings.beam_width,
+                        where=lambda k: f"{sentences[k].source}:{sentences[k].first_line}")
     system = parser.system(training=True)
     parser.classes = ClassTable(system.labeled, len(labels))
     parser.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences))}

@@ -121,6 +121,7 @@ cdef inline int padded_classes(int n_classes) noexcept nogil:
     return (n_classes + 7) & ~7
 
 
-cdef inline int max_transitions(int n) noexcept nogil:
-    """A bound no system reaches on n words: a loop that gets there is cut off, not hung."""
-    return 4 * (n + 1) * (n + 2) + 16
+cdef inline int64_t max_transitions(int n) noexcept nogil:
+    """A bound no system reaches on n words: a loop that gets there is cut off, not hung.
+    Quadratic in n, so 64-bit: in C int it wrapped past 23,168 words and the loop never ran."""
+    return 4 * (<int64_t>n + 1) * (<int64_t>n + 2) + 16

@@ -210,7 +210,8 @@ cdef class Step:
         permissible move when it takes no label, unless ``score_all`` (beam search: every move is
         scored, so that the sequences an agenda compares have the same number of terms where the
         system allows it)."""
-        cdef int only, m, max_steps = max_transitions(s.n)
+        cdef int only, m
+        cdef int64_t max_steps = max_transitions(s.n)
         while not self.system.is_terminal(s) and s.n_transitions < max_steps:
             if t != NULL and t.end != NULL and not t.recorded and s.end_seen:
                 t.recorded = True

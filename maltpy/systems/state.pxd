@@ -7,6 +7,7 @@ or pushing the front is O(1).
 """
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
+from libc.stdint cimport int64_t
 
 
 cdef enum:
@@ -33,7 +34,7 @@ cdef struct State:
     bint end_seen         # tree constraint: an empty buffer has been seen
     bint scored_end       # beam search: systems with end pops (arc-eager) pop the words left at the
                           # end of the input by moves the model scores, instead of finish()
-    int n_transitions
+    int64_t n_transitions # 64-bit: quadratic systems make ~n^2/2 moves
     int left              # list-based systems: position of Left[0] in 0..n
     int right             # list-based systems: position of Right[0] in 0..n
     int lookahead         # stack (swap) systems: swapped-back nodes at the buffer front
