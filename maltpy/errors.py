@@ -25,3 +25,12 @@ class ModelFileError(MaltpyError):
 class MaltpyWarning(UserWarning):
     """Something that works but is likely not what the user meant (the command line prints it as
     one line, once)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP reached the ``maltpy`` command: raised where it is, so that outputs being
+    written are removed on the way out (a BaseException: nothing that catches errors stops it)."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(f"signal {signum}")

@@ -88,19 +88,50 @@ def open_output(target, binary: bool = False, stream: bool = False):
         return
     file_mode = stat.S_IMODE(os.stat(real).st_mode) if exists else 0o666 & ~_umask()
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".maltpy-", dir=os.path.dirname(real))
+        with _signals_held():    # a signal between creating and noting the file would leave it
+            fd, tmp = tempfile.mkstemp(prefix=".maltpy-", dir=os.path.dirname(real))
+            _PENDING.add(tmp)
     except OSError as e:
         raise MaltpyError(f"{target}: cannot write ({e.strerror or e})") from None
     try:
         with os.fdopen(fd, mode, **text_args) as f:
             yield f
         os.chmod(tmp, file_mode)
-        os.replace(tmp, real)
+        with _signals_held():
+            os.replace(tmp, real)
+            _PENDING.discard(tmp)
     except BaseException as e:
+        remove_pending(tmp)
+        if isinstance(e, OSError):
+            raise MaltpyError(f"{target}: cannot write ({e.strerror or e})") from None
+        raise
+
+
+#: temporary files being written (removed by remove_pending when a signal ends the command
+#: wherever it is, even between two statements of open_output)
+_PENDING = set()
+
+
+def remove_pending(path=None) -> None:
+    """Remove the temporary file ``path`` (default: every one still being written)."""
+    for tmp in [path] if path is not None else list(_PENDING):
+        _PENDING.discard(tmp)
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        if isinstance(e, OSError):
-            raise MaltpyError(f"{target}: cannot write ({e.strerror or e})") from None
-        raise
+
+
+@contextmanager
+def _signals_held():
+    """SIGINT, SIGTERM and SIGHUP wait (in the main thread) until the block is done."""
+    import signal
+    held = {signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)}
+    if not hasattr(signal, "pthread_sigmask"):   # Windows: no masks
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)

@@ -177,6 +177,53 @@ def main(argv=None):
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     warnings.showwarning = _show_warning
+    with _terminate_as_exception():
+        return _run(argv, debug)
+
+
+def _raise_terminated(signum, frame):
+    from maltpy.errors import Terminated
+    raise Terminated(signum)
+
+
+class _terminate_as_exception:
+    """SIGTERM (``timeout``, ``kill``) and SIGHUP raise :class:`~maltpy.errors.Terminated`
+    while the command runs, as SIGINT raises KeyboardInterrupt, so that no temporary output file
+    is left behind; the handlers before are restored after (``main`` is also called in-process)."""
+
+    def __enter__(self):
+        import signal
+        self.saved = {}
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None:
+                self.saved[signum] = signal.signal(signum, _raise_terminated)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+        for signum, handler in self.saved.items():
+            signal.signal(signum, handler)
+        return False
+
+
+def _stop_now(status: int) -> int:
+    """After Ctrl-C or a termination: remove what was being written and return ``status``, or
+    exit at once when a thread that cannot be stopped (a scikit-learn solver) still runs."""
+    from maltpy.output import remove_pending
+    remove_pending()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        # exit now rather than wait for it at interpreter shutdown (no model file has been
+        # written; outputs were cleaned up)
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
+def _run(argv, debug: bool) -> int:
+    from maltpy.errors import Terminated
     try:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])
@@ -208,12 +255,10 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt:
         print("maltpy: interrupted", file=sys.stderr)
-        if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
-            # a scikit-learn solver that cannot be stopped: exit now rather than wait for it at
-            # interpreter shutdown (no model file has been written; outputs were cleaned up)
-            sys.stderr.flush()
-            os._exit(130)
-        return 130
+        return _stop_now(130)
+    except Terminated as e:
+        print("maltpy: terminated", file=sys.stderr)
+        return _stop_now(128 + e.signum)
     except BrokenPipeError:
         try:
             sys.stdout = None

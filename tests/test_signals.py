@@ -1,0 +1,70 @@
+"""A parse stopped by a signal at any moment (SIGTERM as ``timeout`` and ``kill`` send it, SIGINT,
+SIGHUP) leaves nothing in the output's folder: the output appears whole or not at all."""
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import EXAMPLES
+
+TEST = os.path.join(EXAMPLES, "toy-test.conll")
+
+
+@pytest.fixture(scope="module")
+def big_input(tmp_path_factory):
+    """The example test set many times over: with -b 8, a parse of about a second and a half."""
+    path = tmp_path_factory.mktemp("in") / "big.conll"
+    with open(TEST) as f:
+        text = f.read().rstrip("\n") + "\n\n"
+    path.write_text(text * 1000)
+    return str(path)
+
+
+@pytest.mark.parametrize("sig,jobs", [(signal.SIGTERM, "1"), (signal.SIGTERM, "2"), (signal.SIGINT, "1"),
+                                      (signal.SIGHUP, "2")])
+def test_a_signal_at_a_random_moment_of_a_parse_leaves_no_file(tmp_path, model, big_input, sig, jobs):
+    rng = random.Random(int(sig) * 10 + int(jobs))
+    whole = tmp_path / "whole.conll"
+    command = [sys.executable, "-m", "maltpy", "-c", model, "-i", big_input, "-j", jobs, "-b", "8", "-o"]
+    subprocess.run(command + [str(whole)], check=True, capture_output=True, cwd=str(tmp_path))
+    stopped = 0
+    for attempt in range(5):
+        out_dir = tmp_path / f"out{attempt}"
+        out_dir.mkdir()
+        out = out_dir / "p.conll"
+        p = subprocess.Popen(command + [str(out)], stderr=subprocess.PIPE, text=True, cwd=str(tmp_path))
+        time.sleep(rng.uniform(0.05, 1.6))     # start-up, model loading, parsing, writing
+        p.send_signal(sig)
+        err = p.communicate(timeout=60)[1]
+        left = sorted(os.listdir(out_dir))
+        if left:                                # it finished first (the signal may still have come
+            assert left == ["p.conll"]          # before the exit): the output is whole
+            assert out.read_bytes() == whole.read_bytes()
+            continue
+        stopped += 1
+        assert p.returncode in (128 + sig, -sig), (p.returncode, err)
+        assert "Traceback" not in err, err
+    assert stopped, "every parse ended before the signal: make the input longer"
+
+
+def test_timeout_during_a_parse_leaves_no_file(tmp_path, model, big_input):
+    if not os.path.exists("/usr/bin/timeout"):
+        pytest.skip("no timeout command")
+    out = tmp_path / "o" / "p.conll"
+    out.parent.mkdir()
+    r = subprocess.run(["/usr/bin/timeout", "0.9", sys.executable, "-m", "maltpy", "-c", model, "-i", big_input,
+                        "-b", "8", "-o", str(out)], capture_output=True, text=True, cwd=str(tmp_path))
+    assert r.returncode in (124, 0)
+    assert os.listdir(out.parent) == ([] if r.returncode else ["p.conll"])
+
+
+def test_the_command_restores_the_signal_handlers_it_sets(model, tmp_path):
+    """main() is called in-process by tests and by programs: its handlers do not outlive it."""
+    from maltpy.cli.main import main
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    assert main(["-c", model, "-i", TEST, "-o", str(tmp_path / "p.conll"), "-q"]) == 0
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
