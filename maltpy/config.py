@@ -39,6 +39,7 @@ class Flag:
     metavar: str
     help: str
     long: Optional[str] = None     # a long spelling as well ("--jobs")
+    bare: Optional[str] = None     # the value of the flag given alone (``--arc-scores`` is true)
 
     @property
     def dest(self) -> str:
@@ -172,11 +173,12 @@ class Settings:
                                  "a HEAD with a DEPREL fixes both, a HEAD with _ as DEPREL the head only, a "
                                  "DEPREL without a HEAD nothing; false (default: the input's HEAD and DEPREL "
                                  "are ignored), true (an arc the system cannot keep is a warning), strict (it "
-                                 "is an error); a parse-time option"))
+                                 "is an error); alone: true; a parse-time option", bare="true"))
     arc_scores: bool = _setting(False, Flag(
         "--arc-scores", "BOOL", "write each arc's score, how sure the parser was (the margin of the decision "
                                 "that built it over the second-best move; 0 for an arc the end of parsing "
-                                "made), as Score= in CoNLL-U's MISC column (default false; a parse-time option)"))
+                                "made), as Score= in CoNLL-U's MISC column (default false; alone: true; a "
+                                "parse-time option)", bare="true"))
     beam_width: int = _setting(1, Flag(
         "-b", "WIDTH", "beam width (default 1: greedy search); wider: beam search over the same decision step, with "
                        "any linear model, and with -l perceptron global training (a structured perceptron, "
@@ -193,7 +195,8 @@ class Settings:
                         "# nbest and # score comments (default 1; a parse-time option)"))
     confidence: bool = _setting(False, Flag(
         "--confidence", "BOOL", "with a beam (-b): each arc's confidence, the summed probability of the final "
-                                "beam's parses that have it, as Conf= in CoNLL-U's MISC (default false; a parse-time option)"))
+                                "beam's parses that have it, as Conf= in CoNLL-U's MISC (default false; alone: true; a "
+                                "parse-time option)", bare="true"))
     search: str = _setting("greedy", Flag(
         "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
                                 "decision, as MaltParser) or beam (what -b above 1 chooses; with -l perceptron "
@@ -305,6 +308,8 @@ def coerce(name: str, value, source: str):
         raise MaltpyError(f"{source}: {name} must be true or false, got {value!r}")
     if "int" in kind:
         try:
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError(value)   # YAML's true or 2.5: int() would take them silently
             number = int(value)
         except (TypeError, ValueError, OverflowError):
             raise MaltpyError(f"{source}: {name} must be an integer, got {value!r}") from None

@@ -18,6 +18,11 @@ class InputFormatError(MaltpyError):
         return type(self), (self.path, self.line, self.reason)
 
 
+class UsageError(MaltpyError):
+    """A command line that names an unknown flag or gives a flag a value it cannot take: the
+    command prints one line and exits with status 2, as argparse's usage errors."""
+
+
 class ModelFileError(MaltpyError):
     """A model file that is missing, truncated, corrupt or from another version."""
 

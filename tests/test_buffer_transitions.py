@@ -439,10 +439,12 @@ def test_buffer_oracle_setting(tmp_path):
                                     cwd=str(tmp_path))
     assert run("-c", model, "-m", "learn", "-i", train, "-bt", "rnba", "-bo", "needed").returncode == 0
     assert maltpy.load(model).settings.buffer_oracle == "needed"
-    for args, message in ((("-bt", "lba", "-bo", "needed"), "use it with -bt lnba or rnba"),
-                          (("-bt", "lnba", "-bo", "sometimes"), "buffer_oracle must be one of always, needed")):
+    # a combination the settings refuse is an error (1); a value the flag cannot take, a usage error (2)
+    for args, message, status in ((("-bt", "lba", "-bo", "needed"), "use it with -bt lnba or rnba", 1),
+                                  (("-bt", "lnba", "-bo", "sometimes"), "buffer_oracle must be one of always, needed",
+                                   2)):
         r = run("-c", model, "-m", "learn", "-i", train, *args)
-        assert r.returncode == 1 and message in r.stderr and r.stderr.count("\n") == 1, r.stderr
+        assert r.returncode == status and message in r.stderr and r.stderr.count("\n") == 1, r.stderr
     with pytest.raises(MaltpyError, match="buffer_oracle"):
         make("lnba", buffer_oracle="sometimes")
 
@@ -468,6 +470,6 @@ def test_buffer_arc_length_setting(tmp_path):
     r = run("-c", model, "-m", "learn", "-i", train, "-bt", "lnba", "-bal", "any")
     assert r.returncode == 1 and "use it with -bt lba or rba" in r.stderr and r.stderr.count("\n") == 1
     r = run("-c", model, "-m", "learn", "-i", train, "-bt", "rba", "-bal", "two")
-    assert r.returncode == 1 and "buffer_arc_length must be one of one, any" in r.stderr and r.stderr.count("\n") == 1
+    assert r.returncode == 2 and "buffer_arc_length must be one of one, any" in r.stderr and r.stderr.count("\n") == 1
     with pytest.raises(MaltpyError, match="buffer_arc_length"):
         make("rba", buffer_arc_length="two")

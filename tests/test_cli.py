@@ -238,12 +238,12 @@ def test_invalid_learner_options_are_refused(tmp_path, capsys, args):
                                           (["-dir", "both", "-cv", "1"], "combination_folds")])
 def test_out_of_range_numbers_are_refused(tmp_path, capsys, model, args, setting):
     m, out = tmp_path / "bad.mpz", tmp_path / "out.conll"
-    assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, *args, "-q"]) == 1
+    assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, *args, "-q"]) == 2   # a usage error
     err = capsys.readouterr().err
     assert err.startswith("maltpy: error:") and err.count("\n") == 1 and setting in err
     assert not m.exists()
     if setting == "jobs":   # parsing with -j -3 was an internal error (a semaphore with -3 permits)
-        assert main(["-c", model, "-i", TEST, "-o", str(out), *args, "-q"]) == 1
+        assert main(["-c", model, "-i", TEST, "-o", str(out), *args, "-q"]) == 2
         assert "jobs must be at least 0" in capsys.readouterr().err and not out.exists()
         with pytest.raises(MaltpyError, match="jobs"):
             maltpy.load(model).parse_file(TEST, str(out), jobs=-1)
@@ -378,7 +378,7 @@ def test_the_command_runs_blas_on_one_thread_unless_the_user_says(tmp_path):
 
 def test_every_flag_refuses_a_value_its_setting_does_not_take_in_one_line(tmp_path, capsys):
     """A flag's values are checked by its setting (as YAML files and the API are), so a bad one
-    is one line naming the flag and what it takes, exit status 1, for every flag alike."""
+    is one line naming the flag and what it takes, exit status 2 (a usage error), for every flag alike."""
     from maltpy.config import choices, cli_flags
     allowed = choices()
     m = tmp_path / "bad.mpz"
@@ -393,7 +393,7 @@ def test_every_flag_refuses_a_value_its_setting_does_not_take_in_one_line(tmp_pa
             bad = "maybe"
         else:
             continue
-        assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, flag.flag, bad, "-q"]) == 1, flag.flag
+        assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, flag.flag, bad, "-q"]) == 2, flag.flag
         err = capsys.readouterr().err
         assert err.startswith(f"maltpy: error: option {flag.flag}: {name} ") and err.count("\n") == 1, err
         assert all(value in err for value in allowed.get(name, ())), err
@@ -401,7 +401,7 @@ def test_every_flag_refuses_a_value_its_setting_does_not_take_in_one_line(tmp_pa
     assert not m.exists()
     assert {"-a", "-l", "-if", "-bo", "-bal", "-ud", "-dir", "-pp", "-j", "-nr", "-cr", "-cv"} <= set(checked)
     # a negative number after a flag is its value, not a flag (argparse takes "-2" for "-2pr")
-    assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, "-j", "-2", "-q"]) == 1
+    assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, "-j", "-2", "-q"]) == 2
     assert "jobs must be at least 0" in capsys.readouterr().err
 
 

@@ -168,5 +168,65 @@ def test_other_input_and_output_charsets(tmp_path, capsys):
     assert main(["-c", model, "-i", str(latin), "-o", str(ascii_out), "-ic", "ISO-8859-1", "-oc", "US-ASCII", "-q"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ascii" in err and not ascii_out.exists()
-    assert main(["-c", model, "-i", str(latin), "-ic", "NO-SUCH-CHARSET", "-q"]) == 1
+    assert main(["-c", model, "-i", str(latin), "-ic", "NO-SUCH-CHARSET", "-q"]) == 2
     assert "unknown character encoding" in capsys.readouterr().err
+
+
+def test_a_bare_model_name_in_a_configuration_gets_mpz_everywhere(tmp_path, capsys):
+    config = tmp_path / "abc.yaml"
+    config.write_text(f"model: abc\nlearn_input: {TRAIN}\n")
+    assert main(["-c", str(config), "-m", "learn", "-q"]) == 0
+    assert sorted(os.listdir(tmp_path)) == ["abc.mpz", "abc.yaml"]
+    out = tmp_path / "p.conll"
+    assert main(["-c", str(tmp_path / "abc"), "-i", TEST, "-o", str(out), "-q"]) == 0 and out.exists()
+    assert main(["info", str(tmp_path / "abc")]) == 0
+    assert main(["-c", str(config), "-i", TEST, "-o", str(out), "-q"]) == 0
+    # a model written under a bare name (by hand, or an older maltpy) is still read by that name,
+    # but learning never writes to a bare name
+    os.rename(tmp_path / "abc.mpz", tmp_path / "old")
+    assert main(["-c", str(tmp_path / "old"), "-i", TEST, "-o", str(out), "-q"]) == 0
+    assert main(["-c", str(tmp_path / "old"), "-m", "learn", "-i", TRAIN, "-q"]) == 0
+    assert (tmp_path / "old.mpz").exists()
+
+
+@pytest.mark.parametrize("flag", ["--constraints", "--arc-scores", "--confidence"])
+def test_boolean_flags_alone_mean_true(flag):
+    from maltpy.cli.main import _main_parser, _settings_from_args
+    settings = _settings_from_args(_main_parser().parse_args([flag, "-i", TEST]))[0]
+    name = flag.lstrip("-").replace("-", "_")
+    assert getattr(settings, name) in (True, "true")
+    settings = _settings_from_args(_main_parser().parse_args([flag, "false"]))[0]
+    assert getattr(settings, name) in (False, "false")
+    assert _settings_from_args(_main_parser().parse_args(["--constraints", "strict"]))[0].constraints == "strict"
+
+
+@pytest.mark.parametrize("argv,says", [
+    (["--bogus"], "unrecognized arguments: --bogus"),
+    (["-j", "2.5"], "jobs must be an integer"),
+    (["-nr"], "-nr: expected one argument"),          # MaltParser's short flags still take a value
+    (["-b", "0"], "beam_width must be at least 1"),
+    (["eval"], "required: gold, system"),
+    (["draw", "--bogus", "x"], "unrecognized arguments"),
+])
+def test_usage_errors_are_one_line_pointing_to_help_and_exit_2(capsys, argv, says):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err and "--help" in err and "usage:" not in err, err
+
+
+def test_an_integer_setting_refuses_a_fraction_in_a_configuration(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text(f"model: m\nlearn_input: {TRAIN}\njobs: 2.5\n")
+    assert main(["-c", str(config), "-m", "learn"]) == 1
+    assert "jobs must be an integer, got 2.5" in capsys.readouterr().err
+    assert not (tmp_path / "m.mpz").exists()
+
+
+@pytest.mark.parametrize("options,says", [({"nbest": 0}, "at least 1"), ({"nbest": -1}, "at least 1"),
+                                          ({"nbest": "x"}, "must be an integer"),
+                                          ({"nbest": 3}, "beam_width=2"),
+                                          ({"confidence": "maybe"}, "true or false")])
+def test_parse_options_are_checked_as_settings_are(model, options, says):
+    parser = maltpy.load(model)
+    with pytest.raises(MaltpyError, match=says):
+        parser.parse(read_conll(TEST)[:2], **options)

@@ -1,16 +1,15 @@
 """``maltpy combine``: a left-to-right and a right-to-left parse combined."""
 from __future__ import annotations
 
-import argparse
 import sys
 
-from maltpy.cli.common import _non_negative_int, _read_for_good
+from maltpy.cli.common import ArgumentParser, _non_negative_int, _read_for_good
 
 
 def cmd_combine(argv):
     from maltpy.formats.conll import detect_format, read_conll, write_conll
     from maltpy.transform.combine import CRITERIA, combine_sentences
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="maltpy combine",
         description="Combine a left-to-right and a right-to-left parse of the same file (Fernández-González, "
                     "Gómez-Rodríguez & Vilares): each word takes its head and label from the first parser "

@@ -7,6 +7,15 @@ import os
 import sys
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's, but a usage error is the one line that matters and a pointer to ``--help``
+    (exit status 2), not the whole usage block."""
+
+    def error(self, message):
+        from maltpy.errors import UsageError
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
 def _log(enabled):
     def log(msg):
         if enabled:
@@ -60,6 +69,12 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _model_path(name):
-    """A model name as MaltParser's -c: ``.mpz`` is added when there is no extension."""
-    return name if os.path.splitext(name)[1] else name + ".mpz"
+def _model_path(name, reading: bool = True):
+    """A model name as MaltParser's -c: ``.mpz`` is added when there is no extension. A model
+    being read may also be the bare name when only that exists (written by an older maltpy);
+    one being written (``reading`` False) is always NAME.mpz, so no other file is replaced."""
+    if os.path.splitext(name)[1]:
+        return name
+    if reading and not os.path.exists(name + ".mpz") and os.path.isfile(name):
+        return name
+    return name + ".mpz"

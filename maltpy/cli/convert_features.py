@@ -1,7 +1,8 @@
 """``maltpy convert-features``: a MaltParser XML feature model as YAML."""
 from __future__ import annotations
 
-import argparse
+
+from maltpy.cli.common import ArgumentParser
 import os
 
 from maltpy.errors import MaltpyError
@@ -10,7 +11,7 @@ from maltpy.errors import MaltpyError
 def cmd_convert_features(argv):
     from maltpy.features.spec import convert_maltparser_xml
     from maltpy.formats.conll import atomic_output
-    p = argparse.ArgumentParser(prog="maltpy convert-features",
+    p = ArgumentParser(prog="maltpy convert-features",
                                 description="Convert a MaltParser XML feature model to maltpy YAML.")
     p.add_argument("xml", help="MaltParser feature model (.xml)")
     p.add_argument("-o", help="output YAML file (default: standard output)")

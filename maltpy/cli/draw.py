@@ -1,10 +1,9 @@
 """``maltpy draw``: trees as pictures (HTML or SVG), errors against gold marked."""
 from __future__ import annotations
 
-import argparse
 import os
 
-from maltpy.cli.common import _read_for_good
+from maltpy.cli.common import ArgumentParser, _read_for_good
 from maltpy.errors import MaltpyError
 
 
@@ -12,7 +11,7 @@ def cmd_draw(argv):
     import html
     from maltpy.formats.conll import atomic_output, read_conll
     from maltpy.visual.trees import LEGEND, html_page, sentence_block, sentence_svg
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="maltpy draw",
         description="Draw dependency trees: arcs over the words with labels and POS, as one self-contained "
                     "HTML page (any browser, no network) or, for one sentence, an SVG file. With --gold, "

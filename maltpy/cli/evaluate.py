@@ -1,18 +1,17 @@
 """``maltpy eval``: attachment scores (and UD's for CoNLL-U), EVALB's for bracketed trees, reports."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
-from maltpy.cli.common import _decoded, _read_for_good
+from maltpy.cli.common import ArgumentParser, _decoded, _read_for_good
 from maltpy.errors import MaltpyError
 
 
 def cmd_eval(argv):
     from maltpy.evaluation.scores import evaluate, format_scores
     from maltpy.formats.conll import detect_format, read_conll
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="maltpy eval",
         description="Attachment scores of SYSTEM against GOLD (LAS, UAS, LA; with all tokens and without "
                     "punctuation, as eval.pl); for CoNLL-U also the CoNLL 2018 shared task's figures (UD's "

@@ -1,7 +1,8 @@
 """``maltpy experiment``: every configuration trained and scored on every treebank."""
 from __future__ import annotations
 
-import argparse
+
+from maltpy.cli.common import ArgumentParser
 import sys
 
 from maltpy.config import coerce
@@ -10,7 +11,7 @@ from maltpy.config import coerce
 def cmd_experiment(argv):
     from maltpy.experiments.runner import (markdown_tables, parse_experiment_args, parse_treebank_args,
                                            run_experiments)
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="maltpy experiment",
         description="Train and evaluate every configuration on every treebank; print (or write) "
                     "Markdown tables shaped like Nivre (2008) Tables 3 and 4.",

@@ -1,9 +1,8 @@
 """``maltpy fragmentation``: what a model leaves on the stack at the end of the input."""
 from __future__ import annotations
 
-import argparse
 
-from maltpy.cli.common import _model_path, _read_for_good
+from maltpy.cli.common import ArgumentParser, _model_path, _read_for_good
 
 
 def cmd_fragmentation(argv):
@@ -11,7 +10,7 @@ def cmd_fragmentation(argv):
     from maltpy.evaluation.scores import evaluate
     from maltpy.formats.conll import read_conll, write_conll
     from maltpy.parsing.parser import Parser
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="maltpy fragmentation",
         description="Fragmentation diagnostics (Nivre & Fernandez-Gonzalez 2014, Table 1): parse GOLD once "
                     "with an arc-eager MODEL and the tree constraint, report the words left on the stack "

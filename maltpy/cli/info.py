@@ -1,15 +1,14 @@
 """``maltpy info``: what a model file holds."""
 from __future__ import annotations
 
-import argparse
 import sys
 
-from maltpy.cli.common import _model_path
+from maltpy.cli.common import ArgumentParser, _model_path
 from maltpy.config import flag_of
 
 
 def cmd_info(argv):
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="maltpy info",
         description="What a model file holds: the settings it was trained with (those that differ from "
                     "the defaults, as flags), learner, feature model, labels, the training data's figures, "

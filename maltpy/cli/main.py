@@ -21,7 +21,7 @@ import threading
 import warnings
 
 from maltpy.cli.combine import cmd_combine
-from maltpy.cli.common import _log, _model_path
+from maltpy.cli.common import ArgumentParser, _log, _model_path
 from maltpy.cli.convert import run_convert
 from maltpy.cli.convert_features import cmd_convert_features
 from maltpy.cli.draw import cmd_draw
@@ -33,13 +33,13 @@ from maltpy.cli.learn import run_learn
 from maltpy.cli.parse import run_parse
 from maltpy.cli.proj import run_pseudo_projective
 from maltpy.config import Settings, cli_flags, coerce, load_config
-from maltpy.errors import MaltpyError
+from maltpy.errors import MaltpyError, UsageError
 
 MODES = ("learn", "parse", "convert", "proj", "deproj")
 
 
 def _main_parser():
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="maltpy",
         description="MaltParser-style transition-based dependency parsing. Settings come from a "
                     "YAML file (-c config.yaml) and MaltParser's flags, which override it.",
@@ -66,7 +66,9 @@ def _main_parser():
     g = p.add_argument_group("MaltParser options (override the YAML file)")
     for _, flag in cli_flags():
         # no argparse choices: the setting checks its values (coerce), one line for any bad one
-        g.add_argument(*filter(None, (flag.flag, flag.long)), dest=flag.dest, metavar=flag.metavar, help=flag.help)
+        bare = {"nargs": "?", "const": flag.bare} if flag.bare else {}
+        g.add_argument(*filter(None, (flag.flag, flag.long)), dest=flag.dest, metavar=flag.metavar, help=flag.help,
+                       **bare)
     p.add_argument("--dask", metavar="ADDRESS", help="-m parse on a Dask cluster: a scheduler address "
                    "(tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
                    "-o outdir/ every file is parsed into outdir under its own name (pip install \"maltpy[dask]\")")
@@ -86,12 +88,17 @@ def _settings_from_args(args):
         if args.c.endswith((".yaml", ".yml")):
             config_path = args.c
             values.update(load_config(args.c))
+            if values.get("model"):    # as for -c NAME: the model file is NAME.mpz
+                values["model"] = _model_path(values["model"], reading=args.m != "learn")
         else:
-            values["model"] = _model_path(args.c)
+            values["model"] = _model_path(args.c, reading=args.m != "learn")
     for name, flag in cli_flags():
         value = getattr(args, flag.dest)
         if value is not None:
-            values[name] = coerce(name, value, f"option {flag.flag}")
+            try:
+                values[name] = coerce(name, value, f"option {flag.flag}")
+            except MaltpyError as e:   # a value the flag cannot take: a usage error (exit 2)
+                raise UsageError(f"{e} (see 'maltpy --help')") from None
             explicit.add(name)
     settings = Settings(**values)
     return settings, config_path, explicit
@@ -170,7 +177,8 @@ _PYTHON_SHOWWARNING = warnings.showwarning
 
 def main(argv=None):
     """The maltpy command. Every error a user can cause is one line on stderr and exit status 1
-    (2 for usage errors, from argparse); ``--debug`` (anywhere) shows tracebacks instead."""
+    (2 for usage errors: an unknown flag, a missing or bad flag value); ``--debug`` (anywhere)
+    shows tracebacks instead."""
     if "numpy" not in sys.modules:
         _single_threaded_blas()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -252,7 +260,7 @@ def _run(argv, debug: bool) -> int:
         if debug:
             raise
         print(f"maltpy: error: {e}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, UsageError) else 1
     except KeyboardInterrupt:
         print("maltpy: interrupted", file=sys.stderr)
         return _stop_now(130)

@@ -17,8 +17,8 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     from maltpy.search.beam import beam_parse
     from maltpy.transform.single_root import one_root as single_root
     if parser.settings.beam_width < 2:
-        raise MaltpyError("k-best parses and confidences come from a beam: give -b 2 or more (greedy parsing "
-                          "has --arc-scores)")
+        raise MaltpyError("k-best parses and confidences come from a beam: give -b 2 or more (in Python, "
+                          "maltpy.load(path, beam_width=2)); greedy parsing has --arc-scores (arc_scores=True)")
     if confidence and parser.format != "conllu":
         raise MaltpyError("confidences are written in CoNLL-U's MISC column: use a CoNLL-U model")
     if parser.view.reverses_words or parser.reverse_parser is not None:

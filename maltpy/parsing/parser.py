@@ -235,6 +235,8 @@ class Parser:
         if set(options) - set(PARSE_OPTIONS):
             raise MaltpyError(f"parse takes no option {sorted(set(options) - set(PARSE_OPTIONS))[0]!r}")
         self.check_fitted()
+        # checked as the settings are (nbest=0 or '5' is refused in one line, as -nbest 0 is)
+        options = {k: v if k == "constraints" else coerce(k, v, "parse") for k, v in options.items()}
         sentences = [_as_sentence(s) for s in sentences]
         check_sentences(sentences, self.format, need_heads=False)
         want = {k: options.get(k, getattr(self.settings, k)) for k in ("arc_scores", "nbest", "confidence")}
