@@ -366,3 +366,63 @@ def test_covnonproj_quick_costs_are_the_copied_configurations_costs(seed, n, hid
         label = rng.randrange(N_LABELS) if quick.labeled[m] else -1
         a.apply(m, label)
         b.apply(m, label)
+
+
+# ---------------------------------------------------------------- given root arcs and one root
+
+def _root_given_to_the_last_word(path_in, path_out, second_root=False):
+    """The sentences of ``path_in`` with every arc hidden but one: the last word on the root
+    (``second_root``: and the first word as well, in sentences of more than two words)."""
+    with open(path_in) as f, open(path_out, "w") as g:
+        sentence = []
+        for line in list(f) + ["\n"]:
+            if line.strip():
+                sentence.append(line.rstrip("\n").split("\t"))
+                continue
+            if sentence:
+                for k, c in enumerate(sentence):
+                    last, first = k == len(sentence) - 1, k == 0 and second_root and len(sentence) > 2
+                    c[6], c[7] = ("0", "root") if last or first else ("_", "_")
+                    g.write("\t".join(c) + "\n")
+                g.write("\n")
+                sentence = []
+
+
+@pytest.mark.parametrize("algorithm", SYSTEMS_WITH_COSTS)
+def test_a_given_root_arc_makes_its_word_the_one_root(models, conllu_model, tmp_path, algorithm):
+    """The parser's own root is usually not the last word: the one-root step used to keep the
+    first root word and demote the given one to dep."""
+    from maltpy.cli.main import main
+    _, folder = conllu_model
+    model, given, out = str(tmp_path / "m.mpz"), str(tmp_path / "given.conllu"), str(tmp_path / "out.conllu")
+    maltpy.train(str(folder / "toy-train.conllu"), algorithm=algorithm, learner="perceptron", oracle="dynamic",
+                 verbose=False, jobs=1).save(model)
+    _root_given_to_the_last_word(str(folder / "toy-test.conllu"), given)
+    assert main(["-c", model, "-i", given, "-o", out, "--constraints", "strict", "-q"]) == 0   # both paths
+    from_api = maltpy.load(model).parse(read_conll(given), constraints="strict")
+    for parsed in (read_conll(out), from_api):
+        for s in parsed:
+            assert s.heads[-1] == 0 and s.labels[-1] == "root"
+            assert s.heads.count(0) == 1
+
+
+def test_two_given_root_words_warn_or_fail_with_file_and_line(conllu_model, tmp_path, capsys):
+    from maltpy.cli.main import main
+    _, folder = conllu_model
+    model, given, out = str(tmp_path / "m.mpz"), str(tmp_path / "given.conllu"), str(tmp_path / "out.conllu")
+    maltpy.train(str(folder / "toy-train.conllu"), algorithm="covnonproj", learner="perceptron", oracle="dynamic",
+                 verbose=False, jobs=1).save(model)
+    _root_given_to_the_last_word(str(folder / "toy-test.conllu"), given, second_root=True)
+    assert main(["-c", model, "-i", given, "-o", out, "--constraints", "strict", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "given.conllu:" in err and "head 0 (root)" in err and "one word on the root" in err
+    assert not (tmp_path / "out.conllu").exists()
+    assert main(["-c", model, "-i", given, "-o", out, "--constraints", "true", "-q"]) == 0
+    warned = capsys.readouterr().err.splitlines()
+    assert warned and all("one word on the root" in w or "more given arcs" in w for w in warned)
+    first_line = warned[0].split("given.conllu:")[1].split(":")[0]
+    assert open(given).read().splitlines()[int(first_line) - 1].split("\t")[6] == "0"
+    for s in read_conll(out):   # the first given root word is the one root
+        assert s.heads.count(0) == 1 and s.heads[0] == 0
+    with pytest.warns(MaltpyWarning, match="one word on the root"):
+        maltpy.load(model).parse(read_conll(given), constraints=True)

@@ -54,11 +54,20 @@ def given_from_sentences(parser, sentences):
     return np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32)
 
 
-def lost_arcs(offsets, given_heads, given_labels, heads, labels):
-    """The given arcs a parse did not keep: (sentence, word, what), words from 1."""
-    rows = np.flatnonzero((given_heads >= 0) & ((heads != given_heads)
-                                                | ((given_labels >= 0) & (labels != given_labels))
-                                                | (given_labels == -2)))
+def lost_arcs(offsets, given_heads, given_labels, heads, labels, one_root: bool = False):
+    """The given arcs a parse did not keep: (sentence, word, what), words from 1. ``one_root``:
+    the output gets one word on the root, so of the words a sentence gives the root, all but the
+    first are lost too (:mod:`maltpy.transform.single_root` keeps the first there)."""
+    lost = (given_heads >= 0) & ((heads != given_heads) | ((given_labels >= 0) & (labels != given_labels))
+                                 | (given_labels == -2))
+    if one_root:
+        from maltpy.transform.single_root import given_roots
+        first = given_roots(offsets, given_heads)
+        on_root = given_heads == 0
+        on_root[offsets[:-1]] = False
+        on_root[(offsets[:-1] + 1 + first)[first >= 0]] = False
+        lost |= on_root
+    rows = np.flatnonzero(lost)
     sentence = np.searchsorted(offsets, rows, side="right") - 1
     return [(int(k), int(r - offsets[k]), int(r)) for k, r in zip(sentence, rows)]
 
@@ -73,6 +82,8 @@ def report(lost, given_heads, given_labels, heads, names, where, strict: bool) -
         want = f"head {given_heads[r]}" + (f" ({names[given_labels[r]]})" if given_labels[r] >= 0 else "")
         if given_labels[r] == -2:
             why = "the model has no such label"
+        elif given_heads[r] == 0 and heads[r] == 0:
+            why = "the output has one word on the root (-ro one), and the sentence gives the root to a word before it"
         else:
             why = f"the parse has head {heads[r]}"
         lines.append(f"{where(k, i)}: the given arc (word {i}: {want}) could not be kept: {why}")
@@ -105,11 +116,12 @@ def _sentence_line(sentence, i: int):
     return sentence.first_line + (i - 1) + sum(1 for position, _ in sentence.extra if position <= i - 1)
 
 
-def searched_trees(parser, sentences, progress: bool, mode: str, with_scores: bool):
+def searched_trees(parser, sentences, progress: bool, mode: str, with_scores: bool, one_root: bool = False):
     """Parse Sentence objects keeping the arcs they give (``mode`` "true" or "strict"; "false":
     none) and, ``with_scores``, with each arc's score (the margin of the decision that built it:
-    :data:`ARC_SCORE`). Returns the trees as (heads, labels) and the scores per sentence (None
-    without them)."""
+    :data:`ARC_SCORE`). Returns the trees as (heads, labels), the scores per sentence (None
+    without them) and the word each sentence gives the root first (None without constraints).
+    ``one_root``: the trees will get one word on the root (a second given root word is lost)."""
     given = heads_g = labels_g = None
     if mode != "false":
         check_constrainable(parser)
@@ -126,14 +138,17 @@ def searched_trees(parser, sentences, progress: bool, mode: str, with_scores: bo
         line = _sentence_line(sentences[k], i)
         return f"{sentences[k].source}:{line}" if line else f"{sentences[k].source}: sentence {k + 1}"
 
+    first_roots = None
     if given is not None:
-        report(lost_arcs(offsets, heads_g, labels_g, heads, labels), heads_g, labels_g, heads, names, where,
-               mode == "strict")
+        report(lost_arcs(offsets, heads_g, labels_g, heads, labels, one_root), heads_g, labels_g, heads, names,
+               where, mode == "strict")
+        from maltpy.transform.single_root import given_roots
+        first_roots = given_roots(offsets, heads_g).tolist()
     bounds = offsets.tolist()
     trees = [parser.view.decode(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
              for r0, r1 in zip(bounds, bounds[1:])]
     scores = [out[3][r0 + 1:r1, ARC_SCORE].copy() for r0, r1 in zip(bounds, bounds[1:])] if with_scores else None
-    return trees, scores
+    return trees, scores, first_roots
 
 
 #: which of the search's two confidences is an arc's score: the margin of the decision that built
@@ -156,7 +171,9 @@ def scored_sentences(parser, sentences, progress: bool, one_root, constraints):
     from maltpy.transform.single_root import one_root as single_root
     if parser.format != "conllu":
         raise MaltpyError("arc scores are written in CoNLL-U's MISC column: use a CoNLL-U model")
-    trees, scores = searched_trees(parser, sentences, progress, mode(parser, constraints), True)
-    if one_root if one_root is not None else parser.one_root():
-        trees = [single_root(h, l, parser.settings.root_label) for h, l in trees]
+    roots = one_root if one_root is not None else parser.one_root()
+    trees, scores, first = searched_trees(parser, sentences, progress, mode(parser, constraints), True, roots)
+    if roots:
+        trees = [single_root(h, l, parser.settings.root_label, first[k] if first else -1)
+                 for k, (h, l) in enumerate(trees)]
     return [with_scores(sent._with_tree(h, l), sc) for sent, (h, l), sc in zip(sentences, trees, scores)]

@@ -195,15 +195,20 @@ class Parser:
         both directions combined for ``-dir both``, and one word on the root when ``one_root``
         (default: :meth:`one_root` of the model's format). ``constraints``: see :meth:`parse`."""
         mode = constraint_mode(self, constraints)
-        trees = self._parse_trees_one_way(sentences, progress) if mode == "false" else \
-            searched_trees(self, sentences, progress, mode, False)[0]
+        roots = one_root if one_root is not None else self.one_root()
+        first = None     # with constraints: the word each sentence gives the root, kept there
+        if mode == "false":
+            trees = self._parse_trees_one_way(sentences, progress)
+        else:
+            trees, _, first = searched_trees(self, sentences, progress, mode, False, roots)
         if self.reverse_parser is not None:
             from maltpy.transform.combine import combine_trees
             c = self.combination
             other = self.reverse_parser._parse_trees_one_way(sentences, False)
             trees = [combine_trees(a, b, c["criterion"], c["param"], c["first"])[:2] for a, b in zip(trees, other)]
-        if one_root if one_root is not None else self.one_root():
-            trees = [single_root(h, l, self.settings.root_label) for h, l in trees]
+        if roots:
+            trees = [single_root(h, l, self.settings.root_label, first[k] if first else -1)
+                     for k, (h, l) in enumerate(trees)]
         return trees
 
     def _parse_trees_one_way(self, sentences, progress: bool = False):

@@ -70,30 +70,32 @@ class ChunkParser:
     def __call__(self, chunk) -> bytes:
         if not chunk.n_sentences:
             return chunk.render(np.zeros(0, np.int32), np.zeros(0, np.int32), self.label_bytes)
-        offsets, heads, labels, label_bytes = self.output_trees(chunk)
+        offsets, heads, labels, label_bytes, given_heads = self.output_trees(chunk)
         if self.one_root:
             from maltpy.transform.single_root import one_root_rows
             names = one_root_rows(offsets, heads, labels, [b.decode("utf-8", "surrogatepass") for b in label_bytes],
-                                  self.parser.settings.root_label)
+                                  self.parser.settings.root_label, given_heads)
             label_bytes = label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(label_bytes):]]
         return chunk.render(heads, labels, label_bytes)
 
     def output_trees(self, chunk):
         """:meth:`trees`, and for ``-dir both`` the two directions combined: what is written."""
-        offsets, heads, labels, label_bytes = self.trees(chunk)
+        offsets, heads, labels, label_bytes, given_heads = self.trees(chunk)
         if self.other is not None:
             from maltpy.transform.combine import combine_rows
-            _, heads2, labels2, label_bytes2 = self.other.trees(chunk)
+            _, heads2, labels2, label_bytes2, _ = self.other.trees(chunk)
             c = self.parser.combination
             heads, labels, _ = combine_rows(offsets, heads, labels, heads2, labels2 + len(label_bytes),
                                             c["criterion"], c["param"], c["first"])
             labels = labels.astype(np.int32)
             label_bytes = label_bytes + label_bytes2
-        return offsets, heads, labels, label_bytes
+        return offsets, heads, labels, label_bytes, given_heads
 
     def trees(self, chunk):
-        """(offsets, heads, label ids, label bytes) of the chunk's parses, in the input's word order."""
+        """(offsets, heads, label ids, label bytes, the given heads or None) of the chunk's parses, in
+        the input's word order."""
         corpus = self.encoder.encode(chunk)
+        given_heads = None
         self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci),
                                 lambda k: f"{self.source}:{chunk.word_line(k, 1)}")
         if self.label_table is None:
@@ -103,13 +105,13 @@ class ChunkParser:
             given_heads, given_labels = given_arcs(chunk, self.label_table)
             heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each,
                                                 given=(given_heads, np.maximum(given_labels, -1)))
-            report(lost_arcs(corpus.offsets, given_heads, given_labels, heads, labels), given_heads, given_labels,
-                   heads, self.names, lambda k, i: f"{self.source}:{chunk.word_line(k, i)}",
+            report(lost_arcs(corpus.offsets, given_heads, given_labels, heads, labels, self.one_root), given_heads,
+                   given_labels, heads, self.names, lambda k, i: f"{self.source}:{chunk.word_line(k, i)}",
                    self.constraints == "strict")
         heads, labels, names = self.view.decode_rows(corpus.offsets, heads, labels, self.names)
         label_bytes = self.label_bytes if names is self.names else \
             self.label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(self.names):]]
-        return corpus.offsets, heads, labels, label_bytes
+        return corpus.offsets, heads, labels, label_bytes, given_heads
 
 
 def _first_values(chunk, ci: int):
