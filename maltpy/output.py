@@ -91,8 +91,9 @@ def open_output(target, binary: bool = False, stream: bool = False):
         with _signals_held():    # a signal between creating and noting the file would leave it
             fd, tmp = tempfile.mkstemp(prefix=".maltpy-", dir=os.path.dirname(real))
             _PENDING.add(tmp)
-    except OSError as e:
-        raise MaltpyError(f"{target}: cannot write ({e.strerror or e})") from None
+    except OSError as e:   # the output is written beside its place first: that must be allowed
+        raise MaltpyError(f"{target}: cannot write: no file can be made in {os.path.dirname(real)} "
+                          f"({e.strerror or e})") from None
     try:
         with os.fdopen(fd, mode, **text_args) as f:
             yield f

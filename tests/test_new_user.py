@@ -230,3 +230,90 @@ def test_parse_options_are_checked_as_settings_are(model, options, says):
     parser = maltpy.load(model)
     with pytest.raises(MaltpyError, match=says):
         parser.parse(read_conll(TEST)[:2], **options)
+
+
+def test_nothing_maltpy_writes_is_unreadable_by_maltpy(tmp_path):
+    s = read_conll(TEST)[:2]
+    path = tmp_path / "x.conll"
+    for bad, says in (("a\tb", "holds a tab"), ("a\nb", "holds a line break"), ("", "is empty")):
+        broken = [Sentence([list(r) for r in x.rows]) for x in s]
+        broken[1].rows[2][1] = bad
+        with pytest.raises(MaltpyError, match=f"sentence 2: column 2 of word 3 .*{says}"):
+            write_conll(broken, str(path))
+        assert not path.exists() and not os.listdir(tmp_path)
+    spaced = [Sentence([list(r) for r in x.rows]) for x in s]
+    spaced[0].rows[0][1] = "New York"                   # a space in a field reads back
+    write_conll(spaced, str(path))
+    assert [x.rows for x in read_conll(str(path))] == [x.rows for x in spaced]
+    with pytest.raises(MaltpyError, match="no sentences to write"):
+        write_conll([], str(tmp_path / "empty.conll"))
+    with pytest.raises(MaltpyError, match="no sentences to write"):
+        write_conll(iter([]), str(tmp_path / "empty.conll"))
+    assert not (tmp_path / "empty.conll").exists()
+
+
+def test_a_bad_file_in_a_batch_is_reported_and_the_others_parsed(tmp_path, capsys, model):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for name in ("a.conll", "c.conll"):
+        shutil.copy(TEST, corpus / name)
+    (corpus / "b.conll").write_text("")
+    out = tmp_path / "out"
+    assert main(["-c", model, "-i", str(corpus / "*.conll"), "-o", f"{out}/", "-q"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert sorted(os.listdir(out)) == ["a.conll", "c.conll"]
+    assert len(err) == 2 and "b.conll" in err[0] and "no sentences" in err[0] and "1 of 3 files" in err[1]
+
+
+def test_an_output_in_a_folder_that_takes_no_new_file_says_so(capsys, model):
+    if not os.path.exists("/proc/version"):
+        pytest.skip("no /proc")
+    assert main(["-c", model, "-i", TEST, "-o", "/proc/version", "-q"]) == 1
+    assert "no file can be made in /proc" in capsys.readouterr().err
+
+
+def test_learning_flags_given_to_a_parse_get_a_note(tmp_path, capsys, model):
+    assert main(["-c", model, "-i", TEST, "-o", str(tmp_path / "o.conll"), "-a", "covnonproj", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "-a is fixed when learning" in err
+
+
+def test_a_given_deps_column_becomes_the_new_basic_arc(conllu_files, tmp_path, model):
+    """A DEPS column passed through unchanged would contradict the parse's HEAD; _ stays _."""
+    train, test = conllu_files
+    parser = maltpy.train(train, verbose=False, jobs=1)
+    sentences = read_conll(test)
+    for s in sentences[::2]:
+        for r in s.rows:
+            r[8] = "1:nsubj"
+    path, out = str(tmp_path / "in.conllu"), str(tmp_path / "out.conllu")
+    write_conll(sentences, path)
+    parser.save(str(tmp_path / "m.mpz"))
+    assert main(["-c", str(tmp_path / "m.mpz"), "-i", path, "-o", out, "-q"]) == 0
+    compiled, python = read_conll(out), parser.parse(read_conll(path))
+    for k, (a, b) in enumerate(zip(compiled, python)):
+        assert a.rows == b.rows
+        for r in a.rows:
+            assert r[8] == (f"{r[6]}:{r[7]}" if k % 2 == 0 else "_")
+
+
+def test_a_dense_weight_matrix_larger_than_memory_is_refused_before_it_is_asked_for(monkeypatch):
+    import maltpy.learners.liblinear as liblinear
+    monkeypatch.setattr(liblinear, "physical_memory", lambda: 1 << 16)   # the toy model needs 0.3 MB
+    with pytest.raises(MaltpyError, match="too many labels.*-l perceptron"):
+        maltpy.train(read_conll(TRAIN, need_heads=True), verbose=False, jobs=1)
+
+
+def test_eval_compare_says_which_minus_which(tmp_path, capsys, model):
+    a = str(tmp_path / "a.conll")
+    assert main(["-c", model, "-i", TEST, "-o", a, "-q"]) == 0
+    worse = read_conll(a)
+    for s in worse[:20]:
+        s.rows[0][6] = "0" if s.rows[0][6] != "0" else "2"
+    write_conll(worse, str(tmp_path / "b.conll"))
+    assert main(["eval", TEST, str(tmp_path / "b.conll"), "--compare", a, "--rounds", "100"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if "p-value" in line)
+    las = next(line for line in lines if line.startswith("LAS"))
+    a_score, b_score, diff = (float(x) for x in las.split()[1:4])
+    assert "A - B" in header and a_score < b_score and diff == pytest.approx(a_score - b_score, abs=0.01)

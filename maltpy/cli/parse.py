@@ -5,8 +5,8 @@ import os
 import time
 
 from maltpy.cli.common import _detect, _input
-from maltpy.config import PARSE_SETTINGS, RUN_SETTINGS
-from maltpy.errors import MaltpyError
+from maltpy.config import PARSE_SETTINGS, RUN_SETTINGS, flag_of
+from maltpy.errors import InputFormatError, MaltpyError
 
 
 #: parse-time settings whose default is the model's own value (not the command line's default)
@@ -26,8 +26,11 @@ def run_parse(settings, log, explicit, dask=None):
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs}
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
                      and k not in ("input_format", "output_format"))
-    if ignored:
-        log(f"note: {', '.join(ignored)} are fixed when learning; the model's values are used")
+    if ignored:   # MaltParser ignores them silently; a user who typed them should know
+        import sys
+        flags = ", ".join(flag_of(k) for k in ignored)
+        print(f"maltpy: note: {flags} {'is' if len(ignored) == 1 else 'are'} fixed when learning: the model's "
+              f"{'value is' if len(ignored) == 1 else 'values are'} used", file=sys.stderr, flush=True)
     pairs = _file_pairs(settings.input, settings.output, dask)
     from maltpy.formats.charset import is_utf8
     out_charset = settings.output_charset or settings.input_charset
@@ -116,17 +119,37 @@ def _parse_files(settings, pairs, dask, log, overrides):
         with dask_client(dask) as client:
             log(f"parsing {len(pairs)} file(s) on {dask} ({len(client.scheduler_info()['workers'])} workers)")
             results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
-                                  log=log, **overrides)
+                                  log=log, on_error=_failed if len(pairs) > 1 else None, **overrides)
     else:
         from maltpy.parsing.parser import Parser
         parser = Parser.load(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
         results = []
         for src, dst in pairs:
-            n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
-                                                      progress=settings.verbose)
+            try:
+                n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
+                                                          progress=settings.verbose)
+            except InputFormatError as e:    # a bad input file is reported, and the others are parsed
+                if len(pairs) == 1:
+                    raise
+                results.append(_failed(src, e))
+                continue
             results.append((src, dst, n_sentences, n_tokens))
             log(f"{src} -> {dst}: {n_sentences} sentences, {n_tokens} tokens")
+    failed = [r for r in results if r[1] is None]
+    results = [r for r in results if r[1] is not None]
     wall = time.perf_counter() - t0
     n_tokens = sum(r[3] for r in results)
     log(f"parsed {len(results)} file(s), {sum(r[2] for r in results)} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s)")
+    if failed:
+        raise MaltpyError(f"{len(failed)} of {len(failed) + len(results)} files could not be parsed "
+                          f"({', '.join(r[0] for r in failed[:3])}{', ...' if len(failed) > 3 else ''}: see above); "
+                          "the others were written")
+
+
+def _failed(src, error):
+    """A file of a batch that could not be parsed: said on one line now (the batch goes on, and
+    its exit status says that a file failed); its result row has no output."""
+    import sys
+    print(f"maltpy: error: {error} (no output for {src}; the other files are parsed)", file=sys.stderr, flush=True)
+    return (src, None, 0, 0)

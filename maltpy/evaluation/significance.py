@@ -65,9 +65,11 @@ def compare(gold, system_a, system_b, rounds: int = 10000, seed: int = 1,
 
 
 def format_comparison(result, name_a="A", name_b="B", alpha=0.05) -> str:
-    lines = [f"        {name_a[:14]:>14} {name_b[:14]:>14}    diff   p-value (permutation test)"]
+    """The comparison as a table: each system's score and the difference, A minus B (the system
+    compared first minus the one given with --compare), so that a lower A shows a minus sign."""
+    lines = [f"       A {name_a[:12]:>12} B {name_b[:12]:>12}   A - B   p-value (permutation test)"]
     for metric, r in result.items():
         mark = "*" if r["p"] < alpha else " "
-        lines.append(f"{metric:<6} {r['a']:14.2f} {r['b']:14.2f} {r['b'] - r['a']:+7.2f}   {r['p']:.4f}{mark}")
+        lines.append(f"{metric:<6} {r['a']:14.2f} {r['b']:14.2f} {r['a'] - r['b']:+7.2f}   {r['p']:.4f}{mark}")
     lines.append(f"* significant at {alpha}")
     return "\n".join(lines)

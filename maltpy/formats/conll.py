@@ -12,7 +12,7 @@ import itertools
 import numbers
 import re
 import sys
-from typing import Iterable, Iterator, List, Optional
+from typing import Iterable, Iterator, List, Optional, Sequence
 
 from maltpy.chunks import chunked
 from maltpy.errors import InputFormatError, MaltpyError
@@ -96,12 +96,17 @@ class Sentence:
         return self._with_tree(heads, labels)
 
     def _with_tree(self, heads, labels) -> "Sentence":
-        """:meth:`with_tree` for a tree the parser made (ints and its own label strings)."""
+        """:meth:`with_tree` for a tree the parser made (ints and its own label strings). A CoNLL-U
+        DEPS column that is given becomes the new basic arc (``HEAD:DEPREL``), so that it does not
+        contradict the new tree; ``_`` stays ``_``."""
         rows = []
+        deps = self.format == "conllu"
         for r, h, l in zip(self.rows, heads, labels):
             r = list(r)
             r[HEAD] = str(h)
             r[DEPREL] = l
+            if deps and r[8] != "_":
+                r[8] = f"{h}:{l}"
             rows.append(r)
         return Sentence(rows, self.extra, self.first_line, self.source, self.format)
 
@@ -376,13 +381,43 @@ def _numbered_lines(stream, path: str, block_size: int):
 
 
 def format_sentences(sentences: Iterable[Sentence]) -> str:
+    """Sentences as CoNLL text; a :class:`MaltpyError` names a sentence that would not read back
+    (a field with a tab or newline in it, or empty), so that nothing maltpy writes is unreadable
+    by maltpy (whose readers, like its input, take a carriage return inside a field)."""
+    sentences = list(sentences)
     buf = io.StringIO()
+    lines = tabs = 0
     for s in sentences:
         for line in s.to_lines():
             buf.write(line)
             buf.write("\n")
         buf.write("\n")
-    return buf.getvalue()
+        lines += len(s.rows) + len(s.extra) + 1
+        tabs += 9 * len(s.rows) + sum(line.count("\t") for _, line in s.extra)
+    text = buf.getvalue()
+    # one pass over the text in C decides for the whole chunk; the rows are looked at only if
+    # it finds something
+    if (text.count("\n") != lines or text.count("\t") != tabs or "\t\t" in text
+            or "\t\n" in text or "\n\t" in text or text.startswith("\t")):
+        _check_writable(sentences)
+    return text
+
+
+def _check_writable(sentences: Sequence[Sentence]) -> None:
+    """Raise for the first field or extra line of ``sentences`` that CoNLL cannot hold."""
+    for k, s in enumerate(sentences, 1):
+        for i, row in enumerate(s.rows, 1):
+            if len(row) != 10:
+                raise MaltpyError(f"cannot write sentence {k}: word {i} has {len(row)} columns, not 10")
+            for j, field in enumerate(row):
+                if not field or "\t" in field or "\n" in field:
+                    what = "is empty" if not field else f"holds a {'tab' if chr(9) in field else 'line break'}"
+                    raise MaltpyError(f"cannot write sentence {k}: column {j + 1} of word {i} ({field[:30]!r}) "
+                                      f"{what}, which CoNLL cannot hold (use _ for nothing; a space is allowed)")
+        for _, line in s.extra:
+            if not line or "\n" in line:
+                raise MaltpyError(f"cannot write sentence {k}: its line {line[:30]!r} "
+                                  f"{'holds a line break' if line else 'is blank, which would end the sentence'}")
 
 
 def atomic_output(target):
@@ -396,11 +431,19 @@ def write_conll(sentences: Iterable[Sentence], target) -> None:
     (stdout). A list goes to stdout in one piece; any other iterable (a parse in progress) is
     written as it comes, in flat memory."""
     streaming = not isinstance(sentences, (list, tuple))
+    if not streaming and not sentences:
+        raise MaltpyError(f"{target}: no sentences to write (an empty file is no treebank: maltpy would not "
+                          "read it back)")
+    written = 0
     with open_output(target, stream=streaming) as f:
         for chunk in chunked(sentences, 1000):  # small chunks first: a pipe sees output early
             f.write(format_sentences(chunk))
+            written += len(chunk)
             if streaming:
                 f.flush()
+        if not written:
+            raise MaltpyError(f"{target}: no sentences to write (an empty file is no treebank: maltpy would "
+                              "not read it back)")
 
 
 def to_conllx(sentence: Sentence) -> Sentence:

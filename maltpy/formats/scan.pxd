@@ -30,6 +30,7 @@ cdef class Chunk:
     cdef Py_ssize_t cap_words, cap_items, cap_sent
     cdef readonly bint final         # the last chunk: extra lines after its last sentence trail it
     cdef readonly bint drop_extra    # CoNLL-U in, CoNLL-X out: no comments or multiword lines
+    cdef readonly bint conllu        # CoNLL-U: a given DEPS is rewritten as the new basic arc
     cdef readonly Py_ssize_t lines_before   # the input's lines before ``data``
 
     cdef bint _reserve(self) noexcept nogil

@@ -137,6 +137,27 @@ cdef inline bint _id_is(const unsigned char* s, Py_ssize_t n, Py_ssize_t expecte
     return True
 
 
+cdef inline Py_ssize_t _write_int(char* out, Py_ssize_t o, int h) noexcept nogil:
+    """``h`` in decimal at ``out[o]``; the position after it."""
+    cdef char digits[16]
+    cdef int nd = 0
+    if h < 0:
+        out[o] = b'-'
+        o += 1
+        h = -h
+    while True:
+        digits[nd] = <char>(48 + h % 10)
+        nd += 1
+        h //= 10
+        if h == 0:
+            break
+    while nd:
+        nd -= 1
+        out[o] = digits[nd]
+        o += 1
+    return o
+
+
 cdef class Chunk:
     """Complete sentences of the input, as byte offsets into the bytes they were read from."""
 
@@ -252,7 +273,7 @@ cdef class Chunk:
         size = 1
         for i in range(self.n_items):
             size += self.items[i].end - self.items[i].start + 1
-        size += self.n_words * (max_label + 32)
+        size += self.n_words * (2 * max_label + 48)   # HEAD, DEPREL, and DEPS rewritten with them
         cdef char* out = <char*>malloc(size)
         if out == NULL:
             free(lab_off)
@@ -272,9 +293,7 @@ cdef class Chunk:
         cdef Py_ssize_t o = 0, i, j, w = 0, sent = 0, last_close = -1, n, row
         cdef Item* it
         cdef Word* word
-        cdef int k, lab, h
-        cdef char digits[16]
-        cdef int nd
+        cdef int k, lab
         cdef bint trailing
         for i in range(self.n_items):
             if self.items[i].kind == ITEM_CLOSE:
@@ -302,22 +321,7 @@ cdef class Chunk:
                 o += n
                 out[o] = b'\t'
                 o += 1
-                h = heads[row]
-                if h < 0:
-                    out[o] = b'-'
-                    o += 1
-                    h = -h
-                nd = 0
-                while True:
-                    digits[nd] = <char>(48 + h % 10)
-                    nd += 1
-                    h //= 10
-                    if h == 0:
-                        break
-                while nd:
-                    nd -= 1
-                    out[o] = digits[nd]
-                    o += 1
+                o = _write_int(out, o, heads[row])
                 out[o] = b'\t'
                 o += 1
                 lab = labels[row]
@@ -331,8 +335,16 @@ cdef class Chunk:
                     o += 1
                     if k < word.nf and not self.drop_extra:
                         n = word.f[k + 1] - 1 - word.f[k]
-                        memcpy(out + o, self.p + word.f[k], n)
-                        o += n
+                        if k == 8 and self.conllu and not (n == 1 and self.p[word.f[k]] == b'_'):
+                            # a given DEPS would contradict the new tree: the new basic arc
+                            o = _write_int(out, o, heads[row])
+                            out[o] = b':'
+                            o += 1
+                            memcpy(out + o, lab_pool + lab_off[lab], lab_off[lab + 1] - lab_off[lab])
+                            o += lab_off[lab + 1] - lab_off[lab]
+                        else:
+                            memcpy(out + o, self.p + word.f[k], n)
+                            o += n
                     else:
                         out[o] = b'_'
                         o += 1
@@ -414,6 +426,7 @@ cdef class Scanner:
         ch.p = <const unsigned char*>PyBytes_AS_STRING(data)
         ch.final = final
         ch.drop_extra = self.drop_extra
+        ch.conllu = self.conllu
         ch.lines_before = self.lineno
         cdef const unsigned char* p = ch.p
         cdef Py_ssize_t n = PyBytes_GET_SIZE(data)

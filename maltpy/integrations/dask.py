@@ -25,7 +25,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from maltpy.errors import MaltpyError
+from maltpy.errors import InputFormatError, MaltpyError
 
 _PARSERS = {}              # digest -> Parser, per worker process: a model loads once
 _PARSERS_LOCK = threading.Lock()
@@ -99,10 +99,13 @@ def _model_bytes(model_path: str) -> Tuple[bytes, str]:
 
 
 def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_format: Optional[str] = None,
-                output_format: Optional[str] = None, log=None, **overrides) -> List[Tuple[str, str, int, int]]:
+                output_format: Optional[str] = None, log=None, on_error=None,
+                **overrides) -> List[Tuple[str, str, int, int]]:
     """Parse each (input, output) path pair on the cluster; return (input, output, sentences,
     tokens) per pair, in the given order. ``log`` is called as each file is done;
-    ``overrides``: parse-time settings (``enforce_tree=True``)."""
+    ``on_error(input, error)``: the result row of a file whose input is bad (an
+    InputFormatError: the others are parsed; without it the error is raised); ``overrides``:
+    parse-time settings (``enforce_tree=True``)."""
     from distributed import as_completed
     data, digest = _model_bytes(model_path)
     model = client.scatter(data, broadcast=True)
@@ -113,7 +116,13 @@ def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_
     results = [None] * len(futures)
     try:
         for future in as_completed(futures):
-            results[index[future.key]] = result = future.result()
+            try:
+                results[index[future.key]] = result = future.result()
+            except InputFormatError as e:    # a bad input file: on_error says it, and the others go on
+                if on_error is None:
+                    raise
+                results[index[future.key]] = on_error(jobs[index[future.key]][0], e)
+                continue
             if log:
                 log(f"{result[0]} -> {result[1]}: {result[2]} sentences, {result[3]} tokens")
     finally:

@@ -17,6 +17,13 @@ already set (a sentencizer or senter before this component) is parsed sentence b
 sentence; otherwise the whole doc is one sentence. As in spaCy, every word maltpy
 attaches to the root starts a sentence of its own in ``doc.sents``.
 
+Whitespace tokens (``token.is_space``: spaCy keeps a run of extra spaces or a newline as a
+token) are not words: they are left out of the parse and attached as spaCy's own parser
+attaches them, to the word before (the word after at the start of a sentence), labelled
+``dep``; :func:`doc_to_sentences` leaves them out of the CoNLL output. A tab, newline or
+carriage return inside a word's text or tags becomes a space, so that what is written is
+always read back.
+
 The factory is found through the ``spacy_factories`` entry point, so ``add_pipe``
 works without importing maltpy first.
 """
@@ -26,7 +33,7 @@ import os
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 import numpy as np
-from spacy.attrs import DEP, HEAD
+from spacy.attrs import DEP, HEAD, IS_SPACE
 from spacy.language import Language
 from spacy.parts_of_speech import IDS as UPOS_IDS
 from spacy.tokens import Doc
@@ -64,44 +71,84 @@ ARRAY_ATTRS = {"text": "ORTH", "orth_": "ORTH", "lemma_": "LEMMA", "norm_": "NOR
                "ent_type_": "ENT_TYPE"}
 
 
+#: characters a CoNLL field cannot hold (they end a column or a line), and what replaces them
+_BREAKS = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+#: the label of a whitespace token's arc (spaCy's parser gives them ``dep`` too)
+SPACE_LABEL = "dep"
+
+
+def _field(value: str) -> str:
+    """A token attribute as a CoNLL field: ``_`` for nothing, no tab or line break inside."""
+    value = value.translate(_BREAKS).strip(" ") if value else value
+    return value if value else "_"
+
+
 def _value(token, attr: str) -> str:
-    v = str(getattr(token, attr))
-    return v if v else "_"
+    return _field(str(getattr(token, attr)))
 
 
-def spans_to_columns(spans, getters) -> ColumnBatch:
-    """The CoNLL columns of spaCy Docs or Spans, as a :class:`ColumnBatch` maltpy can parse.
+def _words(doc, span, space) -> np.ndarray:
+    """The doc indices of ``span``'s words: its tokens that are not whitespace."""
+    return np.flatnonzero(~space[span.start:span.end]) + span.start
 
-    Attributes with an array form are read with one ``Doc.to_array`` per doc and each distinct
-    value is decoded once; other attributes are read token by token.
-    """
+
+def _space_flags(doc) -> np.ndarray:
+    return doc.to_array([IS_SPACE]).reshape(len(doc)).astype(bool)
+
+
+def words_to_columns(pieces, getters) -> ColumnBatch:
+    """The CoNLL columns of sentences given as (doc, doc indices of their words) pairs, as a
+    :class:`ColumnBatch` maltpy can parse.
+
+    Attributes with an array form are read with one ``Doc.to_array`` per doc (not per sentence:
+    a long doc's sentences would each copy the whole doc) and each distinct value is decoded
+    once; other attributes are read token by token."""
     from spacy.attrs import IDS
     from spacy.parts_of_speech import NAMES as POS_NAMES
-    lengths = [len(span) for span in spans]
+    lengths = [len(idx) for _, idx in pieces]
     total = sum(lengths)
     bulk = [(ci, attr) for ci, attr in getters if attr in ARRAY_ATTRS]
     columns: Dict[int, List[str]] = {}
     if bulk and total:
         attr_ids = [IDS[ARRAY_ATTRS[attr]] for _, attr in bulk]
-        arr = np.concatenate([span.doc.to_array(attr_ids)[span.start:span.end] for span in spans if len(span)])
-        arr = arr.reshape(total, len(bulk))
-        strings = spans[0].doc.vocab.strings
+        parts, doc_seen, whole = [], None, None
+        for doc, idx in pieces:
+            if doc is not doc_seen:     # a doc's sentences come one after the other
+                doc_seen, whole = doc, doc.to_array(attr_ids).reshape(len(doc), len(bulk))
+            if len(idx):
+                parts.append(whole[idx])
+        arr = np.concatenate(parts)
+        strings = pieces[0][0].vocab.strings
         for j, (ci, attr) in enumerate(bulk):
             uniq, inv = np.unique(arr[:, j], return_inverse=True)
             if attr == "pos_":   # POS is an enum, not a string hash
                 names = [POS_NAMES.get(int(h), "") for h in uniq]
             else:
                 names = [strings[int(h)] for h in uniq]
-            names = np.array([v if v else "_" for v in names], dtype=object)
+            names = np.array([_field(v) for v in names], dtype=object)
             columns[ci] = names[inv.ravel()].tolist()
     for ci, attr in getters:
         if attr not in ARRAY_ATTRS:
-            columns[ci] = [_value(token, attr) for span in spans for token in span]
+            columns[ci] = [_value(doc[i], attr) for doc, idx in pieces for i in idx.tolist()]
     return ColumnBatch(lengths, columns)
 
 
+def spans_to_columns(spans, getters) -> ColumnBatch:
+    """The CoNLL columns of the words (tokens but whitespace) of spaCy Docs or Spans, as a
+    :class:`ColumnBatch` maltpy can parse (:func:`words_to_columns`)."""
+    spaces = {}
+    pieces = []
+    for span in spans:
+        doc = span.doc
+        if id(doc) not in spaces:
+            spaces[id(doc)] = _space_flags(doc)
+        pieces.append((doc, _words(doc, span, spaces[id(doc)])))
+    return words_to_columns(pieces, getters)
+
+
 def spans_to_sentences(spans, getters) -> List[Sentence]:
-    """Blind :class:`Sentence` objects (no HEAD/DEPREL) from spaCy Docs or Spans."""
+    """Blind :class:`Sentence` objects (no HEAD/DEPREL) from spaCy Docs or Spans; whitespace tokens
+    are not words (a span of nothing else gives a sentence of no words)."""
     batch = spans_to_columns(spans, getters)
     ids = [str(k) for k in range(1, max(batch.lengths, default=0) + 1)]
     columns = [batch.column(ci) for ci in range(1, 10)]
@@ -115,20 +162,29 @@ def spans_to_sentences(spans, getters) -> List[Sentence]:
 
 def doc_to_sentences(doc, columns: Optional[Dict[str, str]] = None, fmt: str = "conllx") -> List[Sentence]:
     """A Doc as maltpy sentences: one per ``doc.sents`` when the doc has sentences, else one.
+    Whitespace tokens are not words: they are left out (a sentence of nothing else is dropped).
 
-    HEAD and DEPREL are filled when the doc is parsed (head 0 for a token that is its own head).
-    """
+    HEAD and DEPREL are filled when the doc is parsed (head 0 for a token that is its own head; a
+    word whose head is a whitespace token takes that token's head, up to a word or the root)."""
     getters = _column_getters(columns or DEFAULT_COLUMNS[fmt], fmt)
     spans = list(doc.sents) if doc.has_annotation("SENT_START") or doc.has_annotation("DEP") else [doc[:]]
     if doc.has_annotation("DEP"):
         spans = _closed_under_heads(doc, spans)
     out = spans_to_sentences(spans, getters)
     if doc.has_annotation("DEP"):
+        space = _space_flags(doc)
         for span, sent in zip(spans, out):
-            for row, token in zip(sent.rows, span):
-                row[6] = "0" if token.head.i == token.i else str(token.head.i - span.start + 1)
-                row[7] = token.dep_ or "_"
-    return out
+            words = _words(doc, span, space).tolist()
+            position = {i: k + 1 for k, i in enumerate(words)}
+            for row, i in zip(sent.rows, words):
+                head = doc[i].head
+                for _ in range(len(doc)):    # up from whitespace tokens (spaCy never makes them heads)
+                    if not space[head.i] or head.head.i == head.i:
+                        break
+                    head = head.head
+                row[6] = "0" if head.i == i or space[head.i] else str(position.get(head.i, 0))
+                row[7] = _field(doc[i].dep_)
+    return [sent for sent in out if len(sent)]
 
 
 def _closed_under_heads(doc, spans):
@@ -183,6 +239,20 @@ def sentences_to_doc(vocab, sentences: Sequence[Sentence], fmt: str = "conllx") 
     return doc
 
 
+def _attach_spaces(head: np.ndarray, start: int, end: int, words: np.ndarray) -> None:
+    """Whitespace tokens of a sentence (doc indices ``start`` to ``end``, its words at ``words``)
+    attach to the word before them, those before the first word to the first word."""
+    tokens = np.arange(start, end)
+    is_word = np.zeros(end - start, dtype=bool)
+    is_word[words - start] = True
+    if is_word.all():
+        return
+    # the last word at or before each token (-1 before the first word)
+    last = np.maximum.accumulate(np.where(is_word, tokens, -1))
+    spaces = ~is_word
+    head[tokens[spaces]] = np.where(last[spaces] >= 0, last[spaces], words[0])
+
+
 class MaltpyParser:
     """The spaCy pipeline component: parses each doc with a maltpy model."""
 
@@ -230,13 +300,22 @@ class MaltpyParser:
             yield from self._parse_batch(batch)
 
     def _parse_batch(self, docs: List[Doc]) -> List[Doc]:
-        spans = []
+        pieces, spans = [], []     # each sentence's words (doc indices), and the sentence
+        spaces = []
         for doc in docs:
+            space = _space_flags(doc) if len(doc) else None
+            spaces.append(space)
             if len(doc):
-                spans.extend(doc.sents if doc.has_annotation("SENT_START") else [doc[:]])
-        columns = spans_to_columns(spans, self.getters)
+                for span in (doc.sents if doc.has_annotation("SENT_START") else [doc[:]]):
+                    spans.append((doc, span))
+                    pieces.append((doc, _words(doc, span, space)))
+        parsed = [(doc, idx) for doc, idx in pieces if len(idx)]     # a sentence of whitespace: no parse
+        columns = words_to_columns(parsed, self.getters)
         strings = self.vocab.strings
-        if self.parser.decodes_output:
+        if not parsed:
+            heads = np.zeros(0, dtype=np.int64)
+            labels = np.zeros(0, dtype=np.uint64)
+        elif self.parser.decodes_output:
             trees = self.parser.parse_trees(columns)
             heads = np.fromiter((h for hs, _ in trees for h in hs), dtype=np.int64, count=sum(columns.lengths))
             labels = np.fromiter((strings.add(l) for _, ls in trees for l in ls), dtype=np.uint64,
@@ -249,19 +328,34 @@ class MaltpyParser:
             if self._label_hashes is None:
                 self._label_hashes = np.array([strings.add(l) for l in self.parser.labels], dtype=np.uint64)
             labels = self._label_hashes[row_labels[word]]
-        # the spans cover the docs in order, so one array holds the whole batch
-        lengths = np.asarray(columns.lengths, dtype=np.int64)
-        within = np.arange(len(heads), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        # spaCy keeps heads relative to the token; a root is its own head
-        rel = np.where(heads == 0, 0, heads - 1 - within)
-        batch = np.empty((len(heads), 2), dtype=np.uint64)
-        batch[:, 0] = rel.astype(np.uint64)
-        batch[:, 1] = labels
-        a = 0
+        # each word's head as a doc index (a root is its own head), sentence by sentence
+        words = np.concatenate([idx for _, idx in parsed]) if parsed else np.zeros(0, dtype=np.int64)
+        bounds = np.cumsum([0] + [len(idx) for _, idx in parsed])
+        first_word = np.repeat(bounds[:-1], np.diff(bounds))
+        head_index = np.where(heads == 0, words, words[np.maximum(first_word + heads - 1, 0)]) \
+            if len(words) else words
+        space_label = strings.add(SPACE_LABEL)
+        by_doc = {}
+        for doc, space in zip(docs, spaces):
+            if len(doc):
+                by_doc[id(doc)] = (np.arange(len(doc), dtype=np.int64), np.full(len(doc), space_label, np.uint64))
+        at = 0
+        for (doc, span), (_, idx) in zip(spans, pieces):
+            head, label = by_doc[id(doc)]
+            if len(idx):
+                head[idx] = head_index[at:at + len(idx)]
+                label[idx] = labels[at:at + len(idx)]
+                at += len(idx)
+                _attach_spaces(head, span.start, span.end, idx)
+            else:    # only whitespace: the first token heads the rest
+                head[span.start + 1:span.end] = span.start
         for doc in docs:
             if len(doc):
-                doc.from_array([HEAD, DEP], batch[a:a + len(doc)])
-                a += len(doc)
+                head, label = by_doc[id(doc)]
+                batch = np.empty((len(doc), 2), dtype=np.uint64)
+                batch[:, 0] = (head - np.arange(len(doc), dtype=np.int64)).astype(np.uint64)  # spaCy: relative
+                batch[:, 1] = label
+                doc.from_array([HEAD, DEP], batch)
         return docs
 
     # serialization: the model file travels with the pipeline

@@ -10,6 +10,7 @@ the whole parser, with a bias row, so that scoring is row additions in C.
 """
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 
@@ -33,6 +34,28 @@ _SOLVERS = {
     6: "L1-regularized logistic regression",
     7: "L2-regularized logistic regression (dual)",
 }
+
+
+def physical_memory() -> int:
+    """The machine's memory in bytes (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+def check_dense_weights(n_features: int, n_classes: int, itemsize: int) -> None:
+    """Refuse, before asking for it, a weight matrix (features x classes, held twice while the
+    solver's copy is merged) larger than the machine's memory: thousands of labels make tens of
+    thousands of classes, and the allocation would only say "out of memory"."""
+    need = 2 * n_features * n_classes * itemsize
+    memory = physical_memory()
+    if memory and need > memory:
+        raise MaltpyError(
+            f"LIBLINEAR's weights are a dense matrix of {n_features:,} features x {n_classes:,} transition "
+            f"classes ({need / 2**30:.1f} GiB while training, more than this machine's {memory / 2**30:.1f} GiB): "
+            "there are too many labels for it. Use -l perceptron (sparse weights), fewer labels, or a data split "
+            "(-d POSTAG -s Input[0] -T 50: smaller models)")
 
 
 def parse_liblinear_options(text: str) -> dict:
@@ -157,7 +180,9 @@ class LiblinearLearner(Learner):
         """
         n_features = X.shape[1]
         seen = np.unique(y)
-        W = np.zeros((n_features, n_classes), dtype=np.float64 if self.solver == 4 else np.float32)
+        dtype = np.float64 if self.solver == 4 else np.float32
+        check_dense_weights(n_features, n_classes, np.dtype(dtype).itemsize)
+        W = np.zeros((n_features, n_classes), dtype=dtype)
         bias = np.full(n_classes, UNSEEN, dtype=np.float32)
         bias[seen] = 0.0
         if len(seen) < 2:

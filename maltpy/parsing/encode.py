@@ -259,7 +259,15 @@ class UnseenTags:
                 import warnings
                 from maltpy.errors import MaltpyWarning
                 self.done = True
-                shown = ", ".join(examples(ci)[:5])
+                values = examples(ci)
+                if set(values) <= {"_", ""}:    # no tags at all: no mix-up to suspect
+                    warnings.warn(MaltpyWarning(
+                        f"the {name} column of this input is empty (_), and this model reads {name}: it parses "
+                        f"untagged words badly. Give the words their tags (a tagger first; in spaCy, a pipeline "
+                        f"that tags, such as en_core_web_sm, not spacy.blank), or train a model whose features "
+                        f"read no tags"), stacklevel=4)
+                    return
+                shown = ", ".join(values[:5])
                 warnings.warn(MaltpyWarning(
                     f"{100 * self.unseen[k] / self.words:.0f}% of the {name} values of this input ({shown}, ...) "
                     f"never occurred in the training data, so the parses will be poor. This model reads {name}: "

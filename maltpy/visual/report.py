@@ -78,10 +78,11 @@ def significance_section(names, gold, systems, punctuation: bool, rounds: int, r
     if res is None:
         from maltpy.evaluation.significance import compare
         res = compare(gold, systems[0], systems[1], rounds=rounds, punctuation=punctuation)
-    rows = [[m, _pct(r["a"]), _pct(r["b"]), f"{r['b'] - r['a']:+.2f}", f"{r['p']:.4f}"
+    rows = [[m, _pct(r["a"]), _pct(r["b"]), f"{r['a'] - r['b']:+.2f}", f"{r['p']:.4f}"
              + (" *" if r["p"] < 0.05 else "")] for m, r in res.items()]
     return ("<h2>Significance</h2>"
-            + table([[("", 1), (names[0], 1), (names[1], 1), ("difference", 1), ("p-value", 1)]], rows)
+            + table([[("", 1), (names[0], 1), (names[1], 1), (f"{names[0]} − {names[1]}", 1), ("p-value", 1)]],
+                    rows)
             + f'<p class="note">Approximate randomization (permutation) test over sentences, {rounds} rounds, '
               "two-sided; * marks p &lt; 0.05.</p>")
 
