@@ -4,6 +4,10 @@ from libc.stdint cimport uint64_t, int64_t
 from maltpy.systems.state cimport State
 from maltpy.systems.base cimport TransitionSystem
 
+cdef enum:
+    # a feature key is (template << TEMPLATE_SHIFT) | value: 14 bits of template, 50 of value
+    TEMPLATE_SHIFT = 50
+
 
 cdef struct Sent:
     # one encoded sentence: rows 0..n, row 0 the root (all input values null)

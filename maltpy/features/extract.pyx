@@ -10,7 +10,7 @@ flat tables:
 * templates: one, two or three atoms (Merge, Merge3) forming one feature.
 
 Per decision every address is resolved once, every atom once, and each
-template yields a 64-bit key ``(template << 50) | value``; keys go to the
+template yields a 64-bit key ``(template << TEMPLATE_SHIFT) | value``; keys go to the
 weight table. As in MaltParser, templates are visited in the sorted order of
 their specifications (the learner numbers features by first appearance, so
 the solver sees MaltParser's feature order), and a Merge/Merge3 whose parts
@@ -76,6 +76,8 @@ cdef inline int link_label(const State* s, int x, int y) noexcept nogil:
     return -1
 #: null-value ids above every symbol id (the symbol tables count from 1)
 ROOT_VALUE = 1 << 30
+#: a feature key's template is key >> KEY_TEMPLATE_SHIFT (Python's view of TEMPLATE_SHIFT)
+KEY_TEMPLATE_SHIFT = TEMPLATE_SHIFT
 NO_VALUE = (1 << 30) + 1
 NULL_MODES = {"one": 0, "rootnode": 1, "novalue": 2}
 cdef int64_t C_ROOT_VALUE = 1 << 30
@@ -265,7 +267,7 @@ cdef class Extractor:
         for ti in range(self.n_tpl):
             t = order[ti]
             self.tpls[ti].t = t
-            self.tpls[ti].tbits = <uint64_t>t << 50
+            self.tpls[ti].tbits = <uint64_t>t << TEMPLATE_SHIFT
             self.tpls[ti].n = self.tpl_n[t]
             self.tpls[ti].nullable = 0
             for k in range(3):

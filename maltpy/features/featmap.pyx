@@ -9,6 +9,11 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int32_t
 
 
+#: the keys a training run's map has room for at first (it doubles as it fills): EWT's templates
+#: make hundreds of thousands, so smaller starts only regrow
+FEATMAP_START = 1 << 16
+
+
 cdef class FeatMap:
     def __cinit__(self, Py_ssize_t capacity=1024):
         cdef Py_ssize_t cap = 16

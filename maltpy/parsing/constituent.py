@@ -244,9 +244,7 @@ class Reduction:
         def work(chunk) -> bytes:
             if not chunk.n_sentences:
                 return b""
-            offsets, heads, labels, label_bytes, _ = chunk_parser.output_trees(chunk)
-            names = parser.labels if len(label_bytes) == len(parser.labels) else \
-                [b.decode("utf-8", "surrogatepass") for b in label_bytes]   # labels made by decoding
+            offsets, heads, labels, names = chunk_parser.output_rows(chunk)
             data, ws, we = chunk.field_spans(1)
             _, ts, te = chunk.field_spans(tag_field, fallback)
             if np.any(ts < 0):

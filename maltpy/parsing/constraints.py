@@ -116,12 +116,13 @@ def _sentence_line(sentence, i: int):
     return sentence.first_line + (i - 1) + sum(1 for position, _ in sentence.extra if position <= i - 1)
 
 
-def searched_trees(parser, sentences, progress: bool, mode: str, with_scores: bool, one_root: bool = False):
+def searched_rows(parser, sentences, progress: bool, mode: str, with_scores: bool, one_root: bool = False):
     """Parse Sentence objects keeping the arcs they give (``mode`` "true" or "strict"; "false":
     none) and, ``with_scores``, with each arc's score (the margin of the decision that built it:
-    :data:`ARC_SCORE`). Returns the trees as (heads, labels), the scores per sentence (None
-    without them) and the word each sentence gives the root first (None without constraints).
-    ``one_root``: the trees will get one word on the root (a second given root word is lost)."""
+    :data:`ARC_SCORE`); the arcs that could not be kept are reported. Returns corpus rows as the
+    C loop made them: (offsets, heads, label ids, scores per row or None, given heads per row or
+    None), for the output tail (:func:`maltpy.parsing.tail.output_rows`). ``one_root``: the
+    output will have one word on the root (a second word given the root is lost)."""
     given = heads_g = labels_g = None
     if mode != "false":
         check_constrainable(parser)
@@ -132,23 +133,16 @@ def searched_trees(parser, sentences, progress: bool, mode: str, with_scores: bo
     out = parser.parse_arrays(parser.view.encode(sentences, parser.format == "conllu"), progress, given=given,
                               record_confidence=with_scores)
     offsets, heads, labels = out[:3]
-    names = parser.output_labels
 
     def where(k, i):
         line = _sentence_line(sentences[k], i)
         return f"{sentences[k].source}:{line}" if line else f"{sentences[k].source}: sentence {k + 1}"
 
-    first_roots = None
     if given is not None:
-        report(lost_arcs(offsets, heads_g, labels_g, heads, labels, one_root), heads_g, labels_g, heads, names,
-               where, mode == "strict")
-        from maltpy.transform.single_root import given_roots
-        first_roots = given_roots(offsets, heads_g).tolist()
-    bounds = offsets.tolist()
-    trees = [parser.view.decode(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
-             for r0, r1 in zip(bounds, bounds[1:])]
-    scores = [out[3][r0 + 1:r1, ARC_SCORE].copy() for r0, r1 in zip(bounds, bounds[1:])] if with_scores else None
-    return trees, scores, first_roots
+        report(lost_arcs(offsets, heads_g, labels_g, heads, labels, one_root), heads_g, labels_g, heads,
+               parser.output_labels, where, mode == "strict")
+    scores = out[3][:, ARC_SCORE].copy() if with_scores else None
+    return offsets, heads, labels, scores, heads_g
 
 
 #: which of the search's two confidences is an arc's score: the margin of the decision that built
@@ -168,12 +162,13 @@ def with_scores(sentence, scores):
 
 def scored_sentences(parser, sentences, progress: bool, one_root, constraints):
     """Parsed copies of Sentence objects with each arc's score in MISC (``arc_scores``)."""
-    from maltpy.transform.single_root import one_root as single_root
+    from maltpy.parsing.tail import output_rows, split_trees
     if parser.format != "conllu":
         raise MaltpyError("arc scores are written in CoNLL-U's MISC column: use a CoNLL-U model")
     roots = one_root if one_root is not None else parser.one_root()
-    trees, scores, first = searched_trees(parser, sentences, progress, mode(parser, constraints), True, roots)
-    if roots:
-        trees = [single_root(h, l, parser.settings.root_label, first[k] if first else -1)
-                 for k, (h, l) in enumerate(trees)]
-    return [with_scores(sent._with_tree(h, l), sc) for sent, (h, l), sc in zip(sentences, trees, scores)]
+    offsets, heads, labels, scores, given = searched_rows(parser, sentences, progress, mode(parser, constraints),
+                                                          True, roots)
+    trees = split_trees(offsets, *output_rows(parser, offsets, heads, labels, roots, given))
+    bounds = offsets.tolist()
+    return [with_scores(sent._with_tree(h, l), scores[r0 + 1:r1])
+            for sent, (h, l), r0, r1 in zip(sentences, trees, bounds, bounds[1:])]

@@ -198,28 +198,33 @@ cdef bint _push(IdVec* v, int32_t x) noexcept nogil:
     return True
 
 
+cdef enum:
+    # the distinct input columns (value transforms of CoNLL columns) one feature model may read
+    MAX_FEATURE_COLUMNS = 64
+
+
 cdef class ChunkEncoder:
     """Encodes chunks for one parser: its compiled feature model and symbol tables."""
     cdef list tok_tables, rag_tables, _seps
     cdef int n_tok, n_int, n_rag
-    cdef int tok_col[64]
-    cdef int tok_kind[64]
-    cdef int tok_len[64]
-    cdef int int_col[64]
-    cdef int rag_col[64]
-    cdef int rag_kind[64]
-    cdef int rag_len[64]
+    cdef int tok_col[MAX_FEATURE_COLUMNS]
+    cdef int tok_kind[MAX_FEATURE_COLUMNS]
+    cdef int tok_len[MAX_FEATURE_COLUMNS]
+    cdef int int_col[MAX_FEATURE_COLUMNS]
+    cdef int rag_col[MAX_FEATURE_COLUMNS]
+    cdef int rag_kind[MAX_FEATURE_COLUMNS]
+    cdef int rag_len[MAX_FEATURE_COLUMNS]
     cdef int root_value
     cdef bint reverse
-    cdef bint int_is_node[64]
+    cdef bint int_is_node[MAX_FEATURE_COLUMNS]
 
     def __init__(self, compiled, token_tables, rag_tables, int root_value, bint reverse=False,
                  node_columns=()):
         """``reverse``: each sentence's words right to left (a right-to-left model), the values of
         ``node_columns`` (integer columns holding node numbers: HEAD, PHEAD) mapped to match."""
         kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX}
-        if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.rag_columns)) > 64:
-            raise ValueError("more than 64 distinct input columns in one feature model")
+        if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.rag_columns)) > MAX_FEATURE_COLUMNS:
+            raise ValueError(f"more than {MAX_FEATURE_COLUMNS} distinct input columns in one feature model")
         self.n_tok = len(compiled.token_columns)
         self.n_int = len(compiled.int_columns)
         self.n_rag = len(compiled.rag_columns)

@@ -15,7 +15,7 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     with ``confidence``, ``Conf=`` in each word's MISC (CoNLL-U)."""
     from maltpy.search import beam_temperature
     from maltpy.search.beam import beam_parse
-    from maltpy.transform.single_root import one_root as single_root
+    from maltpy.parsing.tail import output_rows, split_trees
     if parser.settings.beam_width < 2:
         raise MaltpyError("k-best parses and confidences come from a beam: give -b 2 or more (in Python, "
                           "maltpy.load(path, beam_width=2)); greedy parsing has --arc-scores (arc_scores=True)")
@@ -29,17 +29,27 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     step = parser.search_model().step(corpus.max_n, keep_scores=False, plain=True)
     out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf,
                      temperature=beam_temperature(parser.settings))
-    names = parser.output_labels
     roots = one_root if one_root is not None else parser.one_root()
+    # every sentence's candidate trees as rows of their own, through the output tail at once
+    lengths = [len(heads) for candidates in out[2] for heads, _, _ in candidates]
+    tree_offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64) + 1)])
+    tree_heads = np.full(int(tree_offsets[-1]), -1, dtype=np.int32)
+    tree_labels = np.zeros(int(tree_offsets[-1]), dtype=np.int32)
+    t = 0
+    for candidates in out[2]:
+        for heads, labels, _ in candidates:
+            r0 = int(tree_offsets[t])
+            tree_heads[r0 + 1:r0 + 1 + len(heads)] = heads
+            tree_labels[r0 + 1:r0 + 1 + len(heads)] = labels
+            t += 1
+    written = iter(split_trees(tree_offsets, *output_rows(parser, tree_offsets, tree_heads, tree_labels, roots)))
     result = []
     offsets = corpus.offsets.tolist()
     for k, sent in enumerate(sentences):
         r0, r1 = offsets[k], offsets[k + 1]
         copies, seen = [], set()
-        for heads, labels, score in out[2][k]:
-            h, l = parser.view.decode(heads, [names[x] for x in labels])
-            if roots:
-                h, l = single_root(h, l, parser.settings.root_label)
+        candidates = [(next(written), score) for _, _, score in out[2][k]]
+        for (h, l), score in candidates:
             if (tuple(h), tuple(l)) in seen:      # distinct as written (one root can merge two)
                 continue
             seen.add((tuple(h), tuple(l)))

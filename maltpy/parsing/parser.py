@@ -17,14 +17,15 @@ from maltpy.errors import MaltpyError
 from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.parsing.assemble import assemble
-from maltpy.parsing.constraints import mode as constraint_mode, scored_sentences, searched_trees
+from maltpy.parsing.constraints import mode as constraint_mode, scored_sentences, searched_rows
 from maltpy.parsing.encode import column_values, encode, warn_long_sentences
 from maltpy.parsing.storage import describe_parser, load_parser, parser_bytes, save_parser
 from maltpy.parsing.models import models_of
+from maltpy.parsing.tail import output_rows, split_trees
 from maltpy.progress import progress_bar as _progress_bar
 from maltpy.search import SearchModel, for_settings as search_strategy
 from maltpy.transform.reverse import both_ways
-from maltpy.transform.single_root import one_root as single_root, wants_one_root
+from maltpy.transform.single_root import wants_one_root
 
 
 PARSE_OPTIONS = ("constraints", "arc_scores", "nbest", "confidence")   # Parser.parse's, each a setting
@@ -193,32 +194,23 @@ class Parser:
         :class:`~maltpy.parsing.encode.ColumnBatch`) and return each one's tree as (heads, labels):
         two lists with one entry per word (head 0 = the root), decoded from the model's view,
         both directions combined for ``-dir both``, and one word on the root when ``one_root``
-        (default: :meth:`one_root` of the model's format). ``constraints``: see :meth:`parse`."""
+        (default: :meth:`one_root` of the model's format): the output tail the compiled path runs
+        too (:mod:`maltpy.parsing.tail`). ``constraints``: see :meth:`parse`."""
         mode = constraint_mode(self, constraints)
         roots = one_root if one_root is not None else self.one_root()
-        first = None     # with constraints: the word each sentence gives the root, kept there
-        if mode == "false":
-            trees = self._parse_trees_one_way(sentences, progress)
-        else:
-            trees, _, first = searched_trees(self, sentences, progress, mode, False, roots)
-        if self.reverse_parser is not None:
-            from maltpy.transform.combine import combine_trees
-            c = self.combination
-            other = self.reverse_parser._parse_trees_one_way(sentences, False)
-            trees = [combine_trees(a, b, c["criterion"], c["param"], c["first"])[:2] for a, b in zip(trees, other)]
-        if roots:
-            trees = [single_root(h, l, self.settings.root_label, first[k] if first else -1)
-                     for k, (h, l) in enumerate(trees)]
-        return trees
-
-    def _parse_trees_one_way(self, sentences, progress: bool = False):
         if not len(sentences):
             return []
-        offsets, heads, labels = self.parse_arrays(self.view.encode(sentences, self.format == "conllu"), progress)
-        names = self.output_labels
-        bounds = offsets.tolist()
-        return [self.view.decode(heads[r0 + 1:r1].tolist(), [names[x] for x in labels[r0 + 1:r1].tolist()])
-                for r0, r1 in zip(bounds, bounds[1:])]
+        given = None
+        if mode == "false":
+            offsets, heads, labels = self._raw_rows(sentences, progress)
+        else:
+            offsets, heads, labels, _, given = searched_rows(self, sentences, progress, mode, False, roots)
+        other = self.reverse_parser._raw_rows(sentences)[1:] if self.reverse_parser is not None else None
+        return split_trees(offsets, *output_rows(self, offsets, heads, labels, roots, given, other))
+
+    def _raw_rows(self, sentences, progress: bool = False):
+        """(offsets, heads, label ids) of the C loop's parses, in the model's view."""
+        return self.parse_arrays(self.view.encode(sentences, self.format == "conllu"), progress)[:3]
 
     def parse(self, sentences, progress: bool = False, one_root: Optional[bool] = None, **options):
         """Parse sentences; return copies with HEAD and DEPREL filled.

@@ -25,6 +25,7 @@ from maltpy.config import threads
 from maltpy.formats.conll import COLUMNS, HEAD_COLUMNS, open_input
 from maltpy.formats.scan import Scanner
 from maltpy.parsing.constraints import check_constrainable, lost_arcs, mode as constraint_mode, report
+from maltpy.parsing.tail import output_rows
 
 #: bytes read at a time (a chunk is what one read completes): small enough that a chunk's
 #: buffers (its bytes, encoding, trees and output) come back from malloc's free memory for the
@@ -70,30 +71,21 @@ class ChunkParser:
     def __call__(self, chunk) -> bytes:
         if not chunk.n_sentences:
             return chunk.render(np.zeros(0, np.int32), np.zeros(0, np.int32), self.label_bytes)
-        offsets, heads, labels, label_bytes, given_heads = self.output_trees(chunk)
-        if self.one_root:
-            from maltpy.transform.single_root import one_root_rows
-            names = one_root_rows(offsets, heads, labels, [b.decode("utf-8", "surrogatepass") for b in label_bytes],
-                                  self.parser.settings.root_label, given_heads)
-            label_bytes = label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(label_bytes):]]
+        _, heads, labels, names = self.output_rows(chunk)
+        # the tail only appends to the model's names: the bytes of those are made once
+        label_bytes = self.label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(self.names):]]
         return chunk.render(heads, labels, label_bytes)
 
-    def output_trees(self, chunk):
-        """:meth:`trees`, and for ``-dir both`` the two directions combined: what is written."""
-        offsets, heads, labels, label_bytes, given_heads = self.trees(chunk)
-        if self.other is not None:
-            from maltpy.transform.combine import combine_rows
-            _, heads2, labels2, label_bytes2, _ = self.other.trees(chunk)
-            c = self.parser.combination
-            heads, labels, _ = combine_rows(offsets, heads, labels, heads2, labels2 + len(label_bytes),
-                                            c["criterion"], c["param"], c["first"])
-            labels = labels.astype(np.int32)
-            label_bytes = label_bytes + label_bytes2
-        return offsets, heads, labels, label_bytes, given_heads
+    def output_rows(self, chunk):
+        """(offsets, heads, label ids, label names) of what is written for the chunk: its parse
+        through the output tail (:func:`maltpy.parsing.tail.output_rows`)."""
+        offsets, heads, labels, given_heads = self.trees(chunk)
+        other = self.other.trees(chunk)[1:3] if self.other is not None else None
+        return (offsets,) + output_rows(self.parser, offsets, heads, labels, self.one_root, given_heads, other)
 
     def trees(self, chunk):
-        """(offsets, heads, label ids, label bytes, the given heads or None) of the chunk's parses, in
-        the input's word order."""
+        """(offsets, heads, label ids, the given heads or None) of the chunk's parses as the C loop
+        made them, in the model's view (constraints checked and reported)."""
         corpus = self.encoder.encode(chunk)
         given_heads = None
         self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci),
@@ -108,10 +100,7 @@ class ChunkParser:
             report(lost_arcs(corpus.offsets, given_heads, given_labels, heads, labels, self.one_root), given_heads,
                    given_labels, heads, self.names, lambda k, i: f"{self.source}:{chunk.word_line(k, i)}",
                    self.constraints == "strict")
-        heads, labels, names = self.view.decode_rows(corpus.offsets, heads, labels, self.names)
-        label_bytes = self.label_bytes if names is self.names else \
-            self.label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(self.names):]]
-        return corpus.offsets, heads, labels, label_bytes, given_heads
+        return corpus.offsets, heads, labels, given_heads
 
 
 def _first_values(chunk, ci: int):

@@ -13,7 +13,8 @@ import numpy as np
 from maltpy.config import threads
 from maltpy.errors import MaltpyError
 from maltpy.formats.validate import check_sentences
-from maltpy.features.featmap import FeatMap
+from maltpy.features.extract import KEY_TEMPLATE_SHIFT
+from maltpy.features.featmap import FEATMAP_START, FeatMap
 from maltpy.learners import make_learner, request_stop
 from maltpy.parsing.encode import SymbolTable, gold_arrays, warn_long_sentences
 from maltpy.parsing.models import models_of
@@ -56,7 +57,7 @@ def training_instances(parser, sentences, fmt: str, log):
     from maltpy.search.oracle import collect_instances
     t0 = time.perf_counter()
     corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
-    fmap = FeatMap(1 << 16)
+    fmap = FeatMap(FEATMAP_START)
     bar = progress_bar(len(sentences), "instances", parser.settings.verbose)
     try:
         step = SearchModel(system, parser.extractor, parser.classes, None).step(corpus.max_n)
@@ -115,7 +116,7 @@ def fit_static(parser, sentences, fmt: str, log):
             "a data split keeps the models small (e.g. -d POSTAG -s Input[0] -T 1000)")
     # MaltParser's split models leave out the split feature itself (FeatureModel's divide
     # feature vectors); the default model keeps it
-    template_of_key = (all_keys.astype(np.uint64) >> np.uint64(50)).astype(np.int64)
+    template_of_key = (all_keys.astype(np.uint64) >> np.uint64(KEY_TEMPLATE_SHIFT)).astype(np.int64)
     split_feature_column = np.isin(template_of_key, parser.compiled.split_templates)
 
     def train(rows, divided):
@@ -259,7 +260,7 @@ def trainable_step(parser, learner, system, corpus, heads, label_ids, log):
     """The feature map and the decision step over fresh trainable weights for an online learner
     (its frequency cut-off counted on the gold trees' oracle walk first)."""
     from maltpy.search.trainable import TrainableWeights
-    fmap = FeatMap(1 << 16)
+    fmap = FeatMap(FEATMAP_START)
     if learner.min_count > 1:
         fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
     scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
@@ -280,7 +281,7 @@ def frequent_features(parser, system, corpus, heads, label_ids, min_count: int, 
     """The feature keys that occur in at least ``min_count`` of the static oracle's decisions on
     the gold trees, as a feature map (ids in order of first occurrence)."""
     from maltpy.search.oracle import collect_instances
-    seen = FeatMap(1 << 16)
+    seen = FeatMap(FEATMAP_START)
     step = SearchModel(system, parser.extractor, parser.classes, None).step(corpus.max_n)
     inst = collect_instances(step, seen, corpus, heads, label_ids)
     counts = np.bincount(inst["indices"], minlength=len(seen))

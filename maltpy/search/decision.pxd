@@ -3,11 +3,8 @@
 classes as runs, the features, the scores, and the interface every scorer serves (Scorer)."""
 cimport cython
 from libc.stdint cimport int64_t, int32_t, uint64_t
-from maltpy.systems.state cimport State
+from maltpy.systems.state cimport MAX_MOVES, State
 from maltpy.features.extract cimport Sent
-
-cdef enum:
-    MAX_MOVES = 64
 
 
 @cython.final

@@ -30,7 +30,7 @@ from libc.math cimport exp, INFINITY
 
 from maltpy.systems.state cimport State, state_alloc, state_free, state_reset
 from maltpy.systems.base cimport TransitionSystem, gold_free
-from maltpy.features.extract cimport Extractor, Sent
+from maltpy.features.extract cimport Extractor, Sent, TEMPLATE_SHIFT
 from maltpy.search.decision cimport (ClassTable, Corpus, Decision, Scorer, MAX_MOVES, add_runs, argmax_runs,
                                      count_at_least, max_transitions, padded_classes)
 
@@ -62,7 +62,7 @@ cdef inline int split_keys(uint64_t* keys, int nk, const unsigned char* by_templ
     cdef int i, n_picked = 0
     n_rest[0] = 0
     for i in range(nk):
-        if by_template[keys[i] >> 50] == mark:
+        if by_template[keys[i] >> TEMPLATE_SHIFT] == mark:
             picked[n_picked] = keys[i]
             n_picked += 1
         else:

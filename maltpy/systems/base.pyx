@@ -60,6 +60,7 @@ from maltpy.systems.undirected cimport reconstruct, UD_LABEL
 
 from maltpy.systems.state cimport (
     State, Gold, state_alloc, state_copy, state_free, state_reset, stack_at, buffer_at, add_arc, add_link, uf_find,
+    GOLD_INTS_PER_NODE, MAX_MOVES,
 )
 
 
@@ -93,7 +94,7 @@ cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexce
     """Fill the oracle's view of a gold tree over nodes 0..n (heads[0] = -1)."""
     cdef int i, h
     cdef int m = n + 1
-    cdef int* block = <int*>malloc(sizeof(int) * 17 * m)
+    cdef int* block = <int*>malloc(sizeof(int) * GOLD_INTS_PER_NODE * m)
     if block == NULL:
         return False
     g.heads = heads
@@ -187,8 +188,8 @@ cdef class TransitionSystem:
         self.set_label_directions(np.zeros(max(n_labels, 1), dtype=np.int32))
         self.moves, self.labeled = self.move_table(**self.settings)
         self.n_moves = len(self.moves)
-        if self.n_moves > 64:
-            raise ValueError(f"{self.name}: at most 64 moves")
+        if self.n_moves > MAX_MOVES:
+            raise ValueError(f"{self.name}: at most {MAX_MOVES} moves")
         self.configure(**self.settings)
 
     @property
@@ -386,7 +387,7 @@ cdef class Configuration:
 
     def valid_moves(self):
         """List of permissible move ids."""
-        cdef bint mask[64]
+        cdef bint mask[MAX_MOVES]
         self.system.valid_moves(&self.state, mask)
         return [m for m in range(self.system.n_moves) if mask[m]]
 
@@ -424,8 +425,8 @@ cdef class Configuration:
     def costs(self):
         """The dynamic oracle's {move: (cost, label that costs nothing or -1)} over the permissible
         moves; None for a system without one."""
-        cdef int cost[64]
-        cdef int zero[64]
+        cdef int cost[MAX_MOVES]
+        cdef int zero[MAX_MOVES]
         if self._gold_arrays is None:
             raise ValueError("call set_gold first")
         if not self.system.move_costs(&self.state, &self.gold, cost, zero):

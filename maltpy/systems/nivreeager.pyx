@@ -189,7 +189,7 @@ cdef class NivreEager(TransitionSystem):
                 else LBA + BUFFER_TRANSITIONS.index(name.lower())
             self.kind_of[k] = kind
             self.move_of[kind] = k
-        self.any_buffer = self.n_moves > 5
+        self.any_buffer = self.n_moves > LBA     # moves from LBA on are buffer transitions
 
     cdef void init_state(self, State* s) noexcept nogil:
         init_root_stack(s)

@@ -11,6 +11,18 @@ from libc.stdint cimport int64_t
 
 
 cdef enum:
+    # the most moves a transition system may have (the decision's masks and the oracles' cost
+    # arrays are this long)
+    MAX_MOVES = 64
+    # ints per node in a state's single allocation: the lists, arcs, summaries, union-find,
+    # undirected links (two entries each for next/to/label) and the arc log (three per arc)
+    STATE_INTS_PER_NODE = 23
+    # ints per node of a gold tree's allocation: six summaries and the dynamic oracles' scratch
+    GOLD_SCRATCH_PER_NODE = 11
+    GOLD_INTS_PER_NODE = 6 + GOLD_SCRATCH_PER_NODE
+
+
+cdef enum:
     # what the label of an undirected link says (label-based parsing: X_l / X_r)
     DIR_NONE = 0
     DIR_LEFT = 1       # X_l: the head is the right node (a leftward arc)
@@ -68,13 +80,13 @@ cdef struct Gold:
     int* order            # per-system scratch filled by prepare_gold (e.g. projective order)
     int* group            # per-system scratch (e.g. maximal projective components)
     int* plane            # per-system oracle cache (2-planar: the planes the built arcs fix)
-    int* scratch          # 11 * (n + 1) ints for dynamic oracles, allocated once per sentence
+    int* scratch          # GOLD_SCRATCH_PER_NODE * (n + 1) ints for dynamic oracles, allocated once per sentence
 
 
 cdef inline bint state_alloc(State* s, int n) noexcept nogil:
     """Allocate all arrays of a state for n words. Returns False on out-of-memory."""
     cdef int m = n + 1
-    cdef int* block = <int*>malloc(sizeof(int) * m * 23)
+    cdef int* block = <int*>malloc(sizeof(int) * m * STATE_INTS_PER_NODE)
     if block == NULL:
         return False
     s.n = n
