@@ -64,3 +64,26 @@ def test_fields_that_do_not_fit_are_refused_on_one_line(tmp_path, c, v, why):
     with pytest.raises(ModelFileError, match=why) as e:
         load_model(path, records=_fields)
     assert "\n" not in str(e.value)
+
+
+def test_a_model_goes_to_bytes_and_back_in_memory(monkeypatch):
+    """to_bytes/from_bytes make and read the model file in memory: no temporary file (-dir both
+    keeps its right-to-left model inside), and the same parses as a file."""
+    import tempfile
+    import maltpy
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing.parser import Parser
+    from conftest import EXAMPLES
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    test = read_conll(f"{EXAMPLES}/toy-test.conll")
+    parser = maltpy.train(train, direction="both", combination_folds=2, verbose=False, jobs=1)
+
+    def no_files(*args, **kwargs):
+        raise AssertionError("a temporary file was made")
+    monkeypatch.setattr(tempfile, "mkstemp", no_files)
+    data = parser.to_bytes()
+    again = Parser.from_bytes(data)
+    assert Parser.from_bytes(again.to_bytes()).to_bytes() == again.to_bytes()   # a loaded model's bytes are stable
+    assert [s.rows for s in again.parse(test)] == [s.rows for s in parser.parse(test)]
+    with pytest.raises(ModelFileError, match="<model bytes>: corrupt or truncated"):
+        Parser.from_bytes(data[:len(data) // 2])

@@ -19,8 +19,6 @@ objects) into a bag of parsed sentence texts.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import threading
 from contextlib import contextmanager
 from typing import Iterable, List, Optional, Sequence, Tuple
@@ -72,14 +70,7 @@ def _worker_parser(model: bytes, digest: str, overrides: Optional[dict] = None):
         parser = _PARSERS.get(key)
         if parser is None:
             from maltpy.parsing.parser import Parser
-            fd, path = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-dask-")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(model)
-                parser = Parser.load(path, **(overrides or {}))
-            finally:
-                os.unlink(path)
-            _PARSERS[key] = parser
+            parser = _PARSERS[key] = Parser.from_bytes(model, **(overrides or {}))
         return parser
 
 

@@ -316,9 +316,18 @@ class Parser:
         """Write the trained parser to one model file (:mod:`maltpy.parsing.storage`)."""
         save_parser(self, path)
 
-    def model_bytes(self) -> bytes:
-        """This parser's model file as bytes."""
+    def to_bytes(self) -> bytes:
+        """This parser's model file as bytes, made in memory (no file is written)."""
         return parser_bytes(self)
+
+    #: the name earlier versions gave :meth:`to_bytes`
+    model_bytes = to_bytes
+
+    @classmethod
+    def from_bytes(cls, data: bytes, **overrides) -> "Parser":
+        """A parser from a model file's bytes (:meth:`to_bytes`), checked as :meth:`load` checks a
+        file. ``overrides``: parse-time settings."""
+        return load_parser(cls, "<model bytes>", data=bytes(data), **overrides)
 
     @classmethod
     def load(cls, path: str, **overrides) -> "Parser":

@@ -3,7 +3,7 @@ every check of it on loading (the container itself, one zip of JSON and ``.npy``
 :mod:`maltpy.parsing.modelfile`'s). Loading runs no code from the file (no pickle)."""
 from __future__ import annotations
 
-import os
+from typing import Optional
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
 from maltpy.parsing.models import LinearModels, models_of
-from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, save_model
+from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, model_bytes, save_model
 from maltpy.search.decision import ClassTable
 from maltpy.transform.reverse import both_ways
 from maltpy.version import __version__
@@ -20,6 +20,16 @@ from maltpy.version import __version__
 
 def save_parser(self, path: str) -> None:
     """Write a trained parser to one model file (``Parser.save``)."""
+    save_model(path, *_contents(self))
+
+
+def parser_bytes(self) -> bytes:
+    """A parser's model file as bytes, made in memory."""
+    return model_bytes(*_contents(self))
+
+
+def _contents(self):
+    """(header, arrays) of a trained parser's model file."""
     self.check_fitted()
     train_settings = {k: v for k, v in self.settings.__dict__.items()
                       if k not in RUN_SETTINGS}
@@ -48,33 +58,20 @@ def save_parser(self, path: str) -> None:
         header["combination"] = self.combination
         arrays["reverse_model"] = np.frombuffer(parser_bytes(self.reverse_parser), dtype=np.uint8)
     models_of(self.learner).save(self.splits, arrays, self.classes.n_classes)
-    save_model(path, header, arrays)
+    return header, arrays
 
 
-def parser_bytes(self) -> bytes:
-    """A parser's model file as bytes."""
-    import tempfile
-    fd, tmp = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-")
-    os.close(fd)
-    try:
-        save_parser(self, tmp)
-        with open(tmp, "rb") as f:
-            return f.read()
-    finally:
-        os.unlink(tmp)
-
-
-def load_parser(cls, path: str, **overrides):
+def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
     """A ``cls`` (:class:`~maltpy.parsing.parser.Parser`) loaded from a model file (``Parser.load``). ``overrides``: parse-time settings (e.g. ``enforce_tree=True``).
 
     Every header value and array is checked here, so that a model either loads
     completely or is refused with :class:`~maltpy.errors.ModelFileError`; nothing
-    damaged reaches the C loops."""
+    damaged reaches the C loops. ``data``: the model file's bytes (``path`` then names them)."""
     for k, v in overrides.items():    # checked as the settings of a new parser are
         if k not in Settings.__dataclass_fields__:
             raise MaltpyError(f"unknown setting {k!r}")
         overrides[k] = coerce(k, v, "load")
-    header, arrays = load_model(path, records=LinearModels.records)
+    header, arrays = load_model(path, records=LinearModels.records, data=data)
     h = HeaderReader(header, path)
     stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS}
     try:
@@ -127,7 +124,6 @@ def load_parser(cls, path: str, **overrides):
 
 def _load_reverse_parser(self, h, arrays, path, overrides):
     """-dir both: the combination and the right-to-left parser stored in the model file."""
-    import tempfile
     from maltpy.transform.combine import CRITERIA, ORDERS
     c = h.mapping("combination")
     if c.get("criterion") not in CRITERIA or c.get("first") not in ORDERS or \
@@ -137,16 +133,11 @@ def _load_reverse_parser(self, h, arrays, path, overrides):
     self.combination = {**h.figures("combination"), "criterion": c["criterion"], "first": c["first"],
                         "param": c["param"]}
     blob = check_array(arrays, "reverse_model", path, "u", ndim=1).astype(np.uint8).tobytes()
-    fd, tmp = tempfile.mkstemp(suffix=".mpz", prefix="maltpy-")
+    inner = "inner model"
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        try:
-            self.reverse_parser = load_parser(type(self), tmp, **overrides)
-        except ModelFileError as e:
-            h.fail(f"its right-to-left model: {str(e).replace(tmp, 'inner model')}")
-    finally:
-        os.unlink(tmp)
+        self.reverse_parser = load_parser(type(self), inner, data=blob, **overrides)
+    except ModelFileError as e:
+        h.fail(f"its right-to-left model: {e}")
     if not self.reverse_parser.view.reverses_words:
         h.fail("its second model does not parse right to left")
 
