@@ -273,7 +273,9 @@ cdef class Chunk:
         size = 1
         for i in range(self.n_items):
             size += self.items[i].end - self.items[i].start + 1
-        size += self.n_words * (2 * max_label + 48)   # HEAD, DEPREL, and DEPS rewritten with them
+        # HEAD and DEPREL; CoNLL-U's DEPS rewritten with them (head, ':', label) where given. Only
+        # the room needed: a render buffer past malloc's pooled sizes costs fresh pages per chunk
+        size += self.n_words * (max_label + 32 + (max_label + 12 if self.conllu and not self.drop_extra else 0))
         cdef char* out = <char*>malloc(size)
         if out == NULL:
             free(lab_off)
