@@ -77,8 +77,7 @@ class Settings:
         "-of", "FORMAT", "output format (default: the input format; a constituent parser writes ptb, "
                          "one bracketed tree per line)"))
     algorithm: str = _setting("nivreeager", Flag(
-        "-a", "ALGORITHM", "parsing algorithm: nivreeager (default), nivrestandard, covproj, covnonproj, "
-                           "stackproj, stackeager, stacklazy, planar, 2planar"))
+        "-a", "ALGORITHM", "parsing algorithm (transition system): {choices}; default nivreeager"))
     features: Optional[str] = _setting(None, Flag(
         "-F", "NAME|PATH", "feature model: a shipped name (NivreEager ...) or a .yaml/.xml file "
                            "(default: MaltParser's model for the algorithm, learner and input format; its U* "

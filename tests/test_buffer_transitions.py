@@ -343,7 +343,7 @@ def test_buffer_transitions_train_parse_and_are_refused_elsewhere(tmp_path):
     r = run("-c", model, "-i", test)
     assert r.returncode == 0 and r.stdout.count("\n\n") == len(maltpy.read_conll(test))
     r = run("-c", model, "-m", "learn", "-i", train, "-a", "nivrestandard", "-bt", "lba")
-    assert r.returncode == 1 and "use them with -a nivreeager" in r.stderr and r.stderr.count("\n") == 1
+    assert r.returncode == 1 and "use it with -a nivreeager" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_feature_search_adds_only_candidates_that_gain_on_the_training_part():

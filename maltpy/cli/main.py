@@ -32,13 +32,15 @@ from maltpy.cli.info import cmd_info
 from maltpy.cli.learn import run_learn
 from maltpy.cli.parse import run_parse
 from maltpy.cli.proj import run_pseudo_projective
-from maltpy.config import Settings, cli_flags, coerce, load_config
+from maltpy.config import Settings, choices, cli_flags, coerce, load_config
 from maltpy.errors import MaltpyError, UsageError
 
 MODES = ("learn", "parse", "convert", "proj", "deproj")
 
 
-def _main_parser():
+def _main_parser(with_choices: bool = True):
+    """The command's argument parser; ``with_choices``: help texts list the values the modules
+    implement (imports them all: only worth it when --help is shown)."""
     p = ArgumentParser(
         prog="maltpy",
         description="MaltParser-style transition-based dependency parsing. Settings come from a "
@@ -64,10 +66,15 @@ def _main_parser():
                         "convert (CoNLL-U to CoNLL-X; bracketed trees to their dependency encoding and back), "
                         "proj (projectivize a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
     g = p.add_argument_group("MaltParser options (override the YAML file)")
-    for _, flag in cli_flags():
+    allowed = None
+    for name, flag in cli_flags():
         # no argparse choices: the setting checks its values (coerce), one line for any bad one
         bare = {"nargs": "?", "const": flag.bare} if flag.bare else {}
-        g.add_argument(*filter(None, (flag.flag, flag.long)), dest=flag.dest, metavar=flag.metavar, help=flag.help,
+        text = flag.help
+        if "{choices}" in text and with_choices:   # from the modules that implement them
+            allowed = allowed or choices()
+            text = text.replace("{choices}", ", ".join(allowed[name]))
+        g.add_argument(*filter(None, (flag.flag, flag.long)), dest=flag.dest, metavar=flag.metavar, help=text,
                        **bare)
     p.add_argument("--dask", metavar="ADDRESS", help="-m parse on a Dask cluster: a scheduler address "
                    "(tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
@@ -236,7 +243,8 @@ def _run(argv, debug: bool) -> int:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])
             return 0
-        args = _main_parser().parse_args(_attach_dash_values(argv))
+        args = _main_parser(with_choices=any(a in ("-h", "--help") for a in argv)).parse_args(
+            _attach_dash_values(argv))
         settings, config_path, explicit = _settings_from_args(args)
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)

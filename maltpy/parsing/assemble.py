@@ -13,32 +13,20 @@ from maltpy.features.resolve import resolve_feature_model
 from maltpy.features.spec import FeatureSpecError, load_feature_model
 from maltpy.formats.conll import FORMATS
 from maltpy.parsing.encode import UnseenTags
-from maltpy.systems import system_class
-from maltpy.systems.nivreeager import ORACLE_OPTION_MOVES, NivreEager, oracle_options_taken
+from maltpy.systems import check_settings as check_system_settings, system_class, system_options
 from maltpy.transform.pipeline import View
 
 
-#: settings only some systems take (their ``options``), and what to say when another is given one
-SYSTEM_OPTIONS = {
-    "undirected": "undirected parsing ({flag} {value}) is for planar, 2planar and covnonproj, not {algorithm}",
-    "buffer_transitions": "buffer transitions ({flag} {value}) extend arc-eager: use them with -a nivreeager, "
-                          "not {algorithm}",
-}
-
-
 def check_settings(s, system_cls) -> None:
-    """One-line errors for settings the system (or MaltParser's binarized features) cannot take."""
-    for option, needs in SYSTEM_OPTIONS.items():
-        value = getattr(s, option)
-        if value != Settings.__dataclass_fields__[option].default and option not in system_cls.options:
-            raise MaltpyError(needs.format(flag=flag_of(option), value=value, algorithm=s.algorithm))
-    taken = oracle_options_taken(s.buffer_transitions)
-    for option, moves in ORACLE_OPTION_MOVES.items():
-        value = getattr(s, option)
-        if value != NivreEager.options[option] and option not in taken:
-            raise MaltpyError(f"{flag_of(option)} {value} is about the oracle's "
-                              f"{' and '.join(m.upper() for m in moves)}: "
-                              f"use it with -bt {' or '.join(moves)} (here -bt {s.buffer_transitions})")
+    """One-line errors for settings the system (or MaltParser's binarized features) cannot take:
+    the systems say which options are whose (:func:`maltpy.systems.check_settings`)."""
+    fields = Settings.__dataclass_fields__
+    values = {option: getattr(s, option) for option in system_options() if option in fields}
+    defaults = {option: fields[option].default for option in values}
+    # an option is "given" when it differs from its setting's default (the systems' defaults
+    # may differ from the settings' for options several systems share: allow_root)
+    given = {option: value for option, value in values.items() if value != defaults[option]}
+    check_system_settings(s.algorithm, {**{o: system_options()[o] for o in values}, **given}, flag_of)
     if (s.split_column or s.split_structure) and not (s.split_column and s.split_structure):
         raise MaltpyError("data split needs both -d (column, e.g. POSTAG) and -s (structure, e.g. Input[0])")
     if s.null_value not in ("one", "rootnode", "novalue"):

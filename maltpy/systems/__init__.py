@@ -26,18 +26,9 @@ SYSTEMS = {
     "2planar": TwoPlanar,
 }
 
-#: MaltParser's default feature model file name per algorithm.
-FEATURE_MODEL_NAMES = {
-    "nivreeager": "NivreEager",
-    "nivrestandard": "NivreStandard",
-    "covproj": "CovingtonProjective",
-    "covnonproj": "CovingtonNonProjective",
-    "stackproj": "StackProjective",
-    "stackeager": "StackSwap",
-    "stacklazy": "StackSwap",
-    "planar": "PlanarEager",
-    "2planar": "2PlanarEager",
-}
+#: MaltParser's default feature model file name per algorithm (each system declares its own)
+FEATURE_MODEL_NAMES = {name: cls.maltparser_features for name, cls in SYSTEMS.items()}
+
 
 def system_class(name: str):
     try:
@@ -46,4 +37,36 @@ def system_class(name: str):
         raise MaltpyError(f"unknown parsing algorithm {name!r}; available: {', '.join(SYSTEMS)}") from None
 
 
-__all__ = ["SYSTEMS", "FEATURE_MODEL_NAMES", "system_class", *(c.__name__ for c in SYSTEMS.values())]
+def system_options() -> dict:
+    """Every option some system takes -> its default (as the systems declare them)."""
+    out = {}
+    for cls in SYSTEMS.values():
+        for option, default in cls.options.items():
+            out.setdefault(option, default)
+    return out
+
+
+def check_settings(name: str, values: dict, flag) -> None:
+    """One-line errors for system options the system ``name`` cannot take: an option that other
+    systems keep to themselves (their ``exclusive_options``) given a value (``values``: option ->
+    value for every option of :func:`system_options`), then the system's own combinations
+    (:meth:`TransitionSystem.check_options`). ``flag(option)``: the flag a user types for it.
+    Options systems share (MaltParser's allow_root, ...) are ignored where they mean nothing, as
+    MaltParser ignores them."""
+    cls = system_class(name)
+    exclusive = {option for c in SYSTEMS.values() for option in c.exclusive_options}
+    for option, default in system_options().items():
+        value = values.get(option, default)
+        if option in exclusive and option not in cls.options and value != default:
+            owners = [n for n, c in SYSTEMS.items() if option in c.options]
+            raise MaltpyError(f"{flag(option)} {value} is an option of {_either(owners)}: use it with "
+                              f"-a {_either(owners, 'or')}, not -a {name}")
+    cls.check_options({k: v for k, v in values.items() if k in cls.options}, flag)
+
+
+def _either(names, word="and"):
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
+
+
+__all__ = ["SYSTEMS", "FEATURE_MODEL_NAMES", "system_class", "system_options", "check_settings",
+           *(c.__name__ for c in SYSTEMS.values())]

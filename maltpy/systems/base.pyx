@@ -158,6 +158,8 @@ cdef class TransitionSystem:
       headless word to the root with ``root_label`` (MaltParser's behaviour).
     """
     name = "base"
+    #: the file name of MaltParser's default feature model for the system (feature_models/)
+    maltparser_features = None
     move_names = ()
     labeled_moves = ()
     address_functions = ()
@@ -165,6 +167,9 @@ cdef class TransitionSystem:
     cached_address_functions = ()
     greedy_cache = True
     options = {}
+    #: options that no system without them may be given (the registry refuses them there in one
+    #: line); other options of other systems are ignored, as in MaltParser
+    exclusive_options = ()
     #: option values that training always uses (e.g. moves only the oracle may take)
     training_options = {}
     #: whether the decisions grow with the square of the sentence length (Covington's lists)
@@ -229,11 +234,20 @@ cdef class TransitionSystem:
         return names, labeled
 
     @classmethod
-    def default_feature_model(cls, maltparser_name, undirected="none", **options):
+    def default_feature_model(cls, maltparser_name=None, undirected="none", **options):
         """The shipped feature model a system with these options uses when no ``-F`` is given:
-        MaltParser's (``maltparser_name``), or for undirected parsing its counterpart, U + that
-        name. Subclasses whose options read more than MaltParser's model sees override this."""
+        MaltParser's (``maltparser_name``, default :attr:`maltparser_features`), or for undirected
+        parsing its counterpart, U + that name. Subclasses whose options read more than
+        MaltParser's model sees override this."""
+        maltparser_name = maltparser_name or cls.maltparser_features or cls.name
         return maltparser_name if undirected == "none" else "U" + maltparser_name
+
+    @classmethod
+    def check_options(cls, values, flag):
+        """Raise a one-line error (:class:`~maltpy.errors.MaltpyError`) for a combination of this
+        system's option ``values`` (name -> value) it cannot take; ``flag(name)``: the flag a
+        user types for an option. The registry (:func:`maltpy.systems.check_settings`) has
+        already refused options of other systems."""
 
     def configure(self, **options):
         """Hook for subclasses: copy option values into C fields."""

@@ -50,6 +50,7 @@ cdef class Covington(TransitionSystem):
     # mostly with the same arcs: the scores of the features of Left[i] are remembered per word
     cached_address_functions = ("Left",)
     options = {"allow_root": True, "allow_shift": False, "undirected": "none"}
+    exclusive_options = ("undirected",)
     # each word is compared with every word before it: up to n(n+1)/2 decisions
     quadratic = True
 

@@ -22,6 +22,7 @@ from maltpy.systems.state cimport Gold, State, component_root, copy_arcs
 
 cdef class CovNonProj(Covington):
     name = "covnonproj"
+    maltparser_features = "CovingtonNonProjective"   # MaltParser's default feature model
     #: compute the simple cases' costs directly (quick_costs); False: always through copies of
     #: the configuration (tests compare the two)
     cdef public bint quick

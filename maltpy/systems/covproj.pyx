@@ -13,6 +13,7 @@ from maltpy.systems.state cimport State, component_root
 
 cdef class CovProj(Covington):
     name = "covproj"
+    maltparser_features = "CovingtonProjective"   # MaltParser's default feature model
     # no undirected variant (-ud): its advance reads heads, which an undirected parse does not have
     options = {"allow_root": True, "allow_shift": False}
 

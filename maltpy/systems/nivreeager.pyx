@@ -123,6 +123,7 @@ def oracle_options_taken(buffer_transitions) -> tuple:
 
 cdef class NivreEager(TransitionSystem):
     name = "nivreeager"
+    maltparser_features = "NivreEager"   # MaltParser's default feature model
     move_names = ("SH", "RE", "USH", "RA", "LA")
     labeled_moves = (False, False, False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")
@@ -133,6 +134,7 @@ cdef class NivreEager(TransitionSystem):
     options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none",
                "buffer_oracle": "always", "buffer_arc_length": "one"}
     training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
+    exclusive_options = ("buffer_transitions",)
 
     cdef bint allow_root
     cdef bint allow_reduce
@@ -149,12 +151,24 @@ cdef class NivreEager(TransitionSystem):
                 tuple(self.labeled_moves) + (True,) * len(extra))
 
     @classmethod
-    def default_feature_model(cls, maltparser_name, buffer_transitions="none", **options):
+    def default_feature_model(cls, maltparser_name=None, buffer_transitions="none", **options):
         """With RIGHT-BUFFER-ARC, ``NivreEagerBuffer``: buffer words then have right dependents,
         which MaltParser's model never reads (docs/buffer-transitions.md)."""
         if "rba" in parse_buffer_transitions(buffer_transitions).split("+"):
             return "NivreEagerBuffer"
         return super().default_feature_model(maltparser_name, **options)
+
+    @classmethod
+    def check_options(cls, values, flag):
+        """The oracle's options for buffer moves need those moves."""
+        buffer_transitions = values.get("buffer_transitions", "none")
+        taken = oracle_options_taken(buffer_transitions)
+        for option, moves in ORACLE_OPTION_MOVES.items():
+            value = values.get(option, cls.options[option])
+            if value != cls.options[option] and option not in taken:
+                raise MaltpyError(f"{flag(option)} {value} is about the oracle's "
+                                  f"{' and '.join(m.upper() for m in moves)}: "
+                                  f"use it with -bt {' or '.join(moves)} (here -bt {buffer_transitions})")
 
     @property
     def has_costs(self):

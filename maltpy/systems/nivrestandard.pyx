@@ -32,6 +32,7 @@ cdef enum:
 
 cdef class NivreStandard(TransitionSystem):
     name = "nivrestandard"
+    maltparser_features = "NivreStandard"   # MaltParser's default feature model
     move_names = ("SH", "RA", "LA")
     labeled_moves = (False, True, True)
     address_functions = ("Stack", "Input", "Lookahead")

@@ -72,11 +72,13 @@ cdef class PlanarFamily(TransitionSystem):
 
 cdef class Planar(PlanarFamily):
     name = "planar"
+    maltparser_features = "PlanarEager"   # MaltParser's default feature model
     move_names = ("SH", "RE", "RA", "LA")
     labeled_moves = (False, False, True, True)
     address_functions = ("Stack", "Input")
     options = {"connectedness": "none", "acyclicity": True, "no_covered_roots": False,
                "planar_root_handling": "normal", "undirected": "none"}
+    exclusive_options = ("undirected",)
 
     cdef int connectedness
 

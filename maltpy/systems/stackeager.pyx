@@ -64,6 +64,7 @@ cdef void projective_order(const Gold* g, int n) noexcept nogil:
 
 cdef class StackEager(StackSystem):
     name = "stackeager"
+    maltparser_features = "StackSwap"   # MaltParser's default feature model
 
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:
         projective_order(g, n)

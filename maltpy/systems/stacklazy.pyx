@@ -61,6 +61,7 @@ cdef void projective_components(const Gold* g, int n) noexcept nogil:
 
 cdef class StackLazy(StackEager):
     name = "stacklazy"
+    maltparser_features = "StackSwap"   # MaltParser's default feature model
 
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:
         projective_order(g, n)

@@ -17,6 +17,7 @@ cdef enum:
 
 cdef class StackProj(StackSystem):
     name = "stackproj"
+    maltparser_features = "StackProjective"   # MaltParser's default feature model
 
     def configure(self, pop_at_end=False):
         StackSystem.configure(self, pop_at_end)

@@ -93,6 +93,7 @@ cdef void propagate(const Gold* g, int n, int dep, int plane) noexcept nogil:
 
 cdef class TwoPlanar(PlanarFamily):
     name = "2planar"
+    maltparser_features = "2PlanarEager"   # MaltParser's default feature model
     move_names = ("SH", "SW", "RE", "RA", "LA")
     labeled_moves = (False, False, False, True, True)
     address_functions = ("ActiveStack", "InactiveStack", "Input")
