@@ -174,6 +174,17 @@ cdef class TransitionSystem:
     training_options = {}
     #: whether the decisions grow with the square of the sentence length (Covington's lists)
     quadratic = False
+    #: the trees whose every arc the static oracle builds ("projective", "planar", "2planar",
+    #: "any"), the graphs any permissible moves build, and the trees on which the dynamic
+    #: oracle's costs are exact (maltpy.systems.checks tests all three)
+    covers = "any"
+    builds = "any"
+    costs_exact_on = "any"
+
+    def max_transitions(self, int n):
+        """A proven bound on the moves of a complete sequence on ``n`` words (this system, these
+        options); :func:`maltpy.systems.checks.check_transition_system` holds a system to it."""
+        raise NotImplementedError(f"{self.name} does not declare its bound on moves")
 
     def __init__(self, int n_labels, int root_label, **options):
         unknown = set(options) - set(type(self).options)

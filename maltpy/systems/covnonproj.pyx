@@ -23,6 +23,12 @@ from maltpy.systems.state cimport Gold, State, component_root, copy_arcs
 cdef class CovNonProj(Covington):
     name = "covnonproj"
     maltparser_features = "CovingtonNonProjective"   # MaltParser's default feature model
+    covers = builds = costs_exact_on = "any"
+
+    def max_transitions(self, int n):
+        """n (n + 3) / 2: each pair of words is compared at most once, each word shifted once
+        (undirected links: n more)."""
+        return n * (n + 3) // 2 + (n if self.undirected else 0)
     #: compute the simple cases' costs directly (quick_costs); False: always through copies of
     #: the configuration (tests compare the two)
     cdef public bint quick

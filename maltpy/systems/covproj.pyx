@@ -16,6 +16,11 @@ cdef class CovProj(Covington):
     maltparser_features = "CovingtonProjective"   # MaltParser's default feature model
     # no undirected variant (-ud): its advance reads heads, which an undirected parse does not have
     options = {"allow_root": True, "allow_shift": False}
+    covers = builds = "projective"
+
+    def max_transitions(self, int n):
+        """n (n + 3) / 2: each pair of words is compared at most once, each word shifted once."""
+        return n * (n + 3) // 2
 
     cdef void advance(self, State* s, int move) noexcept nogil:
         cdef int i, cj

@@ -135,6 +135,18 @@ cdef class NivreEager(TransitionSystem):
                "buffer_oracle": "always", "buffer_arc_length": "one"}
     training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
     exclusive_options = ("buffer_transitions",)
+    covers = costs_exact_on = "projective"
+
+    @property
+    def builds(self):
+        """Projective graphs, except with allow_reduce: a word reduced without a head leaves a gap
+        that later arcs may cross."""
+        return "any" if self.allow_reduce else "projective"
+
+    def max_transitions(self, int n):
+        """2n: every word is shifted once and reduced or attached once; the tree constraint's
+        repairs (UNSHIFT, REDUCE) add at most 2n, buffer transitions at most 2."""
+        return 4 * n if self.enforce_tree else 2 * n + (2 if self.any_buffer else 0)
 
     cdef bint allow_root
     cdef bint allow_reduce

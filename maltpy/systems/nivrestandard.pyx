@@ -42,6 +42,11 @@ cdef class NivreStandard(TransitionSystem):
     cached_address_functions = ("Input", "Stack", ("Stack", "Input"))
     greedy_cache = False
     options = {"allow_root": True}
+    covers = builds = "projective"
+
+    def max_transitions(self, int n):
+        """2n: every word is shifted once and attached once."""
+        return 2 * n
 
     cdef bint allow_root
 

@@ -79,6 +79,11 @@ cdef class Planar(PlanarFamily):
     options = {"connectedness": "none", "acyclicity": True, "no_covered_roots": False,
                "planar_root_handling": "normal", "undirected": "none"}
     exclusive_options = ("undirected",)
+    covers = builds = "planar"
+
+    def max_transitions(self, int n):
+        """3n: every word is shifted and reduced once, with at most one arc move between."""
+        return 3 * n
 
     cdef int connectedness
 

@@ -65,6 +65,11 @@ cdef void projective_order(const Gold* g, int n) noexcept nogil:
 cdef class StackEager(StackSystem):
     name = "stackeager"
     maltparser_features = "StackSwap"   # MaltParser's default feature model
+    covers = builds = "any"
+
+    def max_transitions(self, int n):
+        """n^2 + 2n + 1: at most n (n - 1) / 2 swaps, each returning a word to be shifted again."""
+        return n * n + 2 * n + 1
 
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil:
         projective_order(g, n)

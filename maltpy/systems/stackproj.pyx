@@ -18,6 +18,11 @@ cdef enum:
 cdef class StackProj(StackSystem):
     name = "stackproj"
     maltparser_features = "StackProjective"   # MaltParser's default feature model
+    covers = builds = "projective"
+
+    def max_transitions(self, int n):
+        """2n + 1: every word is shifted once and attached once (and the root popped at the end)."""
+        return 2 * n + 1
 
     def configure(self, pop_at_end=False):
         StackSystem.configure(self, pop_at_end)

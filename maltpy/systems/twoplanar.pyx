@@ -94,6 +94,11 @@ cdef void propagate(const Gold* g, int n, int dep, int plane) noexcept nogil:
 cdef class TwoPlanar(PlanarFamily):
     name = "2planar"
     maltparser_features = "2PlanarEager"   # MaltParser's default feature model
+    covers = builds = "2planar"
+
+    def max_transitions(self, int n):
+        """6n + 2: planar's moves on either stack, with a switch between any two."""
+        return 6 * n + 2
     move_names = ("SH", "SW", "RE", "RA", "LA")
     labeled_moves = (False, False, False, True, True)
     address_functions = ("ActiveStack", "InactiveStack", "Input")
