@@ -34,9 +34,15 @@ _check_build()
 
 
 def load(path, **overrides):
-    """Load a trained parser (see :meth:`maltpy.parsing.parser.Parser.load`)."""
-    from maltpy.parsing.parser import Parser
-    return Parser.load(path, **overrides)
+    """Load a model file: a parser's (see :meth:`maltpy.parsing.parser.Parser.load`) gives its
+    :class:`~maltpy.parsing.parser.Parser`, one of several components a
+    :class:`~maltpy.components.Pipeline` that runs them in order (both have ``parse`` and
+    ``parse_file``). ``overrides``: parse-time settings."""
+    from maltpy.components import load as load_pipeline
+    pipeline = load_pipeline(path, **overrides)
+    if len(pipeline.components) == 1 and pipeline.parser is not None:
+        return pipeline.parser
+    return pipeline
 
 
 def train(treebank, **settings):

@@ -16,6 +16,7 @@ LAYERS = [
     {"transform", "visual", "search"},
     {"config"},
     {"parsing"},
+    {"components"},
     {"integrations"},
     {"experiments"},
     {"cli", "__init__"},

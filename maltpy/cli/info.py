@@ -5,6 +5,7 @@ import sys
 
 from maltpy.cli.common import ArgumentParser, _model_path
 from maltpy.config import flag_of
+from maltpy.errors import MaltpyError
 
 
 def cmd_info(argv):
@@ -22,9 +23,13 @@ def cmd_info(argv):
                            "parser's)")
     what.add_argument("--json", action="store_true", help="print everything as JSON")
     a = p.parse_args(argv)
-    from maltpy.parsing.parser import Parser
+    from maltpy.components import load as load_pipeline
     path = _model_path(a.model)
-    parser = Parser.load(path)
+    pipeline = load_pipeline(path)
+    parser = pipeline.parser
+    if len(pipeline.components) > 1 or parser is None:   # a model file of several components
+        _print_pipeline(pipeline, path, a)
+        return
     if a.features:
         sys.stdout.write(parser.feature_text)
         return
@@ -36,6 +41,26 @@ def cmd_info(argv):
     print(f"model        {path}"
           + (f" (written by maltpy {info['written_by']})" if info["written_by"] else ""))
     _print_description(info)
+
+
+def _print_pipeline(pipeline, path, a):
+    """``maltpy info`` for a model file of several components: each in order, a parser in full."""
+    if a.features:
+        if pipeline.parser is None:
+            raise MaltpyError(f"{path}: no parser among its components, so no feature model")
+        sys.stdout.write(pipeline.parser.feature_text)
+        return
+    info = pipeline.describe()
+    if a.json:
+        import json
+        print(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    print(f"model        {path}: {len(pipeline.components)} components, run in order")
+    for k, (component, described) in enumerate(zip(pipeline.components, info["components"]), 1):
+        print(f"component {k}  {component.name}: reads {', '.join(described['reads']) or 'nothing'}; "
+              f"writes {', '.join(described['writes']) or 'nothing'}")
+        if "algorithm" in described:
+            _print_description(described, indent="  ")
 
 
 def _print_description(info, indent=""):

@@ -20,7 +20,6 @@ def parse_overrides(settings, explicit) -> dict:
 
 
 def run_parse(settings, log, explicit, dask=None):
-    from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs}
@@ -41,7 +40,18 @@ def run_parse(settings, log, explicit, dask=None):
     from maltpy.output import check_output_path
     check_output_path(settings.output)
     t0 = time.perf_counter()
-    parser = Parser.load(settings.model, **overrides)
+    from maltpy.components import load as load_pipeline
+    pipeline = load_pipeline(settings.model, **overrides)   # what the model file holds, run in order
+    if len(pipeline.components) > 1 or pipeline.parser is None:
+        if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
+            raise MaltpyError("a model file of several components reads and writes UTF-8 (-ic/-oc)")
+        n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, settings.input_format,
+                                                    settings.output_format, progress=settings.verbose)
+        wall = time.perf_counter() - t0
+        log(f"ran {len(pipeline.components)} components ({', '.join(c.name for c in pipeline.components)}) on "
+            f"{n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s")
+        return
+    parser = pipeline.parser
     fmt = _detect(settings.input, settings.input_format) or parser.format
     # read, parsed and written chunk by chunk: memory stays flat, a pipe sees output early,
     # and a file appears only when everything is written
@@ -121,8 +131,9 @@ def _parse_files(settings, pairs, dask, log, overrides):
             results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
                                   log=log, on_error=_failed if len(pairs) > 1 else None, **overrides)
     else:
-        from maltpy.parsing.parser import Parser
-        parser = Parser.load(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
+        from maltpy.components import load as load_pipeline
+        pipeline = load_pipeline(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
+        parser = pipeline.parser if len(pipeline.components) == 1 and pipeline.parser is not None else pipeline
         results = []
         for src, dst in pairs:
             try:

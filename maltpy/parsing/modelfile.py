@@ -81,6 +81,17 @@ def _refuse_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def read_header(path) -> dict:
+    """A model file's header alone (its arrays are not read): what the file holds, or {} for a
+    file that is not a readable model (:func:`load_model` then says what is wrong)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            header = json.loads(z.read(HEADER).decode("utf-8"), parse_constant=_refuse_constant)
+        return header if isinstance(header, dict) else {}
+    except Exception:  # noqa: BLE001 - any damage: load_model gives the one-line error
+        return {}
+
+
 def load_model(path, records=None, data=None):
     """Return ``(header, arrays)``; raise ModelFileError for anything but a readable model file.
     ``data``: the file's bytes, read from memory (``path`` then only names them in messages).

@@ -72,6 +72,9 @@ def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
             raise MaltpyError(f"unknown setting {k!r}")
         overrides[k] = coerce(k, v, "load")
     header, arrays = load_model(path, records=LinearModels.records, data=data)
+    if "pipeline" in header:
+        raise ModelFileError(f"{path}: this model file is a pipeline of components, not a parser alone: load it "
+                             "with maltpy.load (or maltpy.components.load)")
     h = HeaderReader(header, path)
     stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS}
     try:

@@ -1,0 +1,18 @@
+"""The components a model file's pipeline is made of, by the name model files store.
+
+A new component is a module with a :class:`~maltpy.components.base.Component` subclass plus one
+entry in :data:`COMPONENTS` (``registry.py``); model files, ``maltpy -m parse``, ``maltpy info`` and
+:func:`maltpy.load` take it from there.
+"""
+from maltpy.components.base import Component
+from maltpy.components.parser import ParserComponent
+from maltpy.components.pipeline import Pipeline
+from maltpy.components.registry import COMPONENTS
+
+
+def load(path: str, **overrides) -> Pipeline:
+    """Any model file as a :class:`Pipeline` (a parser's alone: a pipeline of that parser)."""
+    return Pipeline.load(path, **overrides)
+
+
+__all__ = ["COMPONENTS", "Component", "ParserComponent", "Pipeline", "load"]

@@ -1,0 +1,47 @@
+"""The dependency parser as a component: a :class:`~maltpy.parsing.parser.Parser` that reads the
+word and tag columns its feature model names and writes HEAD and DEPREL."""
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from maltpy.components.base import Component
+
+
+class ParserComponent(Component):
+    """A trained :class:`~maltpy.parsing.parser.Parser` as a pipeline's step; its bytes are the
+    parser's own model file, so a parser's model file is a one-component pipeline."""
+
+    name = "parser"
+    writes = ("HEAD", "DEPREL")
+    streams = True
+
+    def __init__(self, parser=None, **settings):
+        from maltpy.parsing.parser import Parser
+        self.parser = parser if parser is not None else Parser(**settings)
+
+    @property
+    def reads(self):
+        from maltpy.formats.conll import COLUMNS
+        names = COLUMNS[self.parser.format]
+        return tuple(names[ci] for ci, _, _ in self.parser.compiled.token_columns)
+
+    def fit(self, sentences, fmt=None, log=None) -> "ParserComponent":
+        self.parser.fit(sentences, fmt=fmt, log=log)
+        return self
+
+    def __call__(self, sentences: Sequence) -> List:
+        return self.parser.parse(list(sentences))
+
+    def parse_file(self, source, target, input_format=None, output_format=None, progress=False):
+        return self.parser.parse_file(source, target, input_format, output_format, progress=progress)
+
+    def to_bytes(self) -> bytes:
+        return self.parser.to_bytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, **overrides) -> "ParserComponent":
+        from maltpy.parsing.parser import Parser
+        return cls(Parser.from_bytes(data, **overrides))
+
+    def describe(self) -> dict:
+        return {**super().describe(), **self.parser.describe()}

@@ -1,0 +1,141 @@
+"""A model file as an ordered list of components (:class:`Pipeline`), run in order.
+
+The file is the model-file container of :mod:`maltpy.parsing.modelfile` (one zip of JSON and
+``.npy`` arrays, no pickle): its header lists the components by registry name, and array
+``component<k>`` holds component k's bytes. A model file written by a parser alone (every model
+file before pipelines) is read as a pipeline of that one parser, and parses as before, byte for
+byte, through the parser's compiled streaming path.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from maltpy.errors import MaltpyError, ModelFileError
+
+
+class Pipeline:
+    """Components run in order: each reads the columns the ones before it wrote."""
+
+    def __init__(self, components: Sequence):
+        if not components:
+            raise MaltpyError("a pipeline needs at least one component")
+        self.components = list(components)
+
+    def __repr__(self):
+        return f"Pipeline([{', '.join(c.name for c in self.components)}])"
+
+    @property
+    def parser(self):
+        """The pipeline's parser (its last parser component), or None."""
+        from maltpy.components.parser import ParserComponent
+        found = [c.parser for c in self.components if isinstance(c, ParserComponent)]
+        return found[-1] if found else None
+
+    # ------------------------------------------------------------------ running
+    def parse(self, sentences) -> List:
+        """Every component on the sentences, in order (a list of Sentence objects in, parsed copies out)."""
+        from maltpy.parsing.parser import _as_sentence
+        out = [_as_sentence(s) for s in sentences]
+        for component in self.components:
+            out = component(out)
+        return out
+
+    def parse_file(self, source, target, input_format: Optional[str] = None, output_format: Optional[str] = None,
+                   progress: bool = False, chunk_size: int = 1000):
+        """A CoNLL file (a path, ``-`` for stdin) through every component into ``target``; returns
+        (sentences, tokens). A pipeline of one streaming component (a parser) runs its compiled
+        path; others read, run and write chunk by chunk, in flat memory, the file appearing whole
+        or not at all."""
+        if len(self.components) == 1 and self.components[0].streams:
+            return self.components[0].parse_file(source, target, input_format, output_format, progress=progress)
+        from maltpy.chunks import chunked
+        from maltpy.formats.conll import detect_format, iter_conll, to_conllx, write_conll
+        parser = self.parser
+        fmt = input_format or (detect_format(source) if source not in ("-", None) else None) or \
+            (parser.format if parser is not None else "conllu")
+        to_x = (output_format or fmt) == "conllx" and fmt == "conllu"
+        counts = [0, 0]
+
+        def run():
+            for chunk in chunked(iter_conll(source, fmt), chunk_size):
+                for sentence in self.parse(chunk):
+                    counts[0] += 1
+                    counts[1] += len(sentence)
+                    yield to_conllx(sentence) if to_x else sentence
+
+        write_conll(run(), target)
+        return counts[0], counts[1]
+
+    # ------------------------------------------------------------------ files
+    def to_bytes(self) -> bytes:
+        """The pipeline's model file as bytes (made in memory)."""
+        from maltpy.parsing.modelfile import model_bytes
+        header, arrays = self._contents()
+        return model_bytes(header, arrays)
+
+    def save(self, path: str) -> None:
+        """Write the pipeline to one model file (whole or not at all)."""
+        from maltpy.parsing.modelfile import save_model
+        save_model(path, *self._contents())
+
+    def _contents(self):
+        from maltpy.version import __version__
+        header = {"maltpy_version": __version__, "pipeline": [{"component": c.name} for c in self.components]}
+        arrays = {f"component{k}": np.frombuffer(c.to_bytes(), dtype=np.uint8)
+                  for k, c in enumerate(self.components)}
+        return header, arrays
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path: str = "<model bytes>", **overrides) -> "Pipeline":
+        """A pipeline from a model file's bytes (a parser's own model file: a pipeline of it)."""
+        from maltpy.parsing.modelfile import HeaderReader, check_array, load_model
+        header, arrays = load_model(path, data=bytes(data)) if "pipeline" in _peek(data) else (None, None)
+        if header is None:
+            from maltpy.components.parser import ParserComponent
+            return cls([ParserComponent.from_bytes(data, **overrides)])
+        return cls._build(HeaderReader(header, path), arrays, path, overrides, check_array)
+
+    @classmethod
+    def load(cls, path: str, **overrides) -> "Pipeline":
+        """A model file as a pipeline. ``overrides``: parse-time settings, for the components that
+        take them (a parser's ``beam_width``, ...)."""
+        from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, read_header
+        if "pipeline" not in read_header(path):     # a parser's model file: loaded as it always was
+            from maltpy.components.parser import ParserComponent
+            from maltpy.parsing.parser import Parser
+            return cls([ParserComponent(Parser.load(path, **overrides))])
+        header, arrays = load_model(path)
+        return cls._build(HeaderReader(header, path), arrays, path, overrides, check_array)
+
+    @classmethod
+    def _build(cls, h, arrays, path, overrides, check_array) -> "Pipeline":
+        from maltpy.components.registry import COMPONENTS
+        steps = h.get("pipeline")
+        if not isinstance(steps, list) or not steps or not all(
+                isinstance(s, dict) and isinstance(s.get("component"), str) for s in steps):
+            h.fail("the list of components is damaged")
+        components = []
+        for k, step in enumerate(steps):
+            kind = COMPONENTS.get(step["component"])
+            if kind is None:
+                h.fail(f"component {k + 1} is a {step['component']!r}, which this maltpy does not have "
+                       f"(it has {', '.join(sorted(COMPONENTS))})")
+            blob = check_array(arrays, f"component{k}", path, "u", ndim=1).astype(np.uint8).tobytes()
+            try:
+                components.append(kind.from_bytes(blob, **overrides))
+            except ModelFileError as e:
+                h.fail(f"its component {k + 1} ({step['component']}): {e}")
+        return cls(components)
+
+    def describe(self) -> dict:
+        """What the pipeline holds, component by component (``maltpy info``)."""
+        return {"components": [c.describe() for c in self.components]}
+
+
+def _peek(data: bytes) -> dict:
+    """The header of a model file's bytes ({} when unreadable)."""
+    import io
+    from maltpy.parsing.modelfile import read_header
+    return read_header(io.BytesIO(bytes(data)))
