@@ -8,6 +8,7 @@ byte, through the parser's compiled streaming path.
 """
 from __future__ import annotations
 
+import io
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -91,7 +92,8 @@ class Pipeline:
     def from_bytes(cls, data: bytes, path: str = "<model bytes>", **overrides) -> "Pipeline":
         """A pipeline from a model file's bytes (a parser's own model file: a pipeline of it)."""
         from maltpy.parsing.modelfile import HeaderReader, check_array, load_model
-        header, arrays = load_model(path, data=bytes(data)) if "pipeline" in _peek(data) else (None, None)
+        header, arrays = load_model(path, data=bytes(data)) if _holds_pipeline(io.BytesIO(bytes(data))) \
+            else (None, None)
         if header is None:
             from maltpy.components.parser import ParserComponent
             return cls([ParserComponent.from_bytes(data, **overrides)])
@@ -101,8 +103,8 @@ class Pipeline:
     def load(cls, path: str, **overrides) -> "Pipeline":
         """A model file as a pipeline. ``overrides``: parse-time settings, for the components that
         take them (a parser's ``beam_width``, ...)."""
-        from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, read_header
-        if "pipeline" not in read_header(path):     # a parser's model file: loaded as it always was
+        from maltpy.parsing.modelfile import HeaderReader, check_array, load_model
+        if not _holds_pipeline(path):     # a parser's model file: loaded as it always was
             from maltpy.components.parser import ParserComponent
             from maltpy.parsing.parser import Parser
             return cls([ParserComponent(Parser.load(path, **overrides))])
@@ -134,8 +136,7 @@ class Pipeline:
         return {"components": [c.describe() for c in self.components]}
 
 
-def _peek(data: bytes) -> dict:
-    """The header of a model file's bytes ({} when unreadable)."""
-    import io
-    from maltpy.parsing.modelfile import read_header
-    return read_header(io.BytesIO(bytes(data)))
+def _holds_pipeline(source) -> bool:
+    """Whether a model file (a path or a binary stream) is a pipeline's, from its zip directory."""
+    from maltpy.parsing.modelfile import holds_components
+    return holds_components(source)

@@ -81,15 +81,25 @@ def _refuse_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
-def read_header(path) -> dict:
-    """A model file's header alone (its arrays are not read): what the file holds, or {} for a
-    file that is not a readable model (:func:`load_model` then says what is wrong)."""
+def member_names(path) -> list:
+    """The names of a model file's members, from the zip's directory alone (nothing inflated, not
+    even the header, whose symbol tables are most of a parser's start-up); [] for a file that is
+    not a readable zip (:func:`load_model` then says what is wrong)."""
     try:
         with zipfile.ZipFile(path) as z:
-            header = json.loads(z.read(HEADER).decode("utf-8"), parse_constant=_refuse_constant)
-        return header if isinstance(header, dict) else {}
+            return z.namelist()
     except Exception:  # noqa: BLE001 - any damage: load_model gives the one-line error
-        return {}
+        return []
+
+
+#: the member only a model file of several components has (maltpy.components: the first one's bytes)
+FIRST_COMPONENT = "arrays/component0.npy"
+
+
+def holds_components(source) -> bool:
+    """Whether a model file (a path or a binary stream) holds a pipeline of components rather than
+    a parser alone, from its zip directory (cheap: callers decide before importing the pipeline)."""
+    return FIRST_COMPONENT in member_names(source)
 
 
 def load_model(path, records=None, data=None):
