@@ -25,6 +25,7 @@ from maltpy.parsing.tail import output_rows, split_trees
 from maltpy.progress import progress_bar as _progress_bar
 from maltpy.search import SearchModel, for_settings as search_strategy
 from maltpy.transform.reverse import both_ways
+from maltpy.version import __version__
 from maltpy.transform.single_root import wants_one_root
 
 
@@ -51,6 +52,12 @@ class Parser:
         self.reduction = None
         #: -dir both: the right-to-left parser whose trees are combined with this one's
         self.reverse_parser = None
+        #: the training data's figures (filled by training, read back from model files)
+        self.train_stats = {}
+        #: what OutputColumn(DEPREL) features read per label id (None: the id + 1)
+        self.deprel_values = None
+        #: the maltpy version that wrote the model file loaded (None: the file does not say)
+        self.written_by = __version__
 
     # ------------------------------------------------------------------ parts
     def _setup(self, fmt: str, feature_text: Optional[str] = None):   # maltpy.parsing.assemble

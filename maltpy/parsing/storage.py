@@ -44,10 +44,10 @@ def _contents(self):
         "n_classes": self.classes.n_classes,
         "n_splits": len(self.splits),
         "default_split": self.default_split,
-        "train_stats": getattr(self, "train_stats", {}),
+        "train_stats": self.train_stats,
         # OutputColumn(DEPREL) value per label id (pseudo-projective models since 0.1.0's
         # MaltParser parity fix; absent: label id + 1, as older models were trained)
-        "deprel_values": getattr(self, "deprel_values", None),
+        "deprel_values": self.deprel_values,
     }
     arrays = {"split_map": self.split_map}
     if self.reduction is not None:
@@ -157,7 +157,7 @@ def describe_parser(self) -> dict:
                and v != getattr(defaults, k)}
     info = {
         # the version that wrote the model file (None: the file does not say); this one if not saved yet
-        "written_by": getattr(self, "written_by", __version__),
+        "written_by": self.written_by,
         "format": self.format,
         "algorithm": self.settings.algorithm,
         "settings": changed,
@@ -167,7 +167,7 @@ def describe_parser(self) -> dict:
         "labels": list(self.labels),
         "classes": self.classes.n_classes,
         "split_models": len(self.splits),
-        "training": dict(getattr(self, "train_stats", None) or {}),
+        "training": dict(self.train_stats or {}),
         "constituents": self.reduction is not None,
     }
     if self.reverse_parser is not None:

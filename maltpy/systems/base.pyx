@@ -8,7 +8,7 @@ system is one new module plus a registry entry in :mod:`maltpy.systems`.
 Moves and classes: a system names its *moves* (``move_names``); moves listed
 in ``labeled_moves`` take an arc label. The classifier predicts *classes*,
 one per unlabeled move and one per (labeled move, label) pair; the mapping is
-built once by :class:`maltpy.parsing.classes.ClassMap`.
+built once by :class:`maltpy.search.decision.ClassTable`.
 
 Python-level attributes every subclass defines:
 
