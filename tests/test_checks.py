@@ -52,3 +52,38 @@ class CoversTooMuch(NivreEager):
 def test_the_checks_fail_on_a_system_that_claims_too_much(cls, says):
     with pytest.raises(AssertionError, match=says):
         check_transition_system(cls, n_cost_trees=200, max_cost_words=5)
+
+
+# ---------------------------------------------------------------- search strategies
+
+def test_the_shipped_strategies_pass_the_checks():
+    import warnings
+    from maltpy.errors import MaltpyWarning
+    from maltpy.parsing.checks import check_strategy
+    from maltpy.search.beam import Beam
+    from maltpy.search.greedy import Greedy
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MaltpyWarning)     # few training sentences
+        check_strategy(Greedy())
+        check_strategy(Beam(beam_width=4))
+
+
+def test_the_strategy_checks_fail_on_a_strategy_that_builds_no_tree():
+    import warnings
+    import numpy as np
+    from maltpy.errors import MaltpyWarning
+    from maltpy.parsing.checks import check_strategy
+    from maltpy.search.greedy import Greedy
+
+    class AllOnWordOne(Greedy):
+        """Greedy, then every word attached to word 1 (word 1 to itself: a cycle)."""
+
+        def parse(self, model, corpus, *args, **kwargs):
+            heads, labels = super().parse(model, corpus, *args, **kwargs)[:2]
+            heads = np.where(heads >= 0, 1, heads).astype(np.int32)
+            return heads, labels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MaltpyWarning)
+        with pytest.raises(AssertionError, match="not a tree"):
+            check_strategy(AllOnWordOne())

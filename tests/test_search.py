@@ -217,3 +217,13 @@ def test_the_owner_test_finds_a_test_by_name():
              'if s.algorithm == "covnonproj":', 'if s.search == "beam":']
     for pattern, line in zip(OWNERS, lines):
         assert re.search(pattern, line)
+
+
+def test_the_toy_strategy_passes_the_strategy_checks():
+    """What an extension author runs on a new strategy (maltpy.parsing.checks.check_strategy)."""
+    import warnings
+    from maltpy.errors import MaltpyWarning
+    from maltpy.parsing.checks import check_strategy
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MaltpyWarning)
+        check_strategy(SecondBest(), n_test=10)
