@@ -357,7 +357,7 @@ def _random_treebank_step(seed, n_sentences, algorithm):
     decision step over its weights (every move scored): (sentences, parser, corpus, gold heads,
     gold label ids, step)."""
     from conftest import random_projective_tree
-    from maltpy.parsing.training import prepare
+    from maltpy.parsing.encode import gold_arrays
     from maltpy.search import SearchModel
     rnd = random.Random(seed)
     train = []
@@ -369,7 +369,9 @@ def _random_treebank_step(seed, n_sentences, algorithm):
                                          postags=[rnd.choice("XY") for _ in range(m)]).with_tree(heads, labels))
     p = Parser(algorithm=algorithm, learner="perceptron", learner_options=f"-i 1 -s {seed % 97}", verbose=False,
                jobs=1, root_label="r").fit(train)
-    corpus, heads, label_ids, system = prepare(p, train, "conllx")
+    # the corpus, gold arrays and system as training saw them (its symbol tables hold every value)
+    corpus, system = p.encode(train), p.system(training=True)
+    heads, label_ids = gold_arrays(train, p.label_ids)
     step = SearchModel(system, p.extractor, p.classes, p.search_model().scorer).step(corpus.max_n, keep_scores=False)
     step.score_all = True
     return train, p, corpus, heads, label_ids, step

@@ -1,6 +1,7 @@
 """End to end: every algorithm learns and parses, pseudo-projective modes, eval --compare,
 fragmentation diagnostics and the experiment runner."""
 import os
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -33,7 +34,8 @@ def test_every_algorithm_learns_the_toy_grammar(algorithm, tmp_path):
     check = OUTPUT_CLASS.get(algorithm)
     rng = np.random.default_rng(3)
     # random weights: output is still a tree, and before the root heuristic of the promised class
-    p.splits = [(k, rng.normal(size=(len(k), len(b))).astype(np.float32), b) for k, _, b in p.splits]
+    p._set_model(replace(p.model, splits=[(k, rng.normal(size=(len(k), len(b))).astype(np.float32), b)
+                                              for k, _, b in p.splits]))
     p._weights = None
     offsets, heads, labels = p.parse_arrays(gold)
     heuristic = p.label_ids[p.settings.root_label]

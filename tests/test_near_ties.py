@@ -1,6 +1,8 @@
 """Near ties settled as MaltParser's double weights settle them: the parse loop scores in float32,
 and where another permissible class comes within float32's rounding of the best, the classes are
 scored again in double with the weights' low parts (maltpy.search.weights.Weights.settle)."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -56,7 +58,7 @@ def test_float32_ties_are_settled_by_the_double_weights(seed):
     # halves (exact in float32, so float32 sums tie often) plus differences float32 cannot hold
     W64 = np.round(rng.normal(size=W.shape) * 2) / 2 + rng.normal(size=W.shape) * 1e-8
     bias64 = np.zeros(len(bias), dtype=np.float32)
-    p.splits = [(keys, W64, bias64)]
+    p._set_model(replace(p.model, splits=[(keys, W64, bias64)]))
     p.exact_weights = (keys, W64, bias64)
     p._weights = None
     assert sparse_rows(W64)[3] is not None
@@ -67,7 +69,7 @@ def test_float32_ties_are_settled_by_the_double_weights(seed):
         heads, labels = _double_parse(p, s)
         assert out.heads == heads and out.labels == [p.labels[x] for x in labels]
     # the same weights without their low parts: float32 alone decides otherwise somewhere
-    p.splits = [(keys, W64.astype(np.float32), bias64)]
+    p._set_model(replace(p.model, splits=[(keys, W64.astype(np.float32), bias64)]))
     p._weights = None
     for s, out in zip(sentences, p.parse(sentences, one_root=False)):
         differ_from_float32 += out.heads != _double_parse(p, s)[0]

@@ -1,6 +1,7 @@
 """A parser's parts built from its settings, once per training or model file: the settings
 checked against the transition system, the feature model resolved and compiled to C
-extraction, and the model's view of a sentence (:class:`maltpy.transform.pipeline.View`)."""
+extraction, and the model's view of a sentence (:class:`maltpy.transform.pipeline.View`), as one
+frozen :class:`~maltpy.parsing.model.Parts`."""
 from __future__ import annotations
 
 from typing import Optional
@@ -12,7 +13,7 @@ from maltpy.features.extract import Extractor
 from maltpy.features.resolve import resolve_feature_model
 from maltpy.features.spec import FeatureSpecError, load_feature_model
 from maltpy.formats.conll import FORMATS
-from maltpy.parsing.encode import UnseenTags
+from maltpy.parsing.model import Parts
 from maltpy.systems import check_settings as check_system_settings, system_class, system_options
 from maltpy.transform.pipeline import View
 
@@ -34,33 +35,27 @@ def check_settings(s, system_cls) -> None:
                           "(none is impossible with binarized features, as in MaltParser)")
 
 
-def assemble(parser, fmt: str, feature_text: Optional[str] = None) -> None:
-    """Give ``parser`` its format, system class, feature model (``feature_text``: a model file's,
-    else from the settings), compiled extraction and view."""
-    s = parser.settings
+def assemble(s: Settings, fmt: str, feature_text: Optional[str] = None) -> Parts:
+    """A parser's :class:`~maltpy.parsing.model.Parts` for settings ``s``: its format, system
+    class, feature model (``feature_text``: a model file's, else from the settings), compiled
+    extraction and view."""
     if fmt not in FORMATS:
         raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    parser.format = fmt
-    parser.system_cls = system_class(s.algorithm)
-    check_settings(s, parser.system_cls)
+    system_cls = system_class(s.algorithm)
+    check_settings(s, system_cls)
     if feature_text is None:
-        parser.feature_model, parser.feature_text = resolve_feature_model(
+        feature_model, feature_text = resolve_feature_model(
             s.features, s.algorithm, s.learner, fmt, undirected=s.undirected,
             buffer_transitions=s.buffer_transitions)
         source = s.features or f"the default {s.algorithm} feature model"
     else:
-        parser.feature_text = feature_text
         source = "the model file's feature model"
-        parser.feature_model = load_feature_model(feature_text, source)
+        feature_model = load_feature_model(feature_text, source)
     split = (s.split_column, s.split_structure) if s.split_column else None
     try:
-        parser.compiled = compile_model(parser.feature_model, fmt, parser.system_cls, split)
+        compiled = compile_model(feature_model, fmt, system_cls, split)
     except FeatureSpecError as e:
         raise FeatureSpecError(f"{source}: {e}") from None
-    c = parser.compiled
-    parser.extractor = Extractor(c.tables, max(len(c.token_columns), 1), max(len(c.int_columns), 1), c.split_atom,
-                                 s.null_value)
-    parser.view = View.from_settings(s)
-    #: warns once when the input's tags were mostly never seen in training (a tag-column mix-up)
-    parser.unseen_tags = UnseenTags(c, fmt)
-    parser.warned_long = False   # a long sentence for a quadratic system: warned once per parser
+    extractor = Extractor(compiled.tables, max(len(compiled.token_columns), 1), max(len(compiled.int_columns), 1),
+                          compiled.split_atom, s.null_value)
+    return Parts(fmt, system_cls, feature_model, feature_text, compiled, extractor, View.from_settings(s))

@@ -10,6 +10,7 @@ parses are decoded back into bracketed trees, with unary chains predicted by
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 from maltpy.config import threads
@@ -381,7 +382,7 @@ def fit_constituent_parser(parser, trees: Sequence[PtbTree], log=None):
         f"{len(labels)} dependency labels, in {time.perf_counter() - t0:.1f} s")
     parser.fit(sentences, fmt="conllx", log=log)
     reduction.fit_unary(encoded, s.learner, log)
-    parser.reduction = reduction
+    parser._set_model(replace(parser.model, reduction=reduction))
     return parser
 
 

@@ -7,6 +7,7 @@ A facade: the parts are built from the settings in :mod:`maltpy.parsing.assemble
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
@@ -17,6 +18,8 @@ from maltpy.errors import MaltpyError
 from maltpy.formats.conll import FORMATS, Sentence
 from maltpy.formats.validate import check_sentences
 from maltpy.parsing.assemble import assemble
+from maltpy.parsing.encode import UnseenTags
+from maltpy.parsing.model import ParserModel, Parts
 from maltpy.parsing.constraints import mode as constraint_mode, scored_sentences, searched_rows
 from maltpy.parsing.encode import column_values, encode, warn_long_sentences
 from maltpy.parsing.storage import describe_parser, load_parser, parser_bytes, save_parser
@@ -46,22 +49,63 @@ class Parser:
         if settings is not None and kwargs:
             settings = make_settings(**{**settings.__dict__, **kwargs})
         self.settings = settings or make_settings(**kwargs)
-        self._fitted = False
+        #: what the settings build (maltpy.parsing.model.Parts) and what training produced
+        #: (ParserModel): two frozen values, replaced whole by training and loading
+        self.parts: Optional[Parts] = None
+        self.model: Optional[ParserModel] = None
         self._weights = None
-        #: the constituent side (maltpy.parsing.constituent.Reduction) of a constituent parser
-        self.reduction = None
-        #: -dir both: the right-to-left parser whose trees are combined with this one's
-        self.reverse_parser = None
-        #: the training data's figures (filled by training, read back from model files)
-        self.train_stats = {}
-        #: what OutputColumn(DEPREL) features read per label id (None: the id + 1)
-        self.deprel_values = None
-        #: the maltpy version that wrote the model file loaded (None: the file does not say)
-        self.written_by = __version__
+        self.unseen_tags = None     # warns once when most input tags were never seen in training
+        self.warned_long = False    # a long sentence for a quadratic system: warned once
 
     # ------------------------------------------------------------------ parts
-    def _setup(self, fmt: str, feature_text: Optional[str] = None):   # maltpy.parsing.assemble
-        assemble(self, fmt, feature_text)
+    def _setup(self, fmt: str, feature_text: Optional[str] = None):
+        """Build the parts for this format (``feature_text``: a model file's feature model)."""
+        self.parts = assemble(self.settings, fmt, feature_text)
+        self.model = None
+        self._weights = None
+        self.unseen_tags = UnseenTags(self.parts.compiled, fmt)
+        self.warned_long = False
+
+    def _set_model(self, model: ParserModel):
+        """Take ``model`` (training's or a model file's) as what this parser has learned."""
+        self.model = model
+        self._weights = None
+        self.parts.extractor.set_deprel_values(model.deprel_values)
+
+    def _adopt(self, other: "Parser", **changes):
+        """Take another parser's parts and model (``changes``: to the model), keeping this
+        parser's settings: -dir both's left-to-right parser becomes this one."""
+        self.parts = other.parts
+        self.unseen_tags = other.unseen_tags
+        self._set_model(replace(other.model, **changes))
+
+    @property
+    def _fitted(self) -> bool:
+        return self.model is not None and self.model.trained
+
+    # the parts and the model, read only (a parser is changed only through the methods above)
+    format = property(lambda self: self.parts.format)
+    system_cls = property(lambda self: self.parts.system_cls)
+    feature_model = property(lambda self: self.parts.feature_model)
+    feature_text = property(lambda self: self.parts.feature_text)
+    compiled = property(lambda self: self.parts.compiled)
+    extractor = property(lambda self: self.parts.extractor)
+    view = property(lambda self: self.parts.view)
+    labels = property(lambda self: self.model.labels)
+    label_ids = property(lambda self: self.model.label_ids)
+    deprel_values = property(lambda self: self.model.deprel_values)
+    token_tables = property(lambda self: self.model.token_tables)
+    rag_tables = property(lambda self: self.model.rag_tables)
+    classes = property(lambda self: self.model.classes)
+    splits = property(lambda self: self.model.splits)
+    split_map = property(lambda self: self.model.split_map)
+    default_split = property(lambda self: self.model.default_split)
+    learner = property(lambda self: self.model.learner)
+    train_stats = property(lambda self: self.model.train_stats if self.model is not None else {})
+    written_by = property(lambda self: self.model.written_by if self.model is not None else __version__)
+    combination = property(lambda self: self.model.combination)
+    reverse_parser = property(lambda self: self.model.reverse_parser if self.model is not None else None)
+    reduction = property(lambda self: self.model.reduction if self.model is not None else None)
 
     def encode(self, sentences, grow: bool = False):
         """Sentences -> the C loops' :class:`~maltpy.search.decision.Corpus`, through this parser's symbol tables."""
@@ -133,8 +177,6 @@ class Parser:
     def _fit(self, sentences, fmt, log):
         """:meth:`fit` on sentences already checked (a cross-validation's folds come here)."""
         _training().fit(self, sentences, fmt, log)
-        self._fitted = True
-        self._weights = None
         return self
 
     def describe(self) -> dict:

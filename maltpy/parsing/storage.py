@@ -3,6 +3,7 @@ every check of it on loading (the container itself, one zip of JSON and ``.npy``
 :mod:`maltpy.parsing.modelfile`'s). Loading runs no code from the file (no pickle)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 import numpy as np
@@ -11,6 +12,7 @@ from maltpy.config import RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
+from maltpy.parsing.model import ParserModel
 from maltpy.parsing.models import LinearModels, models_of
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, model_bytes, save_model
 from maltpy.search.decision import ClassTable
@@ -81,68 +83,69 @@ def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
         settings = make_settings(**stored)
         for k, v in overrides.items():
             setattr(settings, k, v)
-        self = cls(settings)
-        self._setup(h.text("format"), h.text("feature_model"))
+        parser = cls(settings)
+        parser._setup(h.text("format"), h.text("feature_model"))
     except MaltpyError as e:
         raise ModelFileError(f"{path}: inconsistent model file ({e})") from None
-    self.labels = h.strings("labels")
-    self.label_ids = {l: k for k, l in enumerate(self.labels)}
+    labels = h.strings("labels")
     deprel_values = h.get("deprel_values", optional=True)
     if deprel_values is not None:
-        if not isinstance(deprel_values, list) or len(deprel_values) != len(self.labels) or not all(
+        if not isinstance(deprel_values, list) or len(deprel_values) != len(labels) or not all(
                 isinstance(v, int) and not isinstance(v, bool) and 1 <= v < 2 ** 30 for v in deprel_values):
             h.fail("deprel_values does not match the labels")
-    self.deprel_values = deprel_values
-    self.extractor.set_deprel_values(deprel_values)
-    self.token_tables = [SymbolTable(t) for t in h.tables("token_tables", len(self.compiled.token_columns))]
-    self.rag_tables = [SymbolTable(t) for t in h.tables("rag_tables", len(self.compiled.rag_columns))]
-    self.classes = ClassTable(self.system(training=False).labeled, len(self.labels))
-    C = self.classes.n_classes
+    model = ParserModel(labels=labels, deprel_values=deprel_values,
+                        token_tables=[SymbolTable(t) for t in h.tables("token_tables", len(parser.compiled.token_columns))],
+                        rag_tables=[SymbolTable(t) for t in h.tables("rag_tables", len(parser.compiled.rag_columns))])
+    parser._set_model(model)      # the labels, for the system the classes come from
+    classes = ClassTable(parser.system(training=False).labeled, len(labels))
+    C = classes.n_classes
     if h.integer("n_classes", 1, 2 ** 31 - 1) != C:
         h.fail(f"class count does not match the {settings.algorithm} system")
     try:
-        self.learner = make_learner(settings.learner, settings.learner_options)
+        learner = make_learner(settings.learner, settings.learner_options)
     except MaltpyError as e:
         h.fail(str(e))
     n_splits = h.integer("n_splits", 1, len(arrays))
-    self.default_split = h.integer("default_split", 0, n_splits - 1)
-    self.split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
-    models = models_of(self.learner)
-    self.splits = [models.load(arrays, k, C, path) for k in range(n_splits)]
-    self.train_stats = h.figures("train_stats")
+    default_split = h.integer("default_split", 0, n_splits - 1)
+    split_map = check_array(arrays, "split_map", path, "iu", low=0, high=n_splits - 1).astype(np.int32)
+    models = models_of(learner)
     written_by = h.get("maltpy_version", optional=True)
-    self.written_by = written_by if isinstance(written_by, str) else None
+    model = replace(model, classes=classes, learner=learner, default_split=default_split, split_map=split_map,
+                    splits=[models.load(arrays, k, C, path) for k in range(n_splits)],
+                    train_stats=h.figures("train_stats"),
+                    written_by=written_by if isinstance(written_by, str) else None)
     if both_ways(settings):
-        _load_reverse_parser(self, h, arrays, path, overrides)
+        model = replace(model, **_reverse_parser(cls, h, arrays, path, overrides))
     if h.get("constituents", optional=True) is not None:
         from maltpy.parsing.constituent import Reduction
-        self.reduction = Reduction.from_model(h.get("constituents"), arrays, h.fail)
+        model = replace(model, reduction=Reduction.from_model(h.get("constituents"), arrays, h.fail))
+    parser._set_model(model)
     try:
-        self.weights()  # the C tables: distinct feature keys, shapes against each other
+        parser.weights()  # the C tables: distinct feature keys, shapes against each other
     except ValueError as e:
         h.fail(str(e))
-    self._fitted = True
-    return self
+    return parser
 
 
-def _load_reverse_parser(self, h, arrays, path, overrides):
-    """-dir both: the combination and the right-to-left parser stored in the model file."""
+def _reverse_parser(cls, h, arrays, path, overrides) -> dict:
+    """-dir both: the combination and the right-to-left parser stored in the model file (as the
+    model's fields)."""
     from maltpy.transform.combine import CRITERIA, ORDERS
     c = h.mapping("combination")
     if c.get("criterion") not in CRITERIA or c.get("first") not in ORDERS or \
             not isinstance(c.get("param"), int) or isinstance(c.get("param"), bool) or not 0 <= c["param"] < 2 ** 31:
         h.fail("the combination of the two directions is damaged")
     # what parsing needs, checked above; the cross-validation's figures, for people
-    self.combination = {**h.figures("combination"), "criterion": c["criterion"], "first": c["first"],
-                        "param": c["param"]}
+    combination = {**h.figures("combination"), "criterion": c["criterion"], "first": c["first"],
+                   "param": c["param"]}
     blob = check_array(arrays, "reverse_model", path, "u", ndim=1).astype(np.uint8).tobytes()
-    inner = "inner model"
     try:
-        self.reverse_parser = load_parser(type(self), inner, data=blob, **overrides)
+        reverse = load_parser(cls, "inner model", data=blob, **overrides)
     except ModelFileError as e:
         h.fail(f"its right-to-left model: {e}")
-    if not self.reverse_parser.view.reverses_words:
+    if not reverse.view.reverses_words:
         h.fail("its second model does not parse right to left")
+    return {"combination": combination, "reverse_parser": reverse}
 
 
 def describe_parser(self) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
@@ -17,6 +18,7 @@ from maltpy.features.extract import KEY_TEMPLATE_SHIFT
 from maltpy.features.featmap import FEATMAP_START, FeatMap
 from maltpy.learners import make_learner, request_stop
 from maltpy.parsing.encode import SymbolTable, gold_arrays, warn_long_sentences
+from maltpy.parsing.model import ParserModel
 from maltpy.parsing.models import models_of
 from maltpy.chunks import folds as cv_folds
 from maltpy.progress import progress_bar
@@ -36,18 +38,16 @@ def prepare(parser, sentences, fmt: str):
     labels = sorted({r[7] for sent in sentences for r in sent.rows if r[6] != "_"} | {root_label})
     heads, label_ids = gold_arrays(sentences, {l: k for k, l in enumerate(labels)})
     labels, label_ids = view.encode_labels(heads, label_ids, labels, root_label)
-    parser.labels = labels
-    parser.label_ids = {l: k for k, l in enumerate(labels)}
-    parser.deprel_values = view.feature_values(labels)
-    parser.extractor.set_deprel_values(parser.deprel_values)
-    parser.token_tables = [SymbolTable() for _ in parser.compiled.token_columns]
-    parser.rag_tables = [SymbolTable() for _ in parser.compiled.rag_columns]
+    # the model training encodes with: labels and symbol tables (which grow as the data is encoded)
+    parser._set_model(ParserModel(labels=list(labels), deprel_values=view.feature_values(labels),
+                                  token_tables=[SymbolTable() for _ in parser.compiled.token_columns],
+                                  rag_tables=[SymbolTable() for _ in parser.compiled.rag_columns]))
     corpus = parser.encode(sentences, grow=True)
     warn_long_sentences(corpus.offsets, parser.system_cls, training=True, beam_width=parser.settings.beam_width,
                         where=lambda k: f"{sentences[k].source}:{sentences[k].first_line}")
     system = parser.system(training=True)
-    parser.classes = ClassTable(system.labeled, len(labels))
-    parser.train_stats = {"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences))}
+    parser._set_model(replace(parser.model, classes=ClassTable(system.labeled, len(labels)),
+                              train_stats={"sentences": len(sentences), "tokens": int(corpus.n_rows - len(sentences))}))
     return corpus, heads, label_ids, system
 
 
@@ -66,8 +66,9 @@ def training_instances(parser, sentences, fmt: str, log):
         if bar:
             bar.close()
     n_inst = len(inst["y"])
-    parser.train_stats.update({"instances": n_inst, "features": len(fmap),
-                               "oracle_errors": int(inst["oracle_errors"])})
+    parser._set_model(replace(parser.model, train_stats={**parser.train_stats, "instances": n_inst,
+                                                         "features": len(fmap),
+                                                         "oracle_errors": int(inst["oracle_errors"])}))
     log(f"{n_inst} instances, {len(fmap)} features, {parser.classes.n_classes} classes "
         f"({time.perf_counter() - t0:.1f} s)")
     if inst["oracle_errors"]:
@@ -106,8 +107,7 @@ def fit_static(parser, sentences, fmt: str, log):
     X, y, split_values, all_keys = training_instances(parser, sentences, fmt, log)
     warm_up.join()
     n_inst = len(y)
-    groups, parser.split_map, parser.default_split = split_groups(s.split_threshold, parser.compiled.split_atom,
-                                                                  split_values)
+    groups, split_map, default_split = split_groups(s.split_threshold, parser.compiled.split_atom, split_values)
     C = parser.classes.n_classes
     largest = max(n_inst if g is None else len(g) for g in groups)
     if not models.side_by_side and largest > 100_000:
@@ -160,7 +160,7 @@ def fit_static(parser, sentences, fmt: str, log):
         learner.n_threads = max(1, jobs // workers)
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
-        futures = {pool.submit(train, groups[g], g != parser.default_split): g for g in order}
+        futures = {pool.submit(train, groups[g], g != default_split): g for g in order}
         for fut in futures:
             results[futures[fut]] = fut.result()
             if bar:
@@ -175,11 +175,11 @@ def fit_static(parser, sentences, fmt: str, log):
     for b in (bar, pass_bar):
         if b is not None:
             b.close()
-    parser.splits = results
-    parser.learner = learner
     log(f"trained {len(groups)} model(s) with {s.learner} {learner.options_string()} "
         f"in {time.perf_counter() - t1:.1f} s")
-    parser.train_stats["seconds"] = time.perf_counter() - t0
+    parser._set_model(replace(parser.model, splits=results, split_map=split_map, default_split=default_split,
+                              learner=learner, train_stats={**parser.train_stats,
+                                                            "seconds": time.perf_counter() - t0}))
     return parser
 
 
@@ -270,11 +270,10 @@ def trainable_step(parser, learner, system, corpus, heads, label_ids, log):
 def keep_trained(parser, learner, fmap, trained, t0: float) -> None:
     """The averaged weights an online trainer returned, as the parser's one model."""
     rows, W, bias = trained
-    parser.splits = [(fmap.keys_in_order()[rows], W, bias)]
-    parser.split_map = np.zeros(1, dtype=np.int32)
-    parser.default_split = 0
-    parser.learner = learner
-    parser.train_stats.update({"features": len(fmap), "seconds": time.perf_counter() - t0})
+    parser._set_model(replace(parser.model, splits=[(fmap.keys_in_order()[rows], W, bias)],
+                              split_map=np.zeros(1, dtype=np.int32), default_split=0, learner=learner,
+                              train_stats={**parser.train_stats, "features": len(fmap),
+                                           "seconds": time.perf_counter() - t0}))
 
 
 def frequent_features(parser, system, corpus, heads, label_ids, min_count: int, log) -> FeatMap:
@@ -316,16 +315,14 @@ def fit_both(parser, sentences, fmt: str, log):
         trees = [_one_way(parser, d)._fit(train, fmt, log_nothing).parse_trees(part) for d in ("ltr", "rtl")]
         held_out.append((part, trees[0], trees[1]))
         log(f"combination cross-validation: fold {k + 1}/{folds} parsed ({time.perf_counter() - t0:.0f} s)")
-    parser.combination = choose_combination(held_out)
-    c = parser.combination
+    c = choose_combination(held_out)
     log(f"combination: {c['criterion']} <= {c['param']}, {c['first']} first: cross-validated LAS "
         f"{c['las']:.2f} (left to right alone {c['las_ltr']:.2f}, right to left {c['las_rtl']:.2f})")
     ltr = _one_way(parser, "ltr")._fit(sentences, fmt, log)
     rtl = _one_way(parser, "rtl")._fit(sentences, fmt, log)
     # this parser is the left-to-right one, with the settings it was given and the other beside it
-    parser.__dict__.update({k: v for k, v in ltr.__dict__.items() if k != "settings"})
-    parser.reverse_parser = rtl
-    parser.train_stats["combination_seconds"] = time.perf_counter() - t0
+    parser._adopt(ltr, combination=c, reverse_parser=rtl,
+                  train_stats={**ltr.train_stats, "combination_seconds": time.perf_counter() - t0})
     return parser
 
 
