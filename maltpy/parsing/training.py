@@ -88,18 +88,18 @@ def fit(parser, sentences, fmt: str, log):
     s = parser.settings
     if both_ways(s):
         return fit_both(parser, sentences, fmt, log)
-    if trains_globally(s) and make_learner(s.learner, s.learner_options).online:
-        return fit_global(parser, sentences, fmt, log)
+    learner = make_learner(s.learner, s.learner_options)    # the one learner of this training
+    if trains_globally(s) and learner.online:
+        return fit_global(parser, sentences, fmt, log, learner)
     if s.oracle == "dynamic":
-        return fit_online(parser, sentences, fmt, log)
-    return fit_static(parser, sentences, fmt, log)
+        return fit_online(parser, sentences, fmt, log, learner)
+    return fit_static(parser, sentences, fmt, log, learner)
 
 
-def fit_static(parser, sentences, fmt: str, log):
-    """The static oracle's instances, one model per data-split value, trained by the learner."""
+def fit_static(parser, sentences, fmt: str, log, learner):
+    """The static oracle's instances, one model per data-split value, trained by ``learner``."""
     s = parser.settings
     t0 = time.perf_counter()
-    learner = make_learner(s.learner, s.learner_options)
     models = models_of(learner)
     # importing scikit-learn takes seconds; do it while the C loop collects instances without the GIL
     warm_up = threading.Thread(target=learner.import_estimator, daemon=True)
@@ -183,12 +183,11 @@ def fit_static(parser, sentences, fmt: str, log):
     return parser
 
 
-def fit_online(parser, sentences, fmt: str, log):
+def fit_online(parser, sentences, fmt: str, log, learner):
     """-or dynamic: the perceptron trained inside the transition loop with the dynamic oracle,
     exploring its own errors (:mod:`maltpy.search.online`)."""
     from maltpy.search.online import train_online
     s = parser.settings
-    learner = make_learner(s.learner, s.learner_options)
     if not learner.online:
         raise MaltpyError(f"the dynamic oracle (-or dynamic) trains online: use -l perceptron, not -l {s.learner}")
     if s.split_column or s.split_structure:
@@ -221,13 +220,12 @@ def fit_online(parser, sentences, fmt: str, log):
     return parser
 
 
-def fit_global(parser, sentences, fmt: str, log):
+def fit_global(parser, sentences, fmt: str, log, learner):
     """-l perceptron -b B: a structured perceptron over whole transition sequences with a beam of
     B, the static oracle's sequence as gold, or with -or dynamic the model's best among the moves
     the dynamic oracle says lose no gold arc (:func:`maltpy.search.beam.train_global`)."""
     from maltpy.search.beam import train_global
     s = parser.settings
-    learner = make_learner(s.learner, s.learner_options)
     if s.oracle == "dynamic" and any(r[6] == "_" for x in sentences for r in x.rows):
         raise MaltpyError("global training (-b > 1) needs complete trees: a word without a head (HEAD _) "
                           "trains with the greedy dynamic oracle (-b 1) only")
