@@ -4,10 +4,28 @@ how it is written to and read from a model file. :func:`models_of` is the one pl
 kind is looked up."""
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from maltpy.errors import ModelFileError
 from maltpy.parsing.modelfile import check_array
+
+
+class LinearSplit(NamedTuple):
+    """One split model of a linear learner: the feature key of each weight row, the weights (a
+    dense rows x classes matrix from training, or sparse rows ``(row pointers, classes, weights,
+    low parts or None)`` as a model file is read) and one bias per class."""
+    keys: np.ndarray
+    weights: Any
+    bias: np.ndarray
+
+
+class KernelSplit(NamedTuple):
+    """One split model of a kernel learner: the feature keys its support vectors use, and the
+    :class:`~maltpy.learners.SvmModel` over them."""
+    keys: np.ndarray
+    svm: Any
 
 
 class LinearModels:
@@ -23,7 +41,7 @@ class LinearModels:
         the rows that stayed zero dropped."""
         W, bias = learner.fit(X, y, n_classes, progress=progress)
         keep = np.flatnonzero(np.any(W != 0, axis=1))
-        return keys[keep], W[keep], bias
+        return LinearSplit(keys[keep], W[keep], bias)
 
     @staticmethod
     def scorer(splits, split_map, default_split, n_classes, learner, left_out):
@@ -85,8 +103,8 @@ class LinearModels:
             entries = row_entries(np.zeros(0, np.int32), np.zeros(0, np.float32))
         # the classes and weights handed on as views of the records, which the table takes as
         # they are
-        return keys, (indptr.astype(np.int64, copy=False), entries["cls"][:n], entries["w"][:n], low), \
-            bias.astype(np.float32, copy=False)
+        return LinearSplit(keys, (indptr.astype(np.int64, copy=False), entries["cls"][:n], entries["w"][:n], low),
+                           bias.astype(np.float32, copy=False))
 
 
 class KernelModelSet:
@@ -105,7 +123,7 @@ class KernelModelSet:
         remap = np.full(X.shape[1], -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
         svm.remap_features(remap)
-        return keys[used], svm
+        return KernelSplit(keys[used], svm)
 
     @staticmethod
     def scorer(splits, split_map, default_split, n_classes, learner, left_out):
@@ -138,7 +156,7 @@ class KernelModelSet:
             classes)
         if n_sv < 0 or len(np.unique(classes)) != m:
             raise ModelFileError(f"{path}: inconsistent model file (SVM {k} classes or support vectors)")
-        return keys, svm
+        return KernelSplit(keys, svm)
 
 
 #: learner kind -> its models

@@ -19,7 +19,7 @@ from maltpy.features.featmap import FEATMAP_START, FeatMap
 from maltpy.learners import make_learner, request_stop
 from maltpy.parsing.encode import SymbolTable, gold_arrays, warn_long_sentences
 from maltpy.parsing.model import ParserModel
-from maltpy.parsing.models import models_of
+from maltpy.parsing.models import LinearSplit, models_of
 from maltpy.chunks import folds as cv_folds
 from maltpy.progress import progress_bar
 from maltpy.search import SearchModel, trains_globally
@@ -268,7 +268,7 @@ def trainable_step(parser, learner, system, corpus, heads, label_ids, log):
 def keep_trained(parser, learner, fmap, trained, t0: float) -> None:
     """The averaged weights an online trainer returned, as the parser's one model."""
     rows, W, bias = trained
-    parser._set_model(replace(parser.model, splits=[(fmap.keys_in_order()[rows], W, bias)],
+    parser._set_model(replace(parser.model, splits=[LinearSplit(fmap.keys_in_order()[rows], W, bias)],
                               split_map=np.zeros(1, dtype=np.int32), default_split=0, learner=learner,
                               train_stats={**parser.train_stats, "features": len(fmap),
                                            "seconds": time.perf_counter() - t0}))
