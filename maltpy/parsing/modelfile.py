@@ -42,8 +42,8 @@ def model_bytes(header: dict, arrays: dict) -> bytes:
 def write_model(f, header: dict, arrays: dict) -> None:
     """Header and arrays as a model file into the binary stream ``f``."""
     header = dict(header, magic=MAGIC, format_version=FORMAT_VERSION, arrays=sorted(arrays))
-    # deflate's fastest level: the EWT nivreeager model is saved in 0.09 s instead of 0.36 s
-    # (level 6), 3.04 MB instead of 2.86 MB, and loads as fast
+    # deflate's fastest level: saving is four times faster for a few per cent more bytes
+    # (docs/benchmarks.md, "Figures behind choices in the code")
     with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as z:
         z.writestr(HEADER, json.dumps(header, ensure_ascii=False))
         for name, arr in arrays.items():
@@ -59,10 +59,10 @@ DEFLATE_WHEN = 0.4
 
 
 def _deflate_pays(data: bytes) -> bool:
-    """Whether an array's bytes are worth deflating: inflating runs at about 300-400 MB/s, reading
-    stored bytes at memory speed, so deflate is kept for what it shrinks a lot (row pointers,
-    classes, the header); feature keys and weights, mostly noise to it (ZN's deflate to 42-54 %),
-    are stored and load 60 ms sooner (ZN's model file: 24.5 MB instead of 13.1)."""
+    """Whether an array's bytes are worth deflating: inflating is several times slower than reading
+    stored bytes, so deflate is kept for what it shrinks a lot (row pointers, classes, the header);
+    feature keys and weights, mostly noise to it, are stored as they are (the figures:
+    docs/benchmarks.md, "Figures behind choices in the code")."""
     if len(data) < 4096:
         return True
     return len(zlib.compress(data, 1)) <= DEFLATE_WHEN * len(data)

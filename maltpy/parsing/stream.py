@@ -29,8 +29,8 @@ from maltpy.parsing.tail import output_rows
 
 #: bytes read at a time (a chunk is what one read completes): small enough that a chunk's
 #: buffers (its bytes, encoding, trees and output) come back from malloc's free memory for the
-#: next one instead of as fresh pages (a megabyte made the kernel zero 40 MB over EWT dev x10,
-#: 5,000 page faults); large enough that Python's work per chunk does not show
+#: next one instead of as fresh pages; large enough that Python's work per chunk does not show
+#: (docs/benchmarks.md, "Figures behind choices in the code")
 BLOCK_SIZE = 256 << 10
 #: ... for kernel models, whose matrix products are faster the more sentences are in flight
 KERNEL_BLOCK_SIZE = 8 << 20

@@ -42,8 +42,8 @@ attributes, plus what its options add (arc-eager's buffer transitions).
 ``greedy_cache``
     whether greedy search uses that cache too (default True); a beam always does, its items
     sharing nodes. False where one configuration's next decision rarely meets the same keys again
-    (arc-eager's buffer front mostly gains a left dependent in between: 15 % of look-ups hit on
-    EWT, and greedy parsing is 5 % slower with the cache than without).
+    (arc-eager's buffer front mostly gains a left dependent in between; the figures are in
+    docs/benchmarks.md, "Figures behind choices in the code").
 ``options``
     dict of option name -> default value the system accepts.
 ``training_options``
