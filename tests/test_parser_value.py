@@ -1,5 +1,6 @@
 """What a parser learned is one frozen value (maltpy.parsing.model.ParserModel) beside the parts
-its settings build (Parts); only the Parser's own module changes a parser."""
+its settings build (Parts); only the Parser's own modules (parsing/parser.py, parsing/base.py)
+change a parser."""
 import dataclasses
 import os
 import re
@@ -16,7 +17,8 @@ SETS = re.compile(r"\b(parser|self\.parser|reverse_parser)\.[A-Za-z_]+\s*=[^=]|_
 
 
 def parser_writes(root):
-    """(file, line) of every statement outside maltpy/parsing/parser.py that sets a parser's
+    """(file, line) of every statement outside the parser's own modules (parsing/parser.py and
+    base.py) that sets a parser's
     attribute (comments aside)."""
     found = []
     for folder, _, files in os.walk(os.path.join(root, "maltpy")):
@@ -25,7 +27,7 @@ def parser_writes(root):
                 continue
             path = os.path.join(folder, name)
             rel = os.path.relpath(path, root).replace(os.sep, "/")
-            if rel == "maltpy/parsing/parser.py":
+            if rel in ("maltpy/parsing/parser.py", "maltpy/parsing/base.py"):
                 continue
             for k, line in enumerate(open(path, encoding="utf-8"), 1):
                 if SETS.search(line.split("#")[0]):

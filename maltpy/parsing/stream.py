@@ -21,11 +21,13 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from maltpy.config import threads
-from maltpy.formats.conll import COLUMNS, HEAD_COLUMNS, open_input
+from maltpy.config import coerce, threads
+from maltpy.errors import MaltpyError
+from maltpy.formats.conll import COLUMNS, FORMATS, HEAD_COLUMNS, open_input
 from maltpy.formats.scan import Scanner
 from maltpy.parsing.constraints import check_constrainable, lost_arcs, mode as constraint_mode, report
 from maltpy.parsing.tail import output_rows
+from maltpy.progress import progress_bar as _progress_bar
 
 #: bytes read at a time (a chunk is what one read completes): small enough that a chunk's
 #: buffers (its bytes, encoding, trees and output) come back from malloc's free memory for the
@@ -267,3 +269,51 @@ def parse_bytes(parser, data: bytes, fmt: str, drop_extra: bool = False, jobs: i
     source.name = path
     parse_stream(parser, source, out, fmt, drop_extra, jobs, block_size=block_size)
     return out.getvalue()
+
+
+def parse_file(parser, source, target, input_format: Optional[str] = None, output_format: Optional[str] = None,
+               jobs: Optional[int] = None, progress: bool = False):
+    """Parse a CoNLL file (a path, or ``-`` for stdin) into ``target`` (a path, ``-`` for
+    stdout); return (sentences, tokens).
+
+    Reading, parsing and writing run chunk by chunk in compiled code on ``jobs`` threads
+    (default: the ``jobs`` setting; 0 = all cores): memory stays flat, the output is the same
+    bytes as :meth:`Parser.parse` and :func:`~maltpy.formats.conll.write_conll` give, a file appears
+    only whole. ``input_format``: conllx or conllu (default: from the file name, else the
+    model's); ``output_format``: conllx turns CoNLL-U input into CoNLL-X."""
+    from maltpy.formats.conll import detect_format, iter_conll, to_conllx, write_conll
+    from maltpy.output import open_output
+    parser.check_fitted()
+    fmt = input_format or (detect_format(source) if source not in ("-", None) else parser.format)
+    if parser.reduction is not None:   # a constituent parser: bracketed trees out
+        return parser.reduction.parse_file(parser, source, target, fmt, output_format, progress)
+    if fmt == "ptb":
+        raise MaltpyError(f"{source}: bracketed trees (.mrg) are parsed by a constituent parser; this model "
+                          "parses CoNLL (train one on a .mrg file for constituents)")
+    if fmt not in FORMATS or (output_format or fmt) not in FORMATS:
+        raise MaltpyError(f"unknown format {input_format if fmt not in FORMATS else output_format!r}; "
+                          f"use one of {', '.join(FORMATS)}")
+    drop_extra = (output_format or fmt) == "conllx" and fmt == "conllu"
+    jobs = parser.settings.jobs if jobs is None else coerce("jobs", jobs, "parse_file")
+    bar = _progress_bar(None, "parsing", progress, unit="tok")
+    try:
+        if unsupported(parser) is None:
+            with open_output(target, binary=True, stream=True) as out:
+                return parse_stream(parser, source, out, fmt, drop_extra, jobs,
+                                    progress=(lambda n_sent, n_tok: bar.update(n_tok)) if bar else None)
+        counts = [0, 0]   # the Python path: a Split with a regular-expression separator
+
+        def counted(parsed):
+            for sentence in parsed:
+                counts[0] += 1
+                counts[1] += len(sentence)
+                if bar:
+                    bar.update(len(sentence))
+                yield to_conllx(sentence) if drop_extra else sentence
+
+        parsed = parser.iter_parse(iter_conll(source, fmt), one_root=parser.one_root(output_format or fmt))
+        write_conll(counted(parsed), target)
+        return counts[0], counts[1]
+    finally:
+        if bar:
+            bar.close()
