@@ -18,8 +18,7 @@ SETS = re.compile(r"\b(parser|self\.parser|reverse_parser)\.[A-Za-z_]+\s*=[^=]|_
 
 def parser_writes(root):
     """(file, line) of every statement outside the parser's own modules (parsing/parser.py and
-    base.py) that sets a parser's
-    attribute (comments aside)."""
+    base.py) that sets a parser's attribute (comments aside)."""
     found = []
     for folder, _, files in os.walk(os.path.join(root, "maltpy")):
         for name in files:
