@@ -12,7 +12,7 @@ from conftest import EXAMPLES, is_forest
 from maltpy.cli.main import main
 from maltpy.errors import MaltpyError
 from maltpy.formats.conll import Sentence, read_conll
-from maltpy.parsing.encode import BEAM_MAX_WORDS, BEAM_QUADRATIC_MAX_WORDS, QUADRATIC_MAX_WORDS, warn_long_sentences
+from maltpy.parsing.encode import BEAM_MAX_WORDS, BEAM_QUADRATIC_MAX_WORDS, QUADRATIC_MAX_WORDS, check_sentence_lengths
 from maltpy.systems import SYSTEMS
 
 TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
@@ -95,6 +95,6 @@ def test_what_would_take_hours_is_refused_in_one_line(tmp_path, capsys, trained,
     # exactly at the limit the sentence is taken (checked without parsing it: the check alone)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        warn_long_sentences([0, limit + 1], SYSTEMS[name], training=False, beam_width=beam)
+        check_sentence_lengths([0, limit + 1], SYSTEMS[name], training=False, beam_width=beam)
         with pytest.raises(MaltpyError, match=f"{limit + 1:,} words"):
-            warn_long_sentences([0, limit + 2], SYSTEMS[name], training=False, beam_width=beam)
+            check_sentence_lengths([0, limit + 2], SYSTEMS[name], training=False, beam_width=beam)

@@ -33,7 +33,7 @@ from maltpy.cli.learn import run_learn
 from maltpy.cli.parse import run_parse
 from maltpy.cli.proj import run_pseudo_projective
 from maltpy.config import Settings, choices, cli_flags, coerce, load_config
-from maltpy.errors import MaltpyError, UsageError
+from maltpy.errors import MaltpyError, Terminated, UsageError
 
 MODES = ("learn", "parse", "convert", "proj", "deproj")
 
@@ -197,7 +197,6 @@ def main(argv=None):
 
 
 def _raise_terminated(signum, frame):
-    from maltpy.errors import Terminated
     raise Terminated(signum)
 
 
@@ -238,7 +237,6 @@ def _stop_now(status: int) -> int:
 
 
 def _run(argv, debug: bool) -> int:
-    from maltpy.errors import Terminated
     try:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])

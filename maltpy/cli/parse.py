@@ -40,7 +40,8 @@ def run_parse(settings, log, explicit, dask=None):
     from maltpy.output import check_output_path
     check_output_path(settings.output)
     t0 = time.perf_counter()
-    pipeline = _load(settings.model, **overrides)   # what the model file holds, run in order
+    from maltpy.components import load as load_pipeline
+    pipeline = load_pipeline(settings.model, **overrides)   # what the model file holds, run in order
     if len(pipeline.components) > 1 or pipeline.parser is None:
         if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
             raise MaltpyError("a model file of several components reads and writes UTF-8 (-ic/-oc)")
@@ -69,24 +70,6 @@ def run_parse(settings, log, explicit, dask=None):
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
-
-
-class _OneParser:
-    """A parser's model file, loaded without importing the components' package (start-up)."""
-
-    def __init__(self, parser):
-        self.parser = parser
-        self.components = [parser]
-
-
-def _load(path, **overrides):
-    """What a model file holds: a pipeline of components, or a parser alone (as _OneParser)."""
-    from maltpy.parsing.modelfile import holds_components
-    if holds_components(path):
-        from maltpy.components import load as load_pipeline
-        return load_pipeline(path, **overrides)
-    from maltpy.parsing.parser import Parser
-    return _OneParser(Parser.load(path, **overrides))
 
 
 def _output_format(output, parser):
@@ -148,7 +131,8 @@ def _parse_files(settings, pairs, dask, log, overrides):
             results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
                                   log=log, on_error=_failed if len(pairs) > 1 else None, **overrides)
     else:
-        pipeline = _load(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
+        from maltpy.components import load as load_pipeline
+        pipeline = load_pipeline(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
         parser = pipeline.parser if len(pipeline.components) == 1 and pipeline.parser is not None else pipeline
         results = []
         for src, dst in pairs:

@@ -91,29 +91,29 @@ class Pipeline:
     @classmethod
     def from_bytes(cls, data: bytes, path: str = "<model bytes>", **overrides) -> "Pipeline":
         """A pipeline from a model file's bytes (a parser's own model file: a pipeline of it)."""
-        from maltpy.parsing.modelfile import HeaderReader, check_array, load_model
-        header, arrays = load_model(path, data=bytes(data)) if _holds_pipeline(io.BytesIO(bytes(data))) \
-            else (None, None)
-        if header is None:
+        from maltpy.parsing.modelfile import holds_components, load_model
+        data = bytes(data)
+        if not holds_components(io.BytesIO(data)):
             from maltpy.components.parser import ParserComponent
             return cls([ParserComponent.from_bytes(data, **overrides)])
-        return cls._build(HeaderReader(header, path), arrays, path, overrides, check_array)
+        return cls._build(*load_model(path, data=data), path, overrides)
 
     @classmethod
     def load(cls, path: str, **overrides) -> "Pipeline":
         """A model file as a pipeline. ``overrides``: parse-time settings, for the components that
         take them (a parser's ``beam_width``, ...)."""
-        from maltpy.parsing.modelfile import HeaderReader, check_array, load_model
-        if not _holds_pipeline(path):     # a parser's model file: loaded as it always was
+        from maltpy.parsing.modelfile import holds_components, load_model
+        if not holds_components(path):     # a parser's model file: loaded as it always was
             from maltpy.components.parser import ParserComponent
             from maltpy.parsing.parser import Parser
             return cls([ParserComponent(Parser.load(path, **overrides))])
-        header, arrays = load_model(path)
-        return cls._build(HeaderReader(header, path), arrays, path, overrides, check_array)
+        return cls._build(*load_model(path), path, overrides)
 
     @classmethod
-    def _build(cls, h, arrays, path, overrides, check_array) -> "Pipeline":
+    def _build(cls, header, arrays, path, overrides) -> "Pipeline":
         from maltpy.components.registry import COMPONENTS
+        from maltpy.parsing.modelfile import HeaderReader, check_array
+        h = HeaderReader(header, path)
         steps = h.get("pipeline")
         if not isinstance(steps, list) or not steps or not all(
                 isinstance(s, dict) and isinstance(s.get("component"), str) for s in steps):
@@ -134,9 +134,3 @@ class Pipeline:
     def describe(self) -> dict:
         """What the pipeline holds, component by component (``maltpy info``)."""
         return {"components": [c.describe() for c in self.components]}
-
-
-def _holds_pipeline(source) -> bool:
-    """Whether a model file (a path or a binary stream) is a pipeline's, from its zip directory."""
-    from maltpy.parsing.modelfile import holds_components
-    return holds_components(source)

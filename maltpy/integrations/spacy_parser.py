@@ -301,14 +301,12 @@ class MaltpyParser:
 
     def _parse_batch(self, docs: List[Doc]) -> List[Doc]:
         pieces, spans = [], []     # each sentence's words (doc indices), and the sentence
-        spaces = []
-        for doc in docs:
-            space = _space_flags(doc) if len(doc) else None
-            spaces.append(space)
-            if len(doc):
-                for span in (doc.sents if doc.has_annotation("SENT_START") else [doc[:]]):
-                    spans.append((doc, span))
-                    pieces.append((doc, _words(doc, span, space)))
+        docs_with_tokens = [doc for doc in docs if len(doc)]
+        for doc in docs_with_tokens:
+            space = _space_flags(doc)
+            for span in (doc.sents if doc.has_annotation("SENT_START") else [doc[:]]):
+                spans.append((doc, span))
+                pieces.append((doc, _words(doc, span, space)))
         parsed = [(doc, idx) for doc, idx in pieces if len(idx)]     # a sentence of whitespace: no parse
         columns = words_to_columns(parsed, self.getters)
         strings = self.vocab.strings
@@ -335,10 +333,9 @@ class MaltpyParser:
         head_index = np.where(heads == 0, words, words[np.maximum(first_word + heads - 1, 0)]) \
             if len(words) else words
         space_label = strings.add(SPACE_LABEL)
-        by_doc = {}
-        for doc, space in zip(docs, spaces):
-            if len(doc):
-                by_doc[id(doc)] = (np.arange(len(doc), dtype=np.int64), np.full(len(doc), space_label, np.uint64))
+        # every token its own head at first, labelled as whitespace; the words' arcs then go in
+        by_doc = {id(doc): (np.arange(len(doc), dtype=np.int64), np.full(len(doc), space_label, np.uint64))
+                  for doc in docs_with_tokens}
         at = 0
         for (doc, span), (_, idx) in zip(spans, pieces):
             head, label = by_doc[id(doc)]
@@ -349,13 +346,12 @@ class MaltpyParser:
                 _attach_spaces(head, span.start, span.end, idx)
             else:    # only whitespace: the first token heads the rest
                 head[span.start + 1:span.end] = span.start
-        for doc in docs:
-            if len(doc):
-                head, label = by_doc[id(doc)]
-                batch = np.empty((len(doc), 2), dtype=np.uint64)
-                batch[:, 0] = (head - np.arange(len(doc), dtype=np.int64)).astype(np.uint64)  # spaCy: relative
-                batch[:, 1] = label
-                doc.from_array([HEAD, DEP], batch)
+        for doc in docs_with_tokens:
+            head, label = by_doc[id(doc)]
+            batch = np.empty((len(doc), 2), dtype=np.uint64)
+            batch[:, 0] = (head - np.arange(len(doc), dtype=np.int64)).astype(np.uint64)  # spaCy: relative
+            batch[:, 1] = label
+            doc.from_array([HEAD, DEP], batch)
         return docs
 
     # serialization: the model file travels with the pipeline

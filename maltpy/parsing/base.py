@@ -11,7 +11,7 @@ from typing import Optional
 from maltpy.config import Settings, make_settings
 from maltpy.errors import MaltpyError
 from maltpy.parsing.assemble import assemble
-from maltpy.parsing.encode import UnseenTags, encode, warn_long_sentences
+from maltpy.parsing.encode import UnseenTags, check_sentence_lengths, encode
 from maltpy.parsing.model import ParserModel, Parts
 from maltpy.parsing.models import models_of
 from maltpy.search import SearchModel, for_settings as search_strategy
@@ -135,7 +135,7 @@ class ParserBase:
         tags never seen in training, sentences long for a quadratic system; and the error for
         a sentence too long for the system and beam (``where(k)``: where sentence k is)."""
         self.unseen_tags.check(corpus, examples)
-        warned = warn_long_sentences(corpus.offsets, self.system_cls, training=False,
+        warned = check_sentence_lengths(corpus.offsets, self.system_cls, training=False,
                                      beam_width=self.settings.beam_width, where=where, warn=not self.warned_long)
         self.warned_long = self.warned_long or warned
 

@@ -177,7 +177,7 @@ def max_words(system_cls, beam_width: int = 1) -> Optional[int]:
     return min(limits) if limits else None
 
 
-def warn_long_sentences(offsets, system_cls, training: bool, beam_width: int = 1, where=None,
+def check_sentence_lengths(offsets, system_cls, training: bool, beam_width: int = 1, where=None,
                         warn: bool = True) -> bool:
     """Refuse (:class:`~maltpy.errors.MaltpyError`, naming the sentence by ``where(k)``) a
     sentence longer than :func:`max_words`, and warn (:class:`~maltpy.errors.MaltpyWarning`)

@@ -17,7 +17,7 @@ from maltpy.formats.validate import check_sentences
 from maltpy.features.extract import KEY_TEMPLATE_SHIFT
 from maltpy.features.featmap import FEATMAP_START, FeatMap
 from maltpy.learners import make_learner, request_stop
-from maltpy.parsing.encode import SymbolTable, gold_arrays, warn_long_sentences
+from maltpy.parsing.encode import SymbolTable, check_sentence_lengths, gold_arrays
 from maltpy.parsing.model import ParserModel
 from maltpy.parsing.models import LinearSplit, models_of
 from maltpy.chunks import folds as cv_folds
@@ -43,7 +43,7 @@ def prepare(parser, sentences, fmt: str):
                                   token_tables=[SymbolTable() for _ in parser.compiled.token_columns],
                                   rag_tables=[SymbolTable() for _ in parser.compiled.rag_columns]))
     corpus = parser.encode(sentences, grow=True)
-    warn_long_sentences(corpus.offsets, parser.system_cls, training=True, beam_width=parser.settings.beam_width,
+    check_sentence_lengths(corpus.offsets, parser.system_cls, training=True, beam_width=parser.settings.beam_width,
                         where=lambda k: f"{sentences[k].source}:{sentences[k].first_line}")
     system = parser.system(training=True)
     parser._set_model(replace(parser.model, classes=ClassTable(system.labeled, len(labels)),

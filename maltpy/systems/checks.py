@@ -226,7 +226,7 @@ def _replay(system, n, heads, labels, seq):
     return cfg
 
 
-def _loss(cfg, heads, labels) -> int:
+def tree_loss(cfg, heads, labels) -> int:
     """Wrong heads or labels after the end of parsing (headless words on the root, root label)."""
     wrong = 0
     for d in range(1, len(heads)):
@@ -244,7 +244,7 @@ def _min_loss(system, n, heads, labels, seq, memo) -> int:
            tuple(cfg.heads), tuple(cfg.labels))
     if key not in memo:
         if cfg.is_terminal():
-            memo[key] = _loss(cfg, heads, labels)
+            memo[key] = tree_loss(cfg, heads, labels)
         else:
             memo[key] = min(_min_loss(system, n, heads, labels, seq + [step], memo)
                             for step in _steps(system, cfg))
