@@ -273,9 +273,10 @@ cdef class Chunk:
         size = 1
         for i in range(self.n_items):
             size += self.items[i].end - self.items[i].start + 1
-        # HEAD and DEPREL; CoNLL-U's DEPS rewritten with them (head, ':', label) where given. Only
-        # the room needed: a render buffer past malloc's pooled sizes costs fresh pages per chunk
-        size += self.n_words * (max_label + 32 + (max_label + 12 if self.conllu and not self.drop_extra else 0))
+        # HEAD and DEPREL; a given CoNLL-U DEPS rewritten with them (head, ':', label) takes what
+        # its own bytes in the line do not already give. Only the room needed: a render buffer past
+        # malloc's pooled sizes costs fresh pages per chunk
+        size += self.n_words * (max_label + 32) + self._deps_room(max_label)
         cdef char* out = <char*>malloc(size)
         if out == NULL:
             free(lab_off)
@@ -289,6 +290,19 @@ cdef class Chunk:
         finally:
             free(out)
             free(lab_off)
+
+    cdef Py_ssize_t _deps_room(self, Py_ssize_t max_label) noexcept nogil:
+        """The bytes the rewritten DEPS of the chunk's words need beyond those of the DEPS they
+        replace (0 unless CoNLL-U is written)."""
+        cdef Py_ssize_t w, n, room = 0
+        if not self.conllu or self.drop_extra:
+            return 0
+        for w in range(self.n_words):
+            if self.words[w].nf > 8:
+                n = self.words[w].f[9] - 1 - self.words[w].f[8]
+                if not (n == 1 and self.p[self.words[w].f[8]] == b'_') and n < max_label + 12:
+                    room += max_label + 12 - n
+        return room
 
     cdef Py_ssize_t _render(self, char* out, const int* heads, const int* labels, const char* lab_pool,
                             const int64_t* lab_off, Py_ssize_t n_labels) noexcept nogil:
