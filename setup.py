@@ -49,6 +49,7 @@ MODULES = [
     "maltpy.search.trainable",
     "maltpy.systems.base",
     "maltpy.features.featmap",
+    "maltpy.tagging.perceptron",
     "maltpy.formats.scan",
     "maltpy.parsing.intern",
     "maltpy.systems.planar",

@@ -66,7 +66,9 @@ class Settings:
     parse_input: Optional[str] = None      # YAML only: what -m parse reads when -i is not given
     output: Optional[str] = _setting(None, Flag("-o", "FILE", "output file; '-' or absent: standard output"))
     input_format: Optional[str] = _setting(None, Flag(
-        "-if", "FORMAT", "input format: conllx, conllu or ptb (bracketed trees) (default: .conllu files are "
+        "-if", "FORMAT", "input format: conllx, conllu or ptb (bracketed trees); for -m parse/-m tag also "
+                         "horizontal (one sentence a line, words separated by spaces) and vertical (one word a "
+                         "line, a blank line after each sentence), UDPipe's (default: .conllu files are "
                          "conllu, .mrg and .ptb files ptb, else conllx)"))
     input_charset: str = _setting("UTF-8", Flag(
         "-ic", "CHARSET", "character encoding of the input files, with MaltParser's names: UTF-8 (default), ISO-8859-1, "
@@ -200,6 +202,24 @@ class Settings:
         "--search", "STRATEGY", "search strategy: greedy (default: the best-scoring permissible move at each "
                                 "decision, as MaltParser) or beam (what -b above 1 chooses; with -l perceptron "
                                 "and -b 1, global training with greedy search); a parse-time option"))
+    tagger: Optional[str] = _setting(None, Flag(
+        "--tagger", "COLUMNS", "-m learn: learn a tagger and lemmatizer with the parser, from the same treebank, "
+                               "for these columns: upos,xpos,feats,lemma (CoNLL-X: upos is CPOSTAG, xpos POSTAG; "
+                               "'+' joins columns tagged jointly, as upos+xpos+feats); the parser then learns "
+                               "from jackknifed tags (--tagger-folds), and -m parse tags words whose columns "
+                               "are _ (default: no tagger)"))
+    tagger_folds: int = _setting(5, Flag(
+        "--tagger-folds", "K", "jackknifing: the parser learns from tags that a tagger trained on the other K-1 "
+                               "parts of the training data gave each part (default 5; 1: from the gold tags)"))
+    tagger_epochs: int = _setting(10, Flag(
+        "--tagger-epochs", "N", "the tagger's passes over the training data (default 10)"))
+    tagger_templates: Optional[str] = _setting(None, Flag(
+        "--tagger-templates", "FILE", "the tagger's feature templates, a YAML file (default: "
+                                      "feature_models/tagger/default.yaml)"))
+    retag: bool = _setting(False, Flag(
+        "--retag", "BOOL", "-m parse/-m tag with a tagger: replace the tags the input gives (default false: a "
+                           "column a sentence gives whole, without _, is kept and the parser reads it; alone: "
+                           "true)", bare="true"))
     jobs: int = _setting(0, Flag(
         "-j", "N", "threads: -m parse parses chunks of the input on N threads (the output does not depend on "
                    "N); -m learn trains split models side by side, and a model trained alone gets a second "
@@ -242,6 +262,8 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
+#: settings of the tagger component, not of the parser (not stored in a parser's model)
+TAGGER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
                   "nbest", "confidence")
@@ -256,6 +278,8 @@ INT_MINIMUM = {
     "combination_folds": (2, "folds of the cross-validation"),
     "beam_width": (1, "1 is greedy search"),
     "nbest": (1, "the parses written per sentence"),
+    "tagger_folds": (1, "1 trains the parser on gold tags"),
+    "tagger_epochs": (1, "passes over the training data"),
 }
 
 
@@ -269,6 +293,7 @@ INT_MAXIMUM = {
 def choices() -> dict:
     """Setting -> its allowed values, taken from the modules that implement them."""
     from maltpy.formats.conll import FORMATS
+    from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.learners import LEARNERS
     from maltpy.systems import SYSTEMS
     from maltpy.systems.planar import CONNECTEDNESS, ROOT_HANDLING
@@ -278,7 +303,7 @@ def choices() -> dict:
     from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
     from maltpy.transform.single_root import ROOT_MODES
     from maltpy.search import STRATEGIES
-    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",),
+    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS,
             "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS,
             "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,

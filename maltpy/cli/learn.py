@@ -19,6 +19,10 @@ def run_learn(settings, log):
     make_parent_directory(settings.model)
     check_output_path(settings.model)
     fmt = _detect(settings.input, settings.input_format) or "conllx"
+    from maltpy.formats.plain import PLAIN_FORMATS
+    if fmt in PLAIN_FORMATS:
+        raise MaltpyError(f"-m learn reads a treebank (conllu, conllx or ptb); {fmt} input has words only, "
+                          "for -m parse and -m tag")
     t0 = time.perf_counter()
     if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
         from maltpy.formats.ptb import read_ptb
@@ -34,7 +38,27 @@ def run_learn(settings, log):
     sentences = _read_for_good(read_conll, _input(settings), fmt,
                                need_heads="partial" if takes_partial_trees(settings) else True)
     log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
-    parser = Parser(settings).fit(sentences, fmt=fmt, log=log)
-    parser.save(settings.model)
+    if settings.tagger:
+        _learn_pipeline(settings, sentences, fmt, log)
+    else:
+        Parser(settings).fit(sentences, fmt=fmt, log=log).save(settings.model)
     log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
         f"learning took {time.perf_counter() - t0:.1f} s")
+
+
+def _learn_pipeline(settings, sentences, fmt, log):
+    """A tagger and a parser in one model file: the parser learns from jackknifed tags."""
+    from maltpy.components import ParserComponent, Pipeline, TaggerComponent
+    from maltpy.config import threads
+    from maltpy.parsing.parser import Parser
+    from maltpy.tagging.jackknife import jackknife
+    from maltpy.tagging.tagger import Tagger
+
+    def make_tagger():
+        return Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
+                      retag=settings.retag)
+
+    make_tagger()   # a bad column list or template file is said before anything trains
+    tagger, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, threads(settings.jobs), log)
+    parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
+    Pipeline([TaggerComponent(tagger), ParserComponent(parser)]).save(settings.model)

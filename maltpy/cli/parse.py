@@ -19,10 +19,12 @@ def parse_overrides(settings, explicit) -> dict:
     return {k: getattr(settings, k) for k in PARSE_SETTINGS if k not in MODEL_DEFAULTS or k in explicit}
 
 
-def run_parse(settings, log, explicit, dask=None):
+def run_parse(settings, log, explicit, dask=None, tag_only=False):
+    """``-m parse`` (and ``-m tag``: a model file's taggers only)."""
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
-    overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs}
+    overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
+                 "retag": settings.retag}
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
                      and k not in ("input_format", "output_format"))
     if ignored:   # MaltParser ignores them silently; a user who typed them should know
@@ -30,7 +32,7 @@ def run_parse(settings, log, explicit, dask=None):
         flags = ", ".join(flag_of(k) for k in ignored)
         print(f"maltpy: note: {flags} {'is' if len(ignored) == 1 else 'are'} fixed when learning: the model's "
               f"{'value is' if len(ignored) == 1 else 'values are'} used", file=sys.stderr, flush=True)
-    pairs = _file_pairs(settings.input, settings.output, dask)
+    pairs = None if tag_only else _file_pairs(settings.input, settings.output, dask)
     from maltpy.formats.charset import is_utf8
     out_charset = settings.output_charset or settings.input_charset
     if pairs is not None:
@@ -42,7 +44,10 @@ def run_parse(settings, log, explicit, dask=None):
     t0 = time.perf_counter()
     from maltpy.components import load as load_pipeline
     pipeline = load_pipeline(settings.model, **overrides)   # what the model file holds, run in order
-    if len(pipeline.components) > 1 or pipeline.parser is None:
+    if tag_only:
+        pipeline = _taggers_of(pipeline, settings.model)
+    from maltpy.formats.plain import PLAIN_FORMATS
+    if len(pipeline.components) > 1 or pipeline.parser is None or settings.input_format in PLAIN_FORMATS:
         if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
             raise MaltpyError("a model file of several components reads and writes UTF-8 (-ic/-oc)")
         n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, settings.input_format,
@@ -70,6 +75,15 @@ def run_parse(settings, log, explicit, dask=None):
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+
+
+def _taggers_of(pipeline, model):
+    """The pipeline's components in front of its parser (what ``-m tag`` runs)."""
+    from maltpy.components import Pipeline, TaggerComponent
+    taggers = [c for c in pipeline.components if isinstance(c, TaggerComponent)]
+    if not taggers:
+        raise MaltpyError(f"{model}: this model has no tagger (learn one with -m learn --tagger upos,xpos,feats,lemma)")
+    return Pipeline(taggers)
 
 
 def _output_format(output, parser):

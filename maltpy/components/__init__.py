@@ -8,6 +8,7 @@ from maltpy.components.base import Component
 from maltpy.components.parser import ParserComponent
 from maltpy.components.pipeline import Pipeline
 from maltpy.components.registry import COMPONENTS
+from maltpy.components.tagger import TaggerComponent
 
 
 def load(path: str, **overrides) -> Pipeline:
@@ -15,4 +16,4 @@ def load(path: str, **overrides) -> Pipeline:
     return Pipeline.load(path, **overrides)
 
 
-__all__ = ["COMPONENTS", "Component", "ParserComponent", "Pipeline", "load"]
+__all__ = ["COMPONENTS", "Component", "ParserComponent", "Pipeline", "TaggerComponent", "load"]

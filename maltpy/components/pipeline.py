@@ -49,18 +49,20 @@ class Pipeline:
         (sentences, tokens). A pipeline of one streaming component (a parser) runs its compiled
         path; others read, run and write chunk by chunk, in flat memory, the file appearing whole
         or not at all."""
-        if len(self.components) == 1 and self.components[0].streams:
+        from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences
+        if len(self.components) == 1 and self.components[0].streams and input_format not in PLAIN_FORMATS:
             return self.components[0].parse_file(source, target, input_format, output_format, progress=progress)
         from maltpy.chunks import chunked
-        from maltpy.formats.conll import detect_format, iter_conll, to_conllx, write_conll
+        from maltpy.formats.conll import detect_format, to_conllx, write_conll
         parser = self.parser
         fmt = input_format or (detect_format(source) if source not in ("-", None) else None) or \
             (parser.format if parser is not None else "conllu")
-        to_x = (output_format or fmt) == "conllx" and fmt == "conllu"
+        read_as = "conllu" if fmt in PLAIN_FORMATS else fmt    # pre-tokenized words are read as CoNLL-U
+        to_x = (output_format or read_as) == "conllx" and read_as == "conllu"
         counts = [0, 0]
 
         def run():
-            for chunk in chunked(iter_conll(source, fmt), chunk_size):
+            for chunk in chunked(iter_sentences(source, fmt), chunk_size):
                 for sentence in self.parse(chunk):
                     counts[0] += 1
                     counts[1] += len(sentence)

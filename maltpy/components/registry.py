@@ -1,7 +1,9 @@
 """The registry of components: the name a model file stores -> the class that reads it back."""
 from maltpy.components.parser import ParserComponent
+from maltpy.components.tagger import TaggerComponent
 
 #: registry name (stored in model files) -> component class
 COMPONENTS = {
+    TaggerComponent.name: TaggerComponent,
     ParserComponent.name: ParserComponent,
 }

@@ -1,0 +1,44 @@
+"""The tagger and lemmatizer as a component: a :class:`~maltpy.tagging.tagger.Tagger` that reads
+FORM and writes the columns it learned (UPOS, XPOS, FEATS, LEMMA), in front of the parser."""
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from maltpy.components.base import Component
+
+#: CoNLL-U's names of the columns a tagger writes
+_COLUMN_NAMES = {"upos": "UPOSTAG", "xpos": "XPOSTAG", "feats": "FEATS", "lemma": "LEMMA"}
+
+
+class TaggerComponent(Component):
+    """A trained tagger as a pipeline's step; its bytes are :meth:`Tagger.to_bytes`. Columns that
+    a sentence gives whole are kept unless the tagger's ``retag`` is set (``--retag``)."""
+
+    name = "tagger"
+    reads = ("FORM",)
+
+    def __init__(self, tagger=None, **settings):
+        from maltpy.tagging.tagger import Tagger
+        self.tagger = tagger if tagger is not None else Tagger(**settings)
+
+    @property
+    def writes(self):
+        return tuple(_COLUMN_NAMES[c] for g in self.tagger.groups for c in g)
+
+    def fit(self, sentences, fmt=None, log=None) -> "TaggerComponent":
+        self.tagger.fit(sentences, log=log)
+        return self
+
+    def __call__(self, sentences: Sequence) -> List:
+        return self.tagger.tag(sentences)
+
+    def to_bytes(self) -> bytes:
+        return self.tagger.to_bytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, retag=None, **overrides) -> "TaggerComponent":
+        from maltpy.tagging.tagger import Tagger
+        return cls(Tagger.from_bytes(data, retag=retag))
+
+    def describe(self) -> dict:
+        return {**super().describe(), **self.tagger.describe()}

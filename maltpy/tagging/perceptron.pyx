@@ -1,0 +1,385 @@
+# cython: language_level=3
+"""The tagger's compiled core: feature keys of a word from its characters and the tags around
+it, an averaged perceptron trained greedily left to right, and tagging with the learned weights.
+
+Words arrive as flat arrays (no Python object per word): the code points of every form one
+after another (``cps``), the same lowercased (``low``) and mapped to a shape symbol (``shp``),
+word starts in those arrays (``wstart``, one more than words) and sentence starts in words
+(``sstart``). Tag columns are rows of ``values`` (``[column, word]`` value ids, -1 where not
+known yet). A class of a group is a tuple of column values (``class_values``), so one group
+may predict one column or several jointly.
+
+While training, the weights of a feature are a linked list of (class, weight) entries, which
+grows as updates touch new classes; the trained model is the averaged weights as CSR rows
+(``indptr``, ``classes``, ``weights``): a feature's row lists only the classes it ever voted
+for, so a model of 400 joint classes stays small and scoring a word costs what its features
+touched, not features × classes.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset
+from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, int8_t
+
+from maltpy.features.featmap cimport FeatMap, mix64
+
+cnp.import_array()
+
+#: what a template atom reads (templates.py compiles YAML templates to these)
+KIND_FORM, KIND_LOWER, KIND_SUFFIX, KIND_LOWER_SUFFIX, KIND_PREFIX, KIND_LOWER_PREFIX, KIND_SHAPE, KIND_TAG = range(1, 9)
+#: atoms per template (Merge3 at most) and fields per atom (kind, argument, offset)
+cdef enum:
+    ATOMS = 3
+MAX_ATOMS = ATOMS
+#: a shape keeps at most this many repeats of one symbol ("Xxxxxxx" -> "Xxxx")
+cdef int SHAPE_RUN = 3
+cdef uint64_t FNV_OFFSET = 1469598103934665603ULL
+cdef uint64_t FNV_PRIME = 1099511628211ULL
+
+
+cdef struct Words:
+    const uint32_t* cps
+    const uint32_t* low
+    const uint32_t* shp
+    const int64_t* wstart
+    int32_t* values
+    int64_t n_words
+
+
+cdef inline uint64_t hash_chars(const uint32_t* c, int64_t a, int64_t b, uint64_t h) noexcept nogil:
+    cdef int64_t i
+    for i in range(a, b):
+        h = (h ^ c[i]) * FNV_PRIME
+    return h
+
+
+cdef inline uint64_t hash_shape(const uint32_t* c, int64_t a, int64_t b, uint64_t h) noexcept nogil:
+    cdef int64_t i
+    cdef uint32_t last = 0
+    cdef int run = 0
+    for i in range(a, b):
+        if c[i] == last:
+            run += 1
+            if run >= SHAPE_RUN:
+                continue
+        else:
+            run = 0
+            last = c[i]
+        h = (h ^ c[i]) * FNV_PRIME
+    return h
+
+
+cdef inline uint64_t atom_hash(const Words* w, const int32_t* atom, int64_t j, int64_t s0, int64_t s1) noexcept nogil:
+    """The value of one atom (kind, argument, offset) for word j of the sentence [s0, s1)."""
+    cdef int32_t kind = atom[0], arg = atom[1]
+    cdef int64_t k = j + atom[2], a, b
+    cdef uint64_t h = FNV_OFFSET ^ (<uint64_t>kind * 0x9E3779B97F4A7C15ULL)
+    if k < s0:
+        return mix64(h ^ 0x5BD1E995)        # before the sentence
+    if k >= s1:
+        return mix64(h ^ 0x1B873593)        # after it
+    a = w.wstart[k]
+    b = w.wstart[k + 1]
+    if kind == 1:
+        h = hash_chars(w.cps, a, b, h)
+    elif kind == 2:
+        h = hash_chars(w.low, a, b, h)
+    elif kind == 3 or kind == 4:
+        h = hash_chars(w.cps if kind == 3 else w.low, b - arg if b - arg > a else a, b, h)
+    elif kind == 5 or kind == 6:
+        h = hash_chars(w.cps if kind == 5 else w.low, a, a + arg if a + arg < b else b, h)
+    elif kind == 7:
+        h = hash_shape(w.shp, a, b, h)
+    else:
+        h = (h ^ <uint64_t>(w.values[arg * w.n_words + k] + 2)) * FNV_PRIME
+    return mix64(h)
+
+
+cdef inline uint64_t template_key(const Words* w, const int32_t* templates, int t, int64_t j,
+                                  int64_t s0, int64_t s1) noexcept nogil:
+    """The feature key of template t at word j."""
+    cdef const int32_t* tpl = templates + t * ATOMS * 3
+    cdef uint64_t h = mix64(<uint64_t>(t + 1) * 0xD6E8FEB86659FD93ULL)
+    cdef int a
+    for a in range(ATOMS):
+        if tpl[a * 3] == 0:
+            break
+        h = mix64(h ^ atom_hash(w, tpl + a * 3, j, s0, s1))
+    return h
+
+
+#: the bias feature's key
+cdef uint64_t BIAS = 0x42
+
+
+cdef inline int word_keys(const Words* w, const int32_t* templates, int n_templates, int64_t j,
+                          int64_t s0, int64_t s1, uint64_t* keys) noexcept nogil:
+    """The feature keys of word j (one per template, and the bias); returns their number."""
+    cdef int t
+    for t in range(n_templates):
+        keys[t] = template_key(w, templates, t, j, s0, s1)
+    keys[n_templates] = BIAS
+    return n_templates + 1
+
+
+# training weights: per feature a linked list of (class, weight, running total, stamp)
+cdef struct Entries:
+    int32_t* head
+    int64_t n_heads
+    int32_t* next
+    int32_t* cls
+    double* w
+    double* total
+    int64_t* stamp
+    int64_t n, cap
+
+
+cdef bint entries_room(Entries* e, int64_t n_features) noexcept nogil:
+    cdef int64_t k, cap
+    if n_features > e.n_heads:
+        cap = e.n_heads * 2 if e.n_heads * 2 > n_features else n_features + 1024
+        e.head = <int32_t*>realloc(e.head, cap * sizeof(int32_t))
+        if e.head == NULL:
+            return False
+        for k in range(e.n_heads, cap):
+            e.head[k] = -1
+        e.n_heads = cap
+    if e.n + 1 > e.cap:
+        cap = e.cap * 2 + 1024
+        e.next = <int32_t*>realloc(e.next, cap * sizeof(int32_t))
+        e.cls = <int32_t*>realloc(e.cls, cap * sizeof(int32_t))
+        e.w = <double*>realloc(e.w, cap * sizeof(double))
+        e.total = <double*>realloc(e.total, cap * sizeof(double))
+        e.stamp = <int64_t*>realloc(e.stamp, cap * sizeof(int64_t))
+        if e.next == NULL or e.cls == NULL or e.w == NULL or e.total == NULL or e.stamp == NULL:
+            return False
+        e.cap = cap
+    return True
+
+
+cdef void entries_free(Entries* e) noexcept nogil:
+    free(e.head)
+    free(e.next)
+    free(e.cls)
+    free(e.w)
+    free(e.total)
+    free(e.stamp)
+
+
+cdef bint update(Entries* e, int32_t f, int32_t c, double delta, int64_t now) noexcept nogil:
+    cdef int32_t k = e.head[f]
+    while k != -1 and e.cls[k] != c:
+        k = e.next[k]
+    if k == -1:
+        if not entries_room(e, 0):
+            return False
+        k = <int32_t>e.n
+        e.n += 1
+        e.next[k] = e.head[f]
+        e.head[f] = k
+        e.cls[k] = c
+        e.w[k] = 0
+        e.total[k] = 0
+        e.stamp[k] = now
+    e.total[k] += e.w[k] * (now - e.stamp[k])
+    e.stamp[k] = now
+    e.w[k] += delta
+    return True
+
+
+cdef inline void set_values(Words* w, const int32_t* class_values, const int32_t* group_rows, int n_rows,
+                            const int8_t* fixed, int32_t c, int64_t j) noexcept nogil:
+    """Write class c's column values at word j (columns fixed by the input keep theirs)."""
+    cdef int r
+    cdef int64_t cell
+    for r in range(n_rows):
+        cell = group_rows[r] * w.n_words + j
+        if fixed == NULL or not fixed[cell]:
+            w.values[cell] = class_values[c * n_rows + r]
+
+
+cdef inline uint64_t next_random(uint64_t* s) noexcept nogil:
+    s[0] ^= s[0] << 13
+    s[0] ^= s[0] >> 7
+    s[0] ^= s[0] << 17
+    return s[0]
+
+
+def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
+          const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
+          const int32_t[::1] gold, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
+          const int32_t[:, :, ::1] templates, int epochs, uint64_t seed):
+    """Train one group's averaged perceptron; returns (feature keys in id order, indptr, classes,
+    averaged weights, correct words per epoch). ``values`` holds the gold values of every column;
+    the group's own rows are overwritten with the predictions as training goes (a word's history
+    features see the tagger's own earlier decisions, as they will when tagging)."""
+    cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
+    cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
+    cdef Words w
+    w.cps = &cps[0] if cps.shape[0] else NULL
+    w.low = &low[0] if low.shape[0] else NULL
+    w.shp = &shp[0] if shp.shape[0] else NULL
+    w.wstart = &wstart[0]
+    w.values = &values[0, 0] if values.shape[1] else NULL
+    w.n_words = values.shape[1]
+    cdef FeatMap fm = FeatMap(1 << 16)
+    cdef Entries e
+    memset(&e, 0, sizeof(Entries))
+    correct_per_epoch = np.zeros(max(epochs, 0), dtype=np.int64)
+    cdef int64_t[::1] correct = correct_per_epoch
+    order_array = np.arange(n_sents, dtype=np.int32)
+    cdef int32_t[::1] order = order_array
+    cdef uint64_t* keys = <uint64_t*>malloc((n_templates + 1) * sizeof(uint64_t))
+    cdef int32_t* ids = <int32_t*>malloc((n_templates + 1) * sizeof(int32_t))
+    cdef double* scores = <double*>malloc((n_classes + 1) * sizeof(double))
+    cdef const int32_t* tpl = &templates[0, 0, 0] if n_templates else NULL
+    cdef int epoch, n_keys, q, best
+    cdef int64_t s, j, now = 0, i
+    cdef int32_t f, k, tmp, g
+    cdef uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 1
+    cdef bint ok = keys != NULL and ids != NULL and scores != NULL
+    # templates that read the group's own tags change as training goes; the others' feature ids are
+    # found once (hashing them every epoch was most of the training time)
+    dynamic_list = [t for t in range(n_templates)
+                    if any(templates[t, a, 0] == 8 and templates[t, a, 1] in list(group_rows) for a in range(ATOMS))]
+    static_list = [t for t in range(n_templates) if t not in dynamic_list]
+    dynamic_array = np.array(dynamic_list, dtype=np.int32)
+    static_array = np.array(static_list, dtype=np.int32)
+    cdef int32_t[::1] dynamic = dynamic_array
+    cdef int32_t[::1] static = static_array
+    cdef int n_dynamic = len(dynamic_list), n_static = len(static_list), d
+    static_ids_array = np.empty((w.n_words, n_static + 1), dtype=np.int32)
+    cdef int32_t[:, ::1] static_ids = static_ids_array
+    try:
+        with nogil:
+            for s in range(n_sents):
+                for j in range(sstart[s], sstart[s + 1]):
+                    for d in range(n_static):
+                        static_ids[j, d] = fm.add(template_key(&w, tpl, static[d], j, sstart[s], sstart[s + 1]))
+                    static_ids[j, n_static] = fm.add(BIAS)
+            for epoch in range(epochs):
+                if not ok:
+                    break
+                for i in range(n_sents - 1, 0, -1):   # Fisher-Yates, seeded: the same model every run
+                    q = <int>(next_random(&rng) % <uint64_t>(i + 1))
+                    tmp = order[i]
+                    order[i] = order[q]
+                    order[q] = tmp
+                for i in range(n_sents):
+                    s = order[i]
+                    for j in range(sstart[s], sstart[s + 1]):
+                        now += 1
+                        n_keys = n_static + 1 + n_dynamic
+                        for q in range(n_static + 1):
+                            ids[q] = static_ids[j, q]
+                        for d in range(n_dynamic):
+                            ids[n_static + 1 + d] = fm.add(template_key(&w, tpl, dynamic[d], j, sstart[s], sstart[s + 1]))
+                        for q in range(n_classes):
+                            scores[q] = 0
+                        for q in range(n_keys):
+                            f = ids[q]
+                            if f < 0 or not entries_room(&e, f + 1):
+                                ok = False
+                                break
+                            k = e.head[f]
+                            while k != -1:
+                                scores[e.cls[k]] += e.w[k]
+                                k = e.next[k]
+                        if not ok:
+                            break
+                        best = 0
+                        for q in range(1, n_classes):
+                            if scores[q] > scores[best]:
+                                best = q
+                        g = gold[j]
+                        if best == g:
+                            correct[epoch] += 1
+                        else:
+                            for q in range(n_keys):
+                                if not (update(&e, ids[q], g, 1.0, now) and update(&e, ids[q], best, -1.0, now)):
+                                    ok = False
+                        set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, NULL, best, j)
+                    if not ok:
+                        break
+        if not ok:
+            raise MemoryError("the tagger ran out of memory while training")
+        return _averaged(&e, fm, now) + (correct_per_epoch,)
+    finally:
+        free(keys)
+        free(ids)
+        free(scores)
+        entries_free(&e)
+
+
+cdef tuple _averaged(Entries* e, FeatMap fm, int64_t now):
+    """The averaged weights as CSR rows, entries whose average is 0 dropped."""
+    cdef int64_t n_features = fm.size, f, n = 0, t = now if now > 0 else 1
+    cdef int32_t k
+    cdef double avg
+    indptr_array = np.zeros(n_features + 1, dtype=np.int64)
+    classes_array = np.empty(e.n, dtype=np.int32)
+    weights_array = np.empty(e.n, dtype=np.float32)
+    cdef int64_t[::1] indptr = indptr_array
+    cdef int32_t[::1] classes = classes_array
+    cdef float[::1] weights = weights_array
+    for f in range(n_features):
+        k = e.head[f] if f < e.n_heads else -1
+        while k != -1:
+            avg = (e.total[k] + e.w[k] * (now - e.stamp[k])) / t
+            if <float>avg != 0:
+                classes[n] = e.cls[k]
+                weights[n] = <float>avg
+                n += 1
+            k = e.next[k]
+        indptr[f + 1] = n
+    return fm.keys_in_order(), indptr_array, classes_array[:n].copy(), weights_array[:n].copy()
+
+
+def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
+            const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
+            const int8_t[:, ::1] fixed, FeatMap fm, const int64_t[::1] indptr, const int32_t[::1] classes,
+            const float[::1] weights, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
+            const int32_t[:, :, ::1] templates, int32_t[::1] out):
+    """Tag every word greedily left to right with one group's model: its class into ``out`` and
+    its column values into ``values`` (where ``fixed`` does not keep the input's)."""
+    cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
+    cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
+    if values.shape[1] == 0 or n_classes == 0:
+        return
+    cdef Words w
+    w.cps = &cps[0] if cps.shape[0] else NULL
+    w.low = &low[0] if low.shape[0] else NULL
+    w.shp = &shp[0] if shp.shape[0] else NULL
+    w.wstart = &wstart[0]
+    w.values = &values[0, 0]
+    w.n_words = values.shape[1]
+    cdef uint64_t* keys = <uint64_t*>malloc((n_templates + 1) * sizeof(uint64_t))
+    cdef float* scores = <float*>malloc(n_classes * sizeof(float))
+    cdef const int32_t* tpl = &templates[0, 0, 0] if n_templates else NULL
+    cdef const int8_t* fx = &fixed[0, 0]
+    cdef int n_keys, q, best
+    cdef int64_t s, j, k
+    cdef int32_t f
+    if keys == NULL or scores == NULL:
+        free(keys)
+        free(scores)
+        raise MemoryError()
+    with nogil:
+        for s in range(n_sents):
+            for j in range(sstart[s], sstart[s + 1]):
+                n_keys = word_keys(&w, tpl, n_templates, j, sstart[s], sstart[s + 1], keys)
+                for q in range(n_classes):
+                    scores[q] = 0
+                for q in range(n_keys):
+                    f = fm.get(keys[q])
+                    if f >= 0:
+                        for k in range(indptr[f], indptr[f + 1]):
+                            scores[classes[k]] += weights[k]
+                best = 0
+                for q in range(1, n_classes):
+                    if scores[q] > scores[best]:
+                        best = q
+                out[j] = best
+                set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)
+    free(keys)
+    free(scores)

@@ -1,0 +1,365 @@
+"""The tagger and lemmatizer: UPOS, XPOS, FEATS and LEMMA learned from a treebank's own columns.
+
+Columns are tagged in *groups*, one after another, each greedily left to right by an averaged
+perceptron (:mod:`maltpy.tagging.perceptron`); a group predicts one column, or several jointly
+(``upos+xpos+feats``: one class per combination seen in training). A group's templates read the
+columns of the groups before it at any word and its own at earlier words. LEMMA's classes are
+edit rules (:mod:`maltpy.tagging.lemma`); a (form, UPOS) seen with one lemma only in training
+takes that lemma.
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from maltpy.errors import MaltpyError, ModelFileError
+from maltpy.tagging.templates import ROW, TAG_COLUMNS, compile_templates, default_templates_path, load_templates
+
+#: columns a tagger may learn, in the order they are tagged
+COLUMN_ORDER = ("upos", "xpos", "feats", "lemma")
+#: passes over the training data (measured on EWT dev: docs/tagging.md)
+DEFAULT_EPOCHS = 10
+#: rows of the value table (one per tag column: LEMMA, UPOS, XPOS, FEATS)
+N_ROWS = 4
+
+
+def parse_columns(text) -> Tuple[Tuple[str, ...], ...]:
+    """``"upos,xpos,feats,lemma"`` -> groups ``(("upos",), ("xpos",), ...)``; ``+`` joins columns
+    predicted jointly (``"upos+xpos+feats,lemma"``). Groups are put in tagging order."""
+    if isinstance(text, (list, tuple)):
+        text = ",".join(text)
+    if not isinstance(text, str) or not text.strip():
+        raise MaltpyError(f"tagger: expected columns such as 'upos,xpos,feats,lemma', got {text!r}")
+    groups, seen = [], set()
+    for part in text.split(","):
+        names = tuple(n.strip().lower() for n in part.split("+"))
+        for n in names:
+            if n not in TAG_COLUMNS:
+                raise MaltpyError(f"tagger: {n!r} is not a column the tagger learns (it learns "
+                                  f"{', '.join(COLUMN_ORDER)}; '+' joins columns tagged jointly)")
+            if n in seen:
+                raise MaltpyError(f"tagger: {n} is named twice in {text!r}")
+            seen.add(n)
+        if "lemma" in names and len(names) > 1:
+            raise MaltpyError("tagger: lemma is learned on its own (its classes are edit rules), not joined with tags")
+        groups.append(tuple(sorted(names, key=COLUMN_ORDER.index)))
+    return tuple(sorted(groups, key=lambda g: COLUMN_ORDER.index(g[0])))
+
+
+@dataclass(frozen=True)
+class GroupModel:
+    """One group's learned model: its columns, its classes (value ids per column) and its
+    averaged weights as CSR rows over the feature keys."""
+    columns: Tuple[str, ...]
+    templates: Tuple[str, ...]
+    class_values: np.ndarray   # int32 [n_classes, len(columns)]
+    keys: np.ndarray           # uint64 feature keys, id order
+    indptr: np.ndarray         # int64 [n_features + 1]
+    classes: np.ndarray        # int32
+    weights: np.ndarray        # float32
+    accuracy: Tuple[float, ...] = ()   # training accuracy per epoch
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.array([ROW[c] for c in self.columns], dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class TaggerModel:
+    """Everything a trained tagger is: the groups in order, each column's values, the lemma
+    dictionary, and how it was trained."""
+    groups: Tuple[GroupModel, ...]
+    vocab: Dict[str, Tuple[str, ...]]            # column -> its values (LEMMA: edit rules)
+    lemmas: Dict[Tuple[str, str], str]           # (form, upos) -> lemma seen unambiguously
+    epochs: int
+    seed: int
+    statistics: Dict[str, float]
+
+    @property
+    def columns(self) -> Tuple[str, ...]:
+        return tuple(c for g in self.groups for c in g.columns)
+
+
+class Tagger:
+    """A tagger and lemmatizer learned from a treebank (scikit-learn's habits: settings in
+    ``__init__``, :meth:`fit` learns ``model_``).
+
+    ``columns``: what to learn (``"upos,xpos,feats,lemma"``; ``+`` joins columns tagged jointly);
+    ``templates``: a YAML file of templates per column (default: the shipped ones);
+    ``epochs``, ``seed``: the perceptron's passes and its shuffling; ``jobs``: threads (groups
+    train side by side). ``retag``: whether tagging replaces tags the input gives (default: a
+    column a sentence gives whole is kept, and used by the columns tagged after it)."""
+
+    def __init__(self, columns="upos,xpos,feats,lemma", templates: Optional[str] = None,
+                 epochs: int = DEFAULT_EPOCHS, seed: int = 1, jobs: int = 1, retag: bool = False):
+        self.groups = parse_columns(columns)
+        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+            raise MaltpyError(f"tagger epochs must be a positive integer, not {epochs!r}")
+        self.templates_path = templates
+        self.epochs, self.seed, self.jobs, self.retag = epochs, int(seed), max(1, int(jobs)), bool(retag)
+        self.model_: Optional[TaggerModel] = None
+
+    def __repr__(self):
+        return f"Tagger({','.join('+'.join(g) for g in self.groups)!r})"
+
+    # ------------------------------------------------------------------ learning
+    def _templates(self) -> Dict[str, List[str]]:
+        path = self.templates_path or default_templates_path()
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise MaltpyError(f"{path}: cannot read the tagger templates ({getattr(e, 'strerror', None) or e})") from None
+        found = load_templates(text, path)
+        for group in self.groups:
+            if group[0] not in found:
+                raise MaltpyError(f"{path}: no templates for {group[0]}")
+        return found
+
+    def fit(self, sentences: Sequence, log=None) -> "Tagger":
+        """Learn every group from the gold columns of ``sentences``; returns self."""
+        from maltpy.tagging import perceptron
+        from maltpy.tagging.lemma import lemma_rule, unambiguous_lemmas
+        from maltpy.tagging.words import words_of
+        t0 = time.perf_counter()
+        sentences = [s for s in sentences if len(s)]
+        if not sentences:
+            raise MaltpyError("the tagger needs training sentences with words")
+        templates = self._templates()
+        words = words_of(sentences)
+        rows = [r for s in sentences for r in s.rows]
+        columns = [c for g in self.groups for c in g]
+        for c in columns:
+            if all(r[TAG_COLUMNS[c]] == "_" for r in rows):
+                raise MaltpyError(f"the training data's {c} column is empty (_): the tagger cannot learn it; "
+                                  f"leave {c} out of the tagger's columns")
+        values = np.full((N_ROWS, len(rows)), -1, dtype=np.int32)
+        vocab = {}
+        for c in columns:
+            strings = [r[TAG_COLUMNS[c]] for r in rows]
+            if c == "lemma":
+                rules = {}
+                strings = [rules.setdefault((r[1], s), lemma_rule(r[1], s)) if s != "_" else "_"
+                           for r, s in zip(rows, strings)]
+            found, ids = np.unique(np.array(strings, dtype=object), return_inverse=True)
+            vocab[c] = tuple(found.tolist())
+            values[ROW[c]] = ids.reshape(-1)
+        tasks = []
+        known: List[int] = []
+        for group in self.groups:
+            own = [ROW[c] for c in group]
+            compiled = compile_templates(templates[group[0]], known, own, f"templates for {group[0]}")
+            class_values, gold = np.unique(values[own].T, axis=0, return_inverse=True)
+            tasks.append((group, tuple(templates[group[0]]), compiled,
+                          np.ascontiguousarray(class_values, dtype=np.int32), gold.reshape(-1).astype(np.int32)))
+            known += own
+
+        def train(task):
+            group, texts, compiled, class_values, gold = task
+            keys, indptr, classes, weights, correct = perceptron.train(
+                words.cps, words.low, words.shp, words.wstart, words.sstart, values.copy(), gold, class_values,
+                np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs, self.seed)
+            return GroupModel(group, texts, class_values, keys, indptr, classes, weights,
+                              tuple(float(c) / len(rows) for c in correct))
+
+        with ThreadPoolExecutor(min(self.jobs, len(tasks))) as pool:
+            groups = tuple(pool.map(train, tasks))
+        lemmas = {}
+        if "lemma" in columns:
+            upos = [r[3] if "upos" in columns else "_" for r in rows]
+            lemmas = unambiguous_lemmas((r[1], u, r[2]) for r, u in zip(rows, upos) if r[2] != "_")
+        seconds = time.perf_counter() - t0
+        self.model_ = TaggerModel(groups, vocab, lemmas, self.epochs, self.seed,
+                                  {"sentences": len(sentences), "words": len(rows), "seconds": round(seconds, 2)})
+        if log is not None:
+            log(self.describe_training())
+        return self
+
+    def describe_training(self) -> str:
+        """One line: each group's accuracy on the training words in the last epoch, and the time."""
+        model = self._fitted()
+        return ("tagger: " + ", ".join(f"{'+'.join(g.columns)} {100 * g.accuracy[-1]:.2f} %" for g in model.groups)
+                + f" of the training words in the last epoch; {model.statistics.get('seconds', 0):.1f} s")
+
+    # ------------------------------------------------------------------ tagging
+    def tag(self, sentences: Sequence, retag: Optional[bool] = None) -> List:
+        """Copies of ``sentences`` with the tagger's columns filled. A column a sentence gives
+        whole (no ``_``) is kept unless ``retag`` (default: the tagger's setting)."""
+        from maltpy.formats.conll import Sentence
+        from maltpy.tagging import perceptron
+        from maltpy.tagging.lemma import apply_rule
+        from maltpy.tagging.words import words_of
+        model = self._fitted()
+        retag = self.retag if retag is None else retag
+        sentences = list(sentences)
+        if not sentences:
+            return []
+        words = words_of(sentences)
+        n = words.n_words
+        values = np.full((N_ROWS, n), -1, dtype=np.int32)
+        fixed = np.zeros((N_ROWS, n), dtype=np.int8)
+        columns = model.columns
+        if not retag:
+            self._given(sentences, words, values, fixed)
+        out = np.empty(n, dtype=np.int32)
+        for g, (fm, compiled) in zip(model.groups, self._runtime()[0]):
+            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out)
+        written = [c for c in columns if c != "lemma"]
+        tables = {c: model.vocab[c] for c in columns}
+        result, w = [], 0
+        for s in sentences:
+            rows = []
+            for r in s.rows:
+                r = list(r)
+                for c in written:
+                    if not fixed[ROW[c], w]:
+                        r[TAG_COLUMNS[c]] = tables[c][values[ROW[c], w]]
+                if "lemma" in tables and not fixed[ROW["lemma"], w]:
+                    form = r[1]
+                    lemma = model.lemmas.get((form, r[3] if "upos" in tables else "_"))
+                    r[2] = lemma if lemma is not None else apply_rule(form, tables["lemma"][values[ROW["lemma"], w]])
+                rows.append(r)
+                w += 1
+            result.append(Sentence(rows, s.extra, s.first_line, s.source, s.format))
+        return result
+
+    def _given(self, sentences, words, values, fixed):
+        """Mark the columns each sentence gives whole as fixed, with their value ids (a value the
+        tagger never saw gets an id of its own, past the known ones)."""
+        from maltpy.tagging.lemma import lemma_rule
+        model, index = self.model_, self._runtime()[1]
+        starts = words.sstart
+        for k, s in enumerate(sentences):
+            a, b = starts[k], starts[k + 1]
+            for c in model.columns:
+                col = TAG_COLUMNS[c]
+                strings = [r[col] for r in s.rows]
+                if not strings or "_" in strings:
+                    continue
+                if c == "lemma":
+                    strings = [lemma_rule(r[1], r[2]) for r in s.rows]
+                unknown = len(model.vocab[c])
+                fixed[ROW[c], a:b] = 1
+                values[ROW[c], a:b] = [index[c].get(v, unknown) for v in strings]
+
+    def _runtime(self):
+        """What tagging needs besides the model, made once: per group its feature map and compiled
+        templates, and per column a value -> id index."""
+        if getattr(self, "_cache", None) is None or self._cache[0] is not self.model_:
+            from maltpy.features.featmap import FeatMap
+            model = self._fitted()
+            known, groups = [], []
+            for g in model.groups:
+                own = [ROW[c] for c in g.columns]
+                groups.append((FeatMap.from_keys(g.keys),
+                               compile_templates(g.templates, known, own, f"templates for {g.columns[0]}")))
+                known += own
+            index = {c: {v: i for i, v in enumerate(model.vocab[c])} for c in model.columns}
+            self._cache = (model, groups, index)
+        return self._cache[1], self._cache[2]
+
+    def _fitted(self) -> TaggerModel:
+        if self.model_ is None:
+            raise MaltpyError("this tagger is not trained: call fit() or load a model file that has a tagger")
+        return self.model_
+
+    # ------------------------------------------------------------------ bytes
+    def to_bytes(self) -> bytes:
+        """The trained tagger as bytes (a model file's JSON header and arrays; no pickle)."""
+        from maltpy.parsing.modelfile import model_bytes
+        from maltpy.version import __version__
+        model = self._fitted()
+        arrays = {}
+        for k, g in enumerate(model.groups):
+            arrays.update({f"g{k}_class_values": g.class_values, f"g{k}_keys": g.keys, f"g{k}_indptr": g.indptr,
+                           f"g{k}_classes": g.classes, f"g{k}_weights": g.weights})
+        header = {
+            "maltpy_version": __version__, "component": "tagger",
+            "groups": [{"columns": list(g.columns), "templates": list(g.templates), "accuracy": list(g.accuracy)}
+                       for g in model.groups],
+            "vocab": {c: list(v) for c, v in model.vocab.items()},
+            "lemmas": [[f, u, l] for (f, u), l in sorted(model.lemmas.items())],
+            "epochs": model.epochs, "seed": model.seed, "retag": self.retag, "statistics": model.statistics,
+        }
+        return model_bytes(header, arrays)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path: str = "<tagger bytes>", retag: Optional[bool] = None) -> "Tagger":
+        """A tagger from :meth:`to_bytes`; everything is checked, nothing is run."""
+        from maltpy.parsing.modelfile import HeaderReader, check_array, load_model
+        header, arrays = load_model(path, data=bytes(data))
+        h = HeaderReader(header, path)
+        specs = h.get("groups")
+        if not isinstance(specs, list) or not specs or not all(isinstance(g, dict) for g in specs):
+            h.fail("the tagger's groups are damaged")
+        try:
+            groups = parse_columns(",".join("+".join(g.get("columns") or ()) for g in specs))
+        except (MaltpyError, TypeError) as e:
+            h.fail(f"the tagger's columns: {e}")
+        vocab_in = h.mapping("vocab")
+        vocab = {}
+        for group in groups:
+            for c in group:
+                v = vocab_in.get(c)
+                if not isinstance(v, list) or not v or not all(isinstance(x, str) and x and not _BAD.intersection(x)
+                                                               for x in v):
+                    h.fail(f"the values of {c} are damaged")
+                vocab[c] = tuple(v)
+        lemmas = {}
+        entries = h.get("lemmas")
+        if not isinstance(entries, list) or not all(isinstance(e, list) and len(e) == 3 and all(
+                isinstance(x, str) and x and not _BAD.intersection(x) for x in e) for e in entries):
+            h.fail("the lemma dictionary is damaged")
+        for f, u, l in entries:
+            lemmas[(f, u)] = l
+        models = []
+        for k, (group, spec) in enumerate(zip(groups, specs)):
+            texts = spec.get("templates")
+            if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+                h.fail(f"the templates of group {k + 1} are damaged")
+            sizes = [len(vocab[c]) for c in group]
+            cv = check_array(arrays, f"g{k}_class_values", path, "i", ndim=2, low=0, high=max(sizes) - 1)
+            if cv.shape[1] != len(group) or not cv.shape[0] or (cv >= np.array(sizes)).any():
+                h.fail(f"the classes of group {k + 1} do not fit its columns")
+            keys = check_array(arrays, f"g{k}_keys", path, "u")
+            indptr = check_array(arrays, f"g{k}_indptr", path, "i", length=len(keys) + 1, low=0)
+            classes = check_array(arrays, f"g{k}_classes", path, "i", low=0, high=cv.shape[0] - 1)
+            weights = check_array(arrays, f"g{k}_weights", path, "f", length=len(classes))
+            if indptr[0] != 0 or indptr[-1] != len(classes) or (np.diff(indptr) < 0).any():
+                h.fail(f"the weights of group {k + 1} are damaged")
+            accuracy = spec.get("accuracy") if isinstance(spec.get("accuracy"), list) else []
+            models.append(GroupModel(group, tuple(texts), np.ascontiguousarray(cv, dtype=np.int32),
+                                     np.ascontiguousarray(keys, dtype=np.uint64),
+                                     np.ascontiguousarray(indptr, dtype=np.int64),
+                                     np.ascontiguousarray(classes, dtype=np.int32),
+                                     np.ascontiguousarray(weights, dtype=np.float32),
+                                     tuple(float(a) for a in accuracy if isinstance(a, (int, float)))))
+        epochs = h.integer("epochs", 1, 1 << 30)
+        seed = h.get("seed")
+        tagger = cls(",".join("+".join(g) for g in groups), epochs=epochs,
+                     seed=seed if isinstance(seed, int) else 1,
+                     retag=bool(h.get("retag", optional=True)) if retag is None else retag)
+        tagger.model_ = TaggerModel(tuple(models), vocab, lemmas, epochs, tagger.seed, h.figures("statistics"))
+        try:
+            tagger._runtime()   # templates compile and feature keys are distinct, or the file is damaged
+        except (MaltpyError, ValueError) as e:
+            h.fail(str(e))
+        return tagger
+
+    def describe(self) -> dict:
+        """What the tagger learned, as plain data (``maltpy info``)."""
+        model = self._fitted()
+        return {"columns": ",".join("+".join(g.columns) for g in model.groups),
+                "classes": {"+".join(g.columns): int(g.class_values.shape[0]) for g in model.groups},
+                "features": {"+".join(g.columns): int(len(g.keys)) for g in model.groups},
+                "training accuracy (last epoch, %)": {"+".join(g.columns): round(100 * g.accuracy[-1], 2)
+                                                      for g in model.groups if g.accuracy},
+                "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics}
+
+
+_BAD = frozenset("\t\n\r")

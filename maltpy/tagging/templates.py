@@ -1,0 +1,161 @@
+"""The tagger's feature templates: YAML in MaltParser's notation, compiled to the flat atoms of
+:mod:`maltpy.tagging.perceptron`.
+
+The word being tagged is ``Input[0]``; the words after it are ``Input[1]``, ``Input[2]``...,
+the words before it ``pred(Input[0])``, ``pred(pred(Input[0]))`` (MaltParser's ``pred``/``succ``:
+the previous/next word). Functions:
+
+- ``InputColumn(FORM, a)``: the form as written; ``Lower(InputColumn(FORM, a))`` lowercased;
+- ``Suffix(X, n)`` / ``Prefix(X, n)`` (MaltParser's): the last / first n characters of X
+  (X the form or ``Lower`` of it; the whole form when it is shorter);
+- ``Shape(InputColumn(FORM, a))``: the form's characters as X (upper case), x (lower case),
+  d (digit) or themselves, at most 3 repeats of one symbol (``McDonald's`` -> ``XxXxxx'x``);
+- ``OutputColumn(C, a)``: the tag the tagger gave column C (UPOSTAG, XPOSTAG, FEATS, LEMMA;
+  CoNLL-X's CPOSTAG/POSTAG name the same) at address a: any word for a column predicted
+  before, an earlier word for the column being predicted;
+- ``Merge(...)`` / ``Merge3(...)``: two or three of them as one feature.
+
+A file holds one template list per column::
+
+    upos:
+      - InputColumn(FORM, Input[0])
+      - Suffix(Lower(InputColumn(FORM, Input[0])), 3)
+      - OutputColumn(UPOSTAG, pred(Input[0]))
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Sequence
+
+import numpy as np
+import yaml
+
+from maltpy.features.spec import FeatureSpecError, _CALL_RE, _column, _split_args, parse_address
+
+#: the tag columns, by the short names settings use, as CoNLL column indices (same in both formats)
+TAG_COLUMNS = {"lemma": 2, "upos": 3, "xpos": 4, "feats": 5}
+#: rows of the tagger's value table, one per tag column (index = CoNLL column - 2)
+COLUMN_NAMES = {"LEMMA": "lemma", "UPOSTAG": "upos", "CPOSTAG": "upos", "XPOSTAG": "xpos", "POSTAG": "xpos",
+                "FEATS": "feats"}
+ROW = {name: TAG_COLUMNS[name] - 2 for name in TAG_COLUMNS}
+
+# atom kinds: as in perceptron.pyx
+FORM, LOWER, SUFFIX, LOWER_SUFFIX, PREFIX, LOWER_PREFIX, SHAPE, TAG = range(1, 9)
+MAX_ATOMS = 3
+
+
+def default_templates_path() -> str:
+    """The shipped templates (``feature_models/tagger/default.yaml``)."""
+    from maltpy.features import MODELS_DIR
+    return os.path.join(MODELS_DIR, "tagger", "default.yaml")
+
+
+def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
+    """Column name -> template strings, from a YAML file's text."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise FeatureSpecError(f"{source}: not valid YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise FeatureSpecError(f"{source}: expected a mapping from columns ({', '.join(TAG_COLUMNS)}) to template lists")
+    out = {}
+    for key, items in data.items():
+        if key == "name":
+            continue
+        if key not in TAG_COLUMNS:
+            raise FeatureSpecError(f"{source}: {key!r} is not a tag column ({', '.join(TAG_COLUMNS)})")
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise FeatureSpecError(f"{source}: {key}: expected a list of templates such as "
+                                   "'Suffix(InputColumn(FORM, Input[0]), 3)'")
+        out[key] = list(items)
+    return out
+
+
+def _offset(text: str, whole: str) -> int:
+    address = parse_address(text, whole)
+    if address.base != "Input" or any(n not in ("pred", "succ") for n in address.nav):
+        raise FeatureSpecError(f"a tagger template addresses words as Input[k], pred(...) and succ(...), "
+                               f"not {text.strip()!r} (template {whole!r})")
+    return address.index - address.nav.count("pred") + address.nav.count("succ")
+
+
+def _atom(text: str, whole: str):
+    """(kind, argument, offset) of one value function."""
+    m = _CALL_RE.match(text.strip())
+    if not m:
+        raise FeatureSpecError(f"cannot read template {whole!r}: expected Function(arguments)")
+    name, args = m.group(1), _split_args(m.group(2), whole)
+
+    def form(arg, lower=False):
+        inner = _CALL_RE.match(arg.strip())
+        if inner and inner.group(1) == "Lower":
+            return form(_split_args(inner.group(2), whole)[0], True)
+        if not inner or inner.group(1) != "InputColumn":
+            raise FeatureSpecError(f"expected InputColumn(FORM, ...) or Lower(InputColumn(FORM, ...)), got "
+                                   f"{arg.strip()!r} (template {whole!r})")
+        col, address = _split_args(inner.group(2), whole)
+        if _column(col, whole) != "FORM":
+            raise FeatureSpecError(f"the tagger reads the FORM column of its input (template {whole!r}); "
+                                   "tags are OutputColumn(...)")
+        return lower, _offset(address, whole)
+
+    if name in ("InputColumn", "Lower"):
+        lower, off = form(text)
+        return (LOWER if lower else FORM, 0, off)
+    if name in ("Suffix", "Prefix"):
+        if len(args) != 2:
+            raise FeatureSpecError(f"{name} takes 2 arguments (template {whole!r})")
+        lower, off = form(args[0])
+        try:
+            n = int(args[1])
+        except ValueError:
+            raise FeatureSpecError(f"{name} length must be an integer (template {whole!r})") from None
+        if not 1 <= n <= 64:
+            raise FeatureSpecError(f"{name} length must be from 1 to 64 (template {whole!r})")
+        kind = (LOWER_SUFFIX if lower else SUFFIX) if name == "Suffix" else (LOWER_PREFIX if lower else PREFIX)
+        return (kind, n, off)
+    if name == "Shape":
+        if len(args) != 1:
+            raise FeatureSpecError(f"Shape takes 1 argument (template {whole!r})")
+        return (SHAPE, 0, form(args[0])[1])
+    if name == "OutputColumn":
+        if len(args) != 2:
+            raise FeatureSpecError(f"OutputColumn takes 2 arguments (template {whole!r})")
+        col = _column(args[0], whole)
+        if col not in COLUMN_NAMES:
+            raise FeatureSpecError(f"OutputColumn({col}, ...): the tagger writes {', '.join(sorted(COLUMN_NAMES))} "
+                                   f"(template {whole!r})")
+        return (TAG, ROW[COLUMN_NAMES[col]], _offset(args[1], whole))
+    raise FeatureSpecError(f"unknown function {name!r} in template {whole!r}; known: InputColumn, Lower, Suffix, "
+                           "Prefix, Shape, OutputColumn, Merge, Merge3")
+
+
+def parse_template(text: str):
+    """One template as a list of 1-3 atoms (kind, argument, offset)."""
+    whole = text.strip()
+    m = _CALL_RE.match(whole)
+    if m and m.group(1) in ("Merge", "Merge3"):
+        args = _split_args(m.group(2), whole)
+        if len(args) != (2 if m.group(1) == "Merge" else 3):
+            raise FeatureSpecError(f"{m.group(1)} takes {2 if m.group(1) == 'Merge' else 3} arguments "
+                                   f"(template {whole!r})")
+        return [_atom(a, whole) for a in args]
+    return [_atom(whole, whole)]
+
+
+def compile_templates(templates: Sequence[str], known_rows: Sequence[int], own_rows: Sequence[int],
+                      source: str = "templates") -> np.ndarray:
+    """Templates as an int32 array [n, MAX_ATOMS, 3]. A tag atom must read a column tagged before
+    (``known_rows``: any word) or its own group's (``own_rows``: earlier words only), since
+    tagging goes left to right, one group after another."""
+    out = np.zeros((len(templates), MAX_ATOMS, 3), dtype=np.int32)
+    for t, text in enumerate(templates):
+        atoms = parse_template(text)
+        for a, (kind, arg, off) in enumerate(atoms):
+            if kind == TAG and arg not in known_rows and not (arg in own_rows and off < 0):
+                raise FeatureSpecError(
+                    f"{source}: template {text.strip()!r} reads a tag not yet given there: a tagger template "
+                    "reads the columns tagged before it at any word, and its own column(s) at earlier words "
+                    "(pred(Input[0]))")
+            out[t, a] = (kind, arg, off)
+    return out
