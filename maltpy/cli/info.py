@@ -61,6 +61,21 @@ def _print_pipeline(pipeline, path, a):
               f"writes {', '.join(described['writes']) or 'nothing'}")
         if "algorithm" in described:
             _print_description(described, indent="  ")
+        elif component.name == "tagger":
+            _print_tagger(described, indent="  ")
+
+
+def _print_tagger(info, indent=""):
+    """``maltpy info``'s lines for a tagger: its groups with their classes, features and training accuracy."""
+    accuracy = info.get("training accuracy (last epoch, %)", {})
+    for group, classes in info["classes"].items():
+        extra = f", {accuracy[group]:.2f} % of the training words in the last epoch" if group in accuracy else ""
+        print(f"{indent}{group:<12} {classes:,} classes, {info['features'][group]:,} features{extra}")
+    trained = [f"{info[k]:,.0f} {k}" for k in ("sentences", "words") if info.get(k)]
+    trained.append(f"{info['epochs']} epochs")
+    if "seconds" in info:
+        trained.append(f"{info['seconds']:.1f} s")
+    print(f"{indent}{'training':<12} {', '.join(trained)}; lemma dictionary of {info['lemma dictionary']:,} forms")
 
 
 def _print_description(info, indent=""):

@@ -42,8 +42,8 @@ def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence
                     words = []
                 continue
             if "\t" in word:
-                raise InputFormatError(f"{path}:{lineno}: a vertical file has one word a line; this line has a "
-                                       "tab (for CoNLL input give -if conllu or conllx)")
+                raise InputFormatError(path, lineno, "a vertical file has one word a line; this line has a tab "
+                                                     "(for CoNLL input give -if conllu or conllx)")
             if not words:
                 start = lineno
             words.append(word)
@@ -51,7 +51,7 @@ def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence
             n += 1
             yield _sentence(words, start, path)
         if not n:
-            raise InputFormatError(f"{path}: no words in {lineno} line(s) of {fmt} input")
+            raise InputFormatError(path, 0, f"no words in its {lineno} line(s) of {fmt} input")
     finally:
         if close:
             stream.close()

@@ -17,7 +17,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from maltpy.errors import MaltpyError, ModelFileError
-from maltpy.tagging.templates import ROW, TAG_COLUMNS, compile_templates, default_templates_path, load_templates
+from maltpy.tagging.templates import (ROW, TAG_COLUMNS, compile_templates, default_templates_path, load_templates,
+                                      usable_templates)
 
 #: columns a tagger may learn, in the order they are tagged
 COLUMN_ORDER = ("upos", "xpos", "feats", "lemma")
@@ -152,9 +153,12 @@ class Tagger:
         known: List[int] = []
         for group in self.groups:
             own = [ROW[c] for c in group]
-            compiled = compile_templates(templates[group[0]], known, own, f"templates for {group[0]}")
+            texts = templates[group[0]]
+            if self.templates_path is None:   # the shipped ones, for any choice of columns
+                texts = usable_templates(texts, known, own)
+            compiled = compile_templates(texts, known, own, f"templates for {group[0]}")
             class_values, gold = np.unique(values[own].T, axis=0, return_inverse=True)
-            tasks.append((group, tuple(templates[group[0]]), compiled,
+            tasks.append((group, tuple(texts), compiled,
                           np.ascontiguousarray(class_values, dtype=np.int32), gold.reshape(-1).astype(np.int32)))
             known += own
 

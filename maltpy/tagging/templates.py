@@ -159,3 +159,11 @@ def compile_templates(templates: Sequence[str], known_rows: Sequence[int], own_r
                     "(pred(Input[0]))")
             out[t, a] = (kind, arg, off)
     return out
+
+
+def usable_templates(templates: Sequence[str], known_rows: Sequence[int], own_rows: Sequence[int]) -> List[str]:
+    """The templates that read only tags given by then (the shipped templates serve any choice of
+    columns: a tagger of upos and lemma drops the lemma templates that read XPOS and FEATS)."""
+    return [t for t in templates
+            if all(kind != TAG or arg in known_rows or (arg in own_rows and off < 0)
+                   for kind, arg, off in parse_template(t))]
