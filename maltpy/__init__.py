@@ -47,7 +47,9 @@ def load(path, **overrides):
 
 def train(treebank, **settings):
     """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings.
-    A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser."""
+    A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser.
+    ``tagger="upos,xpos,feats,lemma"`` trains a tagger and lemmatizer too and returns both as a
+    :class:`~maltpy.components.Pipeline` (the parser learns from jackknifed tags)."""
     from maltpy.formats.conll import detect_format, read_conll
     from maltpy.parsing.parser import Parser
     parser = Parser(**settings)
@@ -61,6 +63,10 @@ def train(treebank, **settings):
         sentences = read_conll(treebank, fmt, need_heads="partial" if takes_partial_trees(parser.settings) else True)
     else:
         sentences, fmt = list(treebank), parser.settings.input_format   # fit: else the sentences' format
+    if parser.settings.tagger:
+        from maltpy.tagging.jackknife import train_pipeline
+        fmt = fmt or next((s.format for s in sentences if getattr(s, "format", None)), None) or "conllx"
+        return train_pipeline(parser.settings, sentences, fmt)
     return parser.fit(sentences, fmt=fmt)
 
 

@@ -204,8 +204,9 @@ class Settings:
                                 "and -b 1, global training with greedy search); a parse-time option"))
     tagger: Optional[str] = _setting(None, Flag(
         "--tagger", "COLUMNS", "-m learn: learn a tagger and lemmatizer with the parser, from the same treebank, "
-                               "for these columns: upos,xpos,feats,lemma (CoNLL-X: upos is CPOSTAG, xpos POSTAG; "
-                               "'+' joins columns tagged jointly, as upos+xpos+feats); the parser then learns "
+                               "for these columns: upos,xpos,feats,lemma, or all (those the training data has; "
+                               "CoNLL-X: upos is CPOSTAG, xpos POSTAG; '+' joins columns tagged jointly, as "
+                               "upos+xpos+feats); the parser then learns "
                                "from jackknifed tags (--tagger-folds), and -m parse tags words whose columns "
                                "are _ (default: no tagger)"))
     tagger_folds: int = _setting(5, Flag(

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features.spec import FeatureSpecError
 from maltpy.formats.conll import Sentence, read_conll
-from maltpy.tagging.jackknife import fold_bounds, jackknife
+from maltpy.tagging.jackknife import jackknife
 from maltpy.tagging.lemma import apply_rule, lemma_rule, unambiguous_lemmas
 from maltpy.tagging.tagger import Tagger, parse_columns
 from maltpy.tagging.templates import ROW, compile_templates, parse_template
@@ -130,7 +130,7 @@ def test_bytes_round_trip_tags_the_same(toy_tagger):
     test = _blank(_toy_language(3, 50))
     again = Tagger.from_bytes(toy_tagger.to_bytes())
     assert [s.rows for s in again.tag(test)] == [s.rows for s in toy_tagger.tag(test)]
-    assert again.to_bytes() == toy_tagger.to_bytes()
+    assert _learned(again) == _learned(toy_tagger)
     assert again.describe()["classes"] == toy_tagger.describe()["classes"]
 
 
@@ -179,14 +179,6 @@ def test_an_empty_column_cannot_be_learned():
 
 
 # ---------------------------------------------------------------- jackknifing
-@settings(max_examples=200, deadline=None)
-@given(st.integers(0, 500), st.integers(2, 20))
-def test_folds_cover_every_sentence_once(n, k):
-    parts = fold_bounds(n, k)
-    assert len(parts) == k and [i for p in parts for i in p] == list(range(n))
-    assert max(map(len, parts)) - min(map(len, parts)) <= 1
-
-
 def test_jackknifed_tags_come_from_taggers_that_did_not_see_them():
     """Each fold has words of its own, with random tags: a tagger that saw them tags them right,
     one that did not cannot know them. Jackknifed tags must be the second kind."""
@@ -205,11 +197,20 @@ def test_jackknifed_tags_come_from_taggers_that_did_not_see_them():
     assert [r[1] for s in tagged for r in s.rows] == [r[1] for s in sentences for r in s.rows]
 
 
+def _learned(tagger):
+    """What a model file holds of a tagger, less the training time."""
+    from maltpy.parsing.modelfile import load_model
+    header, arrays = load_model("<tagger>", data=tagger.to_bytes())
+    header["statistics"].pop("seconds")
+    return header, {k: v.tolist() for k, v in arrays.items()}
+
+
 def test_training_is_the_same_every_time():
     data = _toy_language(8, 100)
-    a = Tagger("upos,lemma", epochs=3, jobs=1).fit(data).to_bytes()
-    b = Tagger("upos,lemma", epochs=3, jobs=2).fit(data).to_bytes()
-    assert a == b
+    a = Tagger("upos,lemma", epochs=3, jobs=1).fit(data)
+    b = Tagger("upos,lemma", epochs=3, jobs=2).fit(data)
+    assert _learned(a) == _learned(b)
+    assert _learned(a) != _learned(Tagger("upos,lemma", epochs=3, seed=2).fit(data))
 
 
 # ---------------------------------------------------------------- the command line

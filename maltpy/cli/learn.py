@@ -46,19 +46,8 @@ def run_learn(settings, log):
         f"learning took {time.perf_counter() - t0:.1f} s")
 
 
+
 def _learn_pipeline(settings, sentences, fmt, log):
     """A tagger and a parser in one model file: the parser learns from jackknifed tags."""
-    from maltpy.components import ParserComponent, Pipeline, TaggerComponent
-    from maltpy.config import threads
-    from maltpy.parsing.parser import Parser
-    from maltpy.tagging.jackknife import jackknife
-    from maltpy.tagging.tagger import Tagger
-
-    def make_tagger():
-        return Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
-                      retag=settings.retag)
-
-    make_tagger()   # a bad column list or template file is said before anything trains
-    tagger, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, threads(settings.jobs), log)
-    parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
-    Pipeline([TaggerComponent(tagger), ParserComponent(parser)]).save(settings.model)
+    from maltpy.tagging.jackknife import train_pipeline
+    train_pipeline(settings, sentences, fmt, log).save(settings.model)

@@ -50,8 +50,10 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False):
     if len(pipeline.components) > 1 or pipeline.parser is None or settings.input_format in PLAIN_FORMATS:
         if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
             raise MaltpyError("a model file of several components reads and writes UTF-8 (-ic/-oc)")
+        from maltpy.config import threads
         n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, settings.input_format,
-                                                    settings.output_format, progress=settings.verbose)
+                                                    settings.output_format, progress=settings.verbose,
+                                                    jobs=threads(settings.jobs))
         wall = time.perf_counter() - t0
         log(f"ran {len(pipeline.components)} components ({', '.join(c.name for c in pipeline.components)}) on "
             f"{n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s")

@@ -43,12 +43,27 @@ class Pipeline:
             out = component(out)
         return out
 
+    def tag(self, sentences) -> List:
+        """The pipeline's taggers only, in order (copies of the sentences with their tag columns
+        filled; HEAD and DEPREL untouched)."""
+        from maltpy.components.tagger import TaggerComponent
+        from maltpy.parsing.parser import _as_sentence
+        out = [_as_sentence(s) for s in sentences]
+        taggers = [c for c in self.components if isinstance(c, TaggerComponent)]
+        if not taggers:
+            raise MaltpyError("this model has no tagger (learn one with tagger='upos,xpos,feats,lemma')")
+        for component in taggers:
+            out = component(out)
+        return out
+
     def parse_file(self, source, target, input_format: Optional[str] = None, output_format: Optional[str] = None,
-                   progress: bool = False, chunk_size: int = 1000):
-        """A CoNLL file (a path, ``-`` for stdin) through every component into ``target``; returns
-        (sentences, tokens). A pipeline of one streaming component (a parser) runs its compiled
-        path; others read, run and write chunk by chunk, in flat memory, the file appearing whole
-        or not at all."""
+                   progress: bool = False, chunk_size: int = 1000, jobs: int = 1):
+        """A CoNLL, horizontal or vertical file (a path, ``-`` for stdin) through every component
+        into ``target``; returns (sentences, tokens). A pipeline of one streaming component (a
+        parser) runs its compiled path; others read, run and write chunk by chunk, in flat memory,
+        the file appearing whole or not at all, ``jobs`` chunks at a time on threads (the compiled
+        loops run without the GIL); each chunk is run alone, so the output does not depend on
+        ``jobs``."""
         from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences
         if len(self.components) == 1 and self.components[0].streams and input_format not in PLAIN_FORMATS:
             return self.components[0].parse_file(source, target, input_format, output_format, progress=progress)
@@ -62,8 +77,8 @@ class Pipeline:
         counts = [0, 0]
 
         def run():
-            for chunk in chunked(iter_sentences(source, fmt), chunk_size):
-                for sentence in self.parse(chunk):
+            for done in _in_order(self.parse, chunked(iter_sentences(source, fmt), chunk_size), jobs):
+                for sentence in done:
                     counts[0] += 1
                     counts[1] += len(sentence)
                     yield to_conllx(sentence) if to_x else sentence
@@ -136,3 +151,21 @@ class Pipeline:
     def describe(self) -> dict:
         """What the pipeline holds, component by component (``maltpy info``)."""
         return {"components": [c.describe() for c in self.components]}
+
+
+def _in_order(work, chunks, jobs: int):
+    """``work(chunk)`` for each chunk, on ``jobs`` threads, results in the chunks' order; at most
+    2 x jobs chunks are read ahead, so memory stays flat on a long input."""
+    if jobs <= 1:
+        yield from map(work, chunks)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(jobs) as pool:
+        pending = deque()
+        for chunk in chunks:
+            pending.append(pool.submit(work, chunk))
+            if len(pending) >= 2 * jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()

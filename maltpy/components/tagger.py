@@ -23,7 +23,10 @@ class TaggerComponent(Component):
 
     @property
     def writes(self):
-        return tuple(_COLUMN_NAMES[c] for g in self.tagger.groups for c in g)
+        model = self.tagger.model_
+        groups = model.groups if model is not None else ()
+        return tuple(_COLUMN_NAMES[c] for g in groups for c in g.columns) if model is not None else \
+            tuple(_COLUMN_NAMES[c] for g in self.tagger.groups for c in g)
 
     def fit(self, sentences, fmt=None, log=None) -> "TaggerComponent":
         self.tagger.fit(sentences, log=log)

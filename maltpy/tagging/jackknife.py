@@ -5,33 +5,23 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, List, Sequence
-
-
-def fold_bounds(n: int, folds: int) -> List[range]:
-    """K contiguous parts of n sentences, as equal as they can be (the first n % K one longer)."""
-    size, extra = divmod(n, folds)
-    out, start = [], 0
-    for k in range(folds):
-        end = start + size + (1 if k < extra else 0)
-        out.append(range(start, end))
-        start = end
-    return out
+from typing import Callable, Sequence
 
 
 def jackknife(sentences: Sequence, make_tagger: Callable, folds: int, jobs: int = 1, log=None):
     """(the tagger trained on every sentence, the sentences with jackknifed tags). ``make_tagger()``
     gives an untrained :class:`~maltpy.tagging.tagger.Tagger`; the K fold taggers and the full one
     train side by side on ``jobs`` threads (their loops run without the GIL)."""
+    from maltpy.chunks import folds as split_folds
     sentences = list(sentences)
     t0 = time.perf_counter()
-    parts = fold_bounds(len(sentences), folds) if folds > 1 else []
+    parts = split_folds(sentences, folds) if folds > 1 else []
 
     def train_fold(part):
         if part is None:
             return make_tagger().fit(sentences)
-        rest = sentences[:part.start] + sentences[part.stop:]
-        return make_tagger().fit(rest).tag(sentences[part.start:part.stop], retag=True)
+        rest, held_out = part
+        return make_tagger().fit(rest).tag(held_out, retag=True)
 
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         results = list(pool.map(train_fold, [None] + parts))
@@ -56,3 +46,27 @@ def tag_agreement(gold: Sequence, predicted: Sequence, groups) -> str:
         same = sum(a[col] == b[col] for s, t in zip(gold, predicted) for a, b in zip(s.rows, t.rows))
         figures.append(f"{c} {100 * same / total:.2f} %")
     return "agreeing with the gold tags: " + ", ".join(figures)
+
+
+def train_pipeline(settings, sentences, fmt, log=None):
+    """A tagger and a parser learned from gold ``sentences`` with ``settings``
+    (:class:`~maltpy.config.Settings`: ``tagger``, ``tagger_folds``, ``tagger_epochs``,
+    ``tagger_templates`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the
+    parser learns from jackknifed tags (gold ones with ``tagger_folds`` 1)."""
+    from maltpy.components import ParserComponent, Pipeline, TaggerComponent
+    from maltpy.config import threads
+    from maltpy.parsing.parser import Parser
+    from maltpy.tagging.tagger import Tagger
+
+    def make_tagger(jobs=1):
+        return Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
+                      retag=settings.retag, jobs=jobs)
+
+    make_tagger()   # a bad column list is said before anything trains
+    jobs = threads(settings.jobs)
+    if settings.tagger_folds > 1:
+        tagger, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log)
+    else:   # the parser learns from gold tags: the one tagger gets every thread
+        tagger, tagged = make_tagger(jobs).fit(sentences, log=log), sentences
+    parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
+    return Pipeline([TaggerComponent(tagger), ParserComponent(parser)])

@@ -122,68 +122,74 @@ cdef inline int word_keys(const Words* w, const int32_t* templates, int n_templa
     return n_templates + 1
 
 
-# training weights: per feature a linked list of (class, weight, running total, stamp)
+# training weights: per feature a row of (class, weight, running total, stamp) entries, kept
+# contiguous (a frequent feature such as the bias votes for hundreds of lemma rules: scanning
+# its row must not chase pointers)
+cdef struct Entry:
+    int32_t cls
+    float w
+    double total
+    int64_t stamp
+
+
+cdef struct Row:
+    Entry* entries
+    int32_t n, cap
+
+
 cdef struct Entries:
-    int32_t* head
-    int64_t n_heads
-    int32_t* next
-    int32_t* cls
-    double* w
-    double* total
-    int64_t* stamp
-    int64_t n, cap
+    Row* rows
+    int64_t n_rows, n_entries
 
 
 cdef bint entries_room(Entries* e, int64_t n_features) noexcept nogil:
-    cdef int64_t k, cap
-    if n_features > e.n_heads:
-        cap = e.n_heads * 2 if e.n_heads * 2 > n_features else n_features + 1024
-        e.head = <int32_t*>realloc(e.head, cap * sizeof(int32_t))
-        if e.head == NULL:
+    """Rows for features 0 .. n_features - 1."""
+    cdef int64_t cap
+    cdef Row* grown
+    if n_features > e.n_rows:
+        cap = e.n_rows * 2 if e.n_rows * 2 > n_features else n_features + 1024
+        grown = <Row*>realloc(e.rows, cap * sizeof(Row))
+        if grown == NULL:
             return False
-        for k in range(e.n_heads, cap):
-            e.head[k] = -1
-        e.n_heads = cap
-    if e.n + 1 > e.cap:
-        cap = e.cap * 2 + 1024
-        e.next = <int32_t*>realloc(e.next, cap * sizeof(int32_t))
-        e.cls = <int32_t*>realloc(e.cls, cap * sizeof(int32_t))
-        e.w = <double*>realloc(e.w, cap * sizeof(double))
-        e.total = <double*>realloc(e.total, cap * sizeof(double))
-        e.stamp = <int64_t*>realloc(e.stamp, cap * sizeof(int64_t))
-        if e.next == NULL or e.cls == NULL or e.w == NULL or e.total == NULL or e.stamp == NULL:
-            return False
-        e.cap = cap
+        memset(grown + e.n_rows, 0, (cap - e.n_rows) * sizeof(Row))
+        e.rows = grown
+        e.n_rows = cap
     return True
 
 
 cdef void entries_free(Entries* e) noexcept nogil:
-    free(e.head)
-    free(e.next)
-    free(e.cls)
-    free(e.w)
-    free(e.total)
-    free(e.stamp)
+    cdef int64_t f
+    for f in range(e.n_rows):
+        free(e.rows[f].entries)
+    free(e.rows)
 
 
 cdef bint update(Entries* e, int32_t f, int32_t c, double delta, int64_t now) noexcept nogil:
-    cdef int32_t k = e.head[f]
-    while k != -1 and e.cls[k] != c:
-        k = e.next[k]
-    if k == -1:
-        if not entries_room(e, 0):
-            return False
-        k = <int32_t>e.n
-        e.n += 1
-        e.next[k] = e.head[f]
-        e.head[f] = k
-        e.cls[k] = c
-        e.w[k] = 0
-        e.total[k] = 0
-        e.stamp[k] = now
-    e.total[k] += e.w[k] * (now - e.stamp[k])
-    e.stamp[k] = now
-    e.w[k] += delta
+    cdef Row* row = &e.rows[f]
+    cdef Entry* x
+    cdef Entry* grown
+    cdef int32_t k = 0, cap
+    while k < row.n and row.entries[k].cls != c:
+        k += 1
+    if k == row.n:
+        if row.n == row.cap:
+            cap = row.cap * 2 if row.cap else 2
+            grown = <Entry*>realloc(row.entries, cap * sizeof(Entry))
+            if grown == NULL:
+                return False
+            row.entries = grown
+            row.cap = cap
+        x = &row.entries[k]
+        x.cls = c
+        x.w = 0
+        x.total = 0
+        x.stamp = now
+        row.n += 1
+        e.n_entries += 1
+    x = &row.entries[k]
+    x.total += x.w * (now - x.stamp)
+    x.stamp = now
+    x.w += <float>delta
     return True
 
 
@@ -236,6 +242,7 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     cdef int epoch, n_keys, q, best
     cdef int64_t s, j, now = 0, i
     cdef int32_t f, k, tmp, g
+    cdef Row* row
     cdef uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 1
     cdef bint ok = keys != NULL and ids != NULL and scores != NULL
     # templates that read the group's own tags change as training goes; the others' feature ids are
@@ -281,10 +288,9 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
                             if f < 0 or not entries_room(&e, f + 1):
                                 ok = False
                                 break
-                            k = e.head[f]
-                            while k != -1:
-                                scores[e.cls[k]] += e.w[k]
-                                k = e.next[k]
+                            row = &e.rows[f]
+                            for k in range(row.n):
+                                scores[row.entries[k].cls] += row.entries[k].w
                         if not ok:
                             break
                         best = 0
@@ -312,36 +318,48 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
 
 
 cdef tuple _averaged(Entries* e, FeatMap fm, int64_t now):
-    """The averaged weights as CSR rows, entries whose average is 0 dropped."""
-    cdef int64_t n_features = fm.size, f, n = 0, t = now if now > 0 else 1
+    """The averaged weights as CSR rows: entries whose average is 0 dropped, and features left
+    without any (most of those seen only in words tagged right) dropped with their keys, which
+    makes the model smaller and its feature map faster to search."""
+    cdef int64_t n_features = fm.size, f, n = 0, kept = 0, t = now if now > 0 else 1
     cdef int32_t k
     cdef double avg
+    cdef Entry* x
+    all_keys = fm.keys_in_order()
+    cdef uint64_t[::1] keys_in = all_keys
+    keys_array = np.empty(n_features, dtype=np.uint64)
+    cdef uint64_t[::1] keys_out = keys_array
     indptr_array = np.zeros(n_features + 1, dtype=np.int64)
-    classes_array = np.empty(e.n, dtype=np.int32)
-    weights_array = np.empty(e.n, dtype=np.float32)
+    classes_array = np.empty(e.n_entries, dtype=np.int32)
+    weights_array = np.empty(e.n_entries, dtype=np.float32)
     cdef int64_t[::1] indptr = indptr_array
     cdef int32_t[::1] classes = classes_array
     cdef float[::1] weights = weights_array
     for f in range(n_features):
-        k = e.head[f] if f < e.n_heads else -1
-        while k != -1:
-            avg = (e.total[k] + e.w[k] * (now - e.stamp[k])) / t
-            if <float>avg != 0:
-                classes[n] = e.cls[k]
-                weights[n] = <float>avg
-                n += 1
-            k = e.next[k]
-        indptr[f + 1] = n
-    return fm.keys_in_order(), indptr_array, classes_array[:n].copy(), weights_array[:n].copy()
+        if f < e.n_rows:
+            for k in range(e.rows[f].n):
+                x = &e.rows[f].entries[k]
+                avg = (x.total + x.w * (now - x.stamp)) / t
+                if <float>avg != 0:
+                    classes[n] = x.cls
+                    weights[n] = <float>avg
+                    n += 1
+        if n > indptr[kept]:
+            keys_out[kept] = keys_in[f]
+            kept += 1
+            indptr[kept] = n
+    return (keys_array[:kept].copy(), indptr_array[:kept + 1].copy(), classes_array[:n].copy(),
+            weights_array[:n].copy())
 
 
 def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
             const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
             const int8_t[:, ::1] fixed, FeatMap fm, const int64_t[::1] indptr, const int32_t[::1] classes,
             const float[::1] weights, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
-            const int32_t[:, :, ::1] templates, int32_t[::1] out):
+            const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
-    its column values into ``values`` (where ``fixed`` does not keep the input's)."""
+    its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
+    ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1."""
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     if values.shape[1] == 0 or n_classes == 0:
@@ -357,6 +375,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef float* scores = <float*>malloc(n_classes * sizeof(float))
     cdef const int32_t* tpl = &templates[0, 0, 0] if n_templates else NULL
     cdef const int8_t* fx = &fixed[0, 0]
+    cdef const int8_t* skipped = &skip[0] if skip is not None and skip.shape[0] == values.shape[1] else NULL
     cdef int n_keys, q, best
     cdef int64_t s, j, k
     cdef int32_t f
@@ -367,6 +386,9 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     with nogil:
         for s in range(n_sents):
             for j in range(sstart[s], sstart[s + 1]):
+                if skipped != NULL and skipped[j]:
+                    out[j] = -1
+                    continue
                 n_keys = word_keys(&w, tpl, n_templates, j, sstart[s], sstart[s + 1], keys)
                 for q in range(n_classes):
                     scores[q] = 0

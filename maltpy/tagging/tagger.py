@@ -30,9 +30,12 @@ N_ROWS = 4
 
 def parse_columns(text) -> Tuple[Tuple[str, ...], ...]:
     """``"upos,xpos,feats,lemma"`` -> groups ``(("upos",), ("xpos",), ...)``; ``+`` joins columns
-    predicted jointly (``"upos+xpos+feats,lemma"``). Groups are put in tagging order."""
+    predicted jointly (``"upos+xpos+feats,lemma"``). Groups are put in tagging order. ``"all"``:
+    each of the four on its own (:meth:`Tagger.fit` then leaves out those the data lacks)."""
     if isinstance(text, (list, tuple)):
         text = ",".join(text)
+    if isinstance(text, str) and text.strip().lower() == "all":
+        return tuple((c,) for c in COLUMN_ORDER)
     if not isinstance(text, str) or not text.strip():
         raise MaltpyError(f"tagger: expected columns such as 'upos,xpos,feats,lemma', got {text!r}")
     groups, seen = [], set()
@@ -98,6 +101,7 @@ class Tagger:
     def __init__(self, columns="upos,xpos,feats,lemma", templates: Optional[str] = None,
                  epochs: int = DEFAULT_EPOCHS, seed: int = 1, jobs: int = 1, retag: bool = False):
         self.groups = parse_columns(columns)
+        self.every_column = isinstance(columns, str) and columns.strip().lower() == "all"
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
             raise MaltpyError(f"tagger epochs must be a positive integer, not {epochs!r}")
         self.templates_path = templates
@@ -133,11 +137,22 @@ class Tagger:
         templates = self._templates()
         words = words_of(sentences)
         rows = [r for s in sentences for r in s.rows]
-        columns = [c for g in self.groups for c in g]
-        for c in columns:
-            if all(r[TAG_COLUMNS[c]] == "_" for r in rows):
-                raise MaltpyError(f"the training data's {c} column is empty (_): the tagger cannot learn it; "
-                                  f"leave {c} out of the tagger's columns")
+        empty = {c for g in self.groups for c in g if all(r[TAG_COLUMNS[c]] == "_" for r in rows)}
+        groups = self.groups
+        if self.every_column:    # "all": the columns the data has
+            groups = tuple(g for g in groups if g[0] not in empty)
+            if not groups:
+                raise MaltpyError("the training data's UPOS, XPOS, FEATS and LEMMA columns are all empty (_): "
+                                  "there is nothing to learn a tagger from")
+            if empty and log is not None:
+                log(f"tagger: the training data has no {', '.join(c for c in COLUMN_ORDER if c in empty)} "
+                    "(the column is _): not learned")
+        else:
+            for c in COLUMN_ORDER:
+                if c in empty:
+                    raise MaltpyError(f"the training data's {c} column is empty (_): the tagger cannot learn it; "
+                                      f"leave {c} out of the tagger's columns (or give 'all': the columns it has)")
+        columns = [c for g in groups for c in g]
         values = np.full((N_ROWS, len(rows)), -1, dtype=np.int32)
         vocab = {}
         for c in columns:
@@ -151,7 +166,7 @@ class Tagger:
             values[ROW[c]] = ids.reshape(-1)
         tasks = []
         known: List[int] = []
-        for group in self.groups:
+        for group in groups:
             own = [ROW[c] for c in group]
             texts = templates[group[0]]
             if self.templates_path is None:   # the shipped ones, for any choice of columns
@@ -210,27 +225,44 @@ class Tagger:
         if not retag:
             self._given(sentences, words, values, fixed)
         out = np.empty(n, dtype=np.int32)
+        forms = [r[1] for s in sentences for r in s.rows]
+        lemmas = [None] * n
         for g, (fm, compiled) in zip(model.groups, self._runtime()[0]):
+            skip = None
+            if g.columns == ("lemma",):   # dictionary words need no classifier
+                lemmas = self._dictionary_lemmas(forms, values, fixed)
+                skip = np.fromiter((x is not None for x in lemmas), dtype=np.int8, count=n)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
-                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out)
-        written = [c for c in columns if c != "lemma"]
-        tables = {c: model.vocab[c] for c in columns}
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip)
+        written = [(TAG_COLUMNS[c], model.vocab[c], values[ROW[c]].tolist(), fixed[ROW[c]].tolist())
+                   for c in columns if c != "lemma"]
+        if "lemma" in columns:
+            rules, lemma_ids, lemma_fixed = model.vocab["lemma"], values[ROW["lemma"]].tolist(), fixed[ROW["lemma"]].tolist()
         result, w = [], 0
         for s in sentences:
             rows = []
             for r in s.rows:
                 r = list(r)
-                for c in written:
-                    if not fixed[ROW[c], w]:
-                        r[TAG_COLUMNS[c]] = tables[c][values[ROW[c], w]]
-                if "lemma" in tables and not fixed[ROW["lemma"], w]:
-                    form = r[1]
-                    lemma = model.lemmas.get((form, r[3] if "upos" in tables else "_"))
-                    r[2] = lemma if lemma is not None else apply_rule(form, tables["lemma"][values[ROW["lemma"], w]])
+                for col, table, ids, kept in written:
+                    if not kept[w]:
+                        r[col] = table[ids[w]]
+                if "lemma" in columns and not lemma_fixed[w]:
+                    r[2] = lemmas[w] if lemmas[w] is not None else apply_rule(r[1], rules[lemma_ids[w]])
                 rows.append(r)
                 w += 1
             result.append(Sentence(rows, s.extra, s.first_line, s.source, s.format))
         return result
+
+    def _dictionary_lemmas(self, forms, values, fixed):
+        """Per word the lemma the dictionary gives for its form and UPOS (None where it gives none)."""
+        model = self.model_
+        table = model.lemmas
+        if "upos" not in model.vocab:
+            return [table.get((f, "_")) for f in forms]
+        upos, row, given = model.vocab["upos"], values[ROW["upos"]].tolist(), fixed[ROW["upos"]].tolist()
+        # a UPOS the input gives may be one the tagger never saw (its id is past the known ones)
+        return [table.get((f, upos[u] if u < len(upos) else None)) if not g or u < len(upos) else None
+                for f, u, g in zip(forms, row, given)]
 
     def _given(self, sentences, words, values, fixed):
         """Mark the columns each sentence gives whole as fixed, with their value ids (a value the

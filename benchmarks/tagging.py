@@ -1,0 +1,97 @@
+"""The tagger and the parser on predicted tags: UD English EWT (train -> dev) and the 13 languages
+of ../shared/data/ud (each train.conllu split 90/10 in sentence order; the last 10 % is the test).
+
+For each treebank: the tagger's accuracy on the test words (tags and lemmas removed from the
+input), and the parser's LAS (UD eval.py's: universal relations) on gold tags and on the
+tagger's tags, trained on gold tags (--tagger-folds 1) and on jackknifed tags (K folds).
+
+    python benchmarks/tagging.py --shared ../shared [--folds 1 5 10] [--languages de tr ...]
+
+Prints a Markdown table (docs/tagging.md has the figures).
+"""
+import argparse
+import os
+import sys
+import time
+
+from maltpy.config import make_settings
+from maltpy.evaluation.official import UNIVERSAL_FEATURES, official_scores
+from maltpy.formats.conll import Sentence, read_conll
+from maltpy.tagging.jackknife import train_pipeline
+
+LANGUAGES = ("ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh")
+
+
+def split(shared, name):
+    """(train, test) sentences of one treebank."""
+    base = os.path.join(shared, "data", "ud", name)
+    train = read_conll(os.path.join(base, "train.conllu"), "conllu")
+    if name == "en_ewt":
+        return train, read_conll(os.path.join(base, "dev.conllu"), "conllu")
+    cut = round(0.9 * len(train))
+    return train[:cut], train[cut:]
+
+
+def blank(sentences):
+    """The words alone: LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS as _."""
+    return [Sentence([r[:2] + ["_"] * 7 + r[9:] for r in s.rows], s.extra, format="conllu") for s in sentences]
+
+
+def universal(feats):
+    return "|".join(sorted(f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
+
+
+def tag_scores(gold, system):
+    """eval.py's UPOS, XPOS, UFeats, AllTags and Lemmas (the same words on both sides)."""
+    pairs = [(a, b) for s, t in zip(gold, system) for a, b in zip(s.rows, t.rows)]
+    n = len(pairs)
+    pct = lambda hits: 100 * hits / n   # noqa: E731
+    return {"UPOS": pct(sum(a[3] == b[3] for a, b in pairs)),
+            "XPOS": pct(sum(a[4] == b[4] for a, b in pairs)),
+            "UFeats": pct(sum(universal(a[5]) == universal(b[5]) for a, b in pairs)),
+            "AllTags": pct(sum(a[3] == b[3] and a[4] == b[4] and universal(a[5]) == universal(b[5]) for a, b in pairs)),
+            "Lemmas": pct(sum(a[2] == b[2] or a[2] == "_" for a, b in pairs))}
+
+
+def las(gold, system):
+    return official_scores(gold, system)["LAS"].f1
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
+    ap.add_argument("--folds", type=int, nargs="+", default=[1, 5, 10])
+    ap.add_argument("--languages", nargs="+", default=("en_ewt",) + LANGUAGES)
+    ap.add_argument("--jobs", type=int, default=0)
+    a = ap.parse_args(argv)
+    if not os.path.isdir(os.path.join(a.shared, "data", "ud")):
+        print(f"{a.shared}/data/ud not found: nothing to measure", file=sys.stderr)
+        return
+    print("| treebank | words (train/test) | UPOS | XPOS | UFeats | AllTags | Lemmas | LAS gold tags | "
+          + " | ".join(f"LAS {'gold-trained' if k == 1 else f'jackknifed k={k}'}" for k in a.folds)
+          + " | learn s (" + ", ".join(f"k={k}" for k in a.folds) + ") |")
+    print("|---" * (9 + len(a.folds)) + "|")
+    for name in a.languages:
+        train, test = split(a.shared, name)
+        words = blank(test)
+        row, times, tags = [], [], None
+        gold_las = float("nan")
+        for k in a.folds:
+            settings = make_settings(tagger="all", tagger_folds=k, jobs=a.jobs, input_format="conllu")
+            t0 = time.perf_counter()
+            pipeline = train_pipeline(settings, train, "conllu")
+            times.append(time.perf_counter() - t0)
+            parsed = pipeline.parse(words)
+            if tags is None:
+                tags = tag_scores(test, parsed)
+            if k == 1:
+                gold_las = las(test, pipeline.parser.parse(test))   # the gold tags (and the same parser)
+            row.append(las(test, parsed))
+        n_train, n_test = sum(map(len, train)), sum(map(len, test))
+        print(f"| {name} | {n_train:,}/{n_test:,} | " + " | ".join(f"{tags[c]:.2f}" for c in tags)
+              + f" | {gold_las:.2f} | " + " | ".join(f"{x:.2f}" for x in row)
+              + " | " + ", ".join(f"{t:.0f}" for t in times) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
