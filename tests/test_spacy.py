@@ -239,3 +239,29 @@ def test_untagged_words_warn_that_the_tag_column_is_empty(conllu_model):
     from maltpy.errors import MaltpyWarning
     with pytest.warns(MaltpyWarning, match="UPOSTAG column of this input is empty"):
         nlp("The dog saw a cat in the garden and then it slept .")
+
+
+def test_a_model_with_a_tagger_tags_and_parses_untagged_docs(tmp_path):
+    """A model learned with --tagger sets pos_, tag_ and lemma_ on a blank pipeline's docs and
+    parses them as -m parse parses the same words; tags a doc already has are kept."""
+    path = str(tmp_path / "tagged.mpz")
+    assert main(["-c", path, "-m", "learn", "-i", TRAIN, "--tagger", "upos,xpos,lemma", "--tagger-folds", "2",
+                 "-q"]) == 0
+    gold = read_conll(TEST)
+    words = tmp_path / "words.txt"
+    words.write_text("".join(" ".join(s.forms) + "\n" for s in gold))
+    out = tmp_path / "out.conllu"
+    assert main(["-c", path, "-m", "parse", "-i", str(words), "-if", "horizontal", "-o", str(out), "-q"]) == 0
+    expected = read_conll(str(out), "conllu")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": path})
+    docs = [nlp(spacy.tokens.Doc(nlp.vocab, words=s.forms)) for s in gold]
+    for doc, want in zip(docs, expected):
+        assert [(t.pos_, t.tag_, t.lemma_) for t in doc] == [(r[3], r[4], r[2]) for r in want.rows]
+        assert tree(doc) == [(int(r[6]), r[7]) for r in want.rows]
+    tagged = spacy.tokens.Doc(nlp.vocab, words=gold[0].forms, pos=["X"] * len(gold[0]))
+    assert all(t.pos_ == "X" for t in nlp(tagged))
+    nlp.to_disk(tmp_path / "pipe")
+    again = spacy.load(tmp_path / "pipe")
+    assert [(t.tag_, t.dep_) for t in again(spacy.tokens.Doc(again.vocab, words=gold[0].forms))] == \
+        [(t.tag_, t.dep_) for t in docs[0]]

@@ -48,6 +48,9 @@ DEFAULT_COLUMNS = {
     "conllu": {"FORM": "text", "LEMMA": "lemma_", "UPOSTAG": "pos_", "XPOSTAG": "tag_", "FEATS": "morph"},
 }
 MODEL_FILE = "model.mpz"
+#: the token attribute and the Doc annotation name of each column a tagger writes
+_TOKEN_ATTRIBUTE = {"upos": "pos_", "xpos": "tag_", "feats": "morph", "lemma": "lemma_"}
+_ANNOTATION = {"upos": "POS", "xpos": "TAG", "feats": "MORPH", "lemma": "LEMMA"}
 
 
 def _column_getters(columns: Dict[str, str], fmt: str):
@@ -257,8 +260,11 @@ class MaltpyParser:
     """The spaCy pipeline component: parses each doc with a maltpy model."""
 
     def __init__(self, nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]] = None,
-                 batch_size: int = 1000, beam_width: Optional[int] = None):
+                 batch_size: int = 1000, beam_width: Optional[int] = None, retag: bool = False):
         self.name = name
+        #: with a model that has a tagger: whether it replaces the tags a doc already has
+        self.retag = bool(retag)
+        self.tagger = None
         #: the beam to parse with (None: the model's own, 1 for a greedy model)
         self.beam_width = beam_width
         self.vocab = nlp.vocab
@@ -271,8 +277,13 @@ class MaltpyParser:
             self._load(model)
 
     def _load(self, path: str):
-        from maltpy.parsing.parser import Parser
-        self.parser = Parser.load(str(path), **({"beam_width": self.beam_width} if self.beam_width else {}))
+        from maltpy.components import Pipeline, TaggerComponent
+        self.pipeline = Pipeline.load(str(path), **({"beam_width": self.beam_width} if self.beam_width else {}))
+        self.parser = self.pipeline.parser
+        if self.parser is None:
+            raise MaltpyError(f"{path}: this model file has no parser for maltpy_parser")
+        taggers = [c.tagger for c in self.pipeline.components if isinstance(c, TaggerComponent)]
+        self.tagger = taggers[0] if taggers else None
         self._label_hashes = None
         fmt = self.parser.format
         self.getters = _column_getters(self.columns or DEFAULT_COLUMNS[fmt], fmt)
@@ -308,6 +319,8 @@ class MaltpyParser:
                 spans.append((doc, span))
                 pieces.append((doc, _words(doc, span, space)))
         parsed = [(doc, idx) for doc, idx in pieces if len(idx)]     # a sentence of whitespace: no parse
+        if self.tagger is not None and parsed:
+            self._tag(parsed)
         columns = words_to_columns(parsed, self.getters)
         strings = self.vocab.strings
         if not parsed:
@@ -354,11 +367,45 @@ class MaltpyParser:
             doc.from_array([HEAD, DEP], batch)
         return docs
 
+    def _tag(self, parsed):
+        """The model's tagger on the words: sets ``pos_``, ``tag_``, ``morph`` and ``lemma_``
+        where the doc has none of that annotation (or everywhere with ``retag``); a doc's own
+        tags are kept and read by the tagger's later columns, as ``-m parse`` keeps given columns."""
+        from maltpy.tagging.templates import TAG_COLUMNS
+        columns = [c for g in self.tagger.model_.groups for c in g.columns]
+        sentences, written = [], []
+        for doc, idx in parsed:
+            kept = set() if self.retag else {c for c in columns if doc.has_annotation(_ANNOTATION[c])}
+            rows = []
+            for k, i in enumerate(idx.tolist()):
+                token = doc[i]
+                row = [str(k + 1), _field(token.text)] + ["_"] * 8
+                for c in kept:
+                    row[TAG_COLUMNS[c]] = _value(token, _TOKEN_ATTRIBUTE[c])
+                rows.append(row)
+            sentences.append(Sentence(rows, format="conllu"))
+            written.append([c for c in columns if c not in kept])
+        for (doc, idx), sentence, todo in zip(parsed, self.tagger.tag(sentences), written):
+            for i, row in zip(idx.tolist(), sentence.rows):
+                token = doc[i]
+                for c in todo:
+                    value = row[TAG_COLUMNS[c]]
+                    if c == "upos":
+                        if value in UPOS_IDS:     # spaCy takes UD's 17 tags only (CoNLL-X CPOSTAG may be others)
+                            token.pos_ = value
+                    elif c == "xpos":
+                        token.tag_ = value
+                    elif c == "feats":
+                        token.set_morph(value if value != "_" else None)
+                    else:
+                        token.lemma_ = value
+
     # serialization: the model file travels with the pipeline
     def to_disk(self, path, exclude=tuple()):
         self._check()
         os.makedirs(path, exist_ok=True)
-        self.parser.save(os.path.join(path, MODEL_FILE))
+        target = self.parser if len(self.pipeline.components) == 1 else self.pipeline   # a parser's file stays one
+        target.save(os.path.join(path, MODEL_FILE))
 
     def from_disk(self, path, exclude=tuple()):
         self._load(os.path.join(path, MODEL_FILE))
@@ -366,9 +413,11 @@ class MaltpyParser:
 
 
 @Language.factory("maltpy_parser", default_config={"model": None, "columns": None, "batch_size": 1000,
-                                                   "beam_width": None})
+                                                   "beam_width": None, "retag": False})
 def make_maltpy_parser(nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]],
-                       batch_size: int, beam_width: Optional[int]):
+                       batch_size: int, beam_width: Optional[int], retag: bool):
     """spaCy factory: ``nlp.add_pipe("maltpy_parser", config={"model": "model.mpz"})``;
-    ``beam_width``: parse with a beam of that width (default: the model's own)."""
-    return MaltpyParser(nlp, name, model, columns, batch_size, beam_width)
+    ``beam_width``: parse with a beam of that width (default: the model's own). A model with a
+    tagger (``-m learn --tagger``) also sets ``pos_``, ``tag_``, ``morph`` and ``lemma_``, where
+    the doc has none of them (``retag``: everywhere)."""
+    return MaltpyParser(nlp, name, model, columns, batch_size, beam_width, retag)

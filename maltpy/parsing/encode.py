@@ -263,9 +263,9 @@ class UnseenTags:
                 if set(values) <= {"_", ""}:    # no tags at all: no mix-up to suspect
                     warnings.warn(MaltpyWarning(
                         f"the {name} column of this input is empty (_), and this model reads {name}: it parses "
-                        f"untagged words badly. Give the words their tags (a tagger first; in spaCy, a pipeline "
-                        f"that tags, such as en_core_web_sm, not spacy.blank), or train a model whose features "
-                        f"read no tags"), stacklevel=4)
+                        f"untagged words badly. Learn a model that tags them itself (-m learn --tagger all), "
+                        f"give the words their tags (in spaCy, a pipeline that tags, such as en_core_web_sm, not "
+                        f"spacy.blank), or train a model whose features read no tags"), stacklevel=4)
                     return
                 shown = ", ".join(values[:5])
                 warnings.warn(MaltpyWarning(
