@@ -132,3 +132,32 @@ def test_several_files_without_dask(model, corpus, tmp_path):
     parser = maltpy.load(model)
     assert (out / "part0.conll").read_text(encoding="utf-8") == "".join(
         "\n".join(s.to_lines()) + "\n\n" for s in parser.parse(read_conll(corpus[0])))
+
+
+def test_a_model_with_a_tagger_tags_and_parses_on_the_cluster_as_in_one_process(cluster, tmp_path):
+    """A tagger-and-parser model file: files of untagged words, and a bag, give the bytes that
+    one process gives."""
+    import dask.bag as db
+    from maltpy.formats.conll import format_sentences
+    from maltpy.integrations.dask import parse_bag, parse_files
+    model = str(tmp_path / "tagged.mpz")
+    assert main(["-c", model, "-m", "learn", "-i", TRAIN, "--tagger", "upos,xpos", "--tagger-folds", "2",
+                 "-q"]) == 0
+    words = [s.__class__([r[:2] + ["_"] * 8 for r in s.rows], format="conllx") for s in read_conll(TEST)]
+    (tmp_path / "in").mkdir()
+    sources = []
+    for k in range(2):
+        src = tmp_path / "in" / f"w{k}.conll"
+        src.write_text(format_sentences(words[k * 10:(k + 1) * 30]))
+        sources.append(str(src))
+    pairs = [(src, str(tmp_path / "out" / os.path.basename(src))) for src in sources]
+    os.makedirs(tmp_path / "out")
+    parse_files(cluster, model, pairs)
+    for src, dst in pairs:
+        single = tmp_path / "single.conll"
+        assert main(["-c", model, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
+        with open(dst, "rb") as a:
+            assert a.read() == single.read_bytes()
+    bag = db.from_sequence([format_sentences([s]) for s in words[:20]], npartitions=3)
+    out = parse_bag(bag, model).compute(scheduler=cluster.get)
+    assert "".join(out) == format_sentences(maltpy.load(model).parse(words[:20]))

@@ -64,13 +64,17 @@ def dask_client(address: str):
 
 
 def _worker_parser(model: bytes, digest: str, overrides: Optional[dict] = None):
-    """The parser of a model file's bytes (with parse-time ``overrides``), loaded once per process."""
+    """What a model file's bytes hold (with parse-time ``overrides``), loaded once per process: a
+    :class:`~maltpy.parsing.parser.Parser`, or a :class:`~maltpy.components.Pipeline` for a file
+    of several components (a tagger and a parser)."""
     key = (digest, tuple(sorted((overrides or {}).items())))
     with _PARSERS_LOCK:
         parser = _PARSERS.get(key)
         if parser is None:
-            from maltpy.parsing.parser import Parser
-            parser = _PARSERS[key] = Parser.from_bytes(model, **(overrides or {}))
+            from maltpy.components import Pipeline
+            pipeline = Pipeline.from_bytes(model, **(overrides or {}))
+            parser = pipeline.parser if len(pipeline.components) == 1 and pipeline.parser is not None else pipeline
+            _PARSERS[key] = parser
         return parser
 
 
@@ -82,8 +86,8 @@ def _parse_file_task(model: bytes, digest: str, overrides: dict, source: str, ta
 
 
 def _model_bytes(model_path: str) -> Tuple[bytes, str]:
-    from maltpy.parsing.parser import Parser
-    Parser.load(model_path)   # refuse a bad model here, with its one-line error, not on every worker
+    from maltpy.components import load
+    load(model_path)   # refuse a bad model here, with its one-line error, not on every worker
     with open(model_path, "rb") as f:
         data = f.read()
     return data, hashlib.sha256(data).hexdigest()
@@ -134,8 +138,12 @@ def _parse_partition(texts: Iterable, model: bytes, digest: str, fmt: str) -> Li
             parts.append(t + "\n\n")
     if not parts:
         return []
-    out = parse_bytes(_worker_parser(model, digest), "".join(parts).encode("utf-8"), fmt, path="<dask partition>")
-    return [s + "\n\n" for s in out.decode("utf-8").split("\n\n") if s.strip("\n")]
+    worker = _worker_parser(model, digest)
+    if not hasattr(worker, "components"):      # a parser alone: compiled from bytes to bytes
+        out = parse_bytes(worker, "".join(parts).encode("utf-8"), fmt, path="<dask partition>")
+        return [s + "\n\n" for s in out.decode("utf-8").split("\n\n") if s.strip("\n")]
+    from maltpy.formats.conll import parse_conll
+    return [format_sentences([s]) for s in worker.parse(parse_conll("".join(parts), fmt, "<dask partition>"))]
 
 
 def parse_bag(bag, model_path: str, fmt: Optional[str] = None):
@@ -144,9 +152,9 @@ def parse_bag(bag, model_path: str, fmt: Optional[str] = None):
     ``fmt``: conllx or conllu (default: the model's format)."""
     _require_dask()
     import dask
-    from maltpy.parsing.parser import Parser
+    from maltpy.components import load
     data, digest = _model_bytes(model_path)
-    fmt = fmt or Parser.load(model_path).format
+    fmt = fmt or load(model_path).parser.format
     return bag.map_partitions(_parse_partition, dask.delayed(data, traverse=False), digest, fmt)
 
 
