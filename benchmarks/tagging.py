@@ -15,7 +15,7 @@ import sys
 import time
 
 from maltpy.config import make_settings
-from maltpy.evaluation.official import UNIVERSAL_FEATURES, official_scores
+from maltpy.evaluation.official import official_scores, official_tag_scores
 from maltpy.formats.conll import Sentence, read_conll
 from maltpy.tagging.jackknife import train_pipeline
 
@@ -37,20 +37,9 @@ def blank(sentences):
     return [Sentence([r[:2] + ["_"] * 7 + r[9:] for r in s.rows], s.extra, format="conllu") for s in sentences]
 
 
-def universal(feats):
-    return "|".join(sorted(f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
-
-
 def tag_scores(gold, system):
     """eval.py's UPOS, XPOS, UFeats, AllTags and Lemmas (the same words on both sides)."""
-    pairs = [(a, b) for s, t in zip(gold, system) for a, b in zip(s.rows, t.rows)]
-    n = len(pairs)
-    pct = lambda hits: 100 * hits / n   # noqa: E731
-    return {"UPOS": pct(sum(a[3] == b[3] for a, b in pairs)),
-            "XPOS": pct(sum(a[4] == b[4] for a, b in pairs)),
-            "UFeats": pct(sum(universal(a[5]) == universal(b[5]) for a, b in pairs)),
-            "AllTags": pct(sum(a[3] == b[3] and a[4] == b[4] and universal(a[5]) == universal(b[5]) for a, b in pairs)),
-            "Lemmas": pct(sum(a[2] == b[2] or a[2] == "_" for a, b in pairs))}
+    return {name: f.f1 for name, f in official_tag_scores(gold, system).items()}
 
 
 def las(gold, system):

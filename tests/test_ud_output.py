@@ -105,6 +105,22 @@ def test_official_figures_count_universal_relations_and_content_words():
                     ("VERB", "Tense=Past|Foo=Bar", 0, "root"), ("PUNCT", "_", 3, "punct")])]
     clas = official_scores(gold, fun)["CLAS"]
     assert (clas.correct, clas.gold, clas.system) == (1, 2, 1)
+    # the verb's functional child is another word of the same relation and tags: MLAS counts the
+    # verb wrong (eval.py compares the children themselves, not only their relations and tags)
+    two = [_conllu([("AUX", "_", 3, "aux"), ("AUX", "_", 3, "obj"), ("VERB", "_", 0, "root")])]
+    swapped = [_conllu([("AUX", "_", 3, "obj"), ("AUX", "_", 3, "aux"), ("VERB", "_", 0, "root")])]
+    assert official_scores(two, swapped)["MLAS"].correct == 0
+
+
+def test_official_tag_figures():
+    """eval.py's UPOS, XPOS, UFeats (universal features only), AllTags and Lemmas (a gold _ takes any)."""
+    from maltpy.evaluation.official import official_tag_scores
+    gold = [_conllu([("PRON", "Case=Nom|Foo=1", 2, "nsubj"), ("VERB", "_", 0, "root")])]
+    gold[0].rows[1][2] = "_"
+    system = [_conllu([("PRON", "Case=Nom|Foo=2", 2, "nsubj"), ("NOUN", "Tense=Past", 0, "root")])]
+    system[0].rows[0][4] = "Y"
+    tags = {name: f.correct for name, f in official_tag_scores(gold, system).items()}
+    assert tags == {"UPOS": 1, "XPOS": 1, "UFeats": 1, "AllTags": 0, "Lemmas": 2}
 
 
 def test_maltpy_eval_prints_both_figures_for_conllu(tmp_path, capsys):

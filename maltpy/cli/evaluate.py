@@ -76,12 +76,12 @@ def cmd_eval(argv):
     else:
         print(format_scores(scores[0], undirected=a.undirected))
     if fmt == "conllu":
-        from maltpy.evaluation.official import format_official, official_scores
+        from maltpy.evaluation.official import format_official, official_scores, official_tag_scores
         print("(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)")
         for name, system in systems:
             if len(systems) > 1:
                 print(name)
-            print(format_official(official_scores(gold, system)))
+            print(format_official(official_scores(gold, system), official_tag_scores(gold, system)))
     if a.report or a.plots:
         # the report's test counts the same tokens as its tables: reuse the printed one only then
         _write_report(a, gold, systems, comparison if not a.no_punct else None)

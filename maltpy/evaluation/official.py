@@ -59,7 +59,8 @@ class _Words:
 
     def mlas_key(self, k):
         return (self.heads[k], self.deprels[k], self.upos[k], self.feats[k],
-                [(self.heads[c], self.deprels[c], self.upos[c], self.feats[c]) for c in self.children[k]])
+                # a child is itself (its position), as eval.py's ga(c): not its head, which is k
+                [(c, self.deprels[c], self.upos[c], self.feats[c]) for c in self.children[k]])
 
 
 def official_scores(gold, system) -> dict:
@@ -90,8 +91,34 @@ def official_scores(gold, system) -> dict:
     return out
 
 
-def format_official(scores: dict) -> str:
-    """The lines ``maltpy eval`` adds for CoNLL-U input."""
+def universal_features(feats: str) -> str:
+    """A FEATS value as eval.py compares it: the universal features only, sorted."""
+    return "|".join(sorted(f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
+
+
+def official_tag_scores(gold, system) -> dict:
+    """eval.py's ``{"UPOS", "XPOS", "UFeats", "AllTags", "Lemmas"}`` -> :class:`F1` over sentence
+    lists with the same words: UFeats compares universal features only; AllTags wants UPOS, XPOS
+    and UFeats right; a gold lemma ``_`` takes any lemma."""
+    out = {name: F1() for name in ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas")}
+    for g_sent, s_sent in zip(gold, system):
+        for g, s in zip(g_sent.rows, s_sent.rows):
+            upos, xpos = g[UPOS] == s[UPOS], g[4] == s[4]
+            feats = universal_features(g[FEATS]) == universal_features(s[FEATS])
+            for name, right in (("UPOS", upos), ("XPOS", xpos), ("UFeats", feats), ("AllTags", upos and xpos and feats),
+                                ("Lemmas", g[LEMMA] == "_" or g[LEMMA] == s[LEMMA])):
+                f = out[name]
+                f.gold += 1
+                f.system += 1
+                f.correct += right
+    return out
+
+
+def format_official(scores: dict, tags: dict = None) -> str:
+    """The lines ``maltpy eval`` adds for CoNLL-U input (``tags``: :func:`official_tag_scores`)."""
     names = ("LAS", "UAS", "CLAS", "MLAS", "BLEX")
-    return ("CoNLL 2018 shared task (UD's eval.py: universal relations only, F1; CLAS, MLAS, BLEX "
+    text = ("CoNLL 2018 shared task (UD's eval.py: universal relations only, F1; CLAS, MLAS, BLEX "
             "content words)\n" + "  ".join(f"{n} {scores[n].f1:.2f}" for n in names))
+    if tags:
+        text += "\n" + "  ".join(f"{n} {f.f1:.2f}" for n, f in tags.items())
+    return text
