@@ -26,7 +26,8 @@ from maltpy.features.featmap cimport FeatMap, mix64
 cnp.import_array()
 
 #: what a template atom reads (templates.py compiles YAML templates to these)
-KIND_FORM, KIND_LOWER, KIND_SUFFIX, KIND_LOWER_SUFFIX, KIND_PREFIX, KIND_LOWER_PREFIX, KIND_SHAPE, KIND_TAG = range(1, 9)
+KIND_FORM, KIND_LOWER, KIND_SUFFIX, KIND_LOWER_SUFFIX, KIND_PREFIX, KIND_LOWER_PREFIX, KIND_SHAPE, KIND_TAG, \
+    KIND_LEXICON = range(1, 10)
 #: atoms per template (Merge3 at most) and fields per atom (kind, argument, offset)
 cdef enum:
     ATOMS = 3
@@ -43,6 +44,7 @@ cdef struct Words:
     const uint32_t* shp
     const int64_t* wstart
     int32_t* values
+    const int32_t* lexicon      # [column, word]: the tag set the training data gives the form, or NULL
     int64_t n_words
 
 
@@ -90,8 +92,10 @@ cdef inline uint64_t atom_hash(const Words* w, const int32_t* atom, int64_t j, i
         h = hash_chars(w.cps if kind == 5 else w.low, a, a + arg if a + arg < b else b, h)
     elif kind == 7:
         h = hash_shape(w.shp, a, b, h)
-    else:
+    elif kind == 8:
         h = (h ^ <uint64_t>(w.values[arg * w.n_words + k] + 2)) * FNV_PRIME
+    else:
+        h = (h ^ <uint64_t>((w.lexicon[arg * w.n_words + k] if w.lexicon != NULL else -1) + 2)) * FNV_PRIME
     return mix64(h)
 
 
@@ -214,7 +218,7 @@ cdef inline uint64_t next_random(uint64_t* s) noexcept nogil:
 def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
           const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
           const int32_t[::1] gold, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
-          const int32_t[:, :, ::1] templates, int epochs, uint64_t seed):
+          const int32_t[:, :, ::1] templates, int epochs, uint64_t seed, const int32_t[:, ::1] lexicon=None):
     """Train one group's averaged perceptron; returns (feature keys in id order, indptr, classes,
     averaged weights, correct words per epoch). ``values`` holds the gold values of every column;
     the group's own rows are overwritten with the predictions as training goes (a word's history
@@ -228,6 +232,7 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     w.wstart = &wstart[0]
     w.values = &values[0, 0] if values.shape[1] else NULL
     w.n_words = values.shape[1]
+    w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
     cdef FeatMap fm = FeatMap(1 << 16)
     cdef Entries e
     memset(&e, 0, sizeof(Entries))
@@ -356,7 +361,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
             const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
             const int8_t[:, ::1] fixed, FeatMap fm, const int64_t[::1] indptr, const int32_t[::1] classes,
             const float[::1] weights, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
-            const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None):
+            const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None,
+            const int32_t[:, ::1] lexicon=None):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
     its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
     ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1."""
@@ -371,6 +377,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     w.wstart = &wstart[0]
     w.values = &values[0, 0]
     w.n_words = values.shape[1]
+    w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
     cdef uint64_t* keys = <uint64_t*>malloc((n_templates + 1) * sizeof(uint64_t))
     cdef float* scores = <float*>malloc(n_classes * sizeof(float))
     cdef const int32_t* tpl = &templates[0, 0, 0] if n_templates else NULL
@@ -405,3 +412,27 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                 set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)
     free(keys)
     free(scores)
+
+
+def form_hashes(const uint32_t[::1] low, const int64_t[::1] wstart):
+    """Each word's lowercased form as a 64-bit key (the lexicon's keys)."""
+    cdef Py_ssize_t n = wstart.shape[0] - 1, j
+    out_array = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] out = out_array
+    with nogil:
+        for j in range(n):
+            out[j] = mix64(hash_chars(&low[0] if low.shape[0] else NULL, wstart[j], wstart[j + 1], FNV_OFFSET))
+    return out_array
+
+
+def lexicon_classes(const uint64_t[::1] hashes, FeatMap forms, const int32_t[::1] classes):
+    """The lexicon class of each word (-1 for a form the lexicon does not hold)."""
+    cdef Py_ssize_t n = hashes.shape[0], j
+    cdef int32_t f
+    out_array = np.empty(n, dtype=np.int32)
+    cdef int32_t[::1] out = out_array
+    with nogil:
+        for j in range(n):
+            f = forms.get(hashes[j])
+            out[j] = classes[f] if f >= 0 else -1
+    return out_array

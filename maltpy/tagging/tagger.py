@@ -17,8 +17,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from maltpy.errors import MaltpyError, ModelFileError
-from maltpy.tagging.templates import (ROW, TAG_COLUMNS, compile_templates, default_templates_path, load_templates,
-                                      usable_templates)
+from maltpy.tagging.templates import (ROW, TAG_COLUMNS, compile_templates, default_templates_path, lexicon_rows,
+                                      load_templates, usable_templates)
 
 #: columns a tagger may learn, in the order they are tagged
 COLUMN_ORDER = ("upos", "xpos", "feats", "lemma")
@@ -26,6 +26,39 @@ COLUMN_ORDER = ("upos", "xpos", "feats", "lemma")
 DEFAULT_EPOCHS = 10
 #: rows of the value table (one per tag column: LEMMA, UPOS, XPOS, FEATS)
 N_ROWS = 4
+
+
+#: a form's lexicon entry holds the values seen in at least this share of its occurrences ...
+LEXICON_SHARE = 0.1
+#: ... and forms seen fewer times than this have none (their entry would only repeat the gold tag)
+LEXICON_MIN_COUNT = 3
+
+
+def build_lexicon(hashes: np.ndarray, values: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(form keys, class of each): a form's class numbers the set of values it was seen with
+    (:data:`LEXICON_SHARE`, :data:`LEXICON_MIN_COUNT`)."""
+    pairs, counts = np.unique(np.stack([hashes, values.astype(np.uint64)], axis=1), axis=0, return_counts=True)
+    forms, where = np.unique(pairs[:, 0], return_inverse=True)
+    totals = np.bincount(where.reshape(-1), weights=counts)
+    keep = (counts >= LEXICON_SHARE * totals[where.reshape(-1)]) & (totals[where.reshape(-1)] >= LEXICON_MIN_COUNT)
+    sets: Dict[int, list] = {}
+    for form, value in pairs[keep].tolist():
+        sets.setdefault(form, []).append(value)
+    numbered: Dict[tuple, int] = {}
+    keys = np.array(sorted(sets), dtype=np.uint64)
+    classes = np.array([numbered.setdefault(tuple(sets[k]), len(numbered)) for k in keys.tolist()], dtype=np.int32)
+    return keys, classes
+
+
+def lexicon_array(lexicons, hashes: np.ndarray, maps=None) -> np.ndarray:
+    """The lexicon class of every word per row (-1: none), as the compiled loops read it
+    (``maps``: each row's feature map of its keys, when made already)."""
+    from maltpy.features.featmap import FeatMap
+    from maltpy.tagging import perceptron
+    out = np.full((N_ROWS, len(hashes)), -1, dtype=np.int32)
+    for row, (keys, classes) in (lexicons or {}).items():
+        out[row] = perceptron.lexicon_classes(hashes, maps[row] if maps else FeatMap.from_keys(keys), classes)
+    return out
 
 
 def parse_columns(text) -> Tuple[Tuple[str, ...], ...]:
@@ -82,6 +115,8 @@ class TaggerModel:
     epochs: int
     seed: int
     statistics: Dict[str, float]
+    #: row -> (lowercased form keys, class of each): what Lexicon(C, ...) templates read
+    lexicons: Dict[int, Tuple[np.ndarray, np.ndarray]] = None
 
     @property
     def columns(self) -> Tuple[str, ...]:
@@ -177,11 +212,16 @@ class Tagger:
                           np.ascontiguousarray(class_values, dtype=np.int32), gold.reshape(-1).astype(np.int32)))
             known += own
 
+        hashes = perceptron.form_hashes(words.low, words.wstart)
+        lexicons = {row: build_lexicon(hashes, values[row])
+                    for row in lexicon_rows([t for task in tasks for t in task[1]])}
+        lexicon = lexicon_array(lexicons, hashes)
+
         def train(task):
             group, texts, compiled, class_values, gold = task
             keys, indptr, classes, weights, correct = perceptron.train(
                 words.cps, words.low, words.shp, words.wstart, words.sstart, values.copy(), gold, class_values,
-                np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs, self.seed)
+                np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs, self.seed, lexicon)
             return GroupModel(group, texts, class_values, keys, indptr, classes, weights,
                               tuple(float(c) / len(rows) for c in correct))
 
@@ -192,7 +232,7 @@ class Tagger:
             upos = [r[3] if "upos" in columns else "_" for r in rows]
             lemmas = unambiguous_lemmas((r[1], u, r[2]) for r, u in zip(rows, upos) if r[2] != "_")
         seconds = time.perf_counter() - t0
-        self.model_ = TaggerModel(groups, vocab, lemmas, self.epochs, self.seed,
+        self.model_ = TaggerModel(groups, vocab, lemmas, self.epochs, self.seed, lexicons=lexicons, statistics=
                                   {"sentences": len(sentences), "words": len(rows), "seconds": round(seconds, 2)})
         if log is not None:
             log(self.describe_training())
@@ -225,6 +265,8 @@ class Tagger:
         if not retag:
             self._given(sentences, words, values, fixed)
         out = np.empty(n, dtype=np.int32)
+        lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart),
+                                self._runtime()[2]) if model.lexicons else None
         forms = [r[1] for s in sentences for r in s.rows]
         lemmas = [None] * n
         for g, (fm, compiled) in zip(model.groups, self._runtime()[0]):
@@ -233,7 +275,7 @@ class Tagger:
                 lemmas = self._dictionary_lemmas(forms, values, fixed)
                 skip = np.fromiter((x is not None for x in lemmas), dtype=np.int8, count=n)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
-                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip)
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon)
         written = [(TAG_COLUMNS[c], model.vocab[c], values[ROW[c]].tolist(), fixed[ROW[c]].tolist())
                    for c in columns if c != "lemma"]
         if "lemma" in columns:
@@ -296,8 +338,9 @@ class Tagger:
                                compile_templates(g.templates, known, own, f"templates for {g.columns[0]}")))
                 known += own
             index = {c: {v: i for i, v in enumerate(model.vocab[c])} for c in model.columns}
-            self._cache = (model, groups, index)
-        return self._cache[1], self._cache[2]
+            maps = {row: FeatMap.from_keys(keys) for row, (keys, _) in (model.lexicons or {}).items()}
+            self._cache = (model, groups, index, maps)
+        return self._cache[1:]
 
     def _fitted(self) -> TaggerModel:
         if self.model_ is None:
@@ -321,7 +364,10 @@ class Tagger:
             "vocab": {c: list(v) for c, v in model.vocab.items()},
             "lemmas": [[f, u, l] for (f, u), l in sorted(model.lemmas.items())],
             "epochs": model.epochs, "seed": model.seed, "retag": self.retag, "statistics": model.statistics,
+            "lexicons": sorted(model.lexicons or {}),
         }
+        for row, (keys, classes) in (model.lexicons or {}).items():
+            arrays.update({f"lex{row}_keys": keys, f"lex{row}_classes": classes})
         return model_bytes(header, arrays)
 
     @classmethod
@@ -375,14 +421,28 @@ class Tagger:
                                      np.ascontiguousarray(classes, dtype=np.int32),
                                      np.ascontiguousarray(weights, dtype=np.float32),
                                      tuple(float(a) for a in accuracy if isinstance(a, (int, float)))))
+        lexicons = {}
+        rows = h.get("lexicons", optional=True) or []
+        if not isinstance(rows, list) or not all(isinstance(r, int) and not isinstance(r, bool) and 0 <= r < N_ROWS
+                                                 for r in rows):
+            h.fail("the lexicon list is damaged")
+        for row in rows:
+            keys = check_array(arrays, f"lex{row}_keys", path, "u")
+            classes = check_array(arrays, f"lex{row}_classes", path, "i", length=len(keys), low=0)
+            lexicons[row] = (np.ascontiguousarray(keys, dtype=np.uint64), np.ascontiguousarray(classes, dtype=np.int32))
         epochs = h.integer("epochs", 1, 1 << 30)
         seed = h.get("seed")
         tagger = cls(",".join("+".join(g) for g in groups), epochs=epochs,
                      seed=seed if isinstance(seed, int) else 1,
                      retag=bool(h.get("retag", optional=True)) if retag is None else retag)
-        tagger.model_ = TaggerModel(tuple(models), vocab, lemmas, epochs, tagger.seed, h.figures("statistics"))
+        tagger.model_ = TaggerModel(tuple(models), vocab, lemmas, epochs, tagger.seed, h.figures("statistics"),
+                                    lexicons)
         try:
             tagger._runtime()   # templates compile and feature keys are distinct, or the file is damaged
+            if set(lexicon_rows([t for g in models for t in g.templates])) - set(lexicons):
+                h.fail("a template reads a lexicon the file does not hold")
+        except ModelFileError:
+            raise
         except (MaltpyError, ValueError) as e:
             h.fail(str(e))
         return tagger

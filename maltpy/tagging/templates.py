@@ -13,6 +13,9 @@ the previous/next word). Functions:
 - ``OutputColumn(C, a)``: the tag the tagger gave column C (UPOSTAG, XPOSTAG, FEATS, LEMMA;
   CoNLL-X's CPOSTAG/POSTAG name the same) at address a: any word for a column predicted
   before, an earlier word for the column being predicted;
+- ``Lexicon(C, a)``: the set of column C's values that the training data gives the form at a
+  (lowercased; values seen in at least 10 % of its occurrences, forms seen at least 3 times),
+  unknown for other forms: what the words ahead may be, before they are tagged;
 - ``Merge(...)`` / ``Merge3(...)``: two or three of them as one feature.
 
 A file holds one template list per column::
@@ -40,7 +43,7 @@ COLUMN_NAMES = {"LEMMA": "lemma", "UPOSTAG": "upos", "CPOSTAG": "upos", "XPOSTAG
 ROW = {name: TAG_COLUMNS[name] - 2 for name in TAG_COLUMNS}
 
 # atom kinds: as in perceptron.pyx
-FORM, LOWER, SUFFIX, LOWER_SUFFIX, PREFIX, LOWER_PREFIX, SHAPE, TAG = range(1, 9)
+FORM, LOWER, SUFFIX, LOWER_SUFFIX, PREFIX, LOWER_PREFIX, SHAPE, TAG, LEXICON = range(1, 10)
 MAX_ATOMS = 3
 
 
@@ -126,8 +129,16 @@ def _atom(text: str, whole: str):
             raise FeatureSpecError(f"OutputColumn({col}, ...): the tagger writes {', '.join(sorted(COLUMN_NAMES))} "
                                    f"(template {whole!r})")
         return (TAG, ROW[COLUMN_NAMES[col]], _offset(args[1], whole))
+    if name == "Lexicon":
+        if len(args) != 2:
+            raise FeatureSpecError(f"Lexicon takes 2 arguments (template {whole!r})")
+        col = _column(args[0], whole)
+        if col not in COLUMN_NAMES:
+            raise FeatureSpecError(f"Lexicon({col}, ...): the tagger's columns are {', '.join(sorted(COLUMN_NAMES))} "
+                                   f"(template {whole!r})")
+        return (LEXICON, ROW[COLUMN_NAMES[col]], _offset(args[1], whole))
     raise FeatureSpecError(f"unknown function {name!r} in template {whole!r}; known: InputColumn, Lower, Suffix, "
-                           "Prefix, Shape, OutputColumn, Merge, Merge3")
+                           "Prefix, Shape, OutputColumn, Lexicon, Merge, Merge3")
 
 
 def parse_template(text: str):
@@ -167,3 +178,8 @@ def usable_templates(templates: Sequence[str], known_rows: Sequence[int], own_ro
     return [t for t in templates
             if all(kind != TAG or arg in known_rows or (arg in own_rows and off < 0)
                    for kind, arg, off in parse_template(t))]
+
+
+def lexicon_rows(templates: Sequence[str]) -> List[int]:
+    """The columns (rows) whose lexicon the templates read."""
+    return sorted({arg for t in templates for kind, arg, _ in parse_template(t) if kind == LEXICON})
