@@ -49,7 +49,7 @@ def train(treebank, **settings):
     """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings.
     A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser.
     ``tagger="upos,xpos,feats,lemma"`` trains a tagger and lemmatizer too and returns both as a
-    :class:`~maltpy.components.Pipeline` (the parser learns from jackknifed tags)."""
+    :class:`~maltpy.components.Pipeline` (``tagger_folds=K``: the parser learns from jackknifed tags)."""
     from maltpy.formats.conll import detect_format, read_conll
     from maltpy.parsing.parser import Parser
     parser = Parser(**settings)

@@ -206,12 +206,13 @@ class Settings:
         "--tagger", "COLUMNS", "-m learn: learn a tagger and lemmatizer with the parser, from the same treebank, "
                                "for these columns: upos,xpos,feats,lemma, or all (those the training data has; "
                                "CoNLL-X: upos is CPOSTAG, xpos POSTAG; '+' joins columns tagged jointly, as "
-                               "upos+xpos+feats); the parser then learns "
-                               "from jackknifed tags (--tagger-folds), and -m parse tags words whose columns "
-                               "are _ (default: no tagger)"))
-    tagger_folds: int = _setting(5, Flag(
-        "--tagger-folds", "K", "jackknifing: the parser learns from tags that a tagger trained on the other K-1 "
-                               "parts of the training data gave each part (default 5; 1: from the gold tags)"))
+                               "upos+xpos+feats); -m parse then tags the words whose columns are _ (default: "
+                               "no tagger)"))
+    tagger_folds: int = _setting(1, Flag(
+        "--tagger-folds", "K", "jackknifing: with K of 2 or more the parser learns from tags that a tagger trained "
+                               "on the other K-1 parts of the training data gave each part (default 1: from the "
+                               "gold tags, which measured as well on EWT and better on 13 small treebanks: "
+                               "docs/tagging.md)"))
     tagger_epochs: int = _setting(10, Flag(
         "--tagger-epochs", "N", "the tagger's passes over the training data (default 10)"))
     tagger_templates: Optional[str] = _setting(None, Flag(

@@ -279,3 +279,32 @@ def test_ewt_tagger_accuracy():
     tagged = tagger.tag(_blank(dev))
     assert _accuracy(dev, tagged, 3) > 0.90
     assert _accuracy(dev, tagged, 2) > 0.93
+
+
+def test_hostile_untagged_input_parses_or_fails_in_one_line(toy_pipeline, tmp_path):
+    """A 12,000-character word, a 50,000-word sentence, control characters, mixed scripts and
+    blank lines in horizontal input: every word comes out tagged and attached, and the output
+    reads back; a NUL-only vertical file is one line of error with no output."""
+    rng = random.Random(3)
+    long_word = "".join(rng.choice("abé漢ДЖ") for _ in range(12000))
+    lines = [f"the {long_word} runs .", "", "ctrl \x00a b\x01c d\x7fe \u200bf \ufeffg",
+             "mixed Ελληνικά русский 中文 عربى עברית .", "   ", " ".join(rng.choice(["the", "dog", "saw", "."])
+                                                                      for _ in range(50000))]
+    src = tmp_path / "hostile.txt"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    r = _run("-c", toy_pipeline, "-m", "parse", "-i", str(src), "-if", "horizontal", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    parsed = read_conll(str(out), "conllu")
+    assert [len(s) for s in parsed] == [len(line.split()) for line in lines if line.split()]
+    assert parsed[0].rows[1][1] == long_word
+    for s in parsed:
+        assert all(r[3] != "_" and r[6] != "_" for r in s.rows)
+        assert sum(r[6] == "0" for r in s.rows) == 1
+    r = _run("-c", toy_pipeline, "-m", "tag", "-i", str(tmp_path / "missing.txt"), "-if", "vertical",
+             "-o", str(tmp_path / "none.conllu"))
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "none.conllu").exists()
+    empty = tmp_path / "empty.vert"
+    empty.write_text("\n\n  \n")
+    r = _run("-c", toy_pipeline, "-m", "tag", "-i", str(empty), "-if", "vertical", "-o", str(tmp_path / "e.conllu"))
+    assert r.returncode == 1 and "no words" in r.stderr and not (tmp_path / "e.conllu").exists()

@@ -30,7 +30,11 @@ class ParserComponent(Component):
         return self
 
     def __call__(self, sentences: Sequence) -> List:
-        return self.parser.parse(list(sentences))
+        sentences = list(sentences)
+        # CoNLL-U sentences (pre-tokenized words are read as CoNLL-U) get one word on the root,
+        # as UD's tools want, whatever the model's own format (-ro auto)
+        fmt = sentences[0].format if sentences and getattr(sentences[0], "format", None) else None
+        return self.parser.parse(sentences, one_root=self.parser.one_root(fmt) if fmt else None)
 
     def parse_file(self, source, target, input_format=None, output_format=None, progress=False):
         return self.parser.parse_file(source, target, input_format, output_format, progress=progress)
