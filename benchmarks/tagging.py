@@ -17,7 +17,7 @@ import time
 from maltpy.config import make_settings
 from maltpy.evaluation.official import official_scores, official_tag_scores
 from maltpy.formats.conll import Sentence, read_conll
-from maltpy.tagging.jackknife import train_pipeline
+from maltpy.components.training import train_pipeline
 
 LANGUAGES = ("ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh")
 

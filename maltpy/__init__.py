@@ -64,7 +64,7 @@ def train(treebank, **settings):
     else:
         sentences, fmt = list(treebank), parser.settings.input_format   # fit: else the sentences' format
     if parser.settings.tagger:
-        from maltpy.tagging.jackknife import train_pipeline
+        from maltpy.components.training import train_pipeline
         fmt = fmt or next((s.format for s in sentences if getattr(s, "format", None)), None) or "conllx"
         return train_pipeline(parser.settings, sentences, fmt)
     return parser.fit(sentences, fmt=fmt)

@@ -16,6 +16,7 @@ LAYERS = [
     {"transform", "visual", "search"},
     {"config"},
     {"parsing"},
+    {"tagging"},
     {"components"},
     {"integrations"},
     {"experiments"},

@@ -248,11 +248,12 @@ def test_a_model_with_a_tagger_tags_and_parses_untagged_docs(tmp_path):
     assert main(["-c", path, "-m", "learn", "-i", TRAIN, "--tagger", "upos,xpos,lemma", "--tagger-folds", "2",
                  "-q"]) == 0
     gold = read_conll(TEST)
-    words = tmp_path / "words.txt"
-    words.write_text("".join(" ".join(s.forms) + "\n" for s in gold))
-    out = tmp_path / "out.conllu"
-    assert main(["-c", path, "-m", "parse", "-i", str(words), "-if", "horizontal", "-o", str(out), "-q"]) == 0
-    expected = read_conll(str(out), "conllu")
+    words = tmp_path / "words.conll"      # the words alone, in the model's format (CoNLL-X)
+    words.write_text("".join("".join(f"{k}\t{w}" + "\t_" * 8 + "\n" for k, w in enumerate(s.forms, 1)) + "\n"
+                             for s in gold))
+    out = tmp_path / "out.conll"
+    assert main(["-c", path, "-m", "parse", "-i", str(words), "-o", str(out), "-q"]) == 0
+    expected = read_conll(str(out), "conllx")
     nlp = spacy.blank("en")
     nlp.add_pipe("maltpy_parser", config={"model": path})
     docs = [nlp(spacy.tokens.Doc(nlp.vocab, words=s.forms)) for s in gold]

@@ -49,5 +49,5 @@ def run_learn(settings, log):
 
 def _learn_pipeline(settings, sentences, fmt, log):
     """A tagger and a parser in one model file (the parser learns from gold or jackknifed tags)."""
-    from maltpy.tagging.jackknife import train_pipeline
+    from maltpy.components.training import train_pipeline
     train_pipeline(settings, sentences, fmt, log).save(settings.model)

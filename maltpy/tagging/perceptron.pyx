@@ -22,6 +22,7 @@ from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, int8_t
 
 from maltpy.features.featmap cimport FeatMap, mix64
+from maltpy.features.featmap import FEATMAP_START
 
 cnp.import_array()
 
@@ -233,7 +234,7 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     w.values = &values[0, 0] if values.shape[1] else NULL
     w.n_words = values.shape[1]
     w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
-    cdef FeatMap fm = FeatMap(1 << 16)
+    cdef FeatMap fm = FeatMap(FEATMAP_START)
     cdef Entries e
     memset(&e, 0, sizeof(Entries))
     correct_per_epoch = np.zeros(max(epochs, 0), dtype=np.int64)

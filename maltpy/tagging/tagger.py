@@ -142,6 +142,7 @@ class Tagger:
         self.templates_path = templates
         self.epochs, self.seed, self.jobs, self.retag = epochs, int(seed), max(1, int(jobs)), bool(retag)
         self.model_: Optional[TaggerModel] = None
+        self._cache = None    # what tagging makes of model_ once (_runtime)
 
     def __repr__(self):
         return f"Tagger({','.join('+'.join(g) for g in self.groups)!r})"
@@ -328,7 +329,7 @@ class Tagger:
     def _runtime(self):
         """What tagging needs besides the model, made once: per group its feature map and compiled
         templates, and per column a value -> id index."""
-        if getattr(self, "_cache", None) is None or self._cache[0] is not self.model_:
+        if self._cache is None or self._cache[0] is not self.model_:
             from maltpy.features.featmap import FeatMap
             model = self._fitted()
             known, groups = [], []

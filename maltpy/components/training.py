@@ -1,0 +1,29 @@
+"""Learning a model file of several components from one treebank: a tagger and a parser."""
+from __future__ import annotations
+
+
+def train_pipeline(settings, sentences, fmt, log=None):
+    """A tagger and a parser learned from gold ``sentences`` with ``settings``
+    (:class:`~maltpy.config.Settings`: ``tagger``, ``tagger_folds``, ``tagger_epochs``,
+    ``tagger_templates`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the
+    parser learns from jackknifed tags (gold ones with ``tagger_folds`` 1)."""
+    from maltpy.components.parser import ParserComponent
+    from maltpy.components.pipeline import Pipeline
+    from maltpy.components.tagger import TaggerComponent
+    from maltpy.config import threads
+    from maltpy.parsing.parser import Parser
+    from maltpy.tagging.jackknife import jackknife
+    from maltpy.tagging.tagger import Tagger
+
+    def make_tagger(jobs=1):
+        return Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
+                      retag=settings.retag, jobs=jobs)
+
+    make_tagger()   # a bad column list is said before anything trains
+    jobs = threads(settings.jobs)
+    if settings.tagger_folds > 1:
+        tagger, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log)
+    else:   # the parser learns from gold tags: the one tagger gets every thread
+        tagger, tagged = make_tagger(jobs).fit(sentences, log=log), sentences
+    parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
+    return Pipeline([TaggerComponent(tagger), ParserComponent(parser)])
