@@ -17,14 +17,20 @@ touched, not features × classes.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset
+from libc.stdlib cimport calloc, malloc, realloc, free
+from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, int8_t
 
 from maltpy.features.featmap cimport FeatMap, mix64
 from maltpy.features.featmap import FEATMAP_START
 
 cnp.import_array()
+
+cdef extern from "maltpy/simd.h":
+    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
+
+cdef extern from "maltpy/scores.h":
+    int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) nogil
 
 #: what a template atom reads (templates.py compiles YAML templates to these)
 KIND_FORM, KIND_LOWER, KIND_SUFFIX, KIND_LOWER_SUFFIX, KIND_PREFIX, KIND_LOWER_PREFIX, KIND_SHAPE, KIND_TAG, \
@@ -47,6 +53,11 @@ cdef struct Words:
     int32_t* values
     const int32_t* lexicon      # [column, word]: the tag set the training data gives the form, or NULL
     int64_t n_words
+    # character atoms of every word, made once (predict): cache[word * n_slots + slot], the slot
+    # of atom (kind, argument) at slot_of[(kind - 1) * 65 + argument]; NULL: computed each time
+    const uint64_t* cache
+    const int32_t* slot_of
+    int n_slots
 
 
 cdef inline uint64_t hash_chars(const uint32_t* c, int64_t a, int64_t b, uint64_t h) noexcept nogil:
@@ -72,15 +83,21 @@ cdef inline uint64_t hash_shape(const uint32_t* c, int64_t a, int64_t b, uint64_
     return h
 
 
+cdef inline uint64_t outside_hash(int32_t kind, bint before) noexcept nogil:
+    """An atom's value for a word before or after the sentence."""
+    cdef uint64_t h = FNV_OFFSET ^ (<uint64_t>kind * 0x9E3779B97F4A7C15ULL)
+    return mix64(h ^ (0x5BD1E995 if before else 0x1B873593))
+
+
 cdef inline uint64_t atom_hash(const Words* w, const int32_t* atom, int64_t j, int64_t s0, int64_t s1) noexcept nogil:
     """The value of one atom (kind, argument, offset) for word j of the sentence [s0, s1)."""
     cdef int32_t kind = atom[0], arg = atom[1]
     cdef int64_t k = j + atom[2], a, b
     cdef uint64_t h = FNV_OFFSET ^ (<uint64_t>kind * 0x9E3779B97F4A7C15ULL)
-    if k < s0:
-        return mix64(h ^ 0x5BD1E995)        # before the sentence
-    if k >= s1:
-        return mix64(h ^ 0x1B873593)        # after it
+    if k < s0 or k >= s1:
+        return outside_hash(kind, k < s0)
+    if w.cache != NULL and kind < 8:          # a character atom made once per word (predict)
+        return w.cache[k * w.n_slots + w.slot_of[(kind - 1) * 65 + (arg if arg < 65 else 64)]]
     a = w.wstart[k]
     b = w.wstart[k + 1]
     if kind == 1:
@@ -234,6 +251,7 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     w.values = &values[0, 0] if values.shape[1] else NULL
     w.n_words = values.shape[1]
     w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
+    w.cache = NULL
     cdef FeatMap fm = FeatMap(FEATMAP_START)
     cdef Entries e
     memset(&e, 0, sizeof(Entries))
@@ -379,17 +397,51 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     w.values = &values[0, 0]
     w.n_words = values.shape[1]
     w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
+    w.cache = NULL
+    # each distinct character atom of the templates, hashed once per word instead of once per
+    # template that reads it (most templates share the lowercased form, suffixes and shapes)
+    atoms = sorted({(int(templates[tt, aa, 0]), min(int(templates[tt, aa, 1]), 64)) for tt in range(n_templates)
+                    for aa in range(ATOMS) if 0 < templates[tt, aa, 0] < 8})
+    slot_array = np.zeros(7 * 65, dtype=np.int32)
+    for slot_index, (atom_kind, atom_arg) in enumerate(atoms):
+        slot_array[(atom_kind - 1) * 65 + atom_arg] = slot_index
+    atom_array = np.array([[kind, arg, 0] for kind, arg in atoms], dtype=np.int32).reshape(-1, 3)
+    cache_array = np.empty((values.shape[1], max(len(atoms), 1)), dtype=np.uint64)
+    cdef int32_t[::1] slot_view = slot_array
+    cdef int32_t[:, ::1] atom_view = atom_array
+    cdef uint64_t[:, ::1] cache_view = cache_array
+    cdef int n_atoms = len(atoms), ai
+    cdef int64_t jj
+    with nogil:
+        for jj in range(w.n_words):
+            for ai in range(n_atoms):
+                cache_view[jj, ai] = atom_hash(&w, &atom_view[ai, 0], jj, 0, w.n_words)
+    w.cache = &cache_view[0, 0]
+    w.slot_of = &slot_view[0]
+    w.n_slots = cache_array.shape[1]
     cdef uint64_t* keys = <uint64_t*>malloc((n_templates + 1) * sizeof(uint64_t))
+    cdef int32_t* ids = <int32_t*>malloc((n_templates + 1) * sizeof(int32_t))
     cdef float* scores = <float*>malloc(n_classes * sizeof(float))
     cdef const int32_t* tpl = &templates[0, 0, 0] if n_templates else NULL
     cdef const int8_t* fx = &fixed[0, 0]
+    cdef uint64_t mask = <uint64_t>(fm.cap - 1)
+    cdef int lo = 0, hi = <int>n_classes
+    # the bias feature votes for every class at every word: its row is where the scores start
+    cdef float* bias = <float*>calloc(n_classes, sizeof(float))
+    cdef int32_t bias_id = fm.get(BIAS)
+    cdef int64_t e
+    if bias != NULL and bias_id >= 0:
+        for e in range(indptr[bias_id], indptr[bias_id + 1]):
+            bias[classes[e]] += weights[e]
     cdef const int8_t* skipped = &skip[0] if skip is not None and skip.shape[0] == values.shape[1] else NULL
     cdef int n_keys, q, best
     cdef int64_t s, j, k
     cdef int32_t f
-    if keys == NULL or scores == NULL:
+    if keys == NULL or scores == NULL or ids == NULL or bias == NULL:
         free(keys)
         free(scores)
+        free(ids)
+        free(bias)
         raise MemoryError()
     with nogil:
         for s in range(n_sents):
@@ -397,22 +449,35 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                 if skipped != NULL and skipped[j]:
                     out[j] = -1
                     continue
-                n_keys = word_keys(&w, tpl, n_templates, j, sstart[s], sstart[s + 1], keys)
-                for q in range(n_classes):
-                    scores[q] = 0
+                # the templates' keys: the bias is in the scores already
+                n_keys = word_keys(&w, tpl, n_templates, j, sstart[s], sstart[s + 1], keys) - 1
+                # the word's features are independent lookups: ask for all their memory first,
+                # then read it (a model's tables are megabytes, each lookup a cache miss)
                 for q in range(n_keys):
-                    f = fm.get(keys[q])
+                    k = <int64_t>(mix64(keys[q]) & mask)
+                    prefetch(&fm.keys[k])
+                    prefetch(&fm.vals[k])
+                for q in range(n_keys):
+                    ids[q] = fm.get(keys[q])
+                    if ids[q] >= 0:
+                        prefetch(&indptr[ids[q]])
+                for q in range(n_keys):
+                    if ids[q] >= 0:
+                        prefetch(&classes[indptr[ids[q]]])
+                        prefetch(&weights[indptr[ids[q]]])
+                memcpy(scores, bias, n_classes * sizeof(float))
+                for q in range(n_keys):
+                    f = ids[q]
                     if f >= 0:
                         for k in range(indptr[f], indptr[f + 1]):
                             scores[classes[k]] += weights[k]
-                best = 0
-                for q in range(1, n_classes):
-                    if scores[q] > scores[best]:
-                        best = q
+                best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
                 out[j] = best
                 set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)
     free(keys)
+    free(ids)
     free(scores)
+    free(bias)
 
 
 def form_hashes(const uint32_t[::1] low, const int64_t[::1] wstart):
