@@ -50,6 +50,7 @@ MODULES = [
     "maltpy.systems.base",
     "maltpy.features.featmap",
     "maltpy.tagging.perceptron",
+    "maltpy.tagging.chunks",
     "maltpy.formats.scan",
     "maltpy.parsing.intern",
     "maltpy.systems.planar",

@@ -308,3 +308,62 @@ def test_hostile_untagged_input_parses_or_fails_in_one_line(toy_pipeline, tmp_pa
     empty.write_text("\n\n  \n")
     r = _run("-c", toy_pipeline, "-m", "tag", "-i", str(empty), "-if", "vertical", "-o", str(tmp_path / "e.conllu"))
     assert r.returncode == 1 and "no words" in r.stderr and not (tmp_path / "e.conllu").exists()
+
+
+def _python_path(pipeline, source, fmt, output_format=None, tag_only=False):
+    """What the Python path writes for a file (the reference for the compiled path)."""
+    from maltpy.formats.conll import format_sentences, to_conllx
+    sentences = read_conll(source, fmt)
+    if (output_format or fmt) == "conllx" and fmt == "conllu":
+        sentences = [to_conllx(s) for s in sentences]
+    done = pipeline.tag(sentences) if tag_only else pipeline.parse(sentences)
+    return format_sentences(done).encode()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data())
+def test_the_compiled_path_writes_what_the_python_path_writes(toy_pipeline, tmp_path_factory, data):
+    """Random untagged, partly tagged and commented input, CoNLL-X or CoNLL-U, chunked small or
+    not, on one or two threads: -m tag and -m parse write the bytes the Python path writes."""
+    from maltpy.components import Pipeline, TaggerComponent
+    pipeline = Pipeline.load(toy_pipeline)
+    tmp = tmp_path_factory.mktemp("compiled")
+    gold = read_conll(TOY_TEST, "conllx")
+    fmt = data.draw(st.sampled_from(["conllx", "conllu"]))
+    lines = []
+    for s in gold[:data.draw(st.integers(1, 40))]:
+        if fmt == "conllu" and data.draw(st.booleans()):
+            lines.append("# text = " + " ".join(s.forms))
+        keep = data.draw(st.sets(st.sampled_from([2, 3, 4, 5])))
+        for r in s.rows:
+            row = [v if k in keep or k in (0, 1) else "_" for k, v in enumerate(r)]
+            if data.draw(st.integers(0, 30)) == 0:
+                row[data.draw(st.sampled_from([2, 3, 4]))] = "_"     # a gap: the column is tagged
+            lines.append("\t".join(row))
+        lines.append("")
+    if data.draw(st.booleans()):
+        lines.append("# a comment after the last sentence" if fmt == "conllu" else "")
+    src = tmp / f"in.{fmt}"
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp / "out"
+    output_format = data.draw(st.sampled_from([None, "conllx"]))
+    for tag_only in (True, False):
+        runner = Pipeline([c for c in pipeline.components if isinstance(c, TaggerComponent)]) if tag_only else pipeline
+        runner.parse_file(str(src), str(out), fmt, output_format, jobs=data.draw(st.sampled_from([1, 2])))
+        assert out.read_bytes() == _python_path(pipeline, str(src), fmt, output_format, tag_only)
+
+
+def test_the_compiled_path_on_ewt_writes_what_the_python_path_writes(tmp_path):
+    dev = shared_file("ud", "en_ewt", "dev.conllu")
+    train = read_conll(shared_file("ud", "en_ewt", "train.conllu"), "conllu")[:1500]
+    import maltpy
+    pipeline = maltpy.train(train, tagger="all", tagger_epochs=2, input_format="conllu")
+    words = tmp_path / "words.conllu"
+    with open(dev, encoding="utf-8") as f:
+        text = f.read()[:400000]
+    text = text[:text.rfind("\n\n") + 2]
+    words.write_text("\n".join("\t".join(p[:2] + ["_"] * 8) if len(p) == 10 and p[0].isdigit() else "\t".join(p)
+                               for p in (line.split("\t") for line in text.split("\n"))))
+    out = tmp_path / "out.conllu"
+    pipeline.parse_file(str(words), str(out), "conllu", jobs=2)
+    assert out.read_bytes() == _python_path(pipeline, str(words), "conllu")

@@ -45,6 +45,13 @@ class Component:
     def from_bytes(cls, data: bytes, **overrides) -> "Component":
         raise NotImplementedError
 
+    def chunk_work(self, fmt: str, drop_extra: bool):
+        """The compiled streaming step, if the component has one: a function of the input's name
+        that makes a callable from a scanned :class:`~maltpy.formats.scan.Chunk` to its output
+        bytes (read only, so that threads share it). ``fmt``: the input's format;
+        ``drop_extra``: CoNLL-U in, CoNLL-X out. None: the component runs on Python sentences."""
+        return None
+
     def describe(self) -> dict:
         """What the component is, as plain data (``maltpy info``)."""
         return {"component": self.name, "reads": list(self.reads), "writes": list(self.writes)}

@@ -39,6 +39,14 @@ class ParserComponent(Component):
     def parse_file(self, source, target, input_format=None, output_format=None, progress=False):
         return self.parser.parse_file(source, target, input_format, output_format, progress=progress)
 
+    def chunk_work(self, fmt, drop_extra):
+        from maltpy.parsing.stream import ChunkParser, unsupported
+        parser = self.parser
+        if parser.reduction is not None or unsupported(parser) is not None:
+            return None
+        one_root = parser.one_root("conllx" if drop_extra else fmt)
+        return lambda path: ChunkParser(parser, one_root=one_root, source=path or "<stdin>")
+
     def to_bytes(self) -> bytes:
         return self.parser.to_bytes()
 

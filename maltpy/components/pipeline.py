@@ -74,17 +74,44 @@ class Pipeline:
             (parser.format if parser is not None else "conllu")
         read_as = "conllu" if fmt in PLAIN_FORMATS else fmt    # pre-tokenized words are read as CoNLL-U
         to_x = (output_format or read_as) == "conllx" and read_as == "conllu"
+        if fmt in ("conllx", "conllu") and (output_format or fmt) in ("conllx", "conllu"):
+            steps = [c.chunk_work(fmt, (output_format or fmt) == "conllx" and fmt == "conllu") for c in self.components]
+            if all(step is not None for step in steps):
+                return self._run_compiled(steps, source, target, fmt, to_x, progress, jobs)
         counts = [0, 0]
 
+        def sentences():
+            # CoNLL-X out: the sentences are CoNLL-X before the components run, so that the parser
+            # puts words on the root as CoNLL-X output wants (-ro auto), as the compiled path does
+            for sentence in iter_sentences(source, fmt):
+                yield to_conllx(sentence) if to_x else sentence
+
         def run():
-            for done in _in_order(self.parse, chunked(iter_sentences(source, fmt), chunk_size), jobs):
+            for done in _in_order(self.parse, chunked(sentences(), chunk_size), jobs):
                 for sentence in done:
                     counts[0] += 1
                     counts[1] += len(sentence)
-                    yield to_conllx(sentence) if to_x else sentence
+                    yield sentence
 
         write_conll(run(), target)
         return counts[0], counts[1]
+
+    def _run_compiled(self, steps, source, target, fmt, drop_extra, progress, jobs):
+        """The compiled path: each chunk's bytes through every component's chunk step."""
+        from maltpy.output import open_output
+        from maltpy.parsing.stream import run_chunks
+        from maltpy.progress import progress_bar
+        bar = progress_bar(None, "running", progress, unit="tok")
+        # the steps after the first read what the one before wrote (CoNLL-X once extra lines are dropped)
+        between = "conllx" if drop_extra else fmt
+        try:
+            with open_output(target, binary=True, stream=True) as out:
+                return run_chunks(lambda path: _ChunkSteps([make(path) for make in steps], between, path), source,
+                                  out, fmt, drop_extra, jobs,
+                                  progress=(lambda n_sent, n_tok: bar.update(n_tok)) if bar else None)
+        finally:
+            if bar:
+                bar.close()
 
     # ------------------------------------------------------------------ files
     def to_bytes(self) -> bytes:
@@ -169,3 +196,20 @@ def _in_order(work, chunks, jobs: int):
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+
+
+class _ChunkSteps:
+    """A chunk through several components' compiled steps: the first reads the chunk, each next
+    one the bytes the one before wrote, scanned again (a scan costs little beside tagging)."""
+
+    def __init__(self, steps, fmt, path):
+        self.steps, self.fmt, self.path = steps, fmt, path
+
+    def __call__(self, chunk) -> bytes:
+        from maltpy.formats.scan import Scanner
+        data = self.steps[0](chunk)
+        if not chunk.n_sentences:      # lines after the last sentence: the same through every step
+            return data
+        for step in self.steps[1:]:
+            data = step(Scanner(self.fmt, self.path).feed(data))
+        return data

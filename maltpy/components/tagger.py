@@ -35,6 +35,11 @@ class TaggerComponent(Component):
     def __call__(self, sentences: Sequence) -> List:
         return self.tagger.tag(sentences)
 
+    def chunk_work(self, fmt, drop_extra):
+        from maltpy.tagging.stream import ChunkTagger
+        work = ChunkTagger(self.tagger)
+        return lambda path: work
+
     def to_bytes(self) -> bytes:
         return self.tagger.to_bytes()
 

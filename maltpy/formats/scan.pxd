@@ -38,6 +38,8 @@ cdef class Chunk:
     cdef Py_ssize_t _render(self, char* out, const int* heads, const int* labels, const char* lab_pool,
                             const int64_t* lab_off, Py_ssize_t n_labels) noexcept nogil
     cdef Py_ssize_t _extra(self, char* out, Py_ssize_t o, Item* it) noexcept nogil
+    cdef Py_ssize_t _render_fields(self, char* out, const int* columns, Py_ssize_t n_cols, const int64_t* starts,
+                                   const int64_t* ends, Py_ssize_t stride, const char* src) noexcept nogil
 
     cdef inline const unsigned char* field(self, Py_ssize_t w, int k, Py_ssize_t* length) noexcept nogil:
         """Field ``k`` of word ``w``: ``_`` for the columns a short CoNLL-X line leaves out."""

@@ -291,6 +291,93 @@ cdef class Chunk:
             free(out)
             free(lab_off)
 
+    def render_fields(self, const int[::1] columns, const int64_t[:, ::1] starts, const int64_t[:, ::1] ends,
+                      bytes pool):
+        """The chunk's output with some fields of each word replaced (a tagger's columns): field
+        ``columns[c]`` of word ``w`` becomes ``pool[starts[c, w]:ends[c, w]]`` where that start
+        is not negative; every other byte as read (the lines ``render`` keeps, kept alike; with
+        ``drop_extra``, CoNLL-X's ten columns, PHEAD and PDEPREL ``_``)."""
+        cdef Py_ssize_t n_cols = columns.shape[0], size = 1, i, c, w
+        if starts.shape[0] < n_cols or ends.shape[0] < n_cols or (n_cols and (
+                starts.shape[1] < self.n_words or ends.shape[1] < self.n_words)):
+            raise ValueError("the fields do not cover the chunk")
+        cdef Py_ssize_t pool_size = PyBytes_GET_SIZE(pool)
+        for c in range(n_cols):
+            if not 0 <= columns[c] < 10:
+                raise ValueError("a column is out of range")
+            for w in range(self.n_words):
+                if starts[c, w] >= 0:
+                    if not (starts[c, w] <= ends[c, w] <= pool_size):
+                        raise ValueError("a field is out of the pool")
+                    size += ends[c, w] - starts[c, w] + 1
+        for i in range(self.n_items):
+            size += self.items[i].end - self.items[i].start + 16   # + room for padded columns
+        cdef char* out = <char*>malloc(size)
+        if out == NULL:
+            raise MemoryError()
+        cdef const char* src = PyBytes_AS_STRING(pool)
+        cdef Py_ssize_t used
+        try:
+            with nogil:
+                used = self._render_fields(out, &columns[0] if n_cols else NULL, n_cols,
+                                           &starts[0, 0] if n_cols and self.n_words else NULL,
+                                           &ends[0, 0] if n_cols and self.n_words else NULL,
+                                           starts.shape[1] if n_cols else 0, src)
+            return PyBytes_FromStringAndSize(out, used)
+        finally:
+            free(out)
+
+    cdef Py_ssize_t _render_fields(self, char* out, const int* columns, Py_ssize_t n_cols, const int64_t* starts,
+                                   const int64_t* ends, Py_ssize_t stride, const char* src) noexcept nogil:
+        cdef Py_ssize_t o = 0, i, j, w = 0, last_close = -1, n, c, length
+        cdef Item* it
+        cdef int k, n_fields
+        cdef bint trailing, replaced
+        cdef const unsigned char* f
+        for i in range(self.n_items):
+            if self.items[i].kind == ITEM_CLOSE:
+                last_close = i
+        trailing = self.final and last_close >= 0 and last_close < self.n_items - 1
+        for i in range(self.n_items):
+            it = &self.items[i]
+            if it.kind == ITEM_CLOSE:
+                if trailing and i == last_close:
+                    for j in range(i + 1, self.n_items):
+                        o = self._extra(out, o, &self.items[j])
+                out[o] = b'\n'
+                o += 1
+                if trailing and i == last_close:
+                    break
+            elif it.kind == ITEM_EXTRA:
+                o = self._extra(out, o, it)
+            else:
+                n_fields = 10    # as the Python writer: a short CoNLL-X line is padded with _
+                for k in range(n_fields):
+                    if k:
+                        out[o] = b'\t'
+                        o += 1
+                    replaced = False
+                    for c in range(n_cols):
+                        if columns[c] == k and starts[c * stride + w] >= 0:
+                            n = ends[c * stride + w] - starts[c * stride + w]
+                            memcpy(out + o, src + starts[c * stride + w], n)
+                            o += n
+                            replaced = True
+                            break
+                    if replaced:
+                        continue
+                    if self.drop_extra and k >= 8:
+                        out[o] = b'_'
+                        o += 1
+                        continue
+                    f = self.field(w, k, &length)
+                    memcpy(out + o, f, length)
+                    o += length
+                out[o] = b'\n'
+                o += 1
+                w += 1
+        return o
+
     cdef Py_ssize_t _deps_room(self, Py_ssize_t max_label) noexcept nogil:
         """The bytes the rewritten DEPS of the chunk's words need beyond those of the DEPS they
         replace (0 unless CoNLL-U is written)."""

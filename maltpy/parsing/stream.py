@@ -178,10 +178,24 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
     called after each chunk is written. Errors in the input are raised as the Python reader
     raises them, after the sentences before the error's chunk have been written."""
     jobs = threads(jobs)
-    stream, path, close = open_input(source)
     batched = parser.weights().batched
     if block_size is None and batched:
         block_size = KERNEL_BLOCK_SIZE
+    # a batched scorer (kernel models) scores many sentences in one matrix product, on its own
+    # threads: it gets large chunks one after the other; a linear model gets a chunk per thread
+    return run_chunks(lambda path: ChunkParser(parser, threads_each=jobs if batched else 1,
+                                               one_root=parser.one_root("conllx" if drop_extra else fmt),
+                                               source=path or "<stdin>"),
+                      source, out, fmt, drop_extra, 1 if batched else jobs, progress, block_size)
+
+
+def run_chunks(make_work, source, out, fmt: str, drop_extra: bool = False, jobs: int = 1,
+               progress: Optional[Callable[[int, int], None]] = None, block_size: Optional[int] = None):
+    """Read ``source`` chunk by chunk, turn each chunk into its output bytes with the callable
+    ``make_work(path)`` makes (a :class:`ChunkParser`, a tagger's, a pipeline's), and write them
+    to ``out`` in input order; ``jobs`` threads work on chunks side by side. Returns (sentences,
+    tokens)."""
+    stream, path, close = open_input(source)
     if block_size is None:
         block_size = BLOCK_SIZE
         try:
@@ -191,14 +205,11 @@ def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: 
                 block_size = max(64 << 10, min(BLOCK_SIZE, size // (4 * jobs) + 1))
         except (AttributeError, OSError, ValueError):
             pass
-    # a batched scorer (kernel models) scores many sentences in one matrix product, on its own
-    # threads: it gets large chunks one after the other; a linear model gets a chunk per thread
-    work = ChunkParser(parser, threads_each=jobs if batched else 1,
-                       one_root=parser.one_root("conllx" if drop_extra else fmt), source=path or "<stdin>")
+    work = make_work(path)
     scanner = Scanner(fmt, path, drop_extra)
     writer = OrderedOutput(out, progress)
     try:
-        if jobs == 1 or batched:
+        if jobs == 1:
             for chunk in read_chunks(stream, scanner, block_size):
                 writer.write(chunk, work(chunk))
         else:

@@ -9,6 +9,21 @@ from typing import Dict, Iterable, Tuple
 
 #: how many characters a rule may take off the start of a form (German ge-, Dutch ge-, ...)
 MAX_PREFIX_CUT = 3
+_LOWER: Dict[str, str] = {}
+
+
+def lower(text: str) -> str:
+    """``text`` lowercased character by character, as the compiled tagger lowercases (a character
+    whose lowercase is two characters, such as İ, stays; no final-sigma rule): a form keeps its
+    length, so a rule's character counts mean the same on both paths."""
+    out = []
+    for ch in text:
+        low = _LOWER.get(ch)
+        if low is None:
+            low = ch.lower()
+            low = _LOWER[ch] = low if len(low) == 1 else ch
+        out.append(low)
+    return "".join(out)
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -22,7 +37,7 @@ def _common_prefix(a: str, b: str) -> int:
 def lemma_rule(form: str, lemma: str) -> str:
     """The rule that makes ``lemma`` from ``form`` (``apply_rule(form, lemma_rule(form, lemma)) == lemma``)."""
     best = None
-    for case, base in (("k", form), ("l", form.lower())):
+    for case, base in (("k", form), ("l", lower(form))):
         if case == "l" and base == form:
             continue
         for cut in range(min(MAX_PREFIX_CUT, len(base)) + 1):
@@ -37,16 +52,27 @@ def lemma_rule(form: str, lemma: str) -> str:
 
 def apply_rule(form: str, rule: str) -> str:
     """The lemma a rule makes of a form (the form itself when the rule does not fit it)."""
-    try:
-        head, tail, add = rule.split("|", 2)
-        cut, tail = int(head[1:]), int(tail)
-    except ValueError:
+    parsed = parse_rule(rule)
+    if parsed is None:
         return form
-    base = form.lower() if head[0] == "l" else form
+    lowers, cut, tail, add = parsed
+    base = lower(form) if lowers else form
     if cut + tail > len(base):
         return form
     lemma = base[cut:len(base) - tail] + add
     return lemma or form
+
+
+def parse_rule(rule: str):
+    """(lowercases, cut, tail, added text) of a rule, or None for a string that is not one."""
+    try:
+        head, tail, add = rule.split("|", 2)
+        cut, tail = int(head[1:]), int(tail)
+    except ValueError:
+        return None
+    if not head or cut < 0 or tail < 0:
+        return None
+    return head[0] == "l", cut, tail, add
 
 
 def unambiguous_lemmas(pairs: Iterable[Tuple[str, str, str]]) -> Dict[Tuple[str, str], str]:

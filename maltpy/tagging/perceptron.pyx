@@ -215,6 +215,12 @@ cdef bint update(Entries* e, int32_t f, int32_t c, double delta, int64_t now) no
     return True
 
 
+cdef inline void add_row(float* scores, const float* row, int n) noexcept nogil:
+    cdef int c
+    for c in range(n):
+        scores[c] += row[c]
+
+
 cdef inline void set_values(Words* w, const int32_t* class_values, const int32_t* group_rows, int n_rows,
                             const int8_t* fixed, int32_t c, int64_t j) noexcept nogil:
     """Write class c's column values at word j (columns fixed by the input keep theirs)."""
@@ -381,10 +387,12 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
             const int8_t[:, ::1] fixed, FeatMap fm, const int64_t[::1] indptr, const int32_t[::1] classes,
             const float[::1] weights, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
             const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None,
-            const int32_t[:, ::1] lexicon=None):
+            const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
     its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
-    ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1."""
+    ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1.
+    ``dense``: the same weights as a features x classes matrix (a model of few classes), whose
+    rows are added whole, in vector instructions, instead of entry by entry."""
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     if values.shape[1] == 0 or n_classes == 0:
@@ -426,6 +434,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef const int8_t* fx = &fixed[0, 0]
     cdef uint64_t mask = <uint64_t>(fm.cap - 1)
     cdef int lo = 0, hi = <int>n_classes
+    cdef const float* rows = &dense[0, 0] if dense is not None and dense.shape[0] and dense.shape[1] == n_classes \
+        and dense.shape[0] == indptr.shape[0] - 1 else NULL
     # the bias feature votes for every class at every word: its row is where the scores start
     cdef float* bias = <float*>calloc(n_classes, sizeof(float))
     cdef int32_t bias_id = fm.get(BIAS)
@@ -461,11 +471,22 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                     ids[q] = fm.get(keys[q])
                     if ids[q] >= 0:
                         prefetch(&indptr[ids[q]])
+                memcpy(scores, bias, n_classes * sizeof(float))
+                if rows != NULL:
+                    for q in range(n_keys):
+                        if ids[q] >= 0:
+                            prefetch(rows + <int64_t>ids[q] * n_classes)
+                    for q in range(n_keys):
+                        if ids[q] >= 0:
+                            add_row(scores, rows + <int64_t>ids[q] * n_classes, <int>n_classes)
+                    best = maltpy_argmax_runs(scores, &lo, &hi, 1)
+                    out[j] = best
+                    set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)
+                    continue
                 for q in range(n_keys):
                     if ids[q] >= 0:
                         prefetch(&classes[indptr[ids[q]]])
                         prefetch(&weights[indptr[ids[q]]])
-                memcpy(scores, bias, n_classes * sizeof(float))
                 for q in range(n_keys):
                     f = ids[q]
                     if f >= 0:

@@ -50,6 +50,22 @@ def build_lexicon(hashes: np.ndarray, values: np.ndarray) -> Tuple[np.ndarray, n
     return keys, classes
 
 
+#: groups of at most this many classes are scored with dense rows (features x classes floats:
+#: EWT's UPOS and XPOS models take 8 and 7 MB so); larger ones entry by entry
+DENSE_MAX_CLASSES = 64
+
+
+def dense_weights(group) -> Optional[np.ndarray]:
+    """A group's weights as a features x classes matrix, for a group of few classes (else None)."""
+    n_classes = group.class_values.shape[0]
+    if n_classes > DENSE_MAX_CLASSES or not len(group.keys):
+        return None
+    dense = np.zeros((len(group.keys), n_classes), dtype=np.float32)
+    rows = np.repeat(np.arange(len(group.keys)), np.diff(group.indptr))
+    dense[rows, group.classes] = group.weights
+    return dense
+
+
 def lexicon_array(lexicons, hashes: np.ndarray, maps=None) -> np.ndarray:
     """The lexicon class of every word per row (-1: none), as the compiled loops read it
     (``maps``: each row's feature map of its keys, when made already)."""
@@ -270,13 +286,14 @@ class Tagger:
                                 self._runtime()[2]) if model.lexicons else None
         forms = [r[1] for s in sentences for r in s.rows]
         lemmas = [None] * n
-        for g, (fm, compiled) in zip(model.groups, self._runtime()[0]):
+        for g, (fm, compiled, dense) in zip(model.groups, self._runtime()[0]):
             skip = None
             if g.columns == ("lemma",):   # dictionary words need no classifier
                 lemmas = self._dictionary_lemmas(forms, values, fixed)
                 skip = np.fromiter((x is not None for x in lemmas), dtype=np.int8, count=n)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
-                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon)
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
+                               dense)
         written = [(TAG_COLUMNS[c], model.vocab[c], values[ROW[c]].tolist(), fixed[ROW[c]].tolist())
                    for c in columns if c != "lemma"]
         if "lemma" in columns:
@@ -310,7 +327,6 @@ class Tagger:
     def _given(self, sentences, words, values, fixed):
         """Mark the columns each sentence gives whole as fixed, with their value ids (a value the
         tagger never saw gets an id of its own, past the known ones)."""
-        from maltpy.tagging.lemma import lemma_rule
         model, index = self.model_, self._runtime()[1]
         starts = words.sstart
         for k, s in enumerate(sentences):
@@ -320,11 +336,10 @@ class Tagger:
                 strings = [r[col] for r in s.rows]
                 if not strings or "_" in strings:
                     continue
-                if c == "lemma":
-                    strings = [lemma_rule(r[1], r[2]) for r in s.rows]
                 unknown = len(model.vocab[c])
                 fixed[ROW[c], a:b] = 1
-                values[ROW[c], a:b] = [index[c].get(v, unknown) for v in strings]
+                # a given lemma is kept as it is; as a feature it is a value of its own
+                values[ROW[c], a:b] = [index[c].get(v, unknown) for v in strings] if c != "lemma" else unknown
 
     def _runtime(self):
         """What tagging needs besides the model, made once: per group its feature map and compiled
@@ -336,7 +351,8 @@ class Tagger:
             for g in model.groups:
                 own = [ROW[c] for c in g.columns]
                 groups.append((FeatMap.from_keys(g.keys),
-                               compile_templates(g.templates, known, own, f"templates for {g.columns[0]}")))
+                               compile_templates(g.templates, known, own, f"templates for {g.columns[0]}"),
+                               dense_weights(g)))
                 known += own
             index = {c: {v: i for i, v in enumerate(model.vocab[c])} for c in model.columns}
             maps = {row: FeatMap.from_keys(keys) for row, (keys, _) in (model.lexicons or {}).items()}

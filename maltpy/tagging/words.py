@@ -32,22 +32,42 @@ def _shape_symbol(ch: str) -> str:
 
 def words_of(sentences: Sequence) -> Words:
     """The forms of ``sentences`` (Sentence objects) as :class:`Words`."""
-    forms = [row[1] for s in sentences for row in s.rows]
     sizes = np.fromiter((len(s.rows) for s in sentences), dtype=np.int64, count=len(sentences))
     sstart = np.zeros(len(sentences) + 1, dtype=np.int64)
     np.cumsum(sizes, out=sstart[1:])
+    words = words_from_forms([row[1] for s in sentences for row in s.rows])
+    return words._replace(sstart=sstart)
+
+
+def words_from_forms(forms: Sequence[str]) -> Words:
+    """Forms as :class:`Words` of one sentence."""
     lengths = np.fromiter(map(len, forms), dtype=np.int64, count=len(forms))
     wstart = np.zeros(len(forms) + 1, dtype=np.int64)
     np.cumsum(lengths, out=wstart[1:])
     text = "".join(forms)
     cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) if text else np.zeros(0, np.uint32)
-    # lowercase and shape one distinct character at a time (a few thousand per corpus, not one per word)
+    return words_from_arrays(cps, wstart, np.array([0, len(forms)], dtype=np.int64))
+
+
+#: the lowercase and shape symbol of each character seen so far (a process sees a few thousand)
+_CHARACTERS = {}
+
+
+def words_from_arrays(cps: np.ndarray, wstart: np.ndarray, sstart: np.ndarray) -> Words:
+    """:class:`Words` of code points already cut into words and sentences: lowercase and shape
+    symbols made one distinct character at a time, not one per word. A character whose lowercase
+    is two characters (İ) stays as it is, so that a form keeps its length."""
     distinct, inverse = np.unique(cps, return_inverse=True)
     lowered = np.empty(len(distinct), dtype=np.uint32)
     shapes = np.empty(len(distinct), dtype=np.uint32)
+    table = _CHARACTERS
     for k, cp in enumerate(distinct.tolist()):
-        ch = chr(cp)
-        lower = ch.lower()
-        lowered[k] = ord(lower) if len(lower) == 1 else cp   # 'İ' lowercases to two characters: kept
-        shapes[k] = ord(_shape_symbol(ch))
-    return Words(np.ascontiguousarray(cps), lowered[inverse.reshape(-1)], shapes[inverse.reshape(-1)], wstart, sstart)
+        found = table.get(cp)
+        if found is None:
+            ch = chr(cp)
+            lower = ch.lower()
+            found = table[cp] = (ord(lower) if len(lower) == 1 else cp, ord(_shape_symbol(ch)))
+        lowered[k], shapes[k] = found
+    inverse = inverse.reshape(-1)
+    return Words(np.ascontiguousarray(cps, dtype=np.uint32), lowered[inverse], shapes[inverse],
+                 np.ascontiguousarray(wstart, dtype=np.int64), np.ascontiguousarray(sstart, dtype=np.int64))

@@ -1,0 +1,123 @@
+"""Tagging a CoNLL chunk from its bytes to its output bytes (:class:`ChunkTagger`): the compiled
+path of ``-m tag``, and the first step of ``-m parse`` with a model that has a tagger. The output
+is the bytes :meth:`maltpy.tagging.tagger.Tagger.tag` and ``write_conll`` give for the chunk's
+sentences; Python works per chunk (and per distinct non-ASCII character), not per word."""
+from __future__ import annotations
+
+import numpy as np
+
+from maltpy.tagging.lemma import parse_rule
+from maltpy.tagging.templates import ROW, TAG_COLUMNS
+
+
+def _pool(strings):
+    """(UTF-8 bytes of the strings one after another, offsets: string k is [off[k], off[k + 1]))."""
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return b"".join(encoded), offsets
+
+
+class ChunkTagger:
+    """A trained :class:`~maltpy.tagging.tagger.Tagger` on scanned chunks; read only, so that
+    threads may share it."""
+
+    def __init__(self, tagger, retag=None):
+        from maltpy.features.featmap import FeatMap
+        from maltpy.tagging import chunks, perceptron
+        self.tagger = tagger
+        self.model = model = tagger._fitted()
+        self.retag = tagger.retag if retag is None else retag
+        self.columns = model.columns
+        self.runtime = tagger._runtime()
+        # each column's values as bytes (what is written) and as keys (what given fields are looked up by)
+        self.pools, self.value_maps = {}, {}
+        for c in self.columns:
+            self.pools[c] = _pool(model.vocab[c])
+            # id k <-> value k (64-bit keys of distinct strings: from_keys refuses a collision)
+            self.value_maps[c] = FeatMap.from_keys(np.array(
+                [chunks.value_key(v.encode("utf-8", "surrogatepass")) for v in model.vocab[c]], dtype=np.uint64))
+        self.tag_pool = b"".join(self.pools[c][0] for c in self.columns if c != "lemma")
+        shift = 0
+        self.tag_offsets = {}
+        for c in self.columns:
+            if c != "lemma":
+                self.tag_offsets[c] = self.pools[c][1] + shift
+                shift += len(self.pools[c][0])
+        if "lemma" in self.columns:
+            rules = [parse_rule(r) for r in model.vocab["lemma"]]
+            self.rule_lowers = np.array([bool(r and r[0]) for r in rules], dtype=np.int8)
+            self.rule_cuts = np.array([r[1] if r else -1 for r in rules], dtype=np.int32)
+            self.rule_tails = np.array([r[2] if r else -1 for r in rules], dtype=np.int32)
+            self.add_pool, self.add_offsets = _pool([r[3] if r else "" for r in rules])
+            upos_ids = {v: i for i, v in enumerate(model.vocab.get("upos", ()))}
+            entries = [(f, upos_ids.get(u, None) if "upos" in model.vocab else -1, l)
+                       for (f, u), l in model.lemmas.items()]
+            entries = [e for e in entries if e[1] is not None]
+            from maltpy.tagging.words import words_from_forms
+            forms = words_from_forms([f for f, _, _ in entries])
+            keys = chunks.pair_keys(perceptron.form_hashes(forms.cps, forms.wstart),
+                                    np.array([u for _, u, _ in entries], dtype=np.int32))
+            self.dictionary = FeatMap.from_keys(keys)
+            self.lemma_pool, self.lemma_offsets = _pool([l for _, _, l in entries])
+
+    def __call__(self, chunk) -> bytes:
+        """The chunk's output bytes, its words tagged."""
+        from maltpy.tagging import chunks, perceptron
+        from maltpy.tagging.tagger import N_ROWS, lexicon_array
+        from maltpy.tagging.words import words_from_arrays
+        model = self.model
+        if not chunk.n_sentences:     # the lines after the last sentence, or nothing
+            empty = np.zeros((0, 0), dtype=np.int64)
+            return chunk.render_fields(np.zeros(0, dtype=np.int32), empty, empty, b"")
+        cps, wstart, sstart = chunks.chunk_forms(chunk)
+        words = words_from_arrays(cps, wstart, sstart)
+        n = words.n_words
+        values = np.full((N_ROWS, n), -1, dtype=np.int32)
+        fixed = np.zeros((N_ROWS, n), dtype=np.int8)
+        if not self.retag and n:
+            lengths = np.diff(sstart)
+            for c in self.columns:
+                ids = chunks.field_ids(chunk, TAG_COLUMNS[c], self.value_maps[c], len(model.vocab[c]))
+                whole = np.minimum.reduceat(ids >= 0, sstart[:-1]) if len(sstart) > 1 else np.zeros(0, bool)
+                kept = np.repeat(whole.astype(bool), lengths)
+                fixed[ROW[c]] = kept
+                values[ROW[c]] = np.where(kept, ids if c != "lemma" else len(model.vocab[c]), -1)
+        groups, _, maps = self.runtime
+        lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart), maps) \
+            if model.lexicons else None
+        out = np.empty(n, dtype=np.int32)
+        entries = None
+        for g, (fm, compiled, dense) in zip(model.groups, groups):
+            skip = None
+            if g.columns == ("lemma",):
+                upos = values[ROW["upos"]] if "upos" in model.vocab else np.full(n, -1, dtype=np.int32)
+                if "upos" in model.vocab:    # a given UPOS the tagger never saw finds no entry
+                    upos = np.where(upos < len(model.vocab["upos"]), upos, -2).astype(np.int32)
+                entries = chunks.dictionary_entries(
+                    chunks.pair_keys(perceptron.form_hashes(words.cps, words.wstart), upos), self.dictionary)
+                skip = (entries >= 0).astype(np.int8)
+            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
+                               dense)
+        columns = [c for c in self.columns if c != "lemma"]
+        starts = np.full((len(self.columns), n), -1, dtype=np.int64)
+        ends = np.full((len(self.columns), n), -1, dtype=np.int64)
+        for k, c in enumerate(columns):
+            row, free = values[ROW[c]], fixed[ROW[c]] == 0
+            offsets = self.tag_offsets[c]
+            starts[k] = np.where(free, offsets[np.maximum(row, 0)], -1)
+            ends[k] = np.where(free, offsets[np.maximum(row, 0) + 1], -1)
+        pool = self.tag_pool
+        if "lemma" in self.columns:
+            wanted = (fixed[ROW["lemma"]] == 0).astype(np.int8)
+            lemma_bytes, lemma_starts, lemma_ends = chunks.make_lemmas(
+                words.cps, words.low, words.wstart, entries, values[ROW["lemma"]], wanted,
+                self.lemma_pool, self.lemma_offsets, self.rule_lowers, self.rule_cuts, self.rule_tails,
+                self.add_pool, self.add_offsets)
+            k = len(columns)
+            starts[k] = np.where(lemma_starts >= 0, lemma_starts + len(pool), -1)
+            ends[k] = np.where(lemma_starts >= 0, lemma_ends + len(pool), -1)
+            pool += lemma_bytes
+            columns.append("lemma")
+        return chunk.render_fields(np.array([TAG_COLUMNS[c] for c in columns], dtype=np.int32), starts, ends, pool)
