@@ -3,13 +3,18 @@
     pip install ufal.udpipe      # in an environment of its own
     python benchmarks/udpipe.py train TRAIN.conllu MODEL.udpipe [--iterations 1]
     python benchmarks/udpipe.py run MODEL.udpipe INPUT.conllu OUTPUT.conllu [--no-parse]
+    python benchmarks/udpipe.py languages --shared ../shared --out DIR [--iterations 1]
 
 ``train`` trains UDPipe's tagger, lemmatizer and parser on a CoNLL-U file (no tokenizer), with
 ``--iterations`` passes of each (the authors' models use 20 and more for the tagger and 10 for
 the parser; fewer passes give worse models of the same size, which run at the same speed).
 ``run`` tags (and parses) a CoNLL-U file whose words it reads, one thread, as ``udpipe --tag
 --parse`` does: time it whole with the bench tool, beside ``maltpy -m parse``/``-m tag``.
+``languages`` does both on the 13 languages of ``../shared/data/ud`` with the split of
+``benchmarks/tagging.py`` (each train.conllu's first 90 % of sentences to train, the rest to
+test): DIR/LANG.gold.conllu and DIR/LANG.udpipe.conllu, for ``maltpy eval`` (or eval.py).
 """
+import os
 import argparse
 import sys
 import time
@@ -59,6 +64,37 @@ def run(a):
         f.write(out)
 
 
+LANGUAGES = ("ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh")
+
+
+def _blank(block):
+    """A sentence's lines with LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS as _ (words kept)."""
+    out = []
+    for line in block.split("\n"):
+        cols = line.split("\t")
+        out.append("\t".join(cols[:2] + ["_"] * 7 + cols[9:]) if len(cols) == 10 and cols[0].isdigit() else line)
+    return "\n".join(out)
+
+
+def languages(a):
+    os.makedirs(a.out, exist_ok=True)
+    for lang in LANGUAGES:
+        with open(os.path.join(a.shared, "data", "ud", lang, "train.conllu"), encoding="utf-8") as f:
+            blocks = [b for b in f.read().split("\n\n") if b.strip()]
+        cut = round(0.9 * len(blocks))
+        paths = {name: os.path.join(a.out, f"{lang}.{name}.conllu") for name in ("train", "gold", "words", "udpipe")}
+        for name, part in (("train", blocks[:cut]), ("gold", blocks[cut:]), ("words", [_blank(b) for b in blocks[cut:]])):
+            with open(paths[name], "w", encoding="utf-8") as f:
+                f.write("\n\n".join(part) + "\n\n")
+        model = os.path.join(a.out, f"{lang}.udpipe")
+        t0 = time.perf_counter()
+        train(argparse.Namespace(train=paths["train"], model=model, iterations=a.iterations))
+        t1 = time.perf_counter()
+        run(argparse.Namespace(model=model, input=paths["words"], output=paths["udpipe"], no_parse=False))
+        print(f"{lang}: trained in {t1 - t0:.0f} s, tagged and parsed in {time.perf_counter() - t1:.1f} s",
+              file=sys.stderr, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -71,8 +107,12 @@ def main():
     r.add_argument("input")
     r.add_argument("output")
     r.add_argument("--no-parse", action="store_true")
+    g = sub.add_parser("languages")
+    g.add_argument("--shared", required=True)
+    g.add_argument("--out", required=True)
+    g.add_argument("--iterations", type=int, default=1)
     a = ap.parse_args()
-    train(a) if a.command == "train" else run(a)
+    {"train": train, "run": run, "languages": languages}[a.command](a)
 
 
 if __name__ == "__main__":
