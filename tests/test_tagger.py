@@ -264,6 +264,10 @@ def test_command_line_mistakes_are_one_line(toy_pipeline, model, tmp_path):
     assert r.returncode == 1 and "words only" in r.stderr
     r = _run("-c", str(tmp_path / "x"), "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos,pos")
     assert r.returncode == 1 and "'pos' is not a column" in r.stderr
+    trees = tmp_path / "trees.mrg"
+    trees.write_text("(S (NP (DT the) (NN dog)) (VP (VBZ runs)))\n")
+    r = _run("-c", str(tmp_path / "x"), "-m", "learn", "-i", str(trees), "--tagger", "all")
+    assert r.returncode == 1 and "CoNLL treebank" in r.stderr and not (tmp_path / "x.mpz").exists()
     bad = tmp_path / "bad.vert"
     bad.write_text("a\tb\n")
     r = _run("-c", toy_pipeline, "-m", "parse", "-i", str(bad), "-if", "vertical", "-o", str(tmp_path / "o"))
@@ -367,3 +371,28 @@ def test_the_compiled_path_on_ewt_writes_what_the_python_path_writes(tmp_path):
     out = tmp_path / "out.conllu"
     pipeline.parse_file(str(words), str(out), "conllu", jobs=2)
     assert out.read_bytes() == _python_path(pipeline, str(words), "conllu")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")),
+                                 min_size=1, max_size=6).filter(lambda w: w.split() == [w]),
+                         min_size=1, max_size=6).map(lambda s: s + ["The", "Walked", "ΣΟΦΟΣ", "İNGED"]),
+                min_size=1, max_size=6))
+def test_any_characters_tag_the_same_on_both_paths(toy_tagger, tmp_path_factory, words):
+    """Astral characters, İ and final Σ (whose lowercase changes length or depends on context),
+    combining marks: the compiled path's lemmas and tags are the Python path's, byte for byte
+    (the toy language's lemmas lowercase, cut suffixes and come from the dictionary)."""
+    from maltpy.components import Pipeline, TaggerComponent
+    tagger = Pipeline([TaggerComponent(toy_tagger)])
+    tmp = tmp_path_factory.mktemp("chars")
+    src = tmp / "in.conllu"
+    src.write_text("".join("".join(f"{k}\t{w}" + "\t_" * 8 + "\n" for k, w in enumerate(s, 1)) + "\n" for s in words),
+                   encoding="utf-8")
+    tagger.parse_file(str(src), str(tmp / "out"), "conllu")
+    assert (tmp / "out").read_bytes() == _python_path(tagger, str(src), "conllu", tag_only=True)
+
+
+def test_lemma_rules_of_odd_lowercases():
+    """Rules made and applied character by character: a form keeps its length when lowercased."""
+    for form, lemma in [("İstanbul", "istanbul"), ("ΟΔΟΣ", "οδος"), ("Straße", "straße"), ("𝐀bc", "𝐀b")]:
+        assert apply_rule(form, lemma_rule(form, lemma)) == lemma

@@ -24,6 +24,9 @@ def run_learn(settings, log):
         raise MaltpyError(f"-m learn reads a treebank (conllu, conllx or ptb); {fmt} input has words only, "
                           "for -m parse and -m tag")
     t0 = time.perf_counter()
+    if fmt == "ptb" and settings.tagger:
+        raise MaltpyError("--tagger learns from a CoNLL treebank's tag columns; bracketed trees (.mrg) train "
+                          "a constituent parser only")
     if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
         from maltpy.formats.ptb import read_ptb
         from maltpy.parsing.constituent import fit_constituent_parser
