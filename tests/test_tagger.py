@@ -396,3 +396,22 @@ def test_lemma_rules_of_odd_lowercases():
     """Rules made and applied character by character: a form keeps its length when lowercased."""
     for form, lemma in [("İstanbul", "istanbul"), ("ΟΔΟΣ", "οδος"), ("Straße", "straße"), ("𝐀bc", "𝐀b")]:
         assert apply_rule(form, lemma_rule(form, lemma)) == lemma
+
+
+def test_pre_tokenized_text_takes_the_compiled_path_with_the_same_bytes(toy_pipeline, tmp_path):
+    from maltpy.components import Pipeline
+    from maltpy.formats.conll import format_sentences
+    from maltpy.formats.plain import iter_plain
+    pipeline = Pipeline.load(toy_pipeline)
+    gold = read_conll(TOY_TEST, "conllx")
+    for fmt, text in (("horizontal", "".join(" ".join(s.forms) + "\n\n" for s in gold) + "  Σ İ 𝐀 \x00 \n"),
+                      ("vertical", "".join("\n".join(s.forms) + "\n\n\n" for s in gold) + "x\r\ny")):
+        src = tmp_path / f"in.{fmt}"
+        src.write_bytes(text.encode("utf-8"))
+        for tag_only in (False, True):
+            runner = Pipeline(pipeline.components[:1]) if tag_only else pipeline
+            out = tmp_path / "out"
+            runner.parse_file(str(src), str(out), fmt, jobs=2)
+            expected = runner.tag(list(iter_plain(str(src), fmt))) if tag_only else \
+                runner.parse(list(iter_plain(str(src), fmt)))
+            assert out.read_bytes() == format_sentences(expected).encode()

@@ -74,10 +74,13 @@ class Pipeline:
             (parser.format if parser is not None else "conllu")
         read_as = "conllu" if fmt in PLAIN_FORMATS else fmt    # pre-tokenized words are read as CoNLL-U
         to_x = (output_format or read_as) == "conllx" and read_as == "conllu"
-        if fmt in ("conllx", "conllu") and (output_format or fmt) in ("conllx", "conllu"):
-            steps = [c.chunk_work(fmt, (output_format or fmt) == "conllx" and fmt == "conllu") for c in self.components]
+        if read_as in ("conllx", "conllu") and (output_format or read_as) in ("conllx", "conllu"):
+            steps = [c.chunk_work(read_as, to_x) for c in self.components]
             if all(step is not None for step in steps):
-                return self._run_compiled(steps, source, target, fmt, to_x, progress, jobs)
+                if fmt in PLAIN_FORMATS:    # pre-tokenized words: read as the CoNLL-U text they make
+                    from maltpy.formats.plain import PlainAsConll
+                    source = PlainAsConll(source, fmt)
+                return self._run_compiled(steps, source, target, read_as, to_x, progress, jobs)
         counts = [0, 0]
 
         def sentences():

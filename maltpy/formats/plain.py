@@ -18,10 +18,10 @@ def _sentence(words, first_line, path) -> Sentence:
     return Sentence(rows, (), first_line, path, "conllu")
 
 
-def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence]:
-    """Sentences of a horizontal or vertical file (a path, ``-`` for standard input), one at a
-    time. Tabs inside a vertical line's word are an error (CoNLL could not hold them); an input
-    without a word is an error at its end."""
+def _word_lists(source, fmt: str, block_size: int = 1 << 20) -> Iterator[tuple]:
+    """(first line, words) of each sentence of a horizontal or vertical file (a path, ``-`` for
+    standard input, a binary stream). Tabs inside a vertical line's word are an error (CoNLL
+    could not hold them); an input without a word is an error at its end."""
     stream, path, close = open_input(source)
     try:
         n = 0
@@ -32,13 +32,13 @@ def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence
                 tokens = line.split()
                 if tokens:
                     n += 1
-                    yield _sentence(tokens, lineno, path)
+                    yield lineno, tokens
                 continue
             word = line.strip(" ")
             if not word:
                 if words:
                     n += 1
-                    yield _sentence(words, start, path)
+                    yield start, words
                     words = []
                 continue
             if "\t" in word:
@@ -49,12 +49,49 @@ def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence
             words.append(word)
         if words:
             n += 1
-            yield _sentence(words, start, path)
+            yield start, words
         if not n:
             raise InputFormatError(path, 0, f"no words in its {lineno} line(s) of {fmt} input")
     finally:
         if close:
             stream.close()
+
+
+def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence]:
+    """Sentences of a horizontal or vertical file (a path, ``-`` for standard input), one at a
+    time, as CoNLL-U sentences whose columns but ID and FORM are ``_``."""
+    path = source if isinstance(source, str) else "<input>"
+    for first_line, words in _word_lists(source, fmt, block_size):
+        yield _sentence(words, first_line, path)
+
+
+class PlainAsConll:
+    """A horizontal or vertical file read as the CoNLL-U text of its words (a binary stream with
+    ``read``), for the compiled path: what :func:`iter_plain` gives, written as CoNLL-U."""
+
+    def __init__(self, source, fmt: str):
+        self.name = source if isinstance(source, str) else "<stdin>"
+        self._sentences = _word_lists(source, fmt)
+        self._buffer = b""
+
+    def read(self, size: int = -1) -> bytes:
+        parts, have = [self._buffer], len(self._buffer)
+        while size < 0 or have < size:
+            found = next(self._sentences, None)
+            if found is None:
+                break
+            text = "".join(f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate(found[1], 1)) + "\n"
+            block = text.encode("utf-8", "surrogatepass")
+            parts.append(block)
+            have += len(block)
+        data = b"".join(parts)
+        if size < 0:
+            self._buffer = b""
+            return data
+        self._buffer = data[size:]
+        return data[:size]
+
+    read1 = read
 
 
 def iter_sentences(source, fmt: Optional[str]) -> Iterator[Sentence]:
