@@ -215,7 +215,9 @@ def test_training_is_the_same_every_time():
 
 # ---------------------------------------------------------------- the command line
 def _run(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "maltpy", *args], capture_output=True, text=True, **kwargs)
+    # started outside the clone's folder, so that python -m maltpy is the installed maltpy
+    return subprocess.run([sys.executable, "-m", "maltpy", *args], capture_output=True, text=True, cwd=EXAMPLES,
+                          **kwargs)
 
 
 @pytest.fixture(scope="module")
