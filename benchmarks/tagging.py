@@ -6,9 +6,15 @@ input), and the parser's LAS (UD eval.py's: universal relations) on gold tags an
 tagger's tags, trained on gold tags (--tagger-folds 1) and on jackknifed tags (K folds).
 
     python benchmarks/tagging.py --shared ../shared [--folds 1 5 10] [--languages de tr ...]
+        [--udpipe /path/to/python-with-ufal.udpipe [--udpipe-iterations 1]]
 
-Prints a Markdown table (docs/tagging.md has the figures).
+Prints a Markdown table (docs/tagging.md has the figures). With ``--udpipe``, that interpreter
+runs ``benchmarks/udpipe.py languages`` (UDPipe 1 trained and run on the same splits of the 13
+languages; ``ufal.udpipe`` is never a dependency of maltpy) and a second table puts UDPipe's
+eval.py figures beside the averages of the first.
 """
+import subprocess
+import tempfile
 import argparse
 import os
 import sys
@@ -52,6 +58,8 @@ def main(argv=None):
     ap.add_argument("--folds", type=int, nargs="+", default=[1, 5, 10])
     ap.add_argument("--languages", nargs="+", default=("en_ewt",) + LANGUAGES)
     ap.add_argument("--jobs", type=int, default=0)
+    ap.add_argument("--udpipe", help="a Python interpreter that has ufal.udpipe (pip install ufal.udpipe)")
+    ap.add_argument("--udpipe-iterations", type=int, default=1)
     a = ap.parse_args(argv)
     if not os.path.isdir(os.path.join(a.shared, "data", "ud")):
         print(f"{a.shared}/data/ud not found: nothing to measure", file=sys.stderr)
@@ -60,6 +68,7 @@ def main(argv=None):
           + " | ".join(f"LAS {'gold-trained' if k == 1 else f'jackknifed k={k}'}" for k in a.folds)
           + " | learn s (" + ", ".join(f"k={k}" for k in a.folds) + ") |")
     print("|---" * (9 + len(a.folds)) + "|")
+    averages = []   # per language of the 13: the tags' figures and the gold-trained LAS on predicted tags
     for name in a.languages:
         train, test = split(a.shared, name)
         words = blank(test)
@@ -80,6 +89,32 @@ def main(argv=None):
         print(f"| {name} | {n_train:,}/{n_test:,} | " + " | ".join(f"{tags[c]:.2f}" for c in tags)
               + f" | {gold_las:.2f} | " + " | ".join(f"{x:.2f}" for x in row)
               + " | " + ", ".join(f"{t:.0f}" for t in times) + " |", flush=True)
+        if name != "en_ewt":
+            averages.append([tags[c] for c in tags] + [row[0]])
+    if a.udpipe:
+        udpipe_table(a, averages)
+
+
+def udpipe_table(a, averages):
+    """UDPipe 1 on the 13 languages (trained with --udpipe-iterations), beside maltpy's averages."""
+    import numpy as np
+    languages = [lang for lang in a.languages if lang in LANGUAGES]
+    with tempfile.TemporaryDirectory(prefix="maltpy-udpipe-") as out:
+        subprocess.run([a.udpipe, os.path.join(os.path.dirname(os.path.abspath(__file__)), "udpipe.py"),
+                        "languages", "--shared", a.shared, "--out", out, "--iterations", str(a.udpipe_iterations),
+                        "--languages", *languages], check=True)
+        print(f"\n| language | UPOS | XPOS | UFeats | AllTags | Lemmas | LAS (UDPipe 1, {a.udpipe_iterations} "
+              "iteration(s)) |\n|---|---:|---:|---:|---:|---:|---:|")
+        rows = []
+        for lang in languages:
+            gold = read_conll(os.path.join(out, f"{lang}.gold.conllu"), "conllu")
+            system = read_conll(os.path.join(out, f"{lang}.udpipe.conllu"), "conllu")
+            rows.append(list(tag_scores(gold, system).values()) + [las(gold, system)])
+            print(f"| {lang} | " + " | ".join(f"{x:.2f}" for x in rows[-1]) + " |")
+    print("| **UDPipe 1, average** | " + " | ".join(f"{np.mean([r[k] for r in rows]):.2f}" for k in range(6)) + " |")
+    if averages:
+        print("| **maltpy, average** | " + " | ".join(f"{np.mean([r[k] for r in averages]):.2f}" for k in range(6))
+              + " |")
 
 
 if __name__ == "__main__":

@@ -78,7 +78,7 @@ def _blank(block):
 
 def languages(a):
     os.makedirs(a.out, exist_ok=True)
-    for lang in LANGUAGES:
+    for lang in a.languages:
         with open(os.path.join(a.shared, "data", "ud", lang, "train.conllu"), encoding="utf-8") as f:
             blocks = [b for b in f.read().split("\n\n") if b.strip()]
         cut = round(0.9 * len(blocks))
@@ -111,6 +111,7 @@ def main():
     g.add_argument("--shared", required=True)
     g.add_argument("--out", required=True)
     g.add_argument("--iterations", type=int, default=1)
+    g.add_argument("--languages", nargs="+", default=LANGUAGES)
     a = ap.parse_args()
     {"train": train, "run": run, "languages": languages}[a.command](a)
 
