@@ -370,6 +370,7 @@ class Tagger:
         from maltpy.parsing.modelfile import model_bytes
         from maltpy.version import __version__
         model = self._fitted()
+        entries = [(f, u, l) for (f, u), l in sorted(model.lemmas.items())]
         arrays = {}
         for k, g in enumerate(model.groups):
             arrays.update({f"g{k}_class_values": g.class_values, f"g{k}_keys": g.keys, f"g{k}_indptr": g.indptr,
@@ -379,7 +380,9 @@ class Tagger:
             "groups": [{"columns": list(g.columns), "templates": list(g.templates), "accuracy": list(g.accuracy)}
                        for g in model.groups],
             "vocab": {c: list(v) for c, v in model.vocab.items()},
-            "lemmas": [[f, u, l] for (f, u), l in sorted(model.lemmas.items())],
+            # three columns of one line per entry: loads with three splits, not a list per entry
+            "lemmas": {name: "\n".join(entry[k] for entry in entries)
+                       for k, name in enumerate(("forms", "upos", "lemmas"))},
             "epochs": model.epochs, "seed": model.seed, "retag": self.retag, "statistics": model.statistics,
             "lexicons": sorted(model.lexicons or {}),
         }
@@ -409,13 +412,14 @@ class Tagger:
                                                                for x in v):
                     h.fail(f"the values of {c} are damaged")
                 vocab[c] = tuple(v)
-        lemmas = {}
-        entries = h.get("lemmas")
-        if not isinstance(entries, list) or not all(isinstance(e, list) and len(e) == 3 and all(
-                isinstance(x, str) and x and not _BAD.intersection(x) for x in e) for e in entries):
+        table = h.mapping("lemmas")
+        columns = [table.get(name) for name in ("forms", "upos", "lemmas")]
+        if not all(isinstance(c, str) and "\t" not in c and "\r" not in c for c in columns):
             h.fail("the lemma dictionary is damaged")
-        for f, u, l in entries:
-            lemmas[(f, u)] = l
+        forms, upos, lemma_list = (c.split("\n") if c else [] for c in columns)
+        if not len(forms) == len(upos) == len(lemma_list) or "" in forms or "" in upos or "" in lemma_list:
+            h.fail("the lemma dictionary is damaged")
+        lemmas = dict(zip(zip(forms, upos), lemma_list))
         models = []
         for k, (group, spec) in enumerate(zip(groups, specs)):
             texts = spec.get("templates")
