@@ -68,8 +68,10 @@ class Settings:
     input_format: Optional[str] = _setting(None, Flag(
         "-if", "FORMAT", "input format: conllx, conllu or ptb (bracketed trees); for -m parse/-m tag also "
                          "horizontal (one sentence a line, words separated by spaces) and vertical (one word a "
-                         "line, a blank line after each sentence), UDPipe's (default: .conllu files are "
-                         "conllu, .mrg and .ptb files ptb, else conllx)"))
+                         "line, a blank line after each sentence), UDPipe's; for -m convert also export "
+                         "(Negra export, discontinuous trees) and discbracket (default: .conllu files are "
+                         "conllu, .mrg and .ptb files ptb, .export export, .discbracket discbracket, else "
+                         "conllx)"))
     input_charset: str = _setting("UTF-8", Flag(
         "-ic", "CHARSET", "character encoding of the input files, with MaltParser's names: UTF-8 (default), ISO-8859-1, "
                           "windows-1252, ..."))
@@ -296,6 +298,7 @@ def choices() -> dict:
     """Setting -> its allowed values, taken from the modules that implement them."""
     from maltpy.formats.conll import FORMATS
     from maltpy.formats.plain import PLAIN_FORMATS
+    from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.learners import LEARNERS
     from maltpy.systems import SYSTEMS
     from maltpy.systems.planar import CONNECTEDNESS, ROOT_HANDLING
@@ -305,8 +308,8 @@ def choices() -> dict:
     from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
     from maltpy.transform.single_root import ROOT_MODES
     from maltpy.search import STRATEGIES
-    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS,
-            "output_format": FORMATS + ("ptb",), "constituent_encoding": ENCODINGS,
+    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS + DISCONTINUOUS_FORMATS,
+            "output_format": FORMATS + ("ptb",) + DISCONTINUOUS_FORMATS, "constituent_encoding": ENCODINGS,
             "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,

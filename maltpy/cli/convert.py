@@ -7,8 +7,12 @@ from maltpy.cli.common import _detect, _read_for_good
 
 def run_convert(settings, log):
     from maltpy.formats.conll import read_conll, to_conllx, write_conll
+    from maltpy.formats.export import DISCONTINUOUS_FORMATS
     fmt = _detect(settings.input, settings.input_format) or "conllu"
-    out_fmt = settings.output_format or ("ptb" if _detect(settings.output, None) == "ptb" else "conllx")
+    named = _detect(settings.output, None)
+    out_fmt = settings.output_format or (named if named in ("ptb",) + DISCONTINUOUS_FORMATS else "conllx")
+    if fmt in DISCONTINUOUS_FORMATS or out_fmt in DISCONTINUOUS_FORMATS:
+        return _convert_discontinuous(settings, log, fmt, out_fmt)
     if fmt == "ptb" or out_fmt == "ptb":
         return _convert_constituents(settings, log, fmt, out_fmt)
     sentences = _read_for_good(read_conll, settings.input, fmt)
@@ -39,3 +43,18 @@ def _convert_constituents(settings, log, fmt, out_fmt):
                                        settings.constituent_encoding)
         write_ptb(trees, settings.output)
         log(f"decoded {len(trees)} dependency trees into bracketed trees ({settings.constituent_encoding} encoding)")
+
+
+def _convert_discontinuous(settings, log, fmt, out_fmt):
+    """-m convert between export and discbracket (discontinuous constituent trees)."""
+    from maltpy.errors import MaltpyError
+    from maltpy.formats.export import (DISCONTINUOUS_FORMATS, read_discbracket, read_export, write_discbracket,
+                                       write_export)
+    if fmt not in DISCONTINUOUS_FORMATS or out_fmt not in DISCONTINUOUS_FORMATS:
+        raise MaltpyError(f"-m convert turns export and discbracket into each other; {fmt} to {out_fmt} is not "
+                          "one of those (discontinuous parsing itself is not built yet: issue #54)")
+    doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
+    (write_export if out_fmt == "export" else write_discbracket)(doc, settings.output)
+    log(f"converted {len(doc.sentences)} trees from {fmt} to {out_fmt}"
+        + (" (words, tags and labelled constituents; lemmas, morphology, edge labels and secondary edges are "
+           "export's alone)" if out_fmt == "discbracket" and fmt == "export" else ""))

@@ -19,7 +19,11 @@ def run_learn(settings, log):
     make_parent_directory(settings.model)
     check_output_path(settings.model)
     fmt = _detect(settings.input, settings.input_format) or "conllx"
+    from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.formats.plain import PLAIN_FORMATS
+    if fmt in DISCONTINUOUS_FORMATS:
+        raise MaltpyError(f"{settings.input}: discontinuous trees ({fmt}) are read and converted (-m convert) but "
+                          "not learned from yet")
     if fmt in PLAIN_FORMATS:
         raise MaltpyError(f"-m learn reads a treebank (conllu, conllx or ptb); {fmt} input has words only, "
                           "for -m parse and -m tag")

@@ -25,6 +25,10 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False):
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
                  "retag": settings.retag}
+    from maltpy.formats.export import DISCONTINUOUS_FORMATS
+    for given in (_detect(settings.input, settings.input_format), settings.output_format):
+        if given in DISCONTINUOUS_FORMATS:
+            raise MaltpyError(f"discontinuous trees ({given}) are read and converted (-m convert) but not parsed yet")
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
                      and k not in ("input_format", "output_format"))
     if ignored:   # MaltParser ignores them silently; a user who typed them should know

@@ -174,6 +174,8 @@ def detect_format(path: str) -> str:
     name = str(path).lower()
     if name.endswith((".mrg", ".ptb")):
         return "ptb"
+    if name.endswith((".export", ".discbracket")):
+        return name.rsplit(".", 1)[1]
     return "conllu" if name.endswith(".conllu") else "conllx"
 
 

@@ -1,0 +1,390 @@
+"""Discontinuous constituent trees: the Negra **export** format (TIGER, NEGRA, disco-dop, the
+Alpino treebank of ``../shared/data/alpino``) and disco-dop's **discbracket** format.
+
+An export sentence is a block ``#BOS key`` ... ``#EOS key``: a line per token in sentence order
+(word, lemma, tag, morph, edge label, parent, then pairs of secondary edge label and parent),
+then a line per phrasal node (``#500``, ``#501``, ...: ``--``, its category, ``--``, edge,
+parent, secondary edges); parent ``0`` is the root. Format 4 has the lemma column, format 3 not;
+a ``#FORMAT`` line or the ``%%`` header says which, else the first token line's field count.
+:func:`read_export` and :func:`format_export` give back the bytes they read (a test reads and
+writes every sentence of the Alpino training file).
+
+discbracket writes a tree on one line with each terminal's index, so that a discontinuous
+constituent fits in brackets: ``(ROOT (SMAIN (NP (lid 0=Het) (n 1=bulletin)) ...))``; children
+are ordered by their first terminal. It keeps words, tags and categories (lemmas, morphology,
+edge labels and secondary edges are export's alone).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from maltpy.errors import InputFormatError, MaltpyError
+
+#: the formats of discontinuous trees (``-if``/``-of``, by file name: .export, .discbracket)
+DISCONTINUOUS_FORMATS = ("export", "discbracket")
+#: the first phrasal node's number (export's convention)
+FIRST_NODE = 500
+_NODE = re.compile(r"#([0-9]+)$")
+
+
+@dataclass
+class ExportLine:
+    """A token or phrasal node line: ``word`` is the token, or ``#5xx`` for a node (its ``tag``
+    then its category)."""
+    word: str
+    lemma: str
+    tag: str
+    morph: str
+    edge: str
+    parent: int
+    secedges: Tuple[Tuple[str, int], ...] = ()
+
+
+@dataclass
+class ExportSentence:
+    """One ``#BOS`` ... ``#EOS`` block: its key (kept, so that evaluators match sentences), the
+    text after ``%%`` on its ``#BOS`` line (as it is), its tokens and its phrasal nodes in file
+    order."""
+    key: str
+    tokens: List[ExportLine]
+    nodes: List[ExportLine] = field(default_factory=list)
+    comment: Optional[str] = None
+
+    @property
+    def words(self) -> List[str]:
+        return [t.word for t in self.tokens]
+
+    def node_ids(self) -> List[int]:
+        return [int(n.word[1:]) for n in self.nodes]
+
+    def constituents(self) -> List[Tuple[str, frozenset]]:
+        """(category, the set of its token positions, from 0) of every phrasal node."""
+        ids = self.node_ids()
+        below: Dict[int, set] = {i: set() for i in ids}
+        parents = {i: n.parent for i, n in zip(ids, self.nodes)}
+        for k, t in enumerate(self.tokens):
+            p = t.parent
+            seen = set()
+            while p in below and p not in seen:
+                seen.add(p)
+                below[p].add(k)
+                p = parents[p]
+        return [(n.tag, frozenset(below[i])) for i, n in zip(ids, self.nodes)]
+
+
+@dataclass
+class ExportFile:
+    """What an export file holds besides its sentences: the format (3 or 4) and the lines before
+    the first sentence (the ``%%`` header, ``#FORMAT``), written back as they were."""
+    sentences: List[ExportSentence]
+    version: int = 4
+    preamble: List[str] = field(default_factory=list)
+
+
+def _fail(path, lineno, message):
+    raise InputFormatError(path, lineno, message)
+
+
+def _parse_line(fields: List[str], version: int, path: str, lineno: int) -> ExportLine:
+    base = 6 if version == 4 else 5
+    if len(fields) < base or (len(fields) - base) % 2:
+        _fail(path, lineno, f"expected {base} tab-separated fields and pairs of secondary edges (format "
+                            f"{version}), found {len(fields)}")
+    if version == 3:
+        fields = fields[:1] + ["--"] + fields[1:]
+    word, lemma, tag, morph, edge, parent = fields[:6]
+    try:
+        parent_id = int(parent)
+        secedges = tuple((fields[k], int(fields[k + 1])) for k in range(6, len(fields), 2))
+    except ValueError:
+        _fail(path, lineno, f"a parent must be a node number (0 for the root, 500 and up), not {parent!r}")
+    if parent_id != 0 and parent_id < FIRST_NODE or any(p != 0 and p < FIRST_NODE for _, p in secedges):
+        _fail(path, lineno, f"parent {parent_id} is neither 0 (the root) nor a node number ({FIRST_NODE} and up)")
+    if not word:
+        _fail(path, lineno, "the word field is empty")
+    return ExportLine(word, lemma, tag, morph, edge, parent_id, secedges)
+
+
+def parse_export(text: str, path: str = "<input>") -> ExportFile:
+    """The sentences of export text; a malformed line is an :class:`InputFormatError` naming its
+    file and line."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    version = None
+    preamble: List[str] = []
+    sentences: List[ExportSentence] = []
+    current: Optional[ExportSentence] = None
+    bos_line = 0
+    for lineno, raw in enumerate(lines, 1):
+        line = raw.rstrip("\r")
+        if current is None:
+            if line.startswith("#BOS"):
+                rest = line[len("#BOS"):]
+                if not rest.strip() or rest.strip().startswith("%%"):
+                    _fail(path, lineno, "#BOS needs a sentence key")
+                key = rest.split()[0]
+                # the comment as it is, spaces and all (written back byte for byte)
+                comment = rest.split("%%", 1)[1] if "%%" in rest else None
+                current, bos_line = ExportSentence(key, [], [], comment), lineno
+                continue
+            if sentences:
+                if line.strip():
+                    _fail(path, lineno, "a line between sentences (after #EOS, before #BOS)")
+                continue
+            preamble.append(line)
+            m = re.match(r"#FORMAT\s+([34])\s*$", line)
+            if m:
+                version = int(m.group(1))
+            elif line.startswith("%%") and version is None:
+                version = 4 if "lemma" in line.split() else 3
+            continue
+        if line.startswith("#EOS"):
+            key = line[len("#EOS"):].split()
+            if not key or key[0] != current.key:
+                _fail(path, lineno, f"#EOS {key[0] if key else ''} closes #BOS {current.key} of line {bos_line}")
+            if not current.tokens:
+                _fail(path, lineno, f"sentence {current.key} has no tokens")
+            _check_tree(current, path, bos_line)
+            sentences.append(current)
+            current = None
+            continue
+        fields = line.split("\t")
+        if version is None:       # no header: the first token line's field count says
+            version = 4 if len(fields) % 2 == 0 else 3
+        item = _parse_line(fields, version, path, lineno)
+        m = _NODE.match(item.word)
+        # a phrasal node: #500 and up (in format 4 with lemma --); a token such as #5 stays a token
+        if m and int(m.group(1)) >= FIRST_NODE and (version == 3 or item.lemma == "--"):
+            current.nodes.append(item)
+            continue
+        if current.nodes:
+            _fail(path, lineno, "a token line after the phrasal nodes")
+        current.tokens.append(item)
+    if current is not None:
+        _fail(path, len(lines), f"sentence {current.key} (line {bos_line}) has no #EOS")
+    if not sentences:
+        _fail(path, len(lines), "no sentences found (#BOS ... #EOS)")
+    return ExportFile(sentences, version or 4, preamble)
+
+
+def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
+    """Every parent exists and the nodes form a tree under the root (no cycle)."""
+    ids = sentence.node_ids()
+    if len(set(ids)) != len(ids):
+        _fail(path, bos_line, f"sentence {sentence.key} numbers two nodes alike")
+    parents = {i: n.parent for i, n in zip(ids, sentence.nodes)}
+    for item in sentence.tokens + sentence.nodes:
+        for p in (item.parent,) + tuple(p for _, p in item.secedges):
+            if p and p not in parents:
+                _fail(path, bos_line, f"sentence {sentence.key}: {item.word} hangs from #{p}, which it does not have")
+    for i in ids:
+        seen, p = set(), i
+        while p:
+            if p in seen:
+                _fail(path, bos_line, f"sentence {sentence.key}: node #{i} is its own ancestor")
+            seen.add(p)
+            p = parents[p]
+
+
+def read_export(source) -> ExportFile:
+    """An export file (a path, ``-`` for stdin), as :func:`parse_export` reads it."""
+    from maltpy.formats.conll import _decode, open_input
+    stream, path, close = open_input(source)
+    try:
+        data = stream.read()
+    finally:
+        if close:
+            stream.close()
+    return parse_export(_decode(data, path) if isinstance(data, bytes) else data, path)
+
+
+def _line(item: ExportLine, version: int) -> str:
+    fields = [item.word] + ([item.lemma] if version == 4 else []) + [item.tag, item.morph, item.edge,
+                                                                      str(item.parent)]
+    for label, parent in item.secedges:
+        fields += [label, str(parent)]
+    return "\t".join(fields)
+
+
+def format_export(doc: ExportFile) -> str:
+    """Export text: the preamble, then each sentence's block."""
+    out = list(doc.preamble)
+    for s in doc.sentences:
+        out.append(f"#BOS {s.key}" + (f" %%{s.comment}" if s.comment is not None else ""))
+        out.extend(_line(t, doc.version) for t in s.tokens)
+        out.extend(_line(n, doc.version) for n in s.nodes)
+        out.append(f"#EOS {s.key}")
+    return "\n".join(out) + "\n"
+
+
+def write_export(doc: ExportFile, target) -> None:
+    """Write export text to a path or ``-`` (whole or not at all)."""
+    from maltpy.output import open_output
+    with open_output(target) as f:
+        f.write(format_export(doc))
+
+
+# ---------------------------------------------------------------- discbracket
+def _children(sentence: ExportSentence) -> Dict[int, List[Tuple[int, object]]]:
+    """Node id (0: the root) -> its children as (first terminal, token index or node id)."""
+    spans = {i: min(c) for (_, c), i in zip(sentence.constituents(), sentence.node_ids()) if c}
+    kids: Dict[int, List[Tuple[int, object]]] = {0: []}
+    for i in sentence.node_ids():
+        kids.setdefault(i, [])
+    for k, t in enumerate(sentence.tokens):
+        kids[t.parent].append((k, ("token", k)))
+    for i, n in zip(sentence.node_ids(), sentence.nodes):
+        kids[n.parent].append((spans.get(i, len(sentence.tokens)), ("node", i)))
+    for v in kids.values():
+        v.sort(key=lambda x: (x[0], x[1][0] == "node"))
+    return kids
+
+
+def _escape(text: str) -> str:
+    """Brackets and spaces inside words and labels, as disco-dop writes them."""
+    return text.replace("(", "-LRB-").replace(")", "-RRB-").replace(" ", "_")
+
+
+def to_discbracket(sentence: ExportSentence, root: str = "ROOT") -> str:
+    """One tree in discbracket notation (``index=word`` leaves under their tags)."""
+    kids = _children(sentence)
+    labels = {i: n.tag for i, n in zip(sentence.node_ids(), sentence.nodes)}
+
+    def show(kind_id) -> str:
+        kind, i = kind_id
+        if kind == "token":
+            t = sentence.tokens[i]
+            return f"({_escape(t.tag)} {i}={_escape(t.word)})"
+        return f"({_escape(labels[i])} " + " ".join(show(c) for _, c in kids[i]) + ")"
+
+    return f"({root} " + " ".join(show(c) for _, c in kids[0]) + ")"
+
+
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+def parse_discbracket(line: str, key: str, path: str = "<input>", lineno: int = 0) -> ExportSentence:
+    """A discbracket tree as an export sentence (edge labels ``--``; lemma and morph ``--``;
+    nodes numbered from 500 bottom-up in the order their brackets close)."""
+    tokens = _TOKEN.findall(line)
+    pos = 0
+    leaves: Dict[int, Tuple[str, str, int]] = {}
+    nodes: List[list] = []
+
+    def fail(message):
+        _fail(path, lineno, message)
+
+    def parse():
+        nonlocal pos
+        if pos >= len(tokens) or tokens[pos] != "(":
+            fail("expected '(' in the bracketed tree")
+        pos += 1
+        if pos >= len(tokens) or tokens[pos] in "()":
+            fail("a bracket without a label")
+        label = tokens[pos]
+        pos += 1
+        if pos < len(tokens) and tokens[pos] not in "()" and "=" in tokens[pos]:   # (TAG i=word)
+            index, _, word = tokens[pos].partition("=")
+            if not index.isdigit() or not word:
+                fail(f"a leaf must be index=word, not {tokens[pos]!r}")
+            pos += 1
+            if pos >= len(tokens) or tokens[pos] != ")":
+                fail("a preterminal holds one index=word leaf")
+            pos += 1
+            return ("leaf", int(index), label, word)
+        children = []
+        while pos < len(tokens) and tokens[pos] == "(":
+            children.append(parse())
+        if pos < len(tokens) and tokens[pos] not in "()":
+            fail(f"a leaf must be index=word under its tag, as (TAG 3=word), not {tokens[pos]!r}")
+        if pos >= len(tokens) or tokens[pos] != ")":
+            fail("unbalanced brackets")
+        pos += 1
+        if not children:
+            fail(f"the constituent {label} has no children")
+        return ("node", label, children)
+
+    tree = parse()
+    if pos != len(tokens):
+        fail("text after the tree's last bracket")
+
+    def number(item) -> int:
+        """Give ids bottom-up; return the id (0 for the root) the item's children hang from."""
+        if item[0] == "leaf":
+            return -1
+        ids = [number(child) for child in item[2]]
+        node_id = FIRST_NODE + len(nodes)
+        nodes.append([item[1], node_id])
+        for child, cid in zip(item[2], ids):
+            if child[0] == "leaf":
+                if child[1] in leaves:
+                    fail(f"terminal {child[1]} appears twice")
+                leaves[child[1]] = (child[3], child[2], node_id)
+            else:
+                parents[cid] = node_id
+        return node_id
+
+    parents: Dict[int, int] = {}
+    root_id = number(tree)
+    if sorted(leaves) != list(range(len(leaves))):
+        fail("the terminals' indices must be 0, 1, ..., n-1")
+    # the root bracket itself is the export root (0)
+    lines_out = []
+    for k in range(len(leaves)):
+        word, tag, parent = leaves[k]
+        lines_out.append(ExportLine(_unescape(word), "--", _unescape(tag), "--", "--", 0 if parent == root_id else parent))
+    node_lines = []
+    for label, node_id in nodes:
+        if node_id == root_id:
+            continue
+        parent = parents[node_id]
+        node_lines.append(ExportLine(f"#{node_id}", "--", _unescape(label), "--", "--", 0 if parent == root_id else parent))
+    return ExportSentence(key, lines_out, node_lines)
+
+
+def _unescape(text: str) -> str:
+    return text.replace("-LRB-", "(").replace("-RRB-", ")")
+
+
+def read_discbracket(source) -> ExportFile:
+    """A discbracket file (one tree a line; blank lines skipped); keys are line numbers."""
+    from maltpy.formats.conll import _decode, open_input
+    stream, path, close = open_input(source)
+    try:
+        data = stream.read()
+    finally:
+        if close:
+            stream.close()
+    text = _decode(data, path) if isinstance(data, bytes) else data
+    sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), 1)
+                 if line.strip()]
+    if not sentences:
+        raise InputFormatError(path, 0, "no trees found")
+    return ExportFile(sentences)
+
+
+def format_discbracket(doc: ExportFile) -> str:
+    return "".join(to_discbracket(s) + "\n" for s in doc.sentences)
+
+
+def write_discbracket(doc: ExportFile, target) -> None:
+    from maltpy.output import open_output
+    with open_output(target) as f:
+        f.write(format_discbracket(doc))
+
+
+def same_trees(a: ExportSentence, b: ExportSentence) -> bool:
+    """Whether two sentences have the same words, tags and labelled constituents (as sets of
+    token positions): what discbracket keeps of a tree."""
+    return ([(t.word, t.tag) for t in a.tokens] == [(t.word, t.tag) for t in b.tokens]
+            and sorted(a.constituents(), key=repr) == sorted(b.constituents(), key=repr))
+
+
+def check_words(sentences: Iterable[ExportSentence]) -> None:
+    for s in sentences:
+        for t in s.tokens:
+            if "\t" in t.word or "\n" in t.word:
+                raise MaltpyError(f"sentence {s.key}: a word with a tab or line break cannot be written")

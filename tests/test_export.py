@@ -1,0 +1,144 @@
+"""Discontinuous constituent trees: the Negra export format and disco-dop's discbracket format
+(maltpy.formats.export), and -m convert between them."""
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from maltpy.errors import InputFormatError
+from maltpy.formats.export import (ExportFile, ExportLine, ExportSentence, format_discbracket, format_export,
+                                   parse_discbracket, parse_export, read_export, same_trees, to_discbracket)
+
+from conftest import EXAMPLES, shared_file
+
+#: a discontinuous sentence (VP over tokens 0 and 2, around the verb), with a comment, a
+#: secondary edge and a punctuation token on the root
+SMALL = """%% word\tlemma\ttag\tmorph\tedge\tparent\tsecedge
+#BOS 7 %% a comment  with  spaces\x20
+Gelezen\tlezen\tww\tWW(vd)\thd\t501
+heeft\thebben\tww\tWW(pv)\thd\t502
+hij\thij\tvnw\tVNW()\tsu\t502\tsu\t501
+boeken\tboek\tn\tN(mv)\tobj1\t501
+.\t.\tlet\tLET()\t--\t0
+#501\t--\tPPART\t--\tvc\t502
+#502\t--\tSMAIN\t--\t--\t0
+#EOS 7
+"""
+
+
+def test_a_sentence_reads_and_writes_back_byte_for_byte():
+    doc = parse_export(SMALL)
+    s = doc.sentences[0]
+    assert (s.key, s.comment, s.words) == ("7", " a comment  with  spaces ", ["Gelezen", "heeft", "hij", "boeken", "."])
+    assert s.tokens[2].secedges == (("su", 501),)
+    assert sorted(s.constituents(), key=repr) == sorted([("PPART", frozenset({0, 3})),
+                                                         ("SMAIN", frozenset({0, 1, 2, 3}))], key=repr)
+    assert format_export(doc) == SMALL
+
+
+def test_discbracket_keeps_words_tags_and_discontinuous_constituents():
+    s = parse_export(SMALL).sentences[0]
+    text = to_discbracket(s)
+    assert text == "(ROOT (SMAIN (PPART (ww 0=Gelezen) (n 3=boeken)) (ww 1=heeft) (vnw 2=hij)) (let 4=.))"
+    back = parse_discbracket(text, "7")
+    assert same_trees(s, back) and to_discbracket(back) == text
+
+
+def test_format_3_has_no_lemma_column():
+    text = "#FORMAT 3\n#BOS 1\nDogs\tNN\t--\tSB\t500\nbark\tVB\t--\tHD\t500\n#500\tS\t--\t--\t0\n#EOS 1\n"
+    doc = parse_export(text)
+    assert doc.version == 3 and doc.sentences[0].tokens[0].tag == "NN" and format_export(doc) == text
+
+
+@pytest.mark.parametrize("text, where, what", [
+    ("#BOS 1\na\tb\tc\td\te\t500\n", 2, "no #EOS"),
+    ("#BOS 1\na\tb\tc\td\te\t499\n#EOS 1\n", 2, "neither 0"),
+    ("#BOS 1\na\tb\tc\td\te\tx\n#EOS 1\n", 2, "node number"),
+    ("#BOS 1\na\tb\tc\td\te\t500\n#EOS 1\n", 1, "does not have"),
+    ("#BOS 1\na\tb\tc\td\te\t500\n#500\t--\tS\t--\t--\t501\n#501\t--\tS\t--\t--\t500\n#EOS 1\n", 1, "own ancestor"),
+    ("#BOS 1\na\tb\tc\td\te\t500\n#500\t--\tS\t--\t--\t0\nb\tb\tc\td\te\t0\n#EOS 1\n", 4, "after the phrasal"),
+    ("#BOS 1\na\tb\tc\td\te\t0\n#EOS 2\n", 3, "closes #BOS 1"),
+    ("#BOS 1\na\tb\tc\n#EOS 1\n", 2, "fields"),
+    ("", 0, "no sentences"),
+])
+def test_bad_export_is_one_error_with_its_line(text, where, what):
+    with pytest.raises(InputFormatError) as e:
+        parse_export(text, "x.export")
+    assert what in str(e.value) and (e.value.line == where or where == 0)
+    assert str(e.value).startswith("x.export")
+
+
+@pytest.mark.parametrize("line, what", [("(S (A 0=a) (B 0=b))", "twice"), ("(S (A 0=a) (B 2=b))", "indices"),
+                                        ("(S (A 0=a)", "unbalanced"), ("(S)", "no children"),
+                                        ("(S (A a))", "index=word"), ("(S (A 0=a)) x", "after the tree")])
+def test_bad_discbracket_is_one_error(line, what):
+    with pytest.raises(InputFormatError, match=what):
+        parse_discbracket(line, "1", "x.discbracket", 3)
+
+
+@st.composite
+def discontinuous_trees(draw):
+    """A random tree over n tokens whose constituents may be discontinuous: each node takes a
+    random non-empty subset of what is still unattached below it."""
+    n = draw(st.integers(1, 12))
+    items = [("token", k) for k in range(n)]
+    nodes = []
+    while len(items) > 1 and draw(st.booleans()):
+        picked = draw(st.lists(st.sampled_from(items), min_size=1, max_size=len(items), unique=True))
+        node_id = 500 + len(nodes)
+        nodes.append((node_id, draw(st.sampled_from(["NP", "VP", "S", "PP"])), picked))
+        items = [i for i in items if i not in picked] + [("node", node_id)]
+    parent = {}
+    for node_id, _, picked in nodes:
+        for item in picked:
+            parent[item] = node_id
+    tokens = [ExportLine(draw(st.sampled_from(["a", "b(", "c d", "é"])), "--", draw(st.sampled_from(["N", "V"])),
+                         "--", "--", parent.get(("token", k), 0)) for k in range(n)]
+    lines = [ExportLine(f"#{i}", "--", label, "--", "--", parent.get(("node", i), 0)) for i, label, _ in nodes]
+    return ExportSentence("1", tokens, lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(discontinuous_trees())
+def test_random_discontinuous_trees_round_trip(sentence):
+    doc = ExportFile([sentence])
+    again = parse_export(format_export(doc)).sentences[0]
+    assert format_export(ExportFile([again])) == format_export(doc)
+    back = parse_discbracket(to_discbracket(sentence), "1")
+    words_ok = [t.word.replace(" ", "_") for t in sentence.tokens] == [t.word for t in back.tokens]
+    assert words_ok and sorted(back.constituents(), key=repr) == sorted(
+        [c for c in sentence.constituents() if c[1]], key=repr)
+
+
+def test_every_alpino_tree_round_trips():
+    """The Alpino training file reads and writes back byte for byte; through discbracket every
+    tree keeps its words, tags and labelled constituents."""
+    for part in ("train", "dev"):
+        path = shared_file("alpino", f"{part}.export")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        doc = read_export(path)
+        assert format_export(doc) == text
+        assert all(same_trees(s, parse_discbracket(to_discbracket(s), s.key)) for s in doc.sentences)
+    discontinuous = sum(any(max(c) - min(c) + 1 > len(c) for _, c in s.constituents() if c) for s in doc.sentences)
+    assert discontinuous == 450     # dev: 63.0 % of 714 sentences, as the data's README counts
+
+
+def test_convert_on_the_command_line(tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True, text=True,  # noqa: E731
+                                    cwd=EXAMPLES)
+    src = tmp_path / "small.export"
+    src.write_text(SMALL)
+    assert run("-m", "convert", "-i", str(src), "-o", str(tmp_path / "small.discbracket")).returncode == 0
+    assert (tmp_path / "small.discbracket").read_text() == format_discbracket(parse_export(SMALL))
+    assert run("-m", "convert", "-i", str(tmp_path / "small.discbracket"), "-o", str(tmp_path / "b.export")).returncode == 0
+    assert same_trees(read_export(str(tmp_path / "b.export")).sentences[0], parse_export(SMALL).sentences[0])
+    r = run("-m", "learn", "-c", str(tmp_path / "m"), "-i", str(src))
+    assert r.returncode == 1 and "not learned from yet" in r.stderr
+    r = run("-m", "convert", "-i", str(src), "-o", str(tmp_path / "x.conll"))
+    assert r.returncode == 1 and "export and discbracket" in r.stderr
+    bad = tmp_path / "bad.export"
+    bad.write_text("#BOS 1\na\tb\n")
+    r = run("-m", "convert", "-i", str(bad), "-o", str(tmp_path / "o.discbracket"))
+    assert r.returncode == 1 and "bad.export:2" in r.stderr and not (tmp_path / "o.discbracket").exists()
