@@ -142,3 +142,35 @@ def test_convert_on_the_command_line(tmp_path):
     bad.write_text("#BOS 1\na\tb\n")
     r = run("-m", "convert", "-i", str(bad), "-o", str(tmp_path / "o.discbracket"))
     assert r.returncode == 1 and "bad.export:2" in r.stderr and not (tmp_path / "o.discbracket").exists()
+
+
+def test_encoding_as_head_ordered_dependencies_round_trips():
+    from maltpy.formats.export import decode_discontinuous, encode_discontinuous, unaryless_constituents
+    s = parse_export(SMALL).sentences[0]
+    heads, labels = encode_discontinuous(s)
+    # heeft heads the sentence; Gelezen heads the discontinuous PPART (its hd) and attaches at SMAIN
+    assert heads == [2, 0, 2, 1, 2] and labels == ["SMAIN#1", "ROOT", "SMAIN#1", "PPART#1", "ROOT#2"]
+    back = decode_discontinuous(s.words, [t.tag for t in s.tokens], heads, labels)
+    assert unaryless_constituents(back) == unaryless_constituents(s)
+    assert back.tokens[4].parent == 0      # the punctuation hangs from the root again
+
+
+@settings(max_examples=300, deadline=None)
+@given(discontinuous_trees())
+def test_random_discontinuous_trees_encode_and_decode(sentence):
+    """Algorithms 1 and 2: any tree comes back with its constituents of two or more children
+    (unary ones are the unary recovery's), whatever its discontinuities."""
+    from maltpy.formats.export import decode_discontinuous, encode_discontinuous, unaryless_constituents
+    heads, labels = encode_discontinuous(sentence)
+    assert heads.count(0) == 1
+    back = decode_discontinuous(sentence.words, [t.tag for t in sentence.tokens], heads, labels)
+    assert unaryless_constituents(back) == unaryless_constituents(sentence)
+
+
+def test_every_alpino_tree_encodes_and_decodes():
+    from maltpy.formats.export import decode_discontinuous, encode_discontinuous, unaryless_constituents
+    doc = read_export(shared_file("alpino", "train.export"))
+    for s in doc.sentences:
+        heads, labels = encode_discontinuous(s)
+        back = decode_discontinuous(s.words, [t.tag for t in s.tokens], heads, labels, s.key)
+        assert unaryless_constituents(back) == unaryless_constituents(s), s.key

@@ -388,3 +388,124 @@ def check_words(sentences: Iterable[ExportSentence]) -> None:
         for t in s.tokens:
             if "\t" in t.word or "\n" in t.word:
                 raise MaltpyError(f"sentence {s.key}: a word with a tab or line break cannot be written")
+
+
+# ---------------------------------------------------------------- as head-ordered dependency trees
+#: the label of the sentence's root: its modifiers (Alpino's and NEGRA's punctuation) attach to
+#: the root word with ROOT#k; decoding hangs them from the root again
+VIRTUAL_ROOT = "ROOT"
+
+
+def head_child(sentence: ExportSentence, children: List[object]) -> object:
+    """The head among a constituent's children (``("token", k)`` or ``("node", id)``): the one
+    whose edge label is ``hd``, else the first phrasal child, else the first token (a stand-in
+    until head rules per treebank are in place)."""
+    def item(c):
+        return sentence.tokens[c[1]] if c[0] == "token" else sentence.nodes[sentence.node_ids().index(c[1])]
+    for c in children:
+        if item(c).edge == "hd":
+            return c
+    for c in children:
+        if c[0] == "node":
+            return c
+    return children[0]
+
+
+def encode_discontinuous(sentence: ExportSentence) -> Tuple[List[int], List[str]]:
+    """A (possibly discontinuous) tree as a head-ordered dependency tree, direct encoding
+    (Algorithm 1 of Fernández-González & Martins 2015): 1-based heads (0: the root word) and
+    labels ``Z#k`` (Z: the constituent the word attaches at, k: the attachment event on its
+    head's spine; the root word ``ROOT``). Unary constituents leave no trace."""
+    kids = _children(sentence)
+    labels_of = {i: n.tag for i, n in zip(sentence.node_ids(), sentence.nodes)}
+    labels_of[0] = VIRTUAL_ROOT
+    n = len(sentence.tokens)
+    heads, labels = [0] * n, [VIRTUAL_ROOT] * n
+    lexical: Dict[object, int] = {("token", k): k + 1 for k in range(n)}
+    events = [1] * (n + 1)
+    order: List[int] = []
+
+    def visit(node_id):       # postorder: a node after all of its children
+        for _, c in kids[node_id]:
+            if c[0] == "node":
+                visit(c[1])
+        order.append(node_id)
+
+    visit(0)
+    for node_id in order:
+        children = [c for _, c in kids[node_id]]
+        if not children:
+            continue
+        head = head_child(sentence, children)
+        h = lexical[head]
+        lexical[("node", node_id)] = h
+        modifiers = [lexical[c] for c in children if c != head]
+        for m in modifiers:
+            heads[m - 1] = h
+            labels[m - 1] = f"{labels_of[node_id]}#{events[h]}"
+        if modifiers:
+            events[h] += 1
+    return heads, labels
+
+
+def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], labels: List[str],
+                         key: str = "1") -> ExportSentence:
+    """A head-ordered dependency tree back to a tree (Algorithm 2): each head's modifiers in
+    classes by their event index, one constituent per class, labelled as the class's modifier
+    closest to the head says; constituents may be discontinuous. A ``ROOT`` constituent is the
+    sentence's root. The dependency tree must be a tree with one root word."""
+    n = len(words)
+    if not (len(tags) == len(heads) == len(labels) == n):
+        raise MaltpyError("decode: words, tags, heads and labels differ in length")
+    dependents: Dict[int, List[int]] = {h: [] for h in range(n + 1)}
+    for m, h in enumerate(heads, 1):
+        dependents[h].append(m)
+    if len(dependents[0]) != 1:
+        raise MaltpyError(f"decode: the tree has {len(dependents[0])} root words, not one")
+    psi: Dict[int, Tuple[str, int]] = {}
+    nodes: List[Tuple[int, str, List[Tuple[str, int]]]] = []
+    order: List[int] = []
+    stack = [(dependents[0][0], False)]
+    while stack:                     # postorder of the dependency tree
+        h, done = stack.pop()
+        if done:
+            order.append(h)
+            continue
+        stack.append((h, True))
+        stack.extend((m, False) for m in dependents[h])
+    if len(order) != n:
+        raise MaltpyError("decode: the heads do not form a tree")
+    for h in order:
+        psi[h] = ("token", h - 1)
+        classes: Dict[int, List[int]] = {}
+        for m in dependents[h]:
+            label, _, k = labels[m - 1].rpartition("#")
+            classes.setdefault(int(k) if k.isdigit() else 0, []).append(m)
+        for k in sorted(classes):
+            members = classes[k]
+            closest = min(members, key=lambda m: (abs(m - h), m))
+            label = labels[closest - 1].rpartition("#")[0] or labels[closest - 1]
+            node_id = FIRST_NODE + len(nodes)
+            nodes.append((node_id, label, [psi[h]] + [psi[m] for m in members]))
+            psi[h] = ("node", node_id)
+    parent: Dict[Tuple[str, int], int] = {}
+    for node_id, _, children in nodes:
+        for c in children:
+            parent[c] = node_id
+    roots = {node_id for node_id, label, _ in nodes if label == VIRTUAL_ROOT}
+
+    def up(c):                 # the export parent: a ROOT constituent is the root itself (0)
+        p = parent.get(c, 0)
+        return 0 if p in roots else p
+
+    tokens = [ExportLine(words[k], "--", tags[k], "--", "--", up(("token", k))) for k in range(n)]
+    lines = [ExportLine(f"#{node_id}", "--", label, "--", "--", up(("node", node_id)))
+             for node_id, label, _ in nodes if node_id not in roots]
+    return ExportSentence(key, tokens, lines)
+
+
+def unaryless_constituents(sentence: ExportSentence) -> List[Tuple[str, frozenset]]:
+    """The constituents an encoding keeps: those of two or more children, as (label, yield)."""
+    kids = _children(sentence)
+    return sorted(((lab, span) for (lab, span), i in zip(sentence.constituents(), sentence.node_ids())
+                   if len(kids[i]) >= 2), key=repr)
