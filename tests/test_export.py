@@ -136,7 +136,7 @@ def test_convert_on_the_command_line(tmp_path):
     assert same_trees(read_export(str(tmp_path / "b.export")).sentences[0], parse_export(SMALL).sentences[0])
     r = run("-m", "learn", "-c", str(tmp_path / "m"), "-i", str(src))
     assert r.returncode == 1 and "not learned from yet" in r.stderr
-    r = run("-m", "convert", "-i", str(src), "-o", str(tmp_path / "x.conll"))
+    r = run("-m", "convert", "-i", str(src), "-o", str(tmp_path / "x.mrg"))
     assert r.returncode == 1 and "export and discbracket" in r.stderr
     bad = tmp_path / "bad.export"
     bad.write_text("#BOS 1\na\tb\n")
@@ -174,3 +174,20 @@ def test_every_alpino_tree_encodes_and_decodes():
         heads, labels = encode_discontinuous(s)
         back = decode_discontinuous(s.words, [t.tag for t in s.tokens], heads, labels, s.key)
         assert unaryless_constituents(back) == unaryless_constituents(s), s.key
+
+
+def test_convert_to_the_encoded_dependency_trees_and_back(tmp_path):
+    from maltpy.cli.main import main
+    from maltpy.formats.export import unaryless_constituents
+    src = tmp_path / "small.export"
+    src.write_text(SMALL)
+    conll = tmp_path / "small.conllu"
+    assert main(["-m", "convert", "-i", str(src), "-o", str(conll), "-q"]) == 0
+    lines = conll.read_text().splitlines()
+    assert lines[0] == "# sent_id = 7" and lines[1].split("\t")[6:8] == ["2", "SMAIN#1"]
+    back = tmp_path / "back.export"
+    assert main(["-m", "convert", "-i", str(conll), "-o", str(back), "-q"]) == 0
+    again = read_export(str(back)).sentences[0]
+    original = parse_export(SMALL).sentences[0]
+    assert again.key == "7" and unaryless_constituents(again) == unaryless_constituents(original)
+    assert [t.lemma for t in again.tokens] == [t.lemma for t in original.tokens]

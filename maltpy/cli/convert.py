@@ -50,9 +50,23 @@ def _convert_discontinuous(settings, log, fmt, out_fmt):
     from maltpy.errors import MaltpyError
     from maltpy.formats.export import (DISCONTINUOUS_FORMATS, read_discbracket, read_export, write_discbracket,
                                        write_export)
+    from maltpy.formats.conll import read_conll, write_conll
+    from maltpy.formats.export import ExportFile, from_conll, to_conll
+    if fmt in DISCONTINUOUS_FORMATS and out_fmt in ("conllu", "conllx"):
+        doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
+        write_conll([to_conll(s) for s in doc.sentences], settings.output)
+        log(f"encoded {len(doc.sentences)} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
+            "each #BOS key)")
+        return
+    if fmt in ("conllu", "conllx") and out_fmt in DISCONTINUOUS_FORMATS:
+        sentences = _read_for_good(read_conll, settings.input, fmt, need_heads=True)
+        doc = ExportFile([from_conll(s, k) for k, s in enumerate(sentences, 1)])
+        (write_export if out_fmt == "export" else write_discbracket)(doc, settings.output)
+        log(f"decoded {len(sentences)} head-ordered dependency trees into {out_fmt} trees")
+        return
     if fmt not in DISCONTINUOUS_FORMATS or out_fmt not in DISCONTINUOUS_FORMATS:
-        raise MaltpyError(f"-m convert turns export and discbracket into each other; {fmt} to {out_fmt} is not "
-                          "one of those (discontinuous parsing itself is not built yet: issue #54)")
+        raise MaltpyError(f"-m convert turns export and discbracket into each other and into their encoded "
+                          f"dependency trees (conllu); {fmt} to {out_fmt} is not one of those")
     doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
     (write_export if out_fmt == "export" else write_discbracket)(doc, settings.output)
     log(f"converted {len(doc.sentences)} trees from {fmt} to {out_fmt}"

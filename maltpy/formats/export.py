@@ -509,3 +509,31 @@ def unaryless_constituents(sentence: ExportSentence) -> List[Tuple[str, frozense
     kids = _children(sentence)
     return sorted(((lab, span) for (lab, span), i in zip(sentence.constituents(), sentence.node_ids())
                    if len(kids[i]) >= 2), key=repr)
+
+
+def to_conll(sentence: ExportSentence):
+    """A tree as the CoNLL-U sentence of its head-ordered dependency tree (``# sent_id`` the
+    ``#BOS`` key; LEMMA the lemma, UPOS the tag, XPOS the morphology, DEPREL ``Z#k``), what a
+    dependency parser learns from (:func:`from_conll` reads a parse back)."""
+    from maltpy.formats.conll import Sentence
+    heads, labels = encode_discontinuous(sentence)
+
+    def field(v):
+        return v if v and v != "--" else "_"
+
+    rows = [[str(k), t.word, field(t.lemma), field(t.tag), field(t.morph), "_", str(h), lab, "_", "_"]
+            for k, (t, h, lab) in enumerate(zip(sentence.tokens, heads, labels), 1)]
+    return Sentence(rows, [(0, f"# sent_id = {sentence.key}")], format="conllu")
+
+
+def from_conll(sentence, number: int) -> ExportSentence:
+    """A CoNLL sentence whose tree is a head-ordered dependency tree (a parse) as a tree; the
+    key is its ``# sent_id`` where it has one, else its number."""
+    key = next((line.split("=", 1)[1].strip() for _, line in sentence.extra if line.startswith("# sent_id")),
+               str(number))
+    tree = decode_discontinuous(sentence.forms, [r[3] for r in sentence.rows], sentence.heads,
+                                [lab or VIRTUAL_ROOT for lab in sentence.labels], key)
+    for token, row in zip(tree.tokens, sentence.rows):
+        token.lemma = row[2] if row[2] != "_" else "--"
+        token.morph = row[4] if row[4] != "_" else "--"
+    return tree
