@@ -17,6 +17,15 @@ TEST = os.path.join(EXAMPLES, "toy-test.conll")
 TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
 
 
+def assert_as_one_process(model, pairs, tmp_path):
+    """Each output the cluster wrote is the bytes `maltpy -m parse -j 1` writes for its input."""
+    for src, dst in pairs:
+        single = tmp_path / "single.conll"
+        assert main(["-c", model, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
+        with open(dst, "rb") as a:
+            assert a.read() == single.read_bytes()
+
+
 @pytest.fixture(scope="module")
 def cluster():
     from distributed import Client, LocalCluster
@@ -47,11 +56,7 @@ def test_parse_files_on_two_workers_equals_one_process(model, corpus, cluster, t
     assert [r[:2] for r in results] == pairs
     workers = cluster.run(lambda: len(__import__("maltpy.integrations.dask", fromlist=["_PARSERS"])._PARSERS))
     assert len(workers) == 2 and all(n <= 1 for n in workers.values()), "a model loads once per worker"
-    for src, dst in pairs:
-        single = tmp_path / "single.conll"
-        assert main(["-c", model, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
-        with open(dst, "rb") as a:
-            assert a.read() == single.read_bytes()
+    assert_as_one_process(model, pairs, tmp_path)
 
 
 def test_a_beam_model_parses_on_the_cluster_as_in_one_process(corpus, cluster, tmp_path):
@@ -63,11 +68,7 @@ def test_a_beam_model_parses_on_the_cluster_as_in_one_process(corpus, cluster, t
     pairs = [(src, str(tmp_path / "dask" / os.path.basename(src))) for src in corpus]
     os.makedirs(tmp_path / "dask")
     parse_files(cluster, model, pairs)
-    for src, dst in pairs:
-        single = tmp_path / "single.conll"
-        assert main(["-c", model, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
-        with open(dst, "rb") as a:
-            assert a.read() == single.read_bytes()
+    assert_as_one_process(model, pairs, tmp_path)
 
 
 def test_cli_dask_local_cluster_four_files(model, corpus, tmp_path):
@@ -153,11 +154,7 @@ def test_a_model_with_a_tagger_tags_and_parses_on_the_cluster_as_in_one_process(
     pairs = [(src, str(tmp_path / "out" / os.path.basename(src))) for src in sources]
     os.makedirs(tmp_path / "out")
     parse_files(cluster, model, pairs)
-    for src, dst in pairs:
-        single = tmp_path / "single.conll"
-        assert main(["-c", model, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
-        with open(dst, "rb") as a:
-            assert a.read() == single.read_bytes()
+    assert_as_one_process(model, pairs, tmp_path)
     bag = db.from_sequence([format_sentences([s]) for s in words[:20]], npartitions=3)
     out = parse_bag(bag, model).compute(scheduler=cluster.get)
     assert "".join(out) == format_sentences(maltpy.load(model).parse(words[:20]))

@@ -23,10 +23,9 @@ class TaggerComponent(Component):
 
     @property
     def writes(self):
-        model = self.tagger.model_
-        groups = model.groups if model is not None else ()
-        return tuple(_COLUMN_NAMES[c] for g in groups for c in g.columns) if model is not None else \
-            tuple(_COLUMN_NAMES[c] for g in self.tagger.groups for c in g)
+        model = self.tagger.model_     # the columns learned ("all": those the data had), else those asked for
+        columns = model.columns if model is not None else [c for g in self.tagger.groups for c in g]
+        return tuple(_COLUMN_NAMES[c] for c in columns)
 
     def fit(self, sentences, fmt=None, log=None) -> "TaggerComponent":
         self.tagger.fit(sentences, log=log)

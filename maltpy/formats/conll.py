@@ -341,6 +341,20 @@ def open_input(source):
         raise MaltpyError(f"{path}: cannot read it ({e.strerror or e})") from None
 
 
+def read_text(source):
+    """(text, name for messages) of a whole input (a path, ``-``/None for standard input, or a
+    file object), decoded as UTF-8; invalid UTF-8 is a one-line error with its line."""
+    stream, name, close = open_input(source)
+    try:
+        data = stream.read()
+    finally:
+        if close:
+            stream.close()
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    return _decode(data, name), name
+
+
 def _numbered_lines(stream, path: str, block_size: int):
     """``(line number, line)`` of a binary or text stream, decoded as UTF-8 block by block
     (the BOM of a first line dropped). Invalid UTF-8 is reported with its line once the lines

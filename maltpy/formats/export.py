@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from maltpy.errors import InputFormatError, MaltpyError
 
@@ -191,14 +191,8 @@ def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
 
 def read_export(source) -> ExportFile:
     """An export file (a path, ``-`` for stdin), as :func:`parse_export` reads it."""
-    from maltpy.formats.conll import _decode, open_input
-    stream, path, close = open_input(source)
-    try:
-        data = stream.read()
-    finally:
-        if close:
-            stream.close()
-    return parse_export(_decode(data, path) if isinstance(data, bytes) else data, path)
+    from maltpy.formats.conll import read_text
+    return parse_export(*read_text(source))
 
 
 def _line(item: ExportLine, version: int) -> str:
@@ -351,14 +345,8 @@ def _unescape(text: str) -> str:
 
 def read_discbracket(source) -> ExportFile:
     """A discbracket file (one tree a line; blank lines skipped); keys are line numbers."""
-    from maltpy.formats.conll import _decode, open_input
-    stream, path, close = open_input(source)
-    try:
-        data = stream.read()
-    finally:
-        if close:
-            stream.close()
-    text = _decode(data, path) if isinstance(data, bytes) else data
+    from maltpy.formats.conll import read_text
+    text, path = read_text(source)
     sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), 1)
                  if line.strip()]
     if not sentences:
@@ -383,27 +371,18 @@ def same_trees(a: ExportSentence, b: ExportSentence) -> bool:
             and sorted(a.constituents(), key=repr) == sorted(b.constituents(), key=repr))
 
 
-def check_words(sentences: Iterable[ExportSentence]) -> None:
-    for s in sentences:
-        for t in s.tokens:
-            if "\t" in t.word or "\n" in t.word:
-                raise MaltpyError(f"sentence {s.key}: a word with a tab or line break cannot be written")
-
-
 # ---------------------------------------------------------------- as head-ordered dependency trees
 #: the label of the sentence's root: its modifiers (Alpino's and NEGRA's punctuation) attach to
 #: the root word with ROOT#k; decoding hangs them from the root again
 VIRTUAL_ROOT = "ROOT"
 
 
-def head_child(sentence: ExportSentence, children: List[object]) -> object:
+def head_child(sentence: ExportSentence, nodes: Dict[int, ExportLine], children: List[object]) -> object:
     """The head among a constituent's children (``("token", k)`` or ``("node", id)``): the one
     whose edge label is ``hd``, else the first phrasal child, else the first token (a stand-in
-    until head rules per treebank are in place)."""
-    def item(c):
-        return sentence.tokens[c[1]] if c[0] == "token" else sentence.nodes[sentence.node_ids().index(c[1])]
+    until head rules per treebank are in place). ``nodes``: the sentence's nodes by id."""
     for c in children:
-        if item(c).edge == "hd":
+        if (sentence.tokens[c[1]] if c[0] == "token" else nodes[c[1]]).edge == "hd":
             return c
     for c in children:
         if c[0] == "node":
@@ -417,7 +396,8 @@ def encode_discontinuous(sentence: ExportSentence) -> Tuple[List[int], List[str]
     labels ``Z#k`` (Z: the constituent the word attaches at, k: the attachment event on its
     head's spine; the root word ``ROOT``). Unary constituents leave no trace."""
     kids = _children(sentence)
-    labels_of = {i: n.tag for i, n in zip(sentence.node_ids(), sentence.nodes)}
+    nodes_by_id = dict(zip(sentence.node_ids(), sentence.nodes))
+    labels_of = {i: n.tag for i, n in nodes_by_id.items()}
     labels_of[0] = VIRTUAL_ROOT
     n = len(sentence.tokens)
     heads, labels = [0] * n, [VIRTUAL_ROOT] * n
@@ -436,7 +416,7 @@ def encode_discontinuous(sentence: ExportSentence) -> Tuple[List[int], List[str]
         children = [c for _, c in kids[node_id]]
         if not children:
             continue
-        head = head_child(sentence, children)
+        head = head_child(sentence, nodes_by_id, children)
         h = lexical[head]
         lexical[("node", node_id)] = h
         modifiers = [lexical[c] for c in children if c != head]

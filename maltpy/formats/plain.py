@@ -1,7 +1,7 @@
 """Pre-tokenized text as UDPipe reads it: ``horizontal`` (one sentence a line, words separated by
 spaces) and ``vertical`` (one word a line, a blank line after each sentence). Each sentence
-becomes a CoNLL-U sentence whose other columns are ``_``, for a model with a tagger to tag and
-parse."""
+becomes a CoNLL-U sentence whose other columns are ``_``, with ``# sent_id`` and ``# text`` as
+UD's validator wants, for a model with a tagger to tag and parse."""
 from __future__ import annotations
 
 from typing import Iterator, Optional
@@ -13,9 +13,15 @@ from maltpy.formats.conll import Sentence, _numbered_lines, open_input
 PLAIN_FORMATS = ("horizontal", "vertical")
 
 
-def _sentence(words, first_line, path) -> Sentence:
+def _comments(number: int, words) -> list:
+    """The comments UD's validator wants of every sentence: its id (its number in the input) and
+    its text (the words with a space between them, as pre-tokenized text gives no spacing)."""
+    return [f"# sent_id = {number}", f"# text = {' '.join(words)}"]
+
+
+def _sentence(words, first_line, path, number) -> Sentence:
     rows = [[str(k + 1), w, "_", "_", "_", "_", "_", "_", "_", "_"] for k, w in enumerate(words)]
-    return Sentence(rows, (), first_line, path, "conllu")
+    return Sentence(rows, [(0, c) for c in _comments(number, words)], first_line, path, "conllu")
 
 
 def _word_lists(source, fmt: str, block_size: int = 1 << 20) -> Iterator[tuple]:
@@ -61,8 +67,8 @@ def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence
     """Sentences of a horizontal or vertical file (a path, ``-`` for standard input), one at a
     time, as CoNLL-U sentences whose columns but ID and FORM are ``_``."""
     path = source if isinstance(source, str) else "<input>"
-    for first_line, words in _word_lists(source, fmt, block_size):
-        yield _sentence(words, first_line, path)
+    for number, (first_line, words) in enumerate(_word_lists(source, fmt, block_size), 1):
+        yield _sentence(words, first_line, path, number)
 
 
 class PlainAsConll:
@@ -73,6 +79,7 @@ class PlainAsConll:
         self.name = source if isinstance(source, str) else "<stdin>"
         self._sentences = _word_lists(source, fmt)
         self._buffer = b""
+        self._number = 0
 
     def read(self, size: int = -1) -> bytes:
         parts, have = [self._buffer], len(self._buffer)
@@ -80,7 +87,9 @@ class PlainAsConll:
             found = next(self._sentences, None)
             if found is None:
                 break
-            text = "".join(f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate(found[1], 1)) + "\n"
+            self._number += 1
+            text = "".join(c + "\n" for c in _comments(self._number, found[1])) + "".join(
+                f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate(found[1], 1)) + "\n"
             block = text.encode("utf-8", "surrogatepass")
             parts.append(block)
             have += len(block)

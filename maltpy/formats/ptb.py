@@ -246,16 +246,8 @@ def parse_ptb(text: str, path: str = "<input>", clean: bool = True) -> List[PtbT
 
 def read_ptb(source, clean: bool = True) -> List[PtbTree]:
     """Read a bracketed-tree file (a path, ``-``/None for standard input, or a file object)."""
-    from maltpy.formats.conll import _decode, open_input
-    stream, name, close = open_input(source)
-    try:
-        data = stream.read()
-    finally:
-        if close:
-            stream.close()
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogatepass")
-    return parse_ptb(_decode(data, name), name, clean)
+    from maltpy.formats.conll import read_text
+    return parse_ptb(*read_text(source), clean)
 
 
 def format_ptb(trees: Iterable[PtbTree]) -> str:

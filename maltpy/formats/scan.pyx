@@ -329,24 +329,17 @@ cdef class Chunk:
 
     cdef Py_ssize_t _render_fields(self, char* out, const int* columns, Py_ssize_t n_cols, const int64_t* starts,
                                    const int64_t* ends, Py_ssize_t stride, const char* src) noexcept nogil:
-        cdef Py_ssize_t o = 0, i, j, w = 0, last_close = -1, n, c, length
+        cdef Py_ssize_t o = 0, i, w = 0, n, c, length
+        cdef Py_ssize_t trailing = self._trailing_close()
         cdef Item* it
         cdef int k, n_fields
-        cdef bint trailing, replaced
+        cdef bint replaced
         cdef const unsigned char* f
-        for i in range(self.n_items):
-            if self.items[i].kind == ITEM_CLOSE:
-                last_close = i
-        trailing = self.final and last_close >= 0 and last_close < self.n_items - 1
         for i in range(self.n_items):
             it = &self.items[i]
             if it.kind == ITEM_CLOSE:
-                if trailing and i == last_close:
-                    for j in range(i + 1, self.n_items):
-                        o = self._extra(out, o, &self.items[j])
-                out[o] = b'\n'
-                o += 1
-                if trailing and i == last_close:
+                o = self._close(out, o, i, trailing)
+                if i == trailing:
                     break
             elif it.kind == ITEM_EXTRA:
                 o = self._extra(out, o, it)
@@ -393,25 +386,17 @@ cdef class Chunk:
 
     cdef Py_ssize_t _render(self, char* out, const int* heads, const int* labels, const char* lab_pool,
                             const int64_t* lab_off, Py_ssize_t n_labels) noexcept nogil:
-        cdef Py_ssize_t o = 0, i, j, w = 0, sent = 0, last_close = -1, n, row
+        cdef Py_ssize_t o = 0, i, w = 0, sent = 0, n, row
+        cdef Py_ssize_t trailing = self._trailing_close()
         cdef Item* it
         cdef Word* word
         cdef int k, lab
-        cdef bint trailing
-        for i in range(self.n_items):
-            if self.items[i].kind == ITEM_CLOSE:
-                last_close = i
-        trailing = self.final and last_close >= 0 and last_close < self.n_items - 1
         for i in range(self.n_items):
             it = &self.items[i]
             if it.kind == ITEM_CLOSE:
-                if trailing and i == last_close:
-                    for j in range(i + 1, self.n_items):
-                        o = self._extra(out, o, &self.items[j])
-                out[o] = b'\n'
-                o += 1
+                o = self._close(out, o, i, trailing)
                 sent += 1
-                if trailing and i == last_close:
+                if i == trailing:
                     break
             elif it.kind == ITEM_EXTRA:
                 o = self._extra(out, o, it)
@@ -454,6 +439,24 @@ cdef class Chunk:
                 out[o] = b'\n'
                 o += 1
         return o
+
+    cdef Py_ssize_t _trailing_close(self) noexcept nogil:
+        """The item that closes the last sentence when extra lines follow it in the final chunk
+        (they are written before its blank line, as the Python reader attaches them), else -1."""
+        cdef Py_ssize_t i, last_close = -1
+        for i in range(self.n_items):
+            if self.items[i].kind == ITEM_CLOSE:
+                last_close = i
+        return last_close if self.final and 0 <= last_close < self.n_items - 1 else -1
+
+    cdef Py_ssize_t _close(self, char* out, Py_ssize_t o, Py_ssize_t i, Py_ssize_t trailing) noexcept nogil:
+        """A sentence's closing blank line; item ``trailing``'s after the extra lines that follow it."""
+        cdef Py_ssize_t j
+        if i == trailing:
+            for j in range(i + 1, self.n_items):
+                o = self._extra(out, o, &self.items[j])
+        out[o] = b'\n'
+        return o + 1
 
     cdef Py_ssize_t _extra(self, char* out, Py_ssize_t o, Item* it) noexcept nogil:
         cdef Py_ssize_t n

@@ -469,29 +469,27 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                     prefetch(&fm.vals[k])
                 for q in range(n_keys):
                     ids[q] = fm.get(keys[q])
-                    if ids[q] >= 0:
-                        prefetch(&indptr[ids[q]])
                 memcpy(scores, bias, n_classes * sizeof(float))
-                if rows != NULL:
+                if rows != NULL:      # dense rows: each feature's row added whole
                     for q in range(n_keys):
                         if ids[q] >= 0:
                             prefetch(rows + <int64_t>ids[q] * n_classes)
                     for q in range(n_keys):
                         if ids[q] >= 0:
                             add_row(scores, rows + <int64_t>ids[q] * n_classes, <int>n_classes)
-                    best = maltpy_argmax_runs(scores, &lo, &hi, 1)
-                    out[j] = best
-                    set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)
-                    continue
-                for q in range(n_keys):
-                    if ids[q] >= 0:
-                        prefetch(&classes[indptr[ids[q]]])
-                        prefetch(&weights[indptr[ids[q]]])
-                for q in range(n_keys):
-                    f = ids[q]
-                    if f >= 0:
-                        for k in range(indptr[f], indptr[f + 1]):
-                            scores[classes[k]] += weights[k]
+                else:                 # CSR rows: the classes each feature voted for
+                    for q in range(n_keys):
+                        if ids[q] >= 0:
+                            prefetch(&indptr[ids[q]])
+                    for q in range(n_keys):
+                        if ids[q] >= 0:
+                            prefetch(&classes[indptr[ids[q]]])
+                            prefetch(&weights[indptr[ids[q]]])
+                    for q in range(n_keys):
+                        f = ids[q]
+                        if f >= 0:
+                            for k in range(indptr[f], indptr[f + 1]):
+                                scores[classes[k]] += weights[k]
                 best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
                 out[j] = best
                 set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)

@@ -379,7 +379,7 @@ class Tagger:
             "maltpy_version": __version__, "component": "tagger",
             "groups": [{"columns": list(g.columns), "templates": list(g.templates), "accuracy": list(g.accuracy)}
                        for g in model.groups],
-            "vocab": {c: list(v) for c, v in model.vocab.items()},
+            **{f"vocab_{c}": list(v) for c, v in model.vocab.items()},
             # three columns of one line per entry: loads with three splits, not a list per entry
             "lemmas": {name: "\n".join(entry[k] for entry in entries)
                        for k, name in enumerate(("forms", "upos", "lemmas"))},
@@ -403,15 +403,9 @@ class Tagger:
             groups = parse_columns(",".join("+".join(g.get("columns") or ()) for g in specs))
         except (MaltpyError, TypeError) as e:
             h.fail(f"the tagger's columns: {e}")
-        vocab_in = h.mapping("vocab")
-        vocab = {}
-        for group in groups:
-            for c in group:
-                v = vocab_in.get(c)
-                if not isinstance(v, list) or not v or not all(isinstance(x, str) and x and not _BAD.intersection(x)
-                                                               for x in v):
-                    h.fail(f"the values of {c} are damaged")
-                vocab[c] = tuple(v)
+        vocab = {c: tuple(h.strings(f"vocab_{c}")) for group in groups for c in group}
+        if not all(vocab.values()):
+            h.fail("a tagged column has no values")
         table = h.mapping("lemmas")
         columns = [table.get(name) for name in ("forms", "upos", "lemmas")]
         if not all(isinstance(c, str) and "\t" not in c and "\r" not in c for c in columns):
@@ -478,5 +472,3 @@ class Tagger:
                                                       for g in model.groups if g.accuracy},
                 "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics}
 
-
-_BAD = frozenset("\t\n\r")
