@@ -51,6 +51,8 @@ MODULES = [
     "maltpy.features.featmap",
     "maltpy.tagging.perceptron",
     "maltpy.tagging.chunks",
+    "maltpy.tokenizing.segment",
+    "maltpy.tokenizing.render",
     "maltpy.formats.scan",
     "maltpy.parsing.intern",
     "maltpy.systems.planar",

@@ -68,10 +68,11 @@ class Settings:
     input_format: Optional[str] = _setting(None, Flag(
         "-if", "FORMAT", "input format: conllx, conllu or ptb (bracketed trees); for -m parse/-m tag also "
                          "horizontal (one sentence a line, words separated by spaces) and vertical (one word a "
-                         "line, a blank line after each sentence), UDPipe's; for -m convert also export "
+                         "line, a blank line after each sentence), UDPipe's, and text (raw text, for a model with a "
+                         "tokenizer); for -m convert also export "
                          "(Negra export, discontinuous trees) and discbracket (default: .conllu files are "
-                         "conllu, .mrg and .ptb files ptb, .export export, .discbracket discbracket, else "
-                         "conllx)"))
+                         "conllu, .mrg and .ptb files ptb, .txt text for a model with a tokenizer, .export export, .discbracket "
+                         "discbracket, else conllx)"))
     input_charset: str = _setting("UTF-8", Flag(
         "-ic", "CHARSET", "character encoding of the input files, with MaltParser's names: UTF-8 (default), ISO-8859-1, "
                           "windows-1252, ..."))
@@ -220,6 +221,16 @@ class Settings:
     tagger_templates: Optional[str] = _setting(None, Flag(
         "--tagger-templates", "FILE", "the tagger's feature templates, a YAML file (default: "
                                       "feature_models/tagger/default.yaml)"))
+    tokenizer: bool = _setting(False, Flag(
+        "--tokenizer", "BOOL", "-m learn: learn a tokenizer from the CoNLL-U treebank's text (# text, SpaceAfter=No, "
+                               "# newpar, multiword tokens) with the parser, so that -m parse reads raw text (-if "
+                               "text, .txt files) and writes UD trees (default false; alone: true)", bare="true"))
+    tokenizer_epochs: int = _setting(10, Flag(
+        "--tokenizer-epochs", "N", "the tokenizer's passes over the training text (default 10)"))
+    presegmented: bool = _setting(False, Flag(
+        "--presegmented", "BOOL", "-if text: one sentence a line, as UDPipe's tokenizer option of that name (default "
+                                  "false: the tokenizer finds the sentences; a blank line always ends a paragraph; "
+                                  "alone: true)", bare="true"))
     retag: bool = _setting(False, Flag(
         "--retag", "BOOL", "-m parse/-m tag with a tagger: replace the tags the input gives (default false: a "
                            "column a sentence gives whole, without _, is kept and the parser reads it; alone: "
@@ -266,8 +277,9 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
-#: settings of the tagger component, not of the parser (not stored in a parser's model)
-TAGGER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag")
+#: settings of the tagger and tokenizer components, not of the parser (not stored in a parser's model)
+TAGGER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag", "tokenizer",
+                   "tokenizer_epochs", "presegmented")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
                   "nbest", "confidence")
@@ -284,6 +296,7 @@ INT_MINIMUM = {
     "nbest": (1, "the parses written per sentence"),
     "tagger_folds": (1, "1 trains the parser on gold tags"),
     "tagger_epochs": (1, "passes over the training data"),
+    "tokenizer_epochs": (1, "passes over the training text"),
 }
 
 
@@ -298,6 +311,7 @@ def choices() -> dict:
     """Setting -> its allowed values, taken from the modules that implement them."""
     from maltpy.formats.conll import FORMATS
     from maltpy.formats.plain import PLAIN_FORMATS
+    from maltpy.formats.text import TEXT_FORMATS
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.learners import LEARNERS
     from maltpy.systems import SYSTEMS
@@ -308,7 +322,7 @@ def choices() -> dict:
     from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
     from maltpy.transform.single_root import ROOT_MODES
     from maltpy.search import STRATEGIES
-    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS + DISCONTINUOUS_FORMATS,
+    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS + TEXT_FORMATS + DISCONTINUOUS_FORMATS,
             "output_format": FORMATS + ("ptb",) + DISCONTINUOUS_FORMATS, "constituent_encoding": ENCODINGS,
             "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
             "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,

@@ -58,8 +58,12 @@ def cmd_eval(argv):
         return _eval_constituents(a)
     fmt = a.fmt or detect_format(a.gold)
 
-    def read(path):
-        return _read_for_good(read_conll, _decoded(path, a.charset), fmt, need_heads=True)
+    def read(path, need_heads=True):
+        return _read_for_good(read_conll, _decoded(path, a.charset), fmt, need_heads=need_heads)
+    if fmt == "conllu":     # a system's words may differ from the gold's (from raw text): eval.py aligns them
+        gold, system = read(a.gold, False), read(a.system, False)
+        if not _same_words(gold, system):
+            return _eval_aligned(a, gold, system)
     gold = read(a.gold)
     systems = [(os.path.basename(a.system), read(a.system))]
     if a.compare:
@@ -85,6 +89,23 @@ def cmd_eval(argv):
     if a.report or a.plots:
         # the report's test counts the same tokens as its tables: reuse the printed one only then
         _write_report(a, gold, systems, comparison if not a.no_punct else None)
+
+
+def _same_words(gold, system) -> bool:
+    """Whether two CoNLL-U files have the same sentences of the same words (a parser's output
+    of the gold file's words), so that word k is scored against word k."""
+    return len(gold) == len(system) and all(
+        len(g) == len(s) and all(x[1] == y[1] for x, y in zip(g.rows, s.rows)) for g, s in zip(gold, system))
+
+
+def _eval_aligned(a, gold, system):
+    """eval.py's figures for a system whose tokens differ from the gold's (its output from raw text)."""
+    if a.compare or a.report or a.plots or a.undirected:
+        raise MaltpyError(f"{a.system}: its words differ from {a.gold}'s (tokenized from text?); --compare, "
+                          "--report, --plots and --undirected need the gold file's words")
+    from maltpy.evaluation.aligned import aligned_scores, format_aligned
+    print(f"CoNLL 2018 shared task (UD's eval.py: the two files' words aligned by their characters)")
+    print(format_aligned(aligned_scores(gold, system, a.gold, a.system)))
 
 
 def _eval_constituents(a):

@@ -28,9 +28,9 @@ def run_learn(settings, log):
         raise MaltpyError(f"-m learn reads a treebank (conllu, conllx or ptb); {fmt} input has words only, "
                           "for -m parse and -m tag")
     t0 = time.perf_counter()
-    if fmt == "ptb" and settings.tagger:
-        raise MaltpyError("--tagger learns from a CoNLL treebank's tag columns; bracketed trees (.mrg) train "
-                          "a constituent parser only")
+    if fmt == "ptb" and (settings.tagger or settings.tokenizer):
+        raise MaltpyError(f"{'--tagger' if settings.tagger else '--tokenizer'} learns from a CoNLL treebank; "
+                          "bracketed trees (.mrg) train a constituent parser only")
     if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
         from maltpy.formats.ptb import read_ptb
         from maltpy.parsing.constituent import fit_constituent_parser
@@ -45,7 +45,10 @@ def run_learn(settings, log):
     sentences = _read_for_good(read_conll, _input(settings), fmt,
                                need_heads="partial" if takes_partial_trees(settings) else True)
     log(f"read {len(sentences)} sentences ({fmt}) from {settings.input or 'stdin'}")
-    if settings.tagger:
+    if settings.tokenizer and fmt != "conllu":
+        raise MaltpyError(f"--tokenizer learns from a CoNLL-U treebank's text (# text, SpaceAfter=No); "
+                          f"{settings.input or 'the input'} is {fmt}")
+    if settings.tagger or settings.tokenizer:
         _learn_pipeline(settings, sentences, fmt, log)
     else:
         Parser(settings).fit(sentences, fmt=fmt, log=log).save(settings.model)
@@ -55,6 +58,7 @@ def run_learn(settings, log):
 
 
 def _learn_pipeline(settings, sentences, fmt, log):
-    """A tagger and a parser in one model file (the parser learns from gold or jackknifed tags)."""
+    """A tokenizer, a tagger and a parser (those asked for) in one model file (the parser learns
+    from gold or jackknifed tags)."""
     from maltpy.components.training import train_pipeline
     train_pipeline(settings, sentences, fmt, log).save(settings.model)

@@ -4,6 +4,8 @@
     maltpy -c model.mpz -i test.conll -m parse   parse (stdin/stdout when -i/-o are absent or -)
     maltpy -c ewt -m learn -i train.conllu --tagger upos,xpos,feats,lemma   a tagger and a parser
     maltpy -c ewt -m tag -i words.txt -if horizontal   tag and lemmatize only
+    maltpy -c ewt -m learn -i train.conllu --tokenizer --tagger all   from raw text: tokenizer, tagger, parser
+    maltpy -c ewt -i story.txt -o story.conllu    raw text to UD trees (-m tokenize: sentences and words only)
     maltpy -m convert -i in.conllu -o out.conll  CoNLL-U -> CoNLL-X (trees.mrg <-> trees.conll: constituents)
     maltpy -c ptb.yaml -m learn -i train.mrg  a constituent parser (parsing as reduction)
     maltpy eval GOLD SYSTEM                   LAS, UAS, LA (--report FILE.html: grouped figures, plots)
@@ -37,7 +39,7 @@ from maltpy.cli.proj import run_pseudo_projective
 from maltpy.config import Settings, choices, cli_flags, coerce, load_config
 from maltpy.errors import MaltpyError, Terminated, UsageError
 
-MODES = ("learn", "parse", "tag", "convert", "proj", "deproj")
+MODES = ("learn", "parse", "tag", "tokenize", "convert", "proj", "deproj")
 
 
 def _main_parser(with_choices: bool = True):
@@ -65,8 +67,10 @@ def _main_parser(with_choices: bool = True):
                         "added when there is no extension), like MaltParser's configuration name")
     p.add_argument("-m", choices=MODES, default=None,
                    help="learn (a .mrg file of bracketed trees trains a constituent parser; --tagger learns a "
-                        "tagger and lemmatizer with the parser), parse (default; a model with a tagger tags first), "
+                        "tagger and lemmatizer with the parser, --tokenizer a tokenizer), parse (default; a model "
+                        "with a tagger tags first, one with a tokenizer reads raw text: -if text or .txt), "
                         "tag (tag and lemmatize only, with a model that has a tagger), "
+                        "tokenize (raw text to CoNLL-U sentences and words only, with a model that has a tokenizer), "
                         "convert (CoNLL-U to CoNLL-X; bracketed trees to their dependency encoding and back), "
                         "proj (projectivize a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
     g = p.add_argument_group("MaltParser options (override the YAML file)")
@@ -127,7 +131,7 @@ def _choose_input(settings, mode, given_input, config_path):
         return
     if mode == "learn":
         settings.input = settings.learn_input or settings.input
-    elif mode in ("parse", "tag"):
+    elif mode in ("parse", "tag", "tokenize"):
         if settings.parse_input:
             settings.input = settings.parse_input
         elif settings.input:
@@ -263,6 +267,8 @@ def _run(argv, debug: bool) -> int:
             run_parse(settings, log, explicit, dask=args.dask)
         elif mode == "tag":
             run_parse(settings, log, explicit, tag_only=True)
+        elif mode == "tokenize":
+            run_parse(settings, log, explicit, tokenize_only=True)
         elif mode in ("proj", "deproj"):
             run_pseudo_projective(settings, log, mode)
         else:

@@ -19,8 +19,9 @@ def parse_overrides(settings, explicit) -> dict:
     return {k: getattr(settings, k) for k in PARSE_SETTINGS if k not in MODEL_DEFAULTS or k in explicit}
 
 
-def run_parse(settings, log, explicit, dask=None, tag_only=False):
-    """``-m parse`` (and ``-m tag``: a model file's taggers only)."""
+def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=False):
+    """``-m parse`` (``-m tag``: a model file's tokenizer and taggers only; ``-m tokenize``: its
+    tokenizer only)."""
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
@@ -36,7 +37,7 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False):
         flags = ", ".join(flag_of(k) for k in ignored)
         print(f"maltpy: note: {flags} {'is' if len(ignored) == 1 else 'are'} fixed when learning: the model's "
               f"{'value is' if len(ignored) == 1 else 'values are'} used", file=sys.stderr, flush=True)
-    pairs = None if tag_only else _file_pairs(settings.input, settings.output, dask)
+    pairs = None if tag_only or tokenize_only else _file_pairs(settings.input, settings.output, dask)
     from maltpy.formats.charset import is_utf8
     out_charset = settings.output_charset or settings.input_charset
     if pairs is not None:
@@ -50,14 +51,24 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False):
     pipeline = load_pipeline(settings.model, **overrides)   # what the model file holds, run in order
     if tag_only:
         pipeline = _taggers_of(pipeline, settings.model)
+    if tokenize_only:
+        if pipeline.tokenizer is None:
+            raise MaltpyError(f"{settings.model}: this model has no tokenizer (learn one with -m learn --tokenizer "
+                              "from a CoNLL-U treebank)")
+        from maltpy.components import Pipeline
+        pipeline = Pipeline([pipeline.tokenizer])
+        settings.input_format = settings.input_format or "text"
     from maltpy.formats.plain import PLAIN_FORMATS
-    if len(pipeline.components) > 1 or pipeline.parser is None or settings.input_format in PLAIN_FORMATS:
-        if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
-            raise MaltpyError("a model file of several components reads and writes UTF-8 (-ic/-oc)")
+    from maltpy.formats.text import TEXT_FORMATS
+    if len(pipeline.components) > 1 or pipeline.parser is None or \
+            settings.input_format in PLAIN_FORMATS + TEXT_FORMATS:
+        if not is_utf8(out_charset):
+            raise MaltpyError("a model file of several components writes UTF-8: give -oc UTF-8 (-ic may name "
+                              "the input's encoding)")
         from maltpy.config import threads
         n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, settings.input_format,
                                                     settings.output_format, progress=settings.verbose,
-                                                    jobs=threads(settings.jobs))
+                                                    jobs=threads(settings.jobs), lines=settings.presegmented)
         wall = time.perf_counter() - t0
         log(f"ran {len(pipeline.components)} components ({', '.join(c.name for c in pipeline.components)}) on "
             f"{n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s")
@@ -84,12 +95,13 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False):
 
 
 def _taggers_of(pipeline, model):
-    """The pipeline's components in front of its parser (what ``-m tag`` runs)."""
+    """The pipeline's components in front of its parser (what ``-m tag`` runs): its tokenizer,
+    if it has one, and its taggers."""
     from maltpy.components import Pipeline, TaggerComponent
     taggers = [c for c in pipeline.components if isinstance(c, TaggerComponent)]
     if not taggers:
         raise MaltpyError(f"{model}: this model has no tagger (learn one with -m learn --tagger upos,xpos,feats,lemma)")
-    return Pipeline(taggers)
+    return Pipeline(([pipeline.tokenizer] if pipeline.tokenizer is not None else []) + taggers)
 
 
 def _output_format(output, parser):

@@ -9,6 +9,7 @@ from maltpy.components.parser import ParserComponent
 from maltpy.components.pipeline import Pipeline
 from maltpy.components.registry import COMPONENTS
 from maltpy.components.tagger import TaggerComponent
+from maltpy.components.tokenizer import TokenizerComponent
 
 
 def load(path: str, **overrides) -> Pipeline:
@@ -16,4 +17,4 @@ def load(path: str, **overrides) -> Pipeline:
     return Pipeline.load(path, **overrides)
 
 
-__all__ = ["COMPONENTS", "Component", "ParserComponent", "Pipeline", "TaggerComponent", "load"]
+__all__ = ["COMPONENTS", "Component", "ParserComponent", "Pipeline", "TaggerComponent", "TokenizerComponent", "load"]

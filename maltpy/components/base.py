@@ -31,6 +31,8 @@ class Component:
     writes: Tuple[str, ...] = ()
     #: whether parse_file runs the compiled streaming path
     streams = False
+    #: whether it reads raw text (a tokenizer: the first component; skipped on input that is words)
+    reads_text = False
 
     def fit(self, sentences, fmt: str = "conllx", log=None) -> "Component":
         raise NotImplementedError

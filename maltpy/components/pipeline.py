@@ -35,13 +35,47 @@ class Pipeline:
         return found[-1] if found else None
 
     # ------------------------------------------------------------------ running
+    @property
+    def tokenizer(self):
+        """The pipeline's tokenizer component (the first, which reads raw text), or None."""
+        first = self.components[0]
+        return first if first.reads_text else None
+
+    @property
+    def word_components(self) -> List:
+        """The components that read words: all but a tokenizer."""
+        return [c for c in self.components if not c.reads_text]
+
     def parse(self, sentences) -> List:
-        """Every component on the sentences, in order (a list of Sentence objects in, parsed copies out)."""
+        """Every component that reads words on the sentences, in order (a list of Sentence
+        objects in, parsed copies out)."""
         from maltpy.parsing.parser import _as_sentence
         out = [_as_sentence(s) for s in sentences]
-        for component in self.components:
+        for component in self.word_components:
             out = component(out)
         return out
+
+    def tokenize(self, text: str, lines: bool = False) -> List:
+        """Raw text as sentences of words (Sentence objects of CoNLL-U whose columns but ID,
+        FORM and MISC are ``_``), by the pipeline's tokenizer; ``lines``: one sentence a line."""
+        import io
+
+        from maltpy.formats.conll import parse_conll
+        if not isinstance(text, str):
+            raise MaltpyError(f"tokenize and parse_text take a str, not {type(text).__name__}")
+        tokenizer = self._text_reader()
+        conllu = tokenizer.text_source(io.BytesIO(text.encode("utf-8", "surrogatepass")), lines).read()
+        return parse_conll(conllu.decode("utf-8", "surrogatepass"), "conllu", "<text>")
+
+    def parse_text(self, text: str, lines: bool = False) -> List:
+        """Raw text through every component: tokenized, tagged and parsed sentences."""
+        return self.parse(self.tokenize(text, lines))
+
+    def _text_reader(self):
+        if self.tokenizer is None:
+            raise MaltpyError("this model has no tokenizer, so it reads words, not raw text (learn one with "
+                              "-m learn --tokenizer, from a CoNLL-U treebank)")
+        return self.tokenizer
 
     def tag(self, sentences) -> List:
         """The pipeline's taggers only, in order (copies of the sentences with their tag columns
@@ -57,7 +91,7 @@ class Pipeline:
         return out
 
     def parse_file(self, source, target, input_format: Optional[str] = None, output_format: Optional[str] = None,
-                   progress: bool = False, chunk_size: int = 1000, jobs: int = 1):
+                   progress: bool = False, chunk_size: int = 1000, jobs: int = 1, lines: bool = False):
         """A CoNLL, horizontal or vertical file (a path, ``-`` for stdin) through every component
         into ``target``; returns (sentences, tokens). A pipeline of one streaming component (a
         parser) runs its compiled path; others read, run and write chunk by chunk, in flat memory,
@@ -65,17 +99,23 @@ class Pipeline:
         loops run without the GIL); each chunk is run alone, so the output does not depend on
         ``jobs``."""
         from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences
-        if len(self.components) == 1 and self.components[0].streams and input_format not in PLAIN_FORMATS:
-            return self.components[0].parse_file(source, target, input_format, output_format, progress=progress)
+        from maltpy.formats.text import TEXT_FORMATS
+        components = self.word_components
+        if len(components) == 1 and components[0].streams and input_format not in PLAIN_FORMATS + TEXT_FORMATS:
+            return components[0].parse_file(source, target, input_format, output_format, progress=progress)
         from maltpy.chunks import chunked
         from maltpy.formats.conll import detect_format, to_conllx, write_conll
         parser = self.parser
-        fmt = input_format or (detect_format(source) if source not in ("-", None) else None) or \
+        fmt = input_format or (self._detect(source) if source not in ("-", None) else None) or \
             (parser.format if parser is not None else "conllu")
+        if fmt in TEXT_FORMATS:     # raw text: read as the CoNLL-U of the sentences the tokenizer cuts
+            source, fmt = self._text_reader().text_source(source, lines), "conllu"
+            if not components:
+                return self._copy(source, target, output_format, progress)
         read_as = "conllu" if fmt in PLAIN_FORMATS else fmt    # pre-tokenized words are read as CoNLL-U
         to_x = (output_format or read_as) == "conllx" and read_as == "conllu"
         if read_as in ("conllx", "conllu") and (output_format or read_as) in ("conllx", "conllu"):
-            steps = [c.chunk_work(read_as, to_x) for c in self.components]
+            steps = [c.chunk_work(read_as, to_x) for c in components]
             if all(step is not None for step in steps):
                 if fmt in PLAIN_FORMATS:    # pre-tokenized words: read as the CoNLL-U text they make
                     from maltpy.formats.plain import PlainAsConll
@@ -98,6 +138,26 @@ class Pipeline:
 
         write_conll(run(), target)
         return counts[0], counts[1]
+
+    def _detect(self, path) -> str:
+        """An input's format by its name: with a tokenizer, a .txt file is raw text."""
+        from maltpy.formats.conll import detect_format
+        if self.tokenizer is not None and str(path).lower().endswith(".txt"):
+            return "text"
+        return detect_format(path)
+
+    def _copy(self, source, target, output_format, progress):
+        """What a tokenizer alone writes: the CoNLL-U of the text's sentences."""
+        from maltpy.output import open_output
+        if output_format not in (None, "conllu"):
+            raise MaltpyError(f"-m tokenize writes CoNLL-U (-of conllu), not {output_format}")
+        with open_output(target, binary=True, stream=True) as out:
+            while True:
+                block = source.read(1 << 20)
+                if not block:
+                    break
+                out.write(block)
+        return source.n_sentences, source.n_tokens
 
     def _run_compiled(self, steps, source, target, fmt, drop_extra, progress, jobs):
         """The compiled path: each chunk's bytes through every component's chunk step."""

@@ -1,12 +1,13 @@
-"""Learning a model file of several components from one treebank: a tagger and a parser."""
+"""Learning a model file of several components from one treebank: a tokenizer, a tagger and a parser."""
 from __future__ import annotations
 
 
 def train_pipeline(settings, sentences, fmt, log=None):
-    """A tagger and a parser learned from gold ``sentences`` with ``settings``
-    (:class:`~maltpy.config.Settings`: ``tagger``, ``tagger_folds``, ``tagger_epochs``,
-    ``tagger_templates`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the
-    parser learns from jackknifed tags (gold ones with ``tagger_folds`` 1)."""
+    """A tokenizer (``tokenizer``), a tagger (``tagger``) and a parser learned from gold
+    ``sentences`` with ``settings`` (:class:`~maltpy.config.Settings`: ``tokenizer``,
+    ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_templates``
+    and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
+    jackknifed tags (gold ones with ``tagger_folds`` 1)."""
     from maltpy.components.parser import ParserComponent
     from maltpy.components.pipeline import Pipeline
     from maltpy.components.tagger import TaggerComponent
@@ -19,11 +20,19 @@ def train_pipeline(settings, sentences, fmt, log=None):
         return Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
                       retag=settings.retag, jobs=jobs)
 
-    make_tagger()   # a bad column list is said before anything trains
-    jobs = threads(settings.jobs)
-    if settings.tagger_folds > 1:
-        tagger, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log)
-    else:   # the parser learns from gold tags: the one tagger gets every thread
-        tagger, tagged = make_tagger(jobs).fit(sentences, log=log), sentences
+    components = []
+    if settings.tokenizer:
+        from maltpy.components.tokenizer import TokenizerComponent
+        from maltpy.tokenizing.tokenizer import Tokenizer
+        components.append(TokenizerComponent(Tokenizer(epochs=settings.tokenizer_epochs).fit(sentences, log=log)))
+    tagged = sentences
+    if settings.tagger:
+        make_tagger()   # a bad column list is said before anything trains
+        jobs = threads(settings.jobs)
+        if settings.tagger_folds > 1:
+            tagger, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log)
+        else:   # the parser learns from gold tags: the one tagger gets every thread
+            tagger = make_tagger(jobs).fit(sentences, log=log)
+        components.append(TaggerComponent(tagger))
     parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
-    return Pipeline([TaggerComponent(tagger), ParserComponent(parser)])
+    return Pipeline(components + [ParserComponent(parser)])

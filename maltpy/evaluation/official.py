@@ -14,6 +14,7 @@ multiword-token lines are not words, as in ``eval.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 # the sets of UD's eval.py (CoNLL 2018 shared task, version 1.2)
 CONTENT_DEPRELS = frozenset({
@@ -34,6 +35,8 @@ class F1:
     correct: int = 0
     gold: int = 0
     system: int = 0
+    #: aligned words it was counted over (eval.py's AligndAcc), where words are aligned
+    aligned: Optional[int] = None
 
     @property
     def f1(self) -> float:
