@@ -4,7 +4,13 @@ A seeded random grammar of English-like sentences in CoNLL-X, written by the
 maltpy project. About one sentence in eight has an extraposed relative clause
 ("a man came in who was tall"), whose arc crosses the verb's: non-projective.
 
-    python examples/make_toy_treebank.py        # rewrites toy-train.conll and toy-test.conll
+The same grammar also writes a CoNLL-U treebank with its text, for learning a tokenizer
+(toy-text-train.conllu, toy-text-test.conllu, and the test part's raw text, toy-text-test.txt):
+sentences begin with a capital letter, the full stop follows the last word without a space
+(SpaceAfter=No), some sentences say "didn't" (a multiword token: did + n't), and paragraphs of
+a few sentences are marked with # newpar.
+
+    python examples/make_toy_treebank.py        # rewrites all of them
 """
 import os
 import random
@@ -110,6 +116,47 @@ def to_conll(tokens):
     return "\n".join(lines) + "\n\n"
 
 
+BASE = {"slept": "sleep", "runs": "run", "laughed": "laugh", "waits": "wait", "arrived": "arrive"}
+
+
+def negated(tokens):
+    """An intransitive sentence with "didn't" before its verb's base form (tokens shift by two),
+    and the multiword token's position; other sentences unchanged, None."""
+    root = next(k for k, t in enumerate(tokens, 1) if t[3] == 0)
+    form = tokens[root - 1][0]
+    if form not in BASE:
+        return tokens, None
+    def shifted(h):
+        return h + 2 if h >= root else h
+    out = [[f, c, p, shifted(h) if h else 0, lab] for f, c, p, h, lab in tokens]
+    out[root - 1][0], out[root - 1][2] = BASE[form], "VB"
+    out[root - 1:root - 1] = [["did", "AUX", "VBD", root + 2, "aux"], ["n't", "PART", "RB", root + 2, "advmod"]]
+    return out, root
+
+
+def to_conllu(tokens, number, new_paragraph, rng):
+    """A sentence in CoNLL-U with its text: a capital first letter, SpaceAfter=No before the full
+    stop, maybe "didn't"."""
+    mwt = None
+    if rng.random() < 0.5:
+        tokens, mwt = negated(tokens)
+    tokens = [list(t) for t in tokens]
+    tokens[0][0] = tokens[0][0][:1].upper() + tokens[0][0][1:]
+    lines = ["# newpar"] if new_paragraph else []
+    words = [t[0] for t in tokens]
+    text = " ".join(words[:-1]) + words[-1]
+    if mwt is not None:
+        text = text.replace(f"{words[mwt - 1]} {words[mwt]}", f"{words[mwt - 1]}{words[mwt]}", 1)
+    lines += [f"# sent_id = {number}", f"# text = {text}"]
+    for k, (form, cpos, pos, head, label) in enumerate(tokens, 1):
+        if k == mwt:
+            lines.append(f"{k}-{k + 1}\t{form}{tokens[k][0]}\t_\t_\t_\t_\t_\t_\t_\t_")
+        misc = "SpaceAfter=No" if k == len(tokens) - 1 else "_"
+        lemma = "do" if form == "did" else "not" if form == "n't" else form.lower()
+        lines.append("\t".join([str(k), form, lemma, cpos, pos, "_", str(head), label, "_", misc]))
+    return "\n".join(lines) + "\n\n"
+
+
 def main():
     rng = random.Random(2026)
     sentences = [sentence(rng) for _ in range(160)]
@@ -118,6 +165,22 @@ def main():
         f.writelines(to_conll(s) for s in sentences[:120])
     with open(os.path.join(here, "toy-test.conll"), "w") as f:
         f.writelines(to_conll(s) for s in sentences[120:])
+    # the CoNLL-U treebank with text: its own sentences, from its own seed
+    rng = random.Random(53)
+    texts = [to_conllu(sentence(rng), k + 1, k % 4 == 0, rng) for k in range(240)]
+    with open(os.path.join(here, "toy-text-train.conllu"), "w") as f:
+        f.writelines(texts[:180])
+    with open(os.path.join(here, "toy-text-test.conllu"), "w") as f:
+        f.writelines(texts[180:])
+    paragraphs, current = [], []
+    for block in texts[180:]:
+        if block.startswith("# newpar") and current:
+            paragraphs.append(" ".join(current))
+            current = []
+        current.append(next(line[len("# text = "):] for line in block.split("\n") if line.startswith("# text = ")))
+    paragraphs.append(" ".join(current))
+    with open(os.path.join(here, "toy-text-test.txt"), "w") as f:
+        f.write("\n\n".join(paragraphs) + "\n")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,20 @@ def _print_pipeline(pipeline, path, a):
             _print_description(described, indent="  ")
         elif component.name == "tagger":
             _print_tagger(described, indent="  ")
+        elif component.name == "tokenizer":
+            _print_tokenizer(described, indent="  ")
+
+
+def _print_tokenizer(info, indent=""):
+    """``maltpy info``'s lines for a tokenizer: what it learned from and its training figures."""
+    trained = [f"{info[k]:,.0f} {k}" for k in ("characters", "tokens", "sentences", "paragraphs") if k in info]
+    if "seconds" in info:
+        trained.append(f"{info['seconds']:.1f} s")
+    print(f"{indent}{'segmenter':<12} {info.get('features', 0):,.0f} features, "
+          f"{info.get('training accuracy', 0):.2f} % of the decisions right in the last epoch")
+    print(f"{indent}{'multiword':<12} {info.get('multiword forms', 0):,} forms, {info.get('multiword rules', 0):,} "
+          "suffix rules")
+    print(f"{indent}{'training':<12} {', '.join(trained)}")
 
 
 def _print_tagger(info, indent=""):

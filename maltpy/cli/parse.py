@@ -66,7 +66,10 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
             raise MaltpyError("a model file of several components writes UTF-8: give -oc UTF-8 (-ic may name "
                               "the input's encoding)")
         from maltpy.config import threads
-        n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, settings.input_format,
+        # by the file's name, not by the stream -ic may make of it
+        fmt = settings.input_format or (pipeline.format_of(settings.input) if settings.input not in (None, "-")
+                                        else None)
+        n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, fmt,
                                                     settings.output_format, progress=settings.verbose,
                                                     jobs=threads(settings.jobs), lines=settings.presegmented)
         wall = time.perf_counter() - t0

@@ -106,7 +106,7 @@ class Pipeline:
         from maltpy.chunks import chunked
         from maltpy.formats.conll import detect_format, to_conllx, write_conll
         parser = self.parser
-        fmt = input_format or (self._detect(source) if source not in ("-", None) else None) or \
+        fmt = input_format or (self.format_of(source) if source not in ("-", None) else None) or \
             (parser.format if parser is not None else "conllu")
         if fmt in TEXT_FORMATS:     # raw text: read as the CoNLL-U of the sentences the tokenizer cuts
             source, fmt = self._text_reader().text_source(source, lines), "conllu"
@@ -139,7 +139,7 @@ class Pipeline:
         write_conll(run(), target)
         return counts[0], counts[1]
 
-    def _detect(self, path) -> str:
+    def format_of(self, path) -> str:
         """An input's format by its name: with a tokenizer, a .txt file is raw text."""
         from maltpy.formats.conll import detect_format
         if self.tokenizer is not None and str(path).lower().endswith(".txt"):

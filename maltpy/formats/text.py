@@ -65,6 +65,8 @@ def iter_paragraphs(source, block_size: int = 1 << 20, max_paragraph: int = MAX_
         buffer += text
         last = 0
         for m in _PARAGRAPH_END.finditer(buffer):
+            if buffer[last:m.end()].isspace():      # whitespace before the first text: it opens the next piece
+                continue
             yield path, buffer[last:m.end()], starts
             starts = True
             last = m.end()
@@ -72,6 +74,8 @@ def iter_paragraphs(source, block_size: int = 1 << 20, max_paragraph: int = MAX_
         while len(buffer) > max_paragraph:
             cut = _LAST_SPACE.match(buffer, 0, max_paragraph)
             end = cut.end() if cut and cut.end() > 0 else max_paragraph
+            if buffer[:end].isspace() and not buffer[end:].isspace():
+                end += len(buffer[end:]) - len(buffer[end:].lstrip())   # whitespace goes with the text after it
             yield path, buffer[:end], starts
             starts = False
             buffer = buffer[end:]

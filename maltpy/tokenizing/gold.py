@@ -115,8 +115,8 @@ def treebank_text(sentences) -> Paragraphs:
         own = np.zeros(len(text), np.int8)
         for token, start in zip(tokens, starts):
             own[start + len(token.form) - 1] = 1
-            own[[i for i in range(start, start + len(token.form)) if token.form[i - start].isspace()]] = -1
         own[starts[-1] + len(tokens[-1].form) - 1] = 2
+        own[[i for i, c in enumerate(text) if c.isspace()]] = -1      # whitespace: no decision
         parts.append(text)
         labels.append(own)
         length += len(text)

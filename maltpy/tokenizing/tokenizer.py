@@ -136,11 +136,12 @@ class Tokenizer:
             final = np.ones(len(starts), dtype=np.int8)
             final[:-1] = seg_of[:-1] != seg_of[1:]
         par_of = np.searchsorted(pstart, starts, side="right") - 1
-        # what follows a token up to the next: the next token's start, or its paragraph's end
-        following = pstart[par_of + 1]
+        # what follows a token up to the next: the next token's start, or the next token's
+        # paragraph's start (the whitespace of pieces without a token joins the gap), or the end
+        following = np.full(len(starts), len(text), dtype=np.int64)
         if len(starts) > 1:
             same = par_of[1:] == par_of[:-1]
-            following[:-1][same] = starts[1:][same]
+            following[:-1] = np.where(same, starts[1:], pstart[par_of[1:]])
         last = np.ones(len(starts), dtype=bool)       # a paragraph's last token ends a sentence
         last[:-1] = par_of[1:] != par_of[:-1]
         final = final.astype(bool) | last
