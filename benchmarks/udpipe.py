@@ -1,15 +1,17 @@
 """UDPipe 1 (``ufal.udpipe``, PyPI) beside maltpy: a benchmark's peer, never a dependency.
 
     pip install ufal.udpipe      # in an environment of its own
-    python benchmarks/udpipe.py train TRAIN.conllu MODEL.udpipe [--iterations 1]
-    python benchmarks/udpipe.py run MODEL.udpipe INPUT.conllu OUTPUT.conllu [--no-parse]
+    python benchmarks/udpipe.py train TRAIN.conllu MODEL.udpipe [--iterations 1] [--tokenizer-epochs N]
+    python benchmarks/udpipe.py run MODEL.udpipe INPUT.conllu OUTPUT.conllu [--no-parse] [--raw]
     python benchmarks/udpipe.py languages --shared ../shared --out DIR [--iterations 1]
 
-``train`` trains UDPipe's tagger, lemmatizer and parser on a CoNLL-U file (no tokenizer), with
+``train`` trains UDPipe's tagger, lemmatizer and parser on a CoNLL-U file (a tokenizer too with
+``--tokenizer-epochs``: UDPipe's GRU tokenizer, trained that many epochs; its authors use 100), with
 ``--iterations`` passes of each (the authors' models use 20 and more for the tagger and 10 for
 the parser; fewer passes give worse models of the same size, which run at the same speed).
 ``run`` tags (and parses) a CoNLL-U file whose words it reads, one thread, as ``udpipe --tag
---parse`` does: time it whole with the bench tool, beside ``maltpy -m parse``/``-m tag``.
+--parse`` does (``--raw``: raw text, tokenized first, as ``udpipe --tokenize --tag --parse``):
+time it whole with the bench tool, beside ``maltpy -m parse``/``-m tag``.
 ``languages`` does both on the 13 languages of ``../shared/data/ud`` with the split of
 ``benchmarks/tagging.py`` (each train.conllu's first 90 % of sentences to train, the rest to
 test): DIR/LANG.gold.conllu and DIR/LANG.udpipe.conllu, for ``maltpy eval`` (or eval.py).
@@ -39,7 +41,8 @@ def train(a):
     from ufal.udpipe import ProcessingError, Sentences, Trainer
     t0 = time.perf_counter()
     error = ProcessingError()
-    model = Trainer.train("morphodita_parsito", _sentences(a.train), Sentences(), "none",
+    tokenizer = f"epochs={a.tokenizer_epochs}" if getattr(a, "tokenizer_epochs", 0) else "none"
+    model = Trainer.train("morphodita_parsito", _sentences(a.train), Sentences(), tokenizer,
                           f"iterations={a.iterations}", f"iterations={a.iterations}", error)
     if error.occurred():
         sys.exit(error.message)
@@ -53,7 +56,8 @@ def run(a):
     model = Model.load(a.model)
     if model is None:
         sys.exit(f"{a.model}: cannot load the model")
-    pipeline = Pipeline(model, "conllu", Pipeline.DEFAULT, Pipeline.NONE if a.no_parse else Pipeline.DEFAULT, "conllu")
+    pipeline = Pipeline(model, "tokenize" if getattr(a, "raw", False) else "conllu", Pipeline.DEFAULT,
+                        Pipeline.NONE if a.no_parse else Pipeline.DEFAULT, "conllu")
     with open(a.input, encoding="utf-8") as f:
         text = f.read()
     error = ProcessingError()
@@ -102,11 +106,13 @@ def main():
     t.add_argument("train")
     t.add_argument("model")
     t.add_argument("--iterations", type=int, default=1)
+    t.add_argument("--tokenizer-epochs", type=int, default=0)
     r = sub.add_parser("run")
     r.add_argument("model")
     r.add_argument("input")
     r.add_argument("output")
     r.add_argument("--no-parse", action="store_true")
+    r.add_argument("--raw", action="store_true")
     g = sub.add_parser("languages")
     g.add_argument("--shared", required=True)
     g.add_argument("--out", required=True)

@@ -49,7 +49,9 @@ def train(treebank, **settings):
     """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings.
     A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser.
     ``tagger="upos,xpos,feats,lemma"`` trains a tagger and lemmatizer too and returns both as a
-    :class:`~maltpy.components.Pipeline` (``tagger_folds=K``: the parser learns from jackknifed tags)."""
+    :class:`~maltpy.components.Pipeline` (``tagger_folds=K``: the parser learns from jackknifed tags);
+    ``tokenizer=True`` (from CoNLL-U) a tokenizer in front of them, so that the pipeline's
+    ``parse_text(str)`` reads raw text."""
     from maltpy.formats.conll import detect_format, read_conll
     from maltpy.parsing.parser import Parser
     parser = Parser(**settings)
@@ -63,7 +65,10 @@ def train(treebank, **settings):
         sentences = read_conll(treebank, fmt, need_heads="partial" if takes_partial_trees(parser.settings) else True)
     else:
         sentences, fmt = list(treebank), parser.settings.input_format   # fit: else the sentences' format
-    if parser.settings.tagger:
+    if parser.settings.tagger or parser.settings.tokenizer:
+        if parser.settings.tokenizer and (fmt or "conllu") != "conllu":
+            from maltpy.errors import MaltpyError
+            raise MaltpyError("tokenizer=True learns from a CoNLL-U treebank's text (# text, SpaceAfter=No)")
         from maltpy.components.training import train_pipeline
         fmt = fmt or next((s.format for s in sentences if getattr(s, "format", None)), None) or "conllx"
         return train_pipeline(parser.settings, sentences, fmt)

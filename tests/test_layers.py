@@ -16,7 +16,7 @@ LAYERS = [
     {"transform", "visual", "search"},
     {"config"},
     {"parsing"},
-    {"tagging"},
+    {"tagging", "tokenizing"},
     {"components"},
     {"integrations"},
     {"experiments"},

@@ -146,10 +146,18 @@ cdef inline uint64_t key(int template, uint64_t h) noexcept nogil:
     return mix64(h ^ (<uint64_t>(template + 1) * 0x9E3779B97F4A7C15ULL))
 
 
-cdef int position_keys(const Text* t, int64_t i, int64_t cs, int64_t ce, int64_t ns, int64_t ne, int newlines,
-                       uint64_t* keys) noexcept nogil:
+cdef struct Cursor:
+    int64_t cs, ce, ns, ne
+    int newlines
+    uint64_t shape      # the chunk's character classes, each run once
+    int urlish          # 1: it holds @, 2: ://, 3: it starts www. (addresses are one token)
+
+
+cdef int position_keys(const Text* t, int64_t i, const Cursor* u, uint64_t* keys) noexcept nogil:
     """The feature keys of the decision after character i, which lies in chunk [cs, ce); the next
     chunk is [ns, ne) (ns == ne: none in the paragraph), ``newlines`` line breaks before it."""
+    cdef int64_t cs = u.cs, ce = u.ce, ns = u.ns, ne = u.ne
+    cdef int newlines = u.newlines
     cdef int n = 0, k
     cdef uint64_t c0 = char_at(t, i), c1 = char_at(t, i + 1), cm = char_at(t, i - 1), c2 = char_at(t, i + 2)
     cdef uint64_t classes = 0, near
@@ -178,6 +186,9 @@ cdef int position_keys(const Text* t, int64_t i, int64_t cs, int64_t ce, int64_t
     keys[n] = key(14, mix(before, after)); n += 1
     keys[n] = key(15, mix(mix(FNV_OFFSET, <uint64_t>(i - cs if i - cs < 8 else 8)),
                           <uint64_t>(ce - 1 - i if ce - 1 - i < 8 else 8)) ^ (near << 32)); n += 1
+    keys[n] = key(21, mix(u.shape, near)); n += 1
+    if u.urlish:
+        keys[n] = key(22, mix(mix(<uint64_t>u.urlish, near), at_end)); n += 1
     if at_end:
         # what follows the whitespace: the next chunk's start and case, the line breaks between
         keys[n] = key(16, mix(before, class_at(t, ns) if ns < ne else C_OUTSIDE)); n += 1
@@ -190,11 +201,6 @@ cdef int position_keys(const Text* t, int64_t i, int64_t cs, int64_t ce, int64_t
     return n
 
 
-cdef struct Cursor:
-    int64_t cs, ce, ns, ne
-    int newlines
-
-
 cdef inline void next_chunk(const Text* t, Cursor* u, int64_t from_) noexcept nogil:
     """The chunk that starts at or after ``from_`` (its start, end, and the next one's)."""
     cdef int64_t i = from_
@@ -204,6 +210,7 @@ cdef inline void next_chunk(const Text* t, Cursor* u, int64_t from_) noexcept no
     while i < t.b and not is_space(t.cls[i]):
         i += 1
     u.ce = i
+    chunk_traits(t, u)
     u.newlines = 0
     while i < t.b and is_space(t.cls[i]):
         u.newlines += t.cls[i] == C_NEWLINE
@@ -212,6 +219,28 @@ cdef inline void next_chunk(const Text* t, Cursor* u, int64_t from_) noexcept no
     while i < t.b and not is_space(t.cls[i]):
         i += 1
     u.ne = i
+
+
+cdef inline void chunk_traits(const Text* t, Cursor* u) noexcept nogil:
+    cdef int64_t i
+    cdef uint32_t last = 255
+    cdef int runs = 0
+    u.shape = FNV_OFFSET
+    u.urlish = 0
+    for i in range(u.cs, u.ce):
+        if t.cls[i] != last and runs < 12:
+            u.shape = mix(u.shape, t.cls[i])
+            last = t.cls[i]
+            runs += 1
+        if t.low[i] == 64:
+            u.urlish = 1
+        elif t.low[i] == 58 and i + 2 < u.ce and t.low[i + 1] == 47 and t.low[i + 2] == 47:
+            u.urlish = 2
+    if u.ce - u.cs > 4 and t.low[u.cs] == 119 and t.low[u.cs + 1] == 119 and t.low[u.cs + 2] == 119 \
+            and t.low[u.cs + 3] == 46:
+        u.urlish = 3
+    if runs >= 12:
+        u.shape = mix(u.shape, 99)
 
 
 cdef inline int allowed_low(const Text* t, int64_t i, const Cursor* u) noexcept nogil:
@@ -260,7 +289,7 @@ def predict(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] 
                     continue
                 if i >= u.ce:
                     next_chunk(&t, &u, i)
-                n_keys = position_keys(&t, i, u.cs, u.ce, u.ns, u.ne, u.newlines, keys)
+                n_keys = position_keys(&t, i, &u, keys)
                 scores[0] = scores[1] = scores[2] = 0
                 for q in range(n_keys):
                     f = probe(fm.keys, fm.vals, mask, keys[q])
@@ -319,7 +348,7 @@ def train(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] ps
                     if i >= u.ce:
                         next_chunk(&t, &u, i)
                     now += 1
-                    n_keys = position_keys(&t, i, u.cs, u.ce, u.ns, u.ne, u.newlines, keys)
+                    n_keys = position_keys(&t, i, &u, keys)
                     scores[0] = scores[1] = scores[2] = 0
                     for q in range(n_keys):
                         ids[q] = fm.add(keys[q])
