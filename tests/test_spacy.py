@@ -266,3 +266,27 @@ def test_a_model_with_a_tagger_tags_and_parses_untagged_docs(tmp_path):
     again = spacy.load(tmp_path / "pipe")
     assert [(t.tag_, t.dep_) for t in again(spacy.tokens.Doc(again.vocab, words=gold[0].forms))] == \
         [(t.tag_, t.dep_) for t in docs[0]]
+
+
+def test_the_tokenizer_of_a_model_as_spacys(tmp_path):
+    """A model learned with --tokenizer cuts spaCy's docs: tokens that spell the text, the
+    tokenizer's sentences, multiword tokens as their words where these spell them; the doc
+    goes on through maltpy_parser; nlp.to_disk/from_disk keep the tokenizer."""
+    from maltpy.integrations.spacy_tokenizer import MaltpyTokenizer
+    model = str(tmp_path / "text.mpz")
+    import maltpy
+    maltpy.train(os.path.join(EXAMPLES, "toy-text-train.conllu"), tokenizer=True, tagger="all").save(model)
+    nlp = spacy.blank("en")
+    nlp.tokenizer = MaltpyTokenizer(nlp.vocab, model)
+    nlp.add_pipe("maltpy_parser", config={"model": model})
+    text = "  The old dog didn't run.  A cat saw Anna.\n\nEva slept.\n"
+    doc = nlp(text)
+    assert doc.text == text
+    words = [t.text for t in doc if not t.is_space]
+    assert words == ["The", "old", "dog", "did", "n't", "run", ".", "A", "cat", "saw", "Anna", ".", "Eva", "slept",
+                     "."]
+    assert [[t.text for t in s if not t.is_space][0] for s in doc.sents] == ["The", "A", "Eva"]
+    assert all(t.dep_ for t in doc if not t.is_space)
+    nlp.to_disk(tmp_path / "nlp")
+    reloaded = MaltpyTokenizer(nlp.vocab, model).from_disk(tmp_path / "nlp" / "tokenizer")
+    assert [t.text for t in reloaded(text)] == [t.text for t in doc]

@@ -339,6 +339,8 @@ def test_text_mistakes_are_one_line(text_model, model, tmp_path):
     assert r.returncode == 1 and b"CoNLL-U" in r.stderr and not (tmp_path / "x.mpz").exists()
     r = _run("-c", text_model, "-m", "tokenize", "-of", "conllx", input=b"Anna runs.\n")
     assert r.returncode == 1 and b"writes CoNLL-U" in r.stderr
+    r = _run("-c", text_model, "-m", "tokenize", "-if", "conllu", "-i", TEST)
+    assert r.returncode == 1 and b"reads raw text" in r.stderr
 
 
 def test_ewt_tokenizer_is_as_good_as_the_papers_say(tmp_path):

@@ -57,7 +57,9 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
                               "from a CoNLL-U treebank)")
         from maltpy.components import Pipeline
         pipeline = Pipeline([pipeline.tokenizer])
-        settings.input_format = settings.input_format or "text"
+        if settings.input_format not in (None, "text"):
+            raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
+        settings.input_format = "text"
     from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.formats.text import TEXT_FORMATS
     if len(pipeline.components) > 1 or pipeline.parser is None or \
@@ -173,7 +175,8 @@ def _parse_files(settings, pairs, dask, log, overrides):
         for src, dst in pairs:
             try:
                 n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
-                                                          progress=settings.verbose)
+                                                          progress=settings.verbose,
+                                                          **({"lines": True} if settings.presegmented else {}))
             except InputFormatError as e:    # a bad input file is reported, and the others are parsed
                 if len(pairs) == 1:
                     raise
