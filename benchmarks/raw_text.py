@@ -30,21 +30,12 @@ from maltpy.config import make_settings
 from maltpy.evaluation.aligned import FIGURES, aligned_scores
 from maltpy.formats.conll import read_conll, write_conll
 from maltpy.tokenizing.gold import raw_text
+from tagging import split   # benchmarks/tagging.py: the same split of each treebank
 
 LANGUAGES = ("en_ewt", "ar", "bg", "cs", "da", "de", "es", "ja", "nl", "pt", "sl", "sv", "tr", "zh")
 #: scripts without spaces between words: averaged apart
 NO_SPACES = ("ja", "zh")
 SHOWN = ("Tokens", "Sentences", "Words", "UPOS", "Lemmas", "UAS", "LAS", "MLAS", "BLEX")
-
-
-def split(shared, name):
-    """(train, test) sentences of one treebank."""
-    base = os.path.join(shared, "data", "ud", name)
-    train = read_conll(os.path.join(base, "train.conllu"), "conllu")
-    if name == "en_ewt":
-        return train, read_conll(os.path.join(base, "dev.conllu"), "conllu")
-    cut = round(0.9 * len(train))
-    return train[:cut], train[cut:]
 
 
 def _row(name, scores, extra=()):

@@ -71,26 +71,22 @@ def iter_plain(source, fmt: str, block_size: int = 1 << 20) -> Iterator[Sentence
         yield _sentence(words, first_line, path, number)
 
 
-class PlainAsConll:
-    """A horizontal or vertical file read as the CoNLL-U text of its words (a binary stream with
-    ``read``), for the compiled path: what :func:`iter_plain` gives, written as CoNLL-U."""
+class MadeInput:
+    """A binary stream (``read``) whose bytes a subclass makes a block at a time: :meth:`_more`
+    returns the next block, ``b""`` at the end."""
 
-    def __init__(self, source, fmt: str):
-        self.name = source if isinstance(source, str) else "<stdin>"
-        self._sentences = _word_lists(source, fmt)
-        self._buffer = b""
-        self._number = 0
+    name = "<input>"
+    _buffer = b""
+
+    def _more(self) -> bytes:
+        raise NotImplementedError
 
     def read(self, size: int = -1) -> bytes:
         parts, have = [self._buffer], len(self._buffer)
         while size < 0 or have < size:
-            found = next(self._sentences, None)
-            if found is None:
+            block = self._more()
+            if not block:
                 break
-            self._number += 1
-            text = "".join(c + "\n" for c in _comments(self._number, found[1])) + "".join(
-                f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate(found[1], 1)) + "\n"
-            block = text.encode("utf-8", "surrogatepass")
             parts.append(block)
             have += len(block)
         data = b"".join(parts)
@@ -101,6 +97,25 @@ class PlainAsConll:
         return data[:size]
 
     read1 = read
+
+
+class PlainAsConll(MadeInput):
+    """A horizontal or vertical file read as the CoNLL-U text of its words (a binary stream with
+    ``read``), for the compiled path: what :func:`iter_plain` gives, written as CoNLL-U."""
+
+    def __init__(self, source, fmt: str):
+        self.name = source if isinstance(source, str) else "<stdin>"
+        self._sentences = _word_lists(source, fmt)
+        self._number = 0
+
+    def _more(self) -> bytes:
+        found = next(self._sentences, None)
+        if found is None:
+            return b""
+        self._number += 1
+        text = "".join(c + "\n" for c in _comments(self._number, found[1])) + "".join(
+            f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate(found[1], 1)) + "\n"
+        return text.encode("utf-8", "surrogatepass")
 
 
 def iter_sentences(source, fmt: Optional[str]) -> Iterator[Sentence]:

@@ -10,7 +10,6 @@ words and a capitalised one a capitalised first word.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -107,34 +106,46 @@ class Multiword:
         return _cased(form, words)
 
     def split_many(self, forms) -> Dict[int, Tuple[str, ...]]:
-        """``{k: words}`` for the forms that split (by :meth:`split`): the dictionary's forms
-        looked up all at once, the rules tried only on forms that end as one of theirs."""
+        """``{k: words}`` for the forms that split (by :meth:`split`)."""
+        from maltpy.tokenizing.tokenizer import char_arrays
+        lengths = np.array([len(f) for f in forms], dtype=np.int64)
+        ends = np.cumsum(lengths)
+        low = char_arrays("".join(forms))[1]
+        return self.split_spans("".join(forms), low, ends - lengths, ends)
+
+    def split_spans(self, text: str, low, starts, ends) -> Dict[int, Tuple[str, ...]]:
+        """``{k: words}`` for the tokens ``text[starts[k]:ends[k]]`` that split; ``low``: the
+        text's lowercased code points. The tokens the dictionary or a rule may split are found
+        by hashes in compiled code; Python sees only those."""
+        from maltpy.tokenizing import segment
+        keys, suffixes = self._hashes()
+        whole, tails = segment.span_hashes(low, np.asarray(starts, dtype=np.int64),
+                                           np.asarray(ends, dtype=np.int64), MAX_SUFFIX)
+        maybe = np.isin(whole, keys)
+        if len(suffixes):
+            maybe |= np.isin(tails, suffixes).any(axis=1)
         out = {}
-        table = self.table
-        lows = [f.lower() for f in forms]
-        for k in [k for k, low in enumerate(lows) if low in table]:
-            out[k] = _cased(forms[k], table[lows[k]])
-        if self.rules:
-            ending = self._ending()
-            joined = "\n".join(lows)
-            if ending is not None:
-                offsets = np.cumsum([0] + [len(low) + 1 for low in lows])
-                for m in ending.finditer(joined):
-                    k = int(np.searchsorted(offsets, m.start(), side="right")) - 1
-                    if k not in out and lows[k] not in self.plain:
-                        words = self.split(forms[k])
-                        if words:
-                            out[k] = words
+        for k in np.flatnonzero(maybe).tolist():
+            words = self.split(text[starts[k]:ends[k]])
+            if words:
+                out[k] = words
         return out
 
-    def _ending(self):
-        """A pattern that finds, in lowercased forms one a line, those that end as a rule's
-        suffix after at least one character."""
-        if not hasattr(self, "_ending_re"):
-            suffixes = sorted(self.rules, key=len, reverse=True)
-            self._ending_re = re.compile(".(?:" + "|".join(re.escape(x) for x in suffixes) + ")$", re.M) \
-                if suffixes else None
-        return self._ending_re
+    def _hashes(self):
+        """The hashes of the dictionary's forms and of the rules' suffixes (as span_hashes makes
+        them, character by character lowercased)."""
+        if not hasattr(self, "_keys"):
+            from maltpy.tokenizing import segment
+            from maltpy.tokenizing.tokenizer import char_arrays
+            hashes = []
+            for strings in (list(self.table), list(self.rules)):
+                lengths = np.array([len(x) for x in strings], dtype=np.int64)
+                ends = np.cumsum(lengths)
+                low = char_arrays("".join(strings))[1]
+                hashes.append(segment.span_hashes(low, ends - lengths, ends, 0)[0] if strings
+                              else np.zeros(0, np.uint64))
+            self._keys, self._suffixes = hashes
+        return self._keys, self._suffixes
 
     def to_data(self) -> dict:
         return {"table": {k: list(v) for k, v in self.table.items()},

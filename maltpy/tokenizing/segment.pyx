@@ -251,7 +251,13 @@ cdef inline int allowed_low(const Text* t, int64_t i, const Cursor* u) noexcept 
     return 0
 
 
-cdef inline int best_label(const float* scores, int lo) noexcept nogil:
+ctypedef fused real:
+    float
+    double
+
+
+cdef inline int best_label(const real* scores, int lo) noexcept nogil:
+    """The best-scoring label from ``lo`` up (the lower ones are not allowed here)."""
     cdef int c, best = lo
     for c in range(lo + 1, N_LABELS):
         if scores[c] > scores[best]:
@@ -383,7 +389,7 @@ def train(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] ps
                         for c in range(N_LABELS):
                             scores[c] += w[ids[q] * N_LABELS + c]
                     lo = allowed_low(&t, i, &u)
-                    best = best_label_d(scores, lo)
+                    best = best_label(scores, lo)
                     want = gold[i] if gold[i] >= lo else lo
                     if best != want:
                         errors[epoch] += 1
@@ -405,14 +411,6 @@ def train(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] ps
         free(w)
         free(total)
         free(stamp)
-
-
-cdef inline int best_label_d(const double* scores, int lo) noexcept nogil:
-    cdef int c, best = lo
-    for c in range(lo + 1, N_LABELS):
-        if scores[c] > scores[best]:
-            best = c
-    return best
 
 
 cdef inline void update(double* w, double* total, int64_t* stamp, int64_t cell, double delta,
@@ -468,3 +466,24 @@ def token_spans(const int8_t[::1] labels, const int64_t[::1] pstart):
                     m += 1
                     start = -1
     return starts_array[:m], ends_array[:m], final_array[:m]
+
+
+def span_hashes(const uint32_t[::1] low, const int64_t[::1] starts, const int64_t[::1] ends, int max_suffix):
+    """Per span [starts[k], ends[k]) of ``low``: the hash of its code points, and of its last
+    1 .. ``max_suffix`` code points where the span is longer (0 where not): what multiword
+    tokens are looked up by, with no Python string per token."""
+    cdef Py_ssize_t n = starts.shape[0], k
+    cdef int length
+    whole_array = np.zeros(n, dtype=np.uint64)
+    suffix_array = np.zeros((n, max(max_suffix, 1)), dtype=np.uint64)
+    cdef uint64_t[::1] whole = whole_array
+    cdef uint64_t[:, ::1] suffix = suffix_array
+    if n == 0 or low.shape[0] == 0:
+        return whole_array, suffix_array
+    with nogil:
+        for k in range(n):
+            whole[k] = span_hash(&low[0], starts[k], ends[k])
+            for length in range(1, max_suffix + 1):
+                if ends[k] - starts[k] > length:
+                    suffix[k, length - 1] = span_hash(&low[0], ends[k] - length, ends[k])
+    return whole_array, suffix_array

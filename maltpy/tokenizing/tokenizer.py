@@ -46,13 +46,14 @@ def _misc(gap: str) -> str:
 
 
 def char_arrays(text: str):
-    """(lowercased code points, classes) of ``text`` (:func:`maltpy.tokenizing.segment.classify`)."""
+    """(code points, lowercased code points, classes) of ``text``
+    (:func:`maltpy.tokenizing.segment.classify`)."""
     from maltpy.tokenizing import segment
     cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     low = np.empty_like(cps)
     cls = np.empty(len(cps), dtype=np.uint8)
     segment.classify(cps, low, cls)
-    return low, cls
+    return cps, low, cls
 
 
 class Tokenizer:
@@ -77,7 +78,7 @@ class Tokenizer:
         from maltpy.tokenizing.multiword import Multiword
         t0 = time.perf_counter()
         gold = treebank_text(sentences)
-        low, cls = char_arrays(gold.text)
+        _, low, cls = char_arrays(gold.text)
         errors = np.zeros(self.epochs, dtype=np.int64)
         self.keys_, self.weights_ = segment.train(low, cls, gold.pstart, gold.labels, self.epochs,
                                                   self.seed, errors)
@@ -106,12 +107,13 @@ class Tokenizer:
         return self._featmap
 
     # ------------------------------------------------------------------ tokenizing
-    def labels(self, text: str, pstart: Sequence[int]) -> np.ndarray:
+    def labels(self, text: str, pstart: Sequence[int], arrays=None) -> np.ndarray:
         """The label after each character of ``text`` (paragraphs start at ``pstart``, which ends
-        with ``len(text)``): -1 whitespace, 0 inside a token, 1 token end, 2 sentence end."""
+        with ``len(text)``): -1 whitespace, 0 inside a token, 1 token end, 2 sentence end.
+        ``arrays``: :func:`char_arrays` of the text, if made already."""
         from maltpy.tokenizing import segment
         featmap = self._fitted()
-        low, cls = char_arrays(text)
+        _, low, cls = arrays if arrays is not None else char_arrays(text)
         out = np.empty(len(low), dtype=np.int8)
         segment.predict(low, cls, np.asarray(pstart, dtype=np.int64), featmap, self.weights_, out)
         return out
@@ -129,7 +131,8 @@ class Tokenizer:
             segments = np.array(sorted(set(pstart.tolist()) | {c for c in cuts if c < len(text)}), dtype=np.int64)
         else:
             segments = pstart
-        labels = self.labels(text, segments)
+        arrays = char_arrays(text)
+        labels = self.labels(text, segments, arrays)
         starts, ends, final = segment.token_spans(labels, segments)
         if lines:   # the last token of each line ends its sentence, no other
             seg_of = np.searchsorted(segments, starts, side="right")
@@ -146,7 +149,7 @@ class Tokenizer:
         last[:-1] = par_of[1:] != par_of[:-1]
         final = final.astype(bool) | last
         if not as_lists:
-            return text, pstart, starts, ends, final, par_of.astype(np.int64), following
+            return text, pstart, starts, ends, final, par_of.astype(np.int64), following, arrays
         return (text, pstart.tolist(), starts.tolist(), ends.tolist(), final.tolist(), par_of.tolist(),
                 following.tolist())
 
@@ -187,13 +190,12 @@ class Tokenizer:
                      begins: Optional[Sequence[bool]] = None):
         """:meth:`conllu` as UTF-8 bytes."""
         from maltpy.tokenizing.render import render
-        text, pstart, starts, ends, final, par_of, following = self._cut(paragraphs, lines, as_lists=False)
-        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        text, pstart, starts, ends, final, par_of, following, (cps, low, _) = self._cut(paragraphs, lines,
+                                                                                       as_lists=False)
         boff = np.zeros(len(cps) + 1, dtype=np.int64)
         np.cumsum(1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000), out=boff[1:])
-        forms = [text[a:z] for a, z in zip(starts.tolist(), ends.tolist())]
-        splits = self.multiword_.split_many(forms)
-        split_of = np.full(len(forms), -1, dtype=np.int64)
+        splits = self.multiword_.split_spans(text, low, starts, ends)
+        split_of = np.full(len(starts), -1, dtype=np.int64)
         order = sorted(splits)
         split_of[order] = np.arange(len(order), dtype=np.int64)
         words = [w.encode("utf-8", "surrogatepass") for k in order for w in splits[k]]
