@@ -3,9 +3,10 @@
 A paragraph ends at a blank line (a line of whitespace only). The paragraphs are pieces of the
 input, whitespace included, that together are the input exactly (a byte order mark at its start
 aside), so that tokens written with their spacing give the text back. The input is read a block
-at a time: memory stays bounded by a paragraph, and a paragraph longer than
-:data:`MAX_PARAGRAPH` characters is cut at its last whitespace before that size (or at that size
-in a run without whitespace), the pieces tokenized one after another (a cut ends a sentence).
+at a time: memory stays bounded, and a paragraph longer than :data:`MAX_PARAGRAPH` characters is
+cut before that size at a line break in its second half, else at its last whitespace, else (a run
+without whitespace) at that size; the pieces are tokenized one after another (a cut ends a
+sentence).
 """
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from maltpy.formats.conll import open_input
 
 #: the raw-text input formats
 TEXT_FORMATS = ("text",)
-#: the longest piece of a paragraph tokenized at once (characters)
-MAX_PARAGRAPH = 1 << 20
+#: the longest piece of a paragraph tokenized at once (characters): a cut ends a sentence, about
+#: one in a thousand at this size; the longest sentence it makes, some 25,000 words, parses in
+#: a little memory (a 50 MB paragraph without a full stop: docs/raw-text.md)
+MAX_PARAGRAPH = 1 << 17
 #: a blank line and all whitespace after it, up to the next text
 _PARAGRAPH_END = re.compile(r"\n[^\S\n]*\n\s*(?=\S)")
 _LAST_SPACE = re.compile(r".*\s", re.DOTALL)
+_LAST_BREAK = re.compile(r".*\n", re.DOTALL)
 
 
 def _decoded_blocks(source, block_size: int) -> Iterator[Tuple[str, str]]:
@@ -72,7 +76,11 @@ def iter_paragraphs(source, block_size: int = 1 << 20, max_paragraph: int = MAX_
             last = m.end()
         buffer = buffer[last:]
         while len(buffer) > max_paragraph:
-            cut = _LAST_SPACE.match(buffer, 0, max_paragraph)
+            # at the last line break in the second half (likelier a sentence's end), else at the
+            # last whitespace, else (a run without whitespace) at the limit
+            cut = _LAST_BREAK.match(buffer, 0, max_paragraph)
+            if not cut or cut.end() < max_paragraph // 2:
+                cut = _LAST_SPACE.match(buffer, 0, max_paragraph)
             end = cut.end() if cut and cut.end() > 0 else max_paragraph
             if buffer[:end].isspace() and not buffer[end:].isspace():
                 end += len(buffer[end:]) - len(buffer[end:].lstrip())   # whitespace goes with the text after it
