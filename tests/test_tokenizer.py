@@ -299,6 +299,8 @@ def test_raw_text_in_ud_trees_out(text_model, tmp_path):
     sentences = parse_conll(tokenized.stdout.decode(), "conllu")
     assert [s.forms for s in sentences] == [s.forms for s in read_conll(TEST, "conllu")]
     assert all(r[3] == "_" and r[6] == "_" for s in sentences for r in s.rows)
+    scored = _run("eval", TEST, "-", input=tokenized.stdout)     # words without trees: eval.py's table
+    assert scored.returncode == 0 and re.search(rb"Words +\| +100.00 \| +100.00 \| +100.00", scored.stdout)
     r = _run("info", text_model)
     assert b"tokenizer" in r.stdout and b"multiword" in r.stdout
 

@@ -107,7 +107,7 @@ class Multiword:
 
     def split_many(self, forms) -> Dict[int, Tuple[str, ...]]:
         """``{k: words}`` for the forms that split (by :meth:`split`)."""
-        from maltpy.tokenizing.tokenizer import char_arrays
+        from maltpy.tokenizing.chars import char_arrays
         lengths = np.array([len(f) for f in forms], dtype=np.int64)
         ends = np.cumsum(lengths)
         low = char_arrays("".join(forms))[1]
@@ -136,7 +136,7 @@ class Multiword:
         them, character by character lowercased)."""
         if not hasattr(self, "_keys"):
             from maltpy.tokenizing import segment
-            from maltpy.tokenizing.tokenizer import char_arrays
+            from maltpy.tokenizing.chars import char_arrays
             hashes = []
             for strings in (list(self.table), list(self.rules)):
                 lengths = np.array([len(x) for x in strings], dtype=np.int64)

@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from maltpy.errors import MaltpyError
+from maltpy.tokenizing.chars import char_arrays
 
 #: one space after a token is CoNLL-U's default: it is not written
 _ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
@@ -43,17 +44,6 @@ def _misc(gap: str) -> str:
     if gap == "":
         return "SpaceAfter=No"
     return "SpacesAfter=" + escape_spaces(gap)
-
-
-def char_arrays(text: str):
-    """(code points, lowercased code points, classes) of ``text``
-    (:func:`maltpy.tokenizing.segment.classify`)."""
-    from maltpy.tokenizing import segment
-    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    low = np.empty_like(cps)
-    cls = np.empty(len(cps), dtype=np.uint8)
-    segment.classify(cps, low, cls)
-    return cps, low, cls
 
 
 class Tokenizer:
