@@ -21,7 +21,9 @@ def cmd_eval(argv):
                "--plots plots/")
     p.add_argument("gold")
     p.add_argument("system")
-    p.add_argument("-if", dest="fmt", choices=("conllx", "conllu"), help="format of both files")
+    p.add_argument("-if", dest="fmt", choices=("conllx", "conllu", "export", "discbracket"),
+                   help="format of both files (default: by their names; .export and .discbracket files are "
+                        "discontinuous trees, scored as disco-dop scores them)")
     p.add_argument("-ic", dest="charset", default="UTF-8", metavar="CHARSET",
                    help="character encoding of the files (default UTF-8; e.g. ISO-8859-1)")
     p.add_argument("--undirected", action="store_true",
@@ -31,6 +33,16 @@ def cmd_eval(argv):
                    help="bracketed trees (.mrg): EVALB's labelled recall, precision, F-measure, complete match, "
                         "crossing brackets and tagging accuracy with COLLINS.prm, for all sentences and those of "
                         "at most 40 words (the default for .mrg and .ptb files)")
+    p.add_argument("--param", metavar="FILE.prm",
+                   help="with --constituents on discontinuous trees (.export, .discbracket): an EVALB-style "
+                        "parameter file as disco-dop reads it (default: disco-dop's proper.prm: root, punctuation "
+                        "and function tags left out, ADVP = PRT)")
+    p.add_argument("--disc-only", action="store_true",
+                   help="with discontinuous trees: score the discontinuous constituents only (disco-dop's "
+                        "--disconly)")
+    p.add_argument("--cutoff-len", type=int, metavar="N",
+                   help="with discontinuous trees: the second column's length bound (default 40, the "
+                        "parameter file's CUTOFF_LEN)")
     p.add_argument("--ignore-wrapper", action="store_true",
                    help="with --constituents: do not count the unlabelled outer bracket '( ... )' of treebank files, "
                         "which EVALB counts (and always matches); gives the figures of trees written with TOP")
@@ -53,7 +65,14 @@ def cmd_eval(argv):
     a = p.parse_args(argv)
     if a.rounds < 1 or a.differing < 0:
         p.error("--rounds must be at least 1 and --differing at least 0")
+    from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.formats.ptb import is_ptb_path
+    discontinuous = a.fmt in DISCONTINUOUS_FORMATS or any(
+        detect_format(path) in DISCONTINUOUS_FORMATS for path in (a.gold, a.system))
+    if discontinuous:
+        return _eval_discontinuous(a)
+    if a.param or a.disc_only or a.cutoff_len is not None:
+        p.error("--param, --disc-only and --cutoff-len score discontinuous trees (.export, .discbracket)")
     if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
         return _eval_constituents(a)
     fmt = a.fmt or detect_format(a.gold)
@@ -107,6 +126,27 @@ def _eval_aligned(a, gold, system):
     from maltpy.evaluation.aligned import aligned_scores, format_aligned
     print(f"CoNLL 2018 shared task (UD's eval.py: the two files' words aligned by their characters)")
     print(format_aligned(aligned_scores(gold, system, a.gold, a.system)))
+
+
+def _eval_discontinuous(a):
+    """disco-dop's bracket scores (``proper.prm`` unless --param) of discontinuous trees."""
+    import dataclasses
+
+    from maltpy.evaluation.discontinuous import BracketParams, evaluate_brackets, read_params
+    from maltpy.formats.conll import detect_format
+    from maltpy.formats.export import read_discbracket, read_export
+
+    def read(path):
+        fmt = a.fmt if a.fmt in ("export", "discbracket") else detect_format(path)
+        reader = read_discbracket if fmt == "discbracket" else read_export
+        return _read_for_good(reader, path)
+    params = read_params(a.param) if a.param else BracketParams()
+    if a.disc_only:
+        params = dataclasses.replace(params, disc_only=True)
+    if a.cutoff_len is not None:
+        params = dataclasses.replace(params, cutoff=a.cutoff_len)
+    scores = evaluate_brackets(read(a.gold), read(a.system), params, (a.gold, a.system))
+    print(scores.summary())
 
 
 def _eval_constituents(a):

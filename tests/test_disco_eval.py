@@ -1,0 +1,109 @@
+"""disco-dop's bracket scores of discontinuous trees (maltpy.evaluation.discontinuous; maltpy eval
+on .export and .discbracket files). disco-dop itself gave the same summaries on the Alpino dev
+set, for proper.prm, --disconly, another cutoff and discbracket input (docs/discontinuous.md)."""
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from maltpy.errors import MaltpyError
+from maltpy.evaluation.discontinuous import (BracketParams, brackets, evaluate_brackets, is_discontinuous,
+                                             plain_label, read_params)
+from maltpy.formats.export import ExportFile, ExportLine, ExportSentence, format_export, parse_export
+
+from conftest import EXAMPLES, shared_file
+from test_export import SMALL, discontinuous_trees
+
+
+def _one(text):
+    return parse_export(text)
+
+
+#: SMALL's tree with the verb's constituent cut to a continuous one and an ADVP relabelled PRT
+OTHER = SMALL.replace("boeken\tboek\tn\tN(mv)\tobj1\t501", "boeken\tboek\tn\tN(mv)\tobj1\t502")
+
+
+def test_brackets_are_label_and_terminal_sets_without_root_and_punctuation():
+    sentence = _one(SMALL).sentences[0]
+    kept = {k: k for k in range(4)}         # the full stop (tag let) is not kept
+    got = brackets(sentence, kept, BracketParams())
+    assert got == {("PPART", frozenset({0, 3})): 1, ("SMAIN", frozenset({0, 1, 2, 3})): 1}
+    assert is_discontinuous({0, 3}) and not is_discontinuous({1, 2, 3})
+    disc = brackets(sentence, kept, dataclasses.replace(BracketParams(), disc_only=True))
+    assert list(disc) == [("PPART", frozenset({0, 3}))]
+
+
+def test_labels_lose_function_tags_and_parentheses():
+    assert plain_label("NP-SBJ") == "NP" and plain_label("NP=2") == "NP" and plain_label("-NONE-") == "-NONE-"
+    assert plain_label("LET()") == "LET[]" and plain_label("$(") == "$["
+
+
+def test_scores_of_a_changed_tree():
+    gold, system = _one(SMALL), _one(OTHER)
+    scores = evaluate_brackets(gold, system)
+    # gold: PPART{0,3}, SMAIN{0..3}; system: PPART{0}, SMAIN{0..3}: one of two right each way
+    assert (scores.all.matched(), len(scores.all.gold), len(scores.all.system)) == (1, 2, 2)
+    lines = scores.summary().splitlines()
+    for line in ("labeled recall:             50.00", "labeled precision:          50.00",
+                 "labeled f-measure:          50.00", "exact match:                 0.00",
+                 "pos accuracy:              100.00", "gold brackets (disc.):          2 (1)",
+                 "cand. brackets (disc.):         2 (0)"):
+        assert line in lines, line
+
+
+@settings(max_examples=100, deadline=None)
+@given(discontinuous_trees(), discontinuous_trees())
+def test_a_tree_against_itself_is_exact_and_swapping_swaps_recall_and_precision(a, b):
+    one = ExportFile([a])
+    assert evaluate_brackets(one, one).all.exact == 1
+    if a.words == b.words and [t.tag for t in a.tokens] == [t.tag for t in b.tokens]:
+        b = dataclasses.replace(b, key=a.key)
+        ab, ba = evaluate_brackets(one, ExportFile([b])), evaluate_brackets(ExportFile([b]), one)
+        assert (ab.all.recall(), ab.all.precision()) == (ba.all.precision(), ba.all.recall()) or not ab.all.gold
+
+
+def test_parameter_files(tmp_path):
+    prm = tmp_path / "my.prm"
+    prm.write_text("# comment\nDEBUG 0\nCUTOFF_LEN 20\nDELETE_LABEL ROOT\nDELETE_LABEL let\nDELETE_WORD .\n"
+                   "EQ_LABEL ADVP PRT\nEQ_LABEL PRT RP\nDISC_ONLY 1\n")
+    params = read_params(str(prm))
+    assert params.cutoff == 20 and params.disc_only and params.delete_labels == {"ROOT", "let"}
+    assert params.eq_labels["ADVP"] == params.eq_labels["RP"] == params.eq_labels["PRT"]
+    prm.write_text("NONSENSE 1\n")
+    with pytest.raises(MaltpyError, match="my.prm:1: unknown parameter NONSENSE"):
+        read_params(str(prm))
+
+
+def test_a_system_sentence_must_match_the_gold(tmp_path):
+    gold = _one(SMALL)
+    other_key = _one(SMALL.replace("#BOS 7", "#BOS 8").replace("#EOS 7", "#EOS 8"))
+    with pytest.raises(MaltpyError, match="sentence 8 is not in"):
+        evaluate_brackets(gold, other_key)
+    with pytest.raises(MaltpyError, match="other words"):
+        evaluate_brackets(gold, _one(SMALL.replace("Gelezen\tlezen", "Gekocht\tkopen")))
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "maltpy", *args], capture_output=True, text=True, cwd=EXAMPLES)
+
+
+def test_maltpy_eval_on_export_files(tmp_path):
+    gold, system = tmp_path / "gold.export", tmp_path / "out.export"
+    gold.write_text(SMALL)
+    system.write_text(OTHER)
+    r = _run("eval", str(gold), str(system))
+    assert r.returncode == 0 and "labeled f-measure:          50.00" in r.stdout, r.stderr
+    r = _run("eval", str(gold), str(system), "--disc-only")
+    assert r.returncode == 0 and "labeled recall:              0.00" in r.stdout
+    r = _run("eval", str(gold), str(gold), "--param", str(tmp_path / "missing.prm"))
+    assert r.returncode == 1 and "cannot read the parameter file" in r.stderr
+
+
+def test_alpino_dev_against_itself():
+    path = shared_file("alpino", "dev.export")
+    r = _run("eval", path, path)
+    assert r.returncode == 0
+    assert "labeled f-measure:         100.00     100.00" in r.stdout
+    assert "disc. gold brackets:          445        530" in r.stdout
