@@ -171,7 +171,9 @@ class Settings:
                            "the dependency labels, delta (default) or direct (Fernández-González & Martins 2015)"))
     head_rules: str = _setting("collins", Flag(
         "-hr", "RULES", "constituent parsing: head rules, collins (default), leftmost, rightmost, or a YAML "
-                        "rule file (see maltpy/transform/headrules/collins.yaml)"))
+                        "rule file (see maltpy/transform/headrules/collins.yaml); for discontinuous trees "
+                        "(export files), alpino or negra (NEGRA, TIGER) by their edge labels (with collins, "
+                        "the default there: the child whose edge is hd or HD, else the first phrasal child)"))
     constraints: str = _setting("false", Flag(
         "--constraints", "MODE", "keep the arcs the input gives (constrained parsing; nivreeager and covnonproj): "
                                  "a HEAD with a DEPREL fixes both, a HEAD with _ as DEPREL the head only, a "
@@ -422,7 +424,8 @@ def load_config(path: str) -> dict:
         if name in ("features", "reverse_features") and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
                 and not os.path.isabs(value):
             value = os.path.join(base, value)
-        if name == "head_rules" and value not in ("collins", "leftmost", "rightmost") and not os.path.isabs(value):
+        if name == "head_rules" and value not in ("collins", "leftmost", "rightmost", "alpino", "negra") \
+                and not os.path.isabs(value):
             value = os.path.join(base, value)
         out[name] = value
     return out

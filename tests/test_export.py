@@ -167,13 +167,53 @@ def test_random_discontinuous_trees_encode_and_decode(sentence):
     assert unaryless_constituents(back) == unaryless_constituents(sentence)
 
 
-def test_every_alpino_tree_encodes_and_decodes():
+@pytest.mark.parametrize("rules", [None, "alpino"])
+def test_every_alpino_tree_encodes_and_decodes(rules):
     from maltpy.formats.export import decode_discontinuous, encode_discontinuous, unaryless_constituents
+    from maltpy.transform.headrules import HeadRules
     doc = read_export(shared_file("alpino", "train.export"))
+    head_rules = HeadRules.load(rules) if rules else None
     for s in doc.sentences:
-        heads, labels = encode_discontinuous(s)
+        heads, labels = encode_discontinuous(s, head_rules)
         back = decode_discontinuous(s.words, [t.tag for t in s.tokens], heads, labels, s.key)
         assert unaryless_constituents(back) == unaryless_constituents(s), s.key
+
+
+#: a coordination without hd: Jan en Piet lopen (CONJ of cnj, crd, cnj), a multiword name
+COORDINATION = """#BOS 3
+Jan\tJan\tn\tN(eigen)\tcnj\t500
+en\ten\tvg\tVG(neven)\tcrd\t500
+Piet\tPiet\tn\tN(eigen)\tmwp\t501
+Smit\tSmit\tn\tN(eigen)\tmwp\t501
+lopen\tlopen\tww\tWW(pv)\thd\t502
+#500\t--\tCONJ\t--\tsu\t502
+#501\t--\tMWU\t--\tcnj\t500
+#502\t--\tSMAIN\t--\t--\t0
+#EOS 3
+"""
+
+
+def test_head_rules_read_edge_labels():
+    """-hr alpino: a coordination's head is its first conjunct, a multiword unit's its first
+    part; without rules the first phrasal child (here the MWU) heads the CONJ."""
+    from maltpy.formats.export import encode_discontinuous
+    from maltpy.transform.headrules import HeadRules
+    s = parse_export(COORDINATION).sentences[0]
+    heads, labels = encode_discontinuous(s, HeadRules.load("alpino"))
+    assert heads == [5, 1, 1, 3, 0] and labels == ["SMAIN#1", "CONJ#1", "CONJ#1", "MWU#1", "ROOT"]
+    heads, _ = encode_discontinuous(s)
+    assert heads[:4] == [3, 3, 5, 3]
+    negra = HeadRules.load("negra")
+    assert negra.head_child("NP", ["ART", "ADJA", "NN"], ["NK", "NK", "NK"]) == 2
+    assert negra.head_child("PP", ["APPR", "ART", "NN"], ["AC", "NK", "NK"]) == 0
+    assert negra.head_child("CNP", ["NP", "KON", "NP"], ["CJ", "CD", "CJ"]) == 0
+
+
+def test_a_bad_edge_rule_is_one_error():
+    from maltpy.errors import MaltpyError
+    from maltpy.transform.headrules import HeadRules
+    with pytest.raises(MaltpyError, match="edges for CONJ: direction 'up'"):
+        HeadRules.from_text("edges:\n  CONJ: [[up, cnj]]\n", "my.yaml")
 
 
 def test_convert_to_the_encoded_dependency_trees_and_back(tmp_path):

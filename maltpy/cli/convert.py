@@ -54,7 +54,13 @@ def _convert_discontinuous(settings, log, fmt, out_fmt):
     from maltpy.formats.export import ExportFile, from_conll, to_conll
     if fmt in DISCONTINUOUS_FORMATS and out_fmt in ("conllu", "conllx"):
         doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
-        write_conll([to_conll(s) for s in doc.sentences], settings.output)
+        # head rules: -hr alpino, negra or a file; the default (collins, for bracketed trees) leaves the
+        # export file's own hd/HD edges and the first phrasal child
+        rules = None
+        if settings.head_rules != "collins":
+            from maltpy.transform.headrules import HeadRules
+            rules = HeadRules.load(settings.head_rules)
+        write_conll([to_conll(s, rules) for s in doc.sentences], settings.output)
         log(f"encoded {len(doc.sentences)} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
             "each #BOS key)")
         return

@@ -377,12 +377,17 @@ def same_trees(a: ExportSentence, b: ExportSentence) -> bool:
 VIRTUAL_ROOT = "ROOT"
 
 
-def head_child(sentence: ExportSentence, nodes: Dict[int, ExportLine], children: List[object]) -> object:
-    """The head among a constituent's children (``("token", k)`` or ``("node", id)``): the one
-    whose edge label is ``hd``, else the first phrasal child, else the first token (a stand-in
-    until head rules per treebank are in place). ``nodes``: the sentence's nodes by id."""
-    for c in children:
-        if (sentence.tokens[c[1]] if c[0] == "token" else nodes[c[1]]).edge == "hd":
+def head_child(sentence: ExportSentence, nodes: Dict[int, ExportLine], children: List[object],
+               category: str = "", rules=None) -> object:
+    """The head among a constituent's children (``("token", k)`` or ``("node", id)``), by head
+    rules (:class:`~maltpy.transform.headrules.HeadRules`, which read the children's edge labels,
+    categories and tags); without them, the child whose edge is ``hd`` or ``HD``, else the first
+    phrasal child, else the first token. ``nodes``: the sentence's nodes by id."""
+    lines = [sentence.tokens[c[1]] if c[0] == "token" else nodes[c[1]] for c in children]
+    if rules is not None:
+        return children[rules.head_child(category, [x.tag for x in lines], [x.edge for x in lines])]
+    for c, line in zip(children, lines):
+        if line.edge in ("hd", "HD"):
             return c
     for c in children:
         if c[0] == "node":
@@ -390,11 +395,12 @@ def head_child(sentence: ExportSentence, nodes: Dict[int, ExportLine], children:
     return children[0]
 
 
-def encode_discontinuous(sentence: ExportSentence) -> Tuple[List[int], List[str]]:
+def encode_discontinuous(sentence: ExportSentence, rules=None) -> Tuple[List[int], List[str]]:
     """A (possibly discontinuous) tree as a head-ordered dependency tree, direct encoding
     (Algorithm 1 of Fernández-González & Martins 2015): 1-based heads (0: the root word) and
     labels ``Z#k`` (Z: the constituent the word attaches at, k: the attachment event on its
-    head's spine; the root word ``ROOT``). Unary constituents leave no trace."""
+    head's spine; the root word ``ROOT``). Unary constituents leave no trace. ``rules``: head
+    rules (see :func:`head_child`)."""
     kids = _children(sentence)
     nodes_by_id = dict(zip(sentence.node_ids(), sentence.nodes))
     labels_of = {i: n.tag for i, n in nodes_by_id.items()}
@@ -416,7 +422,7 @@ def encode_discontinuous(sentence: ExportSentence) -> Tuple[List[int], List[str]
         children = [c for _, c in kids[node_id]]
         if not children:
             continue
-        head = head_child(sentence, nodes_by_id, children)
+        head = head_child(sentence, nodes_by_id, children, labels_of[node_id], rules)
         h = lexical[head]
         lexical[("node", node_id)] = h
         modifiers = [lexical[c] for c in children if c != head]
@@ -491,12 +497,12 @@ def unaryless_constituents(sentence: ExportSentence) -> List[Tuple[str, frozense
                    if len(kids[i]) >= 2), key=repr)
 
 
-def to_conll(sentence: ExportSentence):
+def to_conll(sentence: ExportSentence, rules=None):
     """A tree as the CoNLL-U sentence of its head-ordered dependency tree (``# sent_id`` the
     ``#BOS`` key; LEMMA the lemma, UPOS the tag, XPOS the morphology, DEPREL ``Z#k``), what a
-    dependency parser learns from (:func:`from_conll` reads a parse back)."""
+    dependency parser learns from (:func:`from_conll` reads a parse back). ``rules``: head rules."""
     from maltpy.formats.conll import Sentence
-    heads, labels = encode_discontinuous(sentence)
+    heads, labels = encode_discontinuous(sentence, rules)
 
     def field(v):
         return v if v and v != "--" else "_"

@@ -14,7 +14,9 @@ import yaml
 from maltpy.errors import MaltpyError
 
 RULES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "headrules")
-SHIPPED = ("collins", "leftmost", "rightmost")
+#: collins, leftmost and rightmost for bracketed trees; alpino and negra (NEGRA and TIGER) for
+#: export files, whose edge labels mark most heads
+SHIPPED = ("collins", "leftmost", "rightmost", "alpino", "negra")
 DIRECTIONS = ("left", "right", "leftdis", "rightdis")
 COORDINATORS = ("CC", "CONJP")
 
@@ -23,8 +25,11 @@ class HeadRules:
     """Head-child choice from a rule table (see the module docstring)."""
 
     def __init__(self, rules: dict, default: str = "left", coordination: bool = False, name: str = "custom",
-                 text: str = ""):
+                 text: str = "", edges: dict = None):
         self.rules = rules
+        #: steps over the children's edge labels (export files): "*" for every constituent, tried
+        #: first, then the constituent's own, then ``rules`` over the children's labels
+        self.edges = edges or {}
         self.default = default
         self.coordination = coordination
         self.name = name
@@ -41,35 +46,19 @@ class HeadRules:
             raise MaltpyError(f"{where}: not a valid YAML head-rule file ({getattr(e, 'problem', e)})") from None
         if not isinstance(data, dict):
             raise MaltpyError(f"{source}: a head-rule file is a mapping with 'rules:' (see maltpy's collins.yaml)")
-        unknown = set(data) - {"name", "default", "coordination", "rules"}
+        unknown = set(data) - {"name", "default", "coordination", "rules", "edges"}
         if unknown:
             raise MaltpyError(f"{source}: unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
-                              "use name, default, coordination, rules")
+                              "use name, default, coordination, edges, rules")
         default = data.get("default", "left")
         if default not in ("left", "right"):
             raise MaltpyError(f"{source}: default must be left or right, not {default!r}")
         coordination = data.get("coordination", False)
         if not isinstance(coordination, bool):
             raise MaltpyError(f"{source}: coordination must be true or false, not {coordination!r}")
-        raw = data.get("rules") or {}
-        if not isinstance(raw, dict):
-            raise MaltpyError(f"{source}: 'rules:' maps each phrase label to a list of [direction, labels...] steps")
-        rules = {}
-        for parent, steps in raw.items():
-            where = f"{source}: rules for {parent}"
-            if not isinstance(steps, list) or not steps or not all(isinstance(s, list) and s for s in steps):
-                raise MaltpyError(f"{where}: give a list of steps such as [[left, NN, NP]]")
-            parsed = []
-            for step in steps:
-                direction, labels = step[0], step[1:]
-                if direction not in DIRECTIONS:
-                    raise MaltpyError(f"{where}: direction {direction!r}; use one of {', '.join(DIRECTIONS)}")
-                bad = [x for x in labels if not isinstance(x, (str, int, float)) or isinstance(x, bool)]
-                if bad:
-                    raise MaltpyError(f"{where}: label {bad[0]!r} is not a label (quote it in the YAML file)")
-                parsed.append((direction, tuple(str(x) for x in labels)))
-            rules[str(parent)] = parsed
-        return cls(rules, default, coordination, str(data.get("name", os.path.basename(source))), text)
+        rules = _steps(data.get("rules"), source, "rules")
+        edges = _steps(data.get("edges"), source, "edges")
+        return cls(rules, default, coordination, str(data.get("name", os.path.basename(source))), text, edges)
 
     @classmethod
     def load(cls, name_or_path: str) -> "HeadRules":
@@ -88,11 +77,17 @@ class HeadRules:
             raise MaltpyError(f"{path}: cannot read the head rules ({e})") from None
         return cls.from_text(text, path)
 
-    def head_child(self, parent: str, children: Sequence[str]) -> int:
-        """Index of the head child among ``children`` (their labels) of a ``parent`` constituent."""
+    def head_child(self, parent: str, children: Sequence[str], edges: Sequence[str] = None) -> int:
+        """Index of the head child among ``children`` (their labels) of a ``parent`` constituent;
+        ``edges``: the children's edge labels, where the treebank has them (export files)."""
         n = len(children)
         if n == 1:
             return 0
+        if edges is not None and self.edges:
+            for direction, labels in self.edges.get("*", []) + self.edges.get(parent, []):
+                head = _find(direction, labels, edges)
+                if head >= 0:
+                    return head
         steps = self.rules.get(parent)
         if steps is None:
             return 0 if self.default == "left" else n - 1
@@ -106,6 +101,29 @@ class HeadRules:
         if self.coordination and head >= 2 and children[head - 1] in COORDINATORS:
             head -= 2
         return head
+
+
+def _steps(raw, source: str, key: str) -> dict:
+    """``rules:`` or ``edges:`` of a rule file: label -> [(direction, labels), ...]."""
+    raw = raw or {}
+    if not isinstance(raw, dict):
+        raise MaltpyError(f"{source}: '{key}:' maps each phrase label to a list of [direction, labels...] steps")
+    out = {}
+    for parent, steps in raw.items():
+        where = f"{source}: {key} for {parent}"
+        if not isinstance(steps, list) or not steps or not all(isinstance(s, list) and s for s in steps):
+            raise MaltpyError(f"{where}: give a list of steps such as [[left, NN, NP]]")
+        parsed = []
+        for step in steps:
+            direction, labels = step[0], step[1:]
+            if direction not in DIRECTIONS:
+                raise MaltpyError(f"{where}: direction {direction!r}; use one of {', '.join(DIRECTIONS)}")
+            bad = [x for x in labels if not isinstance(x, (str, int, float)) or isinstance(x, bool)]
+            if bad:
+                raise MaltpyError(f"{where}: label {bad[0]!r} is not a label (quote it in the YAML file)")
+            parsed.append((direction, tuple(str(x) for x in labels)))
+        out[str(parent)] = parsed
+    return out
 
 
 def _find(direction: str, labels: Sequence[str], children: Sequence[str]) -> int:
