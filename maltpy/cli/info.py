@@ -98,7 +98,9 @@ def _print_description(info, indent=""):
                        for k, v in info["settings"].items())
     t = info["training"]
     lines = [
-        ("parser", f"{info['algorithm']}" + (" (constituent parser: bracketed trees out)" if info["constituents"] else "")),
+        ("parser", f"{info['algorithm']}" + (
+            " (discontinuous constituent parser: export or discbracket trees out)" if info.get("discontinuous")
+            else " (constituent parser: bracketed trees out)" if info["constituents"] else "")),
         ("settings", changed or "the defaults"),
         ("format", info["format"]),
         ("learner", f"{info['learner']} {info['learner_options']}".strip()),

@@ -21,9 +21,19 @@ def run_learn(settings, log):
     fmt = _detect(settings.input, settings.input_format) or "conllx"
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.formats.plain import PLAIN_FORMATS
-    if fmt in DISCONTINUOUS_FORMATS:
-        raise MaltpyError(f"{settings.input}: discontinuous trees ({fmt}) are read and converted (-m convert) but "
-                          "not learned from yet")
+    if fmt in DISCONTINUOUS_FORMATS:      # discontinuous trees: a dependency parser of their encodings
+        if settings.tagger or settings.tokenizer:
+            raise MaltpyError("--tagger and --tokenizer learn from CoNLL treebanks; discontinuous trees train a "
+                              "constituent parser only")
+        from maltpy.formats.export import read_discbracket, read_export
+        from maltpy.parsing.discontinuous import fit_discontinuous_parser
+        t0 = time.perf_counter()
+        doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
+        log(f"read {len(doc.sentences)} trees ({fmt}) from {settings.input or 'stdin'}")
+        fit_discontinuous_parser(Parser(settings), doc.sentences, log).save(settings.model)
+        log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
+            f"learning took {time.perf_counter() - t0:.1f} s")
+        return
     if fmt in PLAIN_FORMATS:
         raise MaltpyError(f"-m learn reads a treebank (conllu, conllx or ptb); {fmt} input has words only, "
                           "for -m parse and -m tag")

@@ -26,10 +26,6 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
                  "retag": settings.retag}
-    from maltpy.formats.export import DISCONTINUOUS_FORMATS
-    for given in (_detect(settings.input, settings.input_format), settings.output_format):
-        if given in DISCONTINUOUS_FORMATS:
-            raise MaltpyError(f"discontinuous trees ({given}) are read and converted (-m convert) but not parsed yet")
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
                      and k not in ("input_format", "output_format"))
     if ignored:   # MaltParser ignores them silently; a user who typed them should know
@@ -112,13 +108,18 @@ def _taggers_of(pipeline, model):
 def _output_format(output, parser):
     """-of when it is not given: a constituent parser writes bracketed trees unless the output is
     named .conll/.conllu; a dependency parser cannot write them."""
-    named = output not in (None, "-") and str(output).lower().endswith((".mrg", ".ptb", ".conll", ".conllu"))
+    named = output not in (None, "-") and str(output).lower().endswith(
+        (".mrg", ".ptb", ".conll", ".conllu", ".export", ".discbracket"))
     fmt = _detect(output, None) if named else None
     if parser.reduction is not None:
-        return fmt or "ptb"
-    if fmt == "ptb":
-        raise MaltpyError(f"{output}: this model parses dependencies; bracketed trees come from a constituent "
-                          "parser (trained on a .mrg file)")
+        discontinuous = getattr(parser.reduction, "kind", "") == "discontinuous"
+        if fmt == "ptb" or (not discontinuous and fmt in ("export", "discbracket")):
+            raise MaltpyError(f"{output}: this model parses {'discontinuous' if discontinuous else 'bracketed'} "
+                              f"trees; write {'.export or .discbracket' if discontinuous else '.mrg'} (or CoNLL)")
+        return fmt or ("export" if discontinuous else "ptb")
+    if fmt in ("ptb", "export", "discbracket"):
+        raise MaltpyError(f"{output}: this model parses dependencies; constituent trees come from a constituent "
+                          "parser (trained on a .mrg or .export file)")
     return None
 
 

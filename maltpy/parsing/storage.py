@@ -117,8 +117,12 @@ def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
     if both_ways(settings):
         model = replace(model, **_reverse_parser(cls, h, arrays, path, overrides))
     if h.get("constituents", optional=True) is not None:
-        from maltpy.parsing.constituent import Reduction
-        model = replace(model, reduction=Reduction.from_model(h.get("constituents"), arrays, h.fail))
+        described = h.get("constituents")
+        if isinstance(described, dict) and described.get("kind") == "discontinuous":
+            from maltpy.parsing.discontinuous import DiscontinuousReduction as Reduction
+        else:
+            from maltpy.parsing.constituent import Reduction
+        model = replace(model, reduction=Reduction.from_model(described, arrays, h.fail))
     parser._set_model(model)
     try:
         parser.weights()  # the C tables: distinct feature keys, shapes against each other
@@ -172,6 +176,7 @@ def describe_parser(self) -> dict:
         "split_models": len(self.splits),
         "training": dict(self.train_stats or {}),
         "constituents": self.reduction is not None,
+        "discontinuous": getattr(self.reduction, "kind", "") == "discontinuous",
     }
     if self.reverse_parser is not None:
         info["combination"] = dict(self.combination)

@@ -1,0 +1,67 @@
+"""Discontinuous constituent parsing through non-projective dependency parsing (the reduction
+article's §5.3) on the Alpino treebank: each system trained on ../shared/data/alpino/train.export
+(encoded with the head rules given), dev parsed from its words and gold tags, scored by disco-dop's
+proper.prm (maltpy eval's, equal to discodop eval).
+
+    python benchmarks/discontinuous.py --shared ../shared [--systems covnonproj stacklazy ...]
+        [--head-rules alpino] [--options "-l perceptron"]
+
+Prints a Markdown table (docs/discontinuous.md has the figures): labelled F1 over all sentences and
+those of at most 40 tokens, F1 over the discontinuous constituents alone, exact match, and the
+learning and parsing times (parsing: the whole dev set in the process, model loaded).
+"""
+import argparse
+import os
+import shlex
+import sys
+import time
+
+from maltpy.evaluation.discontinuous import BracketParams, evaluate_brackets
+from maltpy.formats.export import ExportFile, read_export
+from maltpy.parsing.discontinuous import fit_discontinuous_parser
+from maltpy.parsing.parser import Parser
+
+#: the non-projective systems the article's reduction needs (and arc-eager made non-projective)
+SYSTEMS = {
+    "covnonproj": ["-a", "covnonproj"],
+    "stacklazy": ["-a", "stacklazy"],
+    "stackeager": ["-a", "stackeager"],
+    "2planar": ["-a", "2planar"],
+    "nivreeager -pp head": ["-a", "nivreeager", "-pp", "head"],
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", required=True)
+    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), help=f"of {', '.join(SYSTEMS)}")
+    ap.add_argument("--head-rules", default="collins", help="-hr: alpino, negra, a file; default: hd edges")
+    ap.add_argument("--options", default="", help="more maltpy flags, e.g. '-l perceptron'")
+    a = ap.parse_args()
+    from maltpy.cli.main import _main_parser, _settings_from_args
+    base = os.path.join(a.shared, "data", "alpino")
+    train = read_export(os.path.join(base, "train.export")).sentences
+    dev = read_export(os.path.join(base, "dev.export"))
+    words_tags = [(s.words, [t.tag for t in s.tokens]) for s in dev.sentences]
+    keys = [s.key for s in dev.sentences]
+    print("| system | F1 | F1 ≤ 40 | discontinuous F1 | exact match | learns | parses dev |")
+    print("|---|---|---|---|---|---|---|")
+    for name in a.systems:
+        flags = SYSTEMS[name] + ["-hr", a.head_rules, "-j", "1"] + shlex.split(a.options)
+        settings = _settings_from_args(_main_parser(with_choices=False).parse_args(flags))[0]
+        t0 = time.perf_counter()
+        parser = fit_discontinuous_parser(Parser(settings), train)
+        t1 = time.perf_counter()
+        _, trees = parser.reduction.parse_sentences(parser, words_tags, keys)
+        t2 = time.perf_counter()
+        scores = evaluate_brackets(dev, ExportFile(trees))
+        import dataclasses
+        disc = evaluate_brackets(dev, ExportFile(trees), dataclasses.replace(BracketParams(), disc_only=True))
+        row = [name, f"{100 * scores.all.f1():.2f}", f"{100 * scores.short.f1():.2f}", f"{100 * disc.all.f1():.2f}",
+               f"{100 * scores.all.exact_match():.2f}", f"{t1 - t0:.0f} s", f"{t2 - t1:.1f} s"]
+        print("| " + " | ".join(row) + " |", flush=True)
+        print(f"{name}: done", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()
