@@ -174,6 +174,9 @@ class Settings:
                         "rule file (see maltpy/transform/headrules/collins.yaml); for discontinuous trees "
                         "(export files), alpino or negra (NEGRA, TIGER) by their edge labels (with collins, "
                         "the default there: the child whose edge is hd or HD, else the first phrasal child)"))
+    secondary_edges: bool = _setting(True, Flag(
+        "--secondary-edges", "BOOL", "-m convert of export files: keep their secondary edges (default true; false: "
+                                     "the primary tree alone, as most evaluators and parsers read it)"))
     constraints: str = _setting("false", Flag(
         "--constraints", "MODE", "keep the arcs the input gives (constrained parsing; nivreeager and covnonproj): "
                                  "a HEAD with a DEPREL fixes both, a HEAD with _ as DEPREL the head only, a "
@@ -279,9 +282,10 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
-#: settings of the tagger and tokenizer components, not of the parser (not stored in a parser's model)
-TAGGER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag", "tokenizer",
-                   "tokenizer_epochs", "presegmented")
+#: settings of the tagger and tokenizer components and of -m convert, not of the parser (not stored in a
+#: parser's model)
+NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag", "tokenizer",
+                       "tokenizer_epochs", "presegmented", "secondary_edges")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
                   "nbest", "confidence")

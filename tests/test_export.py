@@ -231,3 +231,16 @@ def test_convert_to_the_encoded_dependency_trees_and_back(tmp_path):
     original = parse_export(SMALL).sentences[0]
     assert again.key == "7" and unaryless_constituents(again) == unaryless_constituents(original)
     assert [t.lemma for t in again.tokens] == [t.lemma for t in original.tokens]
+
+
+def test_secondary_edges_are_kept_unless_asked(tmp_path):
+    from maltpy.cli.main import main
+    src = tmp_path / "small.export"
+    src.write_text(SMALL)
+    kept, dropped = tmp_path / "kept.export", tmp_path / "dropped.export"
+    assert main(["-m", "convert", "-i", str(src), "-o", str(kept), "-q"]) == 0
+    assert main(["-m", "convert", "-i", str(src), "-o", str(dropped), "--secondary-edges", "false", "-q"]) == 0
+    assert kept.read_text() == SMALL
+    hij = [line for line in dropped.read_text().splitlines() if line.startswith("hij")][0]
+    assert hij.split("\t")[-2:] == ["su", "502"]          # its primary edge only
+    assert read_export(str(dropped)).sentences[0].tokens[2].secedges == ()

@@ -74,6 +74,11 @@ def _convert_discontinuous(settings, log, fmt, out_fmt):
         raise MaltpyError(f"-m convert turns export and discbracket into each other and into their encoded "
                           f"dependency trees (conllu); {fmt} to {out_fmt} is not one of those")
     doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
+    if not settings.secondary_edges:      # --secondary-edges false: the primary tree alone
+        from dataclasses import replace
+        doc = replace(doc, sentences=[replace(s, tokens=[replace(t, secedges=()) for t in s.tokens],
+                                              nodes=[replace(n, secedges=()) for n in s.nodes])
+                                      for s in doc.sentences])
     (write_export if out_fmt == "export" else write_discbracket)(doc, settings.output)
     log(f"converted {len(doc.sentences)} trees from {fmt} to {out_fmt}"
         + (" (words, tags and labelled constituents; lemmas, morphology, edge labels and secondary edges are "

@@ -8,7 +8,7 @@ from typing import Optional
 
 import numpy as np
 
-from maltpy.config import RUN_SETTINGS, TAGGER_SETTINGS, Settings, coerce, make_settings
+from maltpy.config import NON_PARSER_SETTINGS, RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
@@ -34,7 +34,7 @@ def _contents(self):
     """(header, arrays) of a trained parser's model file."""
     self.check_fitted()
     train_settings = {k: v for k, v in self.settings.__dict__.items()
-                      if k not in RUN_SETTINGS and k not in TAGGER_SETTINGS}
+                      if k not in RUN_SETTINGS and k not in NON_PARSER_SETTINGS}
     header = {
         "maltpy_version": __version__,
         "settings": train_settings,
@@ -78,7 +78,7 @@ def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
         raise ModelFileError(f"{path}: this model file is a pipeline of components, not a parser alone: load it "
                              "with maltpy.load (or maltpy.components.load)")
     h = HeaderReader(header, path)
-    stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS and k not in TAGGER_SETTINGS}
+    stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS and k not in NON_PARSER_SETTINGS}
     try:
         settings = make_settings(**stored)
         for k, v in overrides.items():
@@ -159,7 +159,7 @@ def describe_parser(self) -> dict:
     self.check_fitted()
     defaults = Settings()
     changed = {k: v for k, v in self.settings.__dict__.items()
-               if k not in RUN_SETTINGS and k not in TAGGER_SETTINGS and k not in ("input_format", "output_format",   # of a run too
+               if k not in RUN_SETTINGS and k not in NON_PARSER_SETTINGS and k not in ("input_format", "output_format",   # of a run too
                                                       "algorithm", "learner", "learner_options")  # keys of their own
                and v != getattr(defaults, k)}
     info = {
