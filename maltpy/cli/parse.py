@@ -113,7 +113,7 @@ def _output_format(output, parser):
     fmt = _detect(output, None) if named else None
     if parser.reduction is not None:
         discontinuous = getattr(parser.reduction, "kind", "") == "discontinuous"
-        if fmt == "ptb" or (not discontinuous and fmt in ("export", "discbracket")):
+        if (fmt == "ptb") if discontinuous else (fmt in ("export", "discbracket")):
             raise MaltpyError(f"{output}: this model parses {'discontinuous' if discontinuous else 'bracketed'} "
                               f"trees; write {'.export or .discbracket' if discontinuous else '.mrg'} (or CoNLL)")
         return fmt or ("export" if discontinuous else "ptb")
