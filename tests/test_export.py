@@ -244,3 +244,21 @@ def test_secondary_edges_are_kept_unless_asked(tmp_path):
     hij = [line for line in dropped.read_text().splitlines() if line.startswith("hij")][0]
     assert hij.split("\t")[-2:] == ["su", "502"]          # its primary edge only
     assert read_export(str(dropped)).sentences[0].tokens[2].secedges == ()
+
+
+def test_ten_thousand_nested_nodes_convert_both_ways():
+    """A tree 10,000 phrasal nodes deep: no recursion limit in writing, reading, encoding or
+    scoring it."""
+    from maltpy.evaluation.discontinuous import evaluate_brackets
+    from maltpy.formats.export import decode_discontinuous, encode_discontinuous
+    n = 10000
+    lines = ["#BOS 1", "a\t--\tn\t--\thd\t500", "b\t--\tn\t--\t--\t500"]
+    lines += [f"#{500 + k}\t--\tNP\t--\thd\t{501 + k if k < n - 1 else 0}" for k in range(n)] + ["#EOS 1"]
+    doc = parse_export("\n".join(lines) + "\n")
+    text = format_discbracket(doc)
+    back = parse_discbracket(text.strip(), "1")
+    assert same_trees(back, doc.sentences[0])
+    heads, labels = encode_discontinuous(doc.sentences[0])
+    assert heads == [0, 1] and labels == ["ROOT", "NP#1"]
+    assert decode_discontinuous(["a", "b"], ["n", "n"], heads, labels).nodes[0].tag == "NP"
+    assert evaluate_brackets(doc, doc).all.exact == 1

@@ -247,14 +247,24 @@ def to_discbracket(sentence: ExportSentence, root: str = "ROOT") -> str:
     kids = _children(sentence)
     labels = {i: n.tag for i, n in zip(sentence.node_ids(), sentence.nodes)}
 
-    def show(kind_id) -> str:
-        kind, i = kind_id
+    # written with a stack, not recursion: a tree may be thousands of nodes deep
+    parts: List[str] = []
+    stack: List[object] = [")", *reversed([c for _, c in kids[0]])]
+    parts.append(f"({root}")
+    while stack:
+        item = stack.pop()
+        if item == ")":
+            parts.append(")")
+            continue
+        kind, i = item
         if kind == "token":
             t = sentence.tokens[i]
-            return f"({_escape(t.tag)} {i}={_escape(t.word)})"
-        return f"({_escape(labels[i])} " + " ".join(show(c) for _, c in kids[i]) + ")"
-
-    return f"({root} " + " ".join(show(c) for _, c in kids[0]) + ")"
+            parts.append(f" ({_escape(t.tag)} {i}={_escape(t.word)})")
+        else:
+            parts.append(f" ({_escape(labels[i])}")
+            stack.append(")")
+            stack.extend(reversed([c for _, c in kids[i]]))
+    return "".join(parts)
 
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
@@ -271,7 +281,8 @@ def parse_discbracket(line: str, key: str, path: str = "<input>", lineno: int = 
     def fail(message):
         _fail(path, lineno, message)
 
-    def parse():
+    def leaf_or_label():
+        """At a '(' : the leaf (TAG i=word) it opens, or the label of a constituent."""
         nonlocal pos
         if pos >= len(tokens) or tokens[pos] != "(":
             fail("expected '(' in the bracketed tree")
@@ -289,37 +300,62 @@ def parse_discbracket(line: str, key: str, path: str = "<input>", lineno: int = 
                 fail("a preterminal holds one index=word leaf")
             pos += 1
             return ("leaf", int(index), label, word)
-        children = []
-        while pos < len(tokens) and tokens[pos] == "(":
-            children.append(parse())
-        if pos < len(tokens) and tokens[pos] not in "()":
-            fail(f"a leaf must be index=word under its tag, as (TAG 3=word), not {tokens[pos]!r}")
-        if pos >= len(tokens) or tokens[pos] != ")":
-            fail("unbalanced brackets")
-        pos += 1
-        if not children:
-            fail(f"the constituent {label} has no children")
-        return ("node", label, children)
+        return ("open", label)
 
-    tree = parse()
+    # a stack of open constituents (label, children), not recursion: trees may be deep
+    first = leaf_or_label()
+    if first[0] == "leaf":
+        tree = first
+    else:
+        tree = None
+        open_nodes = [(first[1], [])]
+        while open_nodes:
+            if pos < len(tokens) and tokens[pos] == "(":
+                item = leaf_or_label()
+                if item[0] == "leaf":
+                    open_nodes[-1][1].append(item)
+                else:
+                    open_nodes.append((item[1], []))
+                continue
+            if pos < len(tokens) and tokens[pos] not in "()":
+                fail(f"a leaf must be index=word under its tag, as (TAG 3=word), not {tokens[pos]!r}")
+            if pos >= len(tokens) or tokens[pos] != ")":
+                fail("unbalanced brackets")
+            pos += 1
+            label, children = open_nodes.pop()
+            if not children:
+                fail(f"the constituent {label} has no children")
+            done = ("node", label, children)
+            if open_nodes:
+                open_nodes[-1][1].append(done)
+            else:
+                tree = done
     if pos != len(tokens):
         fail("text after the tree's last bracket")
 
-    def number(item) -> int:
-        """Give ids bottom-up; return the id (0 for the root) the item's children hang from."""
-        if item[0] == "leaf":
-            return -1
-        ids = [number(child) for child in item[2]]
-        node_id = FIRST_NODE + len(nodes)
-        nodes.append([item[1], node_id])
-        for child, cid in zip(item[2], ids):
-            if child[0] == "leaf":
-                if child[1] in leaves:
-                    fail(f"terminal {child[1]} appears twice")
-                leaves[child[1]] = (child[3], child[2], node_id)
-            else:
-                parents[cid] = node_id
-        return node_id
+    def number(root) -> int:
+        """Give ids bottom-up (in the order brackets close); return the root's id."""
+        ids: Dict[int, int] = {}
+        stack = [(root, False)]
+        while stack:
+            item, done = stack.pop()
+            if item[0] == "leaf":
+                continue
+            if not done:
+                stack.append((item, True))
+                stack.extend((child, False) for child in reversed(item[2]))
+                continue
+            node_id = FIRST_NODE + len(nodes)
+            ids[id(item)] = node_id
+            nodes.append([item[1], node_id])
+            for child in item[2]:
+                if child[0] == "leaf":
+                    if child[1] in leaves:
+                        fail(f"terminal {child[1]} appears twice")
+                    leaves[child[1]] = (child[3], child[2], node_id)
+                else:
+                    parents[ids[id(child)]] = node_id
+        return ids.get(id(root), -1)
 
     parents: Dict[int, int] = {}
     root_id = number(tree)
@@ -411,13 +447,14 @@ def encode_discontinuous(sentence: ExportSentence, rules=None) -> Tuple[List[int
     events = [1] * (n + 1)
     order: List[int] = []
 
-    def visit(node_id):       # postorder: a node after all of its children
-        for _, c in kids[node_id]:
-            if c[0] == "node":
-                visit(c[1])
-        order.append(node_id)
-
-    visit(0)
+    stack = [(0, False)]      # postorder, a node after all of its children (a stack: trees may be deep)
+    while stack:
+        node_id, done = stack.pop()
+        if done:
+            order.append(node_id)
+            continue
+        stack.append((node_id, True))
+        stack.extend((c[1], False) for _, c in reversed(kids[node_id]) if c[0] == "node")
     for node_id in order:
         children = [c for _, c in kids[node_id]]
         if not children:
