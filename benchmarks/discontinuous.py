@@ -52,7 +52,7 @@ def main():
         t0 = time.perf_counter()
         parser = fit_discontinuous_parser(Parser(settings), train)
         t1 = time.perf_counter()
-        _, trees = parser.reduction.parse_sentences(parser, words_tags, keys)
+        _, _, trees = parser.reduction.parse_sentences(parser, words_tags, keys)
         t2 = time.perf_counter()
         scores = evaluate_brackets(dev, ExportFile(trees))
         import dataclasses

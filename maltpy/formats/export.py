@@ -97,10 +97,11 @@ def _parse_line(fields: List[str], version: int, path: str, lineno: int) -> Expo
     word, lemma, tag, morph, edge, parent = fields[:6]
     try:
         parent_id = int(parent)
-        secedges = tuple((fields[k], int(fields[k + 1])) for k in range(6, len(fields), 2))
+        secedges = tuple((fields[k], int(fields[k + 1])) for k in range(6, len(fields), 2)) if len(fields) > 6 \
+            else ()
     except ValueError:
         _fail(path, lineno, f"a parent must be a node number (0 for the root, 500 and up), not {parent!r}")
-    if parent_id != 0 and parent_id < FIRST_NODE or any(p != 0 and p < FIRST_NODE for _, p in secedges):
+    if parent_id != 0 and parent_id < FIRST_NODE or (secedges and any(p != 0 and p < FIRST_NODE for _, p in secedges)):
         _fail(path, lineno, f"parent {parent_id} is neither 0 (the root) nor a node number ({FIRST_NODE} and up)")
     if not word:
         _fail(path, lineno, "the word field is empty")
@@ -517,12 +518,11 @@ def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], la
             parent[c] = node_id
     roots = {node_id for node_id, label, _ in nodes if label == VIRTUAL_ROOT}
 
-    def up(c):                 # the export parent: a ROOT constituent is the root itself (0)
-        p = parent.get(c, 0)
-        return 0 if p in roots else p
-
-    tokens = [ExportLine(words[k], "--", tags[k], "--", "--", up(("token", k))) for k in range(n)]
-    lines = [ExportLine(f"#{node_id}", "--", label, "--", "--", up(("node", node_id)))
+    for c, p in parent.items():      # the export parent: a ROOT constituent is the root itself (0)
+        if p in roots:
+            parent[c] = 0
+    tokens = [ExportLine(words[k], "--", tags[k], "--", "--", parent.get(("token", k), 0)) for k in range(n)]
+    lines = [ExportLine(f"#{node_id}", "--", label, "--", "--", parent.get(("node", node_id), 0))
              for node_id, label, _ in nodes if node_id not in roots]
     return ExportSentence(key, tokens, lines)
 

@@ -52,24 +52,38 @@ class DiscontinuousReduction:
 
     # ------------------------------------------------------------------ parsing
     def parse_sentences(self, parser, words_tags, keys, lemmas=None, morphs=None):
-        """(words, tags) pairs parsed into trees (ExportSentence, keyed by ``keys``); ``lemmas``
-        and ``morphs``: per sentence, what the encoding puts in LEMMA and XPOS (a feature model
-        may read them)."""
+        """(words, tags) pairs parsed: (the CoNLL-U sentences parsed, their (heads, labels), the
+        trees as ExportSentence objects keyed by ``keys``); ``lemmas`` and ``morphs``: per
+        sentence, what the encoding puts in LEMMA and XPOS (a feature model may read them)."""
         from maltpy.formats.export import decode_discontinuous
         rows = []
         for j, (words, tags) in enumerate(words_tags):
             lem = lemmas[j] if lemmas else ["_"] * len(words)
             mor = morphs[j] if morphs else ["_"] * len(words)
-            rows.append(Sentence([[str(k), w, l, t, m, "_", "_", "_", "_", "_"] for k, (w, t, l, m) in
-                                  enumerate(zip(words, tags, lem, mor), 1)], [], 0, "<input>", "conllu"))
-        parsed = parser.parse(rows)
-        return parsed, [decode_discontinuous(list(w), list(t), s.heads, s.labels, key)
-                        for (w, t), s, key in zip(words_tags, parsed, keys)]
+            rows.append(Sentence([[str(k), w, l, t, m, "_", "_", "_", "_", "_"] for k, w, t, l, m in
+                                  zip(range(1, len(words) + 1), words, tags, lem, mor)], [], 0, "<input>",
+                                 "conllu"))
+        trees = parser.parse_trees(rows)
+        decoded = [decode_discontinuous(list(w), list(t), heads, labels, key)
+                   for (w, t), (heads, labels), key in zip(words_tags, trees, keys)]
+        return rows, trees, decoded
 
     def parse_file(self, parser, source, target, input_format: Optional[str], output_format: Optional[str],
                    progress: bool = False):
         """Tagged words (export, discbracket or CoNLL) -> trees (export, discbracket) or the
         encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
+        import gc
+        # the file's sentences, rows and trees hold no reference cycles: the cyclic collector,
+        # set off again and again by their allocations, would walk them all for nothing
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._parse_file(parser, source, target, input_format, output_format)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _parse_file(self, parser, source, target, input_format, output_format):
         from maltpy.formats.conll import FORMATS, read_conll, write_conll
         from maltpy.formats.export import ExportFile, read_discbracket, read_export, write_discbracket, write_export
         out_fmt = output_format or "export"
@@ -104,9 +118,9 @@ class DiscontinuousReduction:
             version = 4
         else:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
-        parsed, trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)
+        rows, parses, trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)
         if out_fmt in FORMATS:
-            write_conll(parsed, target)
+            write_conll([s._with_tree(h, l) for s, (h, l) in zip(rows, parses)], target)
         elif out_fmt == "export":
             write_export(ExportFile(trees, version), target)
         else:
