@@ -162,7 +162,6 @@ def test_alpino_parser_scores_as_measured():
     train = read_export(shared_file("alpino", "train.export")).sentences[:1500]
     dev = read_export(shared_file("alpino", "dev.export"))
     parser = fit_discontinuous_parser(Parser(algorithm="covnonproj"), train)
-    words_tags = [(s.words, [t.tag for t in s.tokens]) for s in dev.sentences]
-    _, _, trees = parser.reduction.parse_sentences(parser, words_tags, [s.key for s in dev.sentences])
+    trees = parser.reduction.parse_export(parser, dev.sentences)
     scores = evaluate_brackets(dev, ExportFile(trees))
     assert 45 < scores.f1() < 75

@@ -51,6 +51,11 @@ class DiscontinuousReduction:
         return [to_conll(s, self.rules) for s in sentences]
 
     # ------------------------------------------------------------------ parsing
+    def parse_export(self, parser, sentences):
+        """Trees (ExportSentence objects, the same keys) parsed from the words, tags, lemmas and
+        morphology of export sentences (their trees are not read)."""
+        return self.parse_sentences(parser, *export_input(sentences))[2]
+
     def parse_sentences(self, parser, words_tags, keys, lemmas=None, morphs=None):
         """(words, tags) pairs parsed: (the CoNLL-U sentences parsed, their (heads, labels), the
         trees as ExportSentence objects keyed by ``keys``); ``lemmas`` and ``morphs``: per
@@ -93,13 +98,7 @@ class DiscontinuousReduction:
         fmt = input_format or "export"
         if fmt in TREE_FORMATS:
             doc = (read_export if fmt == "export" else read_discbracket)(source)
-            words_tags = [(s.words, [t.tag for t in s.tokens]) for s in doc.sentences]
-
-            def column(s, name):      # as the encoding writes it (to_conll): "--" is "_"
-                return [v if v and v != "--" else "_" for v in (getattr(t, name) for t in s.tokens)]
-            lemmas = [column(s, "lemma") for s in doc.sentences]
-            morphs = [column(s, "morph") for s in doc.sentences]
-            keys = [s.key for s in doc.sentences]
+            words_tags, keys, lemmas, morphs = export_input(doc.sentences)
             version = doc.version
         elif fmt in FORMATS:
             sentences = read_conll(source, fmt)
@@ -146,6 +145,15 @@ class DiscontinuousReduction:
             return cls(HeadRules.from_text(text, "the model's head rules"))
         except MaltpyError as e:
             fail(str(e))
+
+
+def export_input(sentences):
+    """What a parser reads of export sentences, as the encoding writes it (``--`` is ``_``):
+    ((words, tags) pairs, keys, lemmas, morphology)."""
+    def column(s, name):
+        return [v if v and v != "--" else "_" for v in (getattr(t, name) for t in s.tokens)]
+    return ([(s.words, [t.tag for t in s.tokens]) for s in sentences], [s.key for s in sentences],
+            [column(s, "lemma") for s in sentences], [column(s, "morph") for s in sentences])
 
 
 def fit_discontinuous_parser(parser, trees, log=None):
