@@ -165,3 +165,29 @@ def test_alpino_parser_scores_as_measured():
     trees = parser.reduction.parse_export(parser, dev.sentences)
     scores = evaluate_brackets(dev, ExportFile(trees))
     assert 45 < scores.f1() < 75
+
+
+def test_unary_rules_put_back_the_common_unary_nodes():
+    """A participle alone under a subordinate clause has a PPART node of its own in training
+    (four times of four): the table puts it back above a decoded tree's participle, where the
+    encoding had dropped it; nothing else changes, and the table survives the model header."""
+    from maltpy.parsing.discontinuous import UnaryRules
+
+    def tree(key, unary):
+        lines = [f"#BOS {key}", "dat\t--\tvg\tVG(onder)\tcmp\t503", "hij\t--\tvnw\tVNW(pers)\tsu\t502",
+                 f"gelezen\t--\tww\tWW(vd,vrij)\t{'hd' if unary else 'vc'}\t{501 if unary else 502}",
+                 "heeft\t--\tww\tWW(pv,tgw)\thd\t502"]
+        nodes = (["#501\t--\tPPART\t--\tvc\t502"] if unary else []) + [
+            "#502\t--\tSSUB\t--\tbody\t503", "#503\t--\tCP\t--\t--\t0"]
+        return "\n".join(lines + nodes + [f"#EOS {key}"]) + "\n"
+    train = parse_export("".join(tree(k, True) for k in range(1, 5))).sentences
+    rules = UnaryRules.learn(train)
+    assert rules.table == {("ww", "SSUB", "WW(vd"): "PPART"}
+    plain = parse_export(tree(9, False)).sentences[0]
+    restored = rules.apply(plain)
+    assert sorted(c for c, _ in restored.constituents()) == ["CP", "PPART", "SSUB"]
+    assert len(rules.apply(restored).nodes) == len(restored.nodes)     # under PPART already: no second one
+    again = UnaryRules.from_header(rules.header(), lambda what: None)
+    assert again.table == rules.table
+    with pytest.raises(ValueError):
+        UnaryRules.from_header([["a", "b"]], lambda what: (_ for _ in ()).throw(ValueError(what)))

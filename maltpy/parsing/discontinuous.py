@@ -9,8 +9,9 @@ the head rules in the model file. ``-m parse`` reads tagged words (export or dis
 whose trees are ignored, or CoNLL: FORM and UPOS/POSTAG) and writes trees (export, discbracket)
 with the input's sentence keys, or the encoded dependency trees (CoNLL-U).
 
-Unary constituents are not restored yet: the encoding leaves them out (0.4 % of Alpino's
-brackets; the gold trees encoded and decoded score 99.57 F1 with disco-dop's proper.prm).
+Unary constituents, which the encoding leaves out (0.4 % of Alpino's brackets; the gold trees
+encoded and decoded score 99.57 F1 with disco-dop's proper.prm), are put back by a table learned
+from the training trees (:class:`UnaryRules`).
 """
 from __future__ import annotations
 
@@ -25,14 +26,113 @@ from maltpy.formats.conll import Sentence
 TREE_FORMATS = ("export", "discbracket")
 
 
+def _morph_class(line) -> str:
+    """A token's morphology up to its first feature (``WW(vd`` of ``WW(vd,prenom,zonder)``)."""
+    return line.morph.split(",")[0] if line.morph not in ("", "--", "_") else ""
+
+
+class UnaryRules:
+    """Unary recovery (the article's §4.4) as a table learned from the training trees: a
+    constituent of one child X is put back between X and its parent P where, in training, X
+    under P (by their labels, and a token's morphology class) had that unary node more often
+    than not, at least three times. The encoding drops unary nodes; this puts the common ones
+    back."""
+
+    def __init__(self, table=None):
+        #: (child label, parent label, child's morphology class) -> the unary node's label
+        self.table = dict(table or {})
+
+    @classmethod
+    def learn(cls, trees) -> "UnaryRules":
+        from collections import Counter, defaultdict
+        from maltpy.formats.export import _children
+        seen, unary_seen = Counter(), defaultdict(Counter)
+        for s in trees:
+            kids = _children(s)
+            nodes = dict(zip(s.node_ids(), s.nodes))
+            unary = {i for i in nodes if len(kids[i]) == 1}
+
+            def label(i):
+                return nodes[i].tag if i else "ROOT"
+            for parent in list(nodes) + [0]:
+                if parent in unary:
+                    continue
+                for _, (kind, i) in kids[parent]:
+                    line = s.tokens[i] if kind == "token" else nodes[i]
+                    if kind == "node" and i in unary:     # counted below, from the node under the chain
+                        continue
+                    seen[(line.tag, label(parent), _morph_class(line) if kind == "token" else "")] += 1
+            for u in unary:
+                if nodes[u].parent in unary:              # a chain: its lowest node is what is restored
+                    continue
+                below = kids[u][0][1]
+                while below[0] == "node" and below[1] in unary:
+                    below = kids[below[1]][0][1]
+                line = s.tokens[below[1]] if below[0] == "token" else nodes[below[1]]
+                key = (line.tag, label(nodes[u].parent), _morph_class(line) if below[0] == "token" else "")
+                seen[key] += 1
+                lowest = u
+                while True:       # the chain's node right above ``below``
+                    child = kids[lowest][0][1]
+                    if child[0] == "node" and child[1] in unary:
+                        lowest = child[1]
+                        continue
+                    break
+                unary_seen[key][nodes[lowest].tag] += 1
+        table = {}
+        for key, counts in unary_seen.items():
+            name, n = counts.most_common(1)[0]
+            if n >= 3 and 2 * n > seen[key]:
+                table[key] = name
+        return cls(table)
+
+    def apply(self, sentence):
+        """The tree with the table's unary nodes put back (new nodes numbered after the others)."""
+        from dataclasses import replace
+        from maltpy.formats.export import ExportLine
+        if not self.table:
+            return sentence
+        nodes = {int(n.word[1:]): n for n in sentence.nodes}
+        next_id = max(list(nodes) + [499]) + 1
+        tokens, new_nodes = list(sentence.tokens), list(sentence.nodes)
+
+        def parent_label(p):
+            return nodes[p].tag if p else "ROOT"
+        added = []
+        for k, t in enumerate(tokens):
+            name = self.table.get((t.tag, parent_label(t.parent), _morph_class(t)))
+            if name is not None:
+                added.append(ExportLine(f"#{next_id}", "--", name, "--", "--", t.parent))
+                tokens[k] = replace(t, parent=next_id)
+                next_id += 1
+        for k, n in enumerate(new_nodes):
+            name = self.table.get((n.tag, parent_label(n.parent), ""))
+            if name is not None:
+                added.append(ExportLine(f"#{next_id}", "--", name, "--", "--", n.parent))
+                new_nodes[k] = replace(n, parent=next_id)
+                next_id += 1
+        return replace(sentence, tokens=tokens, nodes=new_nodes + added) if added else sentence
+
+    def header(self):
+        return [list(k) + [v] for k, v in sorted(self.table.items())]
+
+    @classmethod
+    def from_header(cls, rows, fail) -> "UnaryRules":
+        if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == 4 and
+                                                 all(isinstance(x, str) for x in r) for r in rows):
+            fail("its unary rules are damaged")
+        return cls({tuple(r[:3]): r[3] for r in rows})
+
+
 class DiscontinuousReduction:
     """The constituent side of a discontinuous parser: its head rules (None: each constituent's
-    hd/HD child, else its first phrasal child)."""
+    hd/HD child, else its first phrasal child) and its unary recovery."""
 
     kind = "discontinuous"
 
-    def __init__(self, rules=None):
+    def __init__(self, rules=None, unary: Optional[UnaryRules] = None):
         self.rules = rules
+        self.unary = unary or UnaryRules()
 
     @classmethod
     def from_settings(cls, settings) -> "DiscontinuousReduction":
@@ -69,8 +169,15 @@ class DiscontinuousReduction:
                                   zip(range(1, len(words) + 1), words, tags, lem, mor)], [], 0, "<input>",
                                  "conllu"))
         trees = parser.parse_trees(rows)
-        decoded = [decode_discontinuous(list(w), list(t), heads, labels, key)
-                   for (w, t), (heads, labels), key in zip(words_tags, trees, keys)]
+        decoded = []
+        for j, ((w, t), (heads, labels), key) in enumerate(zip(words_tags, trees, keys)):
+            tree = decode_discontinuous(list(w), list(t), heads, labels, key)
+            if lemmas or morphs:      # the input's lemmas and morphology, written back (the unary rules read it)
+                tree = replace(tree, tokens=[
+                    replace(tok, lemma=lemmas[j][k] if lemmas and lemmas[j][k] != "_" else tok.lemma,
+                            morph=morphs[j][k] if morphs and morphs[j][k] != "_" else tok.morph)
+                    for k, tok in enumerate(tree.tokens)])
+            decoded.append(self.unary.apply(tree))
         return rows, trees, decoded
 
     def parse_file(self, parser, source, target, input_format: Optional[str], output_format: Optional[str],
@@ -128,7 +235,8 @@ class DiscontinuousReduction:
 
     # ------------------------------------------------------------------ model files
     def header(self) -> dict:
-        return {"kind": self.kind, "head_rules": self.rules.text if self.rules is not None else None}
+        return {"kind": self.kind, "head_rules": self.rules.text if self.rules is not None else None,
+                "unary": self.unary.header()}
 
     def arrays(self) -> dict:
         return {}
@@ -138,11 +246,12 @@ class DiscontinuousReduction:
         text = header.get("head_rules")
         if text is not None and not isinstance(text, str):
             fail("its head rules are damaged")
+        unary = UnaryRules.from_header(header.get("unary", []), fail)
         if text is None:
-            return cls(None)
+            return cls(None, unary)
         from maltpy.transform.headrules import HeadRules
         try:
-            return cls(HeadRules.from_text(text, "the model's head rules"))
+            return cls(HeadRules.from_text(text, "the model's head rules"), unary)
         except MaltpyError as e:
             fail(str(e))
 
@@ -168,5 +277,7 @@ def fit_discontinuous_parser(parser, trees, log=None):
     log(f"encoded {len(sentences)} discontinuous trees ({reduction.rules_name} head rules): {len(labels)} "
         f"dependency labels, in {time.perf_counter() - t0:.1f} s")
     parser.fit(sentences, fmt="conllu", log=log)
+    reduction.unary = UnaryRules.learn(trees)
+    log(f"unary recovery: {len(reduction.unary.table)} rules")
     parser._set_model(replace(parser.model, reduction=reduction))
     return parser
