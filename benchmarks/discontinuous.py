@@ -28,6 +28,8 @@ SYSTEMS = {
     "stackeager": ["-a", "stackeager"],
     "2planar": ["-a", "2planar"],
     "nivreeager -pp head": ["-a", "nivreeager", "-pp", "head"],
+    # the baseline that cannot build a discontinuity: projective arc-eager
+    "nivreeager (projective)": ["-a", "nivreeager"],
 }
 
 
