@@ -111,7 +111,7 @@ class Pipeline:
         if fmt in TEXT_FORMATS:     # raw text: read as the CoNLL-U of the sentences the tokenizer cuts
             source, fmt = self._text_reader().text_source(source, lines), "conllu"
             if not components:
-                return self._copy(source, target, output_format, progress)
+                return self._copy(source, target, output_format)
         read_as = "conllu" if fmt in PLAIN_FORMATS else fmt    # pre-tokenized words are read as CoNLL-U
         to_x = (output_format or read_as) == "conllx" and read_as == "conllu"
         if read_as in ("conllx", "conllu") and (output_format or read_as) in ("conllx", "conllu"):
@@ -146,7 +146,7 @@ class Pipeline:
             return "text"
         return detect_format(path)
 
-    def _copy(self, source, target, output_format, progress):
+    def _copy(self, source, target, output_format):
         """What a tokenizer alone writes: the CoNLL-U of the text's sentences."""
         from maltpy.output import open_output
         if output_format not in (None, "conllu"):

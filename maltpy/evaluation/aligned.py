@@ -17,6 +17,7 @@ from typing import Dict, List
 
 from maltpy.errors import MaltpyError
 from maltpy.evaluation.official import CONTENT_DEPRELS, F1, FUNCTIONAL_DEPRELS, universal_features
+from maltpy.formats.conll import surface_tokens
 
 #: the figures, in eval.py's order
 FIGURES = ("Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS",
@@ -39,34 +40,22 @@ class UDText:
         self.tokens, self.sentences = [], []
         self.start, self.end, self.multi, self.rows, self.parent = [], [], [], [], []
         self.children: List[List[int]] = []
-        self.token_lines = []
         index = 0
         for sentence in sentences:
             first_word = len(self.rows)
             sentence_start = index
-            ranges = {}
-            for _, line in sentence.extra:
-                fields = line.split("\t")
-                if len(fields) == 10 and "-" in fields[0]:
-                    a, _, b = fields[0].partition("-")
-                    if a.isdigit() and b.isdigit():
-                        ranges[int(a)] = (int(b), fields[1])
-            k, n = 0, len(sentence.rows)
-            while k < n:
-                found = ranges.get(k + 1)
-                end_word = found[0] if found is not None and found[0] > k else k + 1
-                form = _no_spaces(found[1] if found is not None and found[0] > k else sentence.rows[k][1])
+            for a, b, form, _ in surface_tokens(sentence):
+                form = _no_spaces(form)
                 if not form:
                     raise MaltpyError(f"{path}:{sentence.first_line}: a token's form is empty")
                 chars.append(form)
                 self.tokens.append((index, index + len(form)))
-                for j in range(k, min(end_word, n)):
+                for j in range(a, b):
                     self.start.append(index)
                     self.end.append(index + len(form))
-                    self.multi.append(end_word - k > 1)
+                    self.multi.append(b - a > 1)
                     self.rows.append(sentence.rows[j])
                 index += len(form)
-                k = max(end_word, k + 1)
             self.sentences.append((sentence_start, index))
             for j in range(first_word, len(self.rows)):
                 head = self.rows[j][6]

@@ -12,7 +12,7 @@ import itertools
 import numbers
 import re
 import sys
-from typing import Iterable, Iterator, List, Optional, Sequence
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from maltpy.chunks import chunked
 from maltpy.errors import InputFormatError, MaltpyError
@@ -166,6 +166,29 @@ class Sentence:
                     row[ci] = str(values[k])
             rows.append(row)
         return cls(rows)
+
+
+def surface_tokens(sentence) -> List[Tuple[int, int, str, str]]:
+    """The surface tokens of a CoNLL-U sentence as (first word, one past its last word, FORM,
+    MISC), words counted from 0: a range line (``1-2 del``) makes one token of the words it
+    spans, every other word is a token of its own; empty nodes are no tokens."""
+    ranges = {}
+    for _, line in sentence.extra:
+        fields = line.split("\t")
+        if len(fields) == 10 and "-" in fields[0]:
+            a, _, b = fields[0].partition("-")
+            if a.isdigit() and b.isdigit() and 0 < int(a) <= int(b) <= len(sentence.rows):
+                ranges[int(a) - 1] = (int(b), fields[1], fields[9])
+    out, k, n = [], 0, len(sentence.rows)
+    while k < n:
+        found = ranges.get(k)
+        if found is not None:
+            out.append((k, found[0], found[1], found[2]))
+            k = found[0]
+        else:
+            out.append((k, k + 1, sentence.rows[k][1], sentence.rows[k][9]))
+            k += 1
+    return out
 
 
 def detect_format(path: str) -> str:

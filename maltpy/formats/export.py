@@ -473,11 +473,13 @@ def encode_discontinuous(sentence: ExportSentence, rules=None) -> Tuple[List[int
 
 
 def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], labels: List[str],
-                         key: str = "1") -> ExportSentence:
+                         key: str = "1", lemmas: Optional[List[str]] = None,
+                         morphs: Optional[List[str]] = None) -> ExportSentence:
     """A head-ordered dependency tree back to a tree (Algorithm 2): each head's modifiers in
     classes by their event index, one constituent per class, labelled as the class's modifier
     closest to the head says; constituents may be discontinuous. A ``ROOT`` constituent is the
-    sentence's root. The dependency tree must be a tree with one root word."""
+    sentence's root. The dependency tree must be a tree with one root word. ``lemmas`` and ``morphs``:
+    the tokens' (``--`` where not given)."""
     n = len(words)
     if not (len(tags) == len(heads) == len(labels) == n):
         raise MaltpyError("decode: words, tags, heads and labels differ in length")
@@ -521,7 +523,9 @@ def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], la
     for c, p in parent.items():      # the export parent: a ROOT constituent is the root itself (0)
         if p in roots:
             parent[c] = 0
-    tokens = [ExportLine(words[k], "--", tags[k], "--", "--", parent.get(("token", k), 0)) for k in range(n)]
+    lemmas, morphs = lemmas or ["--"] * n, morphs or ["--"] * n
+    tokens = [ExportLine(words[k], lemmas[k], tags[k], morphs[k], "--", parent.get(("token", k), 0))
+              for k in range(n)]
     lines = [ExportLine(f"#{node_id}", "--", label, "--", "--", parent.get(("node", node_id), 0))
              for node_id, label, _ in nodes if node_id not in roots]
     return ExportSentence(key, tokens, lines)

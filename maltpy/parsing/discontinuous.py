@@ -154,48 +154,35 @@ class DiscontinuousReduction:
     def parse_export(self, parser, sentences):
         """Trees (ExportSentence objects, the same keys) parsed from the words, tags, lemmas and
         morphology of export sentences (their trees are not read)."""
-        return self.parse_sentences(parser, *export_input(sentences))[2]
+        return self.parse_sentences(parser, *export_input(sentences))[1]
 
     def parse_sentences(self, parser, words_tags, keys, lemmas=None, morphs=None):
-        """(words, tags) pairs parsed: (the CoNLL-U sentences parsed, their (heads, labels), the
-        trees as ExportSentence objects keyed by ``keys``); ``lemmas`` and ``morphs``: per
-        sentence, what the encoding puts in LEMMA and XPOS (a feature model may read them)."""
+        """(words, tags) pairs parsed: (their (heads, labels), the trees as ExportSentence
+        objects keyed by ``keys``); ``lemmas`` and ``morphs``: per sentence, what the encoding
+        puts in LEMMA and XPOS (a feature model may read them; the trees keep them)."""
+        from maltpy.formats.columns import ColumnBatch
         from maltpy.formats.export import decode_discontinuous
-        rows = []
-        for j, (words, tags) in enumerate(words_tags):
-            lem = lemmas[j] if lemmas else ["_"] * len(words)
-            mor = morphs[j] if morphs else ["_"] * len(words)
-            rows.append(Sentence([[str(k), w, l, t, m, "_", "_", "_", "_", "_"] for k, w, t, l, m in
-                                  zip(range(1, len(words) + 1), words, tags, lem, mor)], [], 0, "<input>",
-                                 "conllu"))
-        trees = parser.parse_trees(rows)
-        decoded = []
-        for j, ((w, t), (heads, labels), key) in enumerate(zip(words_tags, trees, keys)):
-            tree = decode_discontinuous(list(w), list(t), heads, labels, key)
-            if lemmas or morphs:      # the input's lemmas and morphology, written back (the unary rules read it)
-                tree = replace(tree, tokens=[
-                    replace(tok, lemma=lemmas[j][k] if lemmas and lemmas[j][k] != "_" else tok.lemma,
-                            morph=morphs[j][k] if morphs and morphs[j][k] != "_" else tok.morph)
-                    for k, tok in enumerate(tree.tokens)])
-            decoded.append(self.unary.apply(tree))
-        return rows, trees, decoded
+        flat = lambda parts: [v for part in parts for v in part]     # noqa: E731
+        columns = {1: flat(w for w, _ in words_tags), 3: flat(t for _, t in words_tags)}
+        if lemmas:
+            columns[2] = flat(lemmas)
+        if morphs:
+            columns[4] = flat(morphs)
+        parses = parser.parse_trees(ColumnBatch([len(w) for w, _ in words_tags], columns))
+
+        def back(values):      # the encoding's "_" is export's "--"
+            return [v if v != "_" else "--" for v in values] if values is not None else None
+        trees = [self.unary.apply(decode_discontinuous(list(w), list(t), heads, labels, key,
+                                                       back(lemmas[j] if lemmas else None),
+                                                       back(morphs[j] if morphs else None)))
+                 for j, ((w, t), (heads, labels), key) in enumerate(zip(words_tags, parses, keys))]
+        return parses, trees
 
     def parse_file(self, parser, source, target, input_format: Optional[str], output_format: Optional[str],
                    progress: bool = False):
         """Tagged words (export, discbracket or CoNLL) -> trees (export, discbracket) or the
         encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
-        import gc
-        # the file's sentences, rows and trees hold no reference cycles: the cyclic collector,
-        # set off again and again by their allocations, would walk them all for nothing
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return self._parse_file(parser, source, target, input_format, output_format)
-        finally:
-            if was_enabled:
-                gc.enable()
-
-    def _parse_file(self, parser, source, target, input_format, output_format):
+        from maltpy.acyclic import acyclic
         from maltpy.formats.conll import FORMATS, read_conll, write_conll
         from maltpy.formats.export import ExportFile, read_discbracket, read_export, write_discbracket, write_export
         out_fmt = output_format or "export"
@@ -203,34 +190,40 @@ class DiscontinuousReduction:
             raise MaltpyError(f"a discontinuous parser writes export, discbracket or the encoded trees as CoNLL-U, "
                               f"not {out_fmt}")
         fmt = input_format or "export"
-        if fmt in TREE_FORMATS:
-            doc = (read_export if fmt == "export" else read_discbracket)(source)
-            words_tags, keys, lemmas, morphs = export_input(doc.sentences)
-            version = doc.version
-        elif fmt in FORMATS:
-            sentences = read_conll(source, fmt)
-            tag = 3 if fmt == "conllu" else 4
-            words_tags = []
-            for s in sentences:
-                tags = [r[tag] if r[tag] != "_" else r[3] for r in s.rows]
-                if "_" in tags:
-                    raise InputFormatError(s.source, s.first_line, "a word without a tag: a discontinuous parser "
-                                                                   "reads tagged words")
-                words_tags.append((s.forms, tags))
-            lemmas = [s.column(2) for s in sentences]
-            morphs = [s.column(4) if fmt == "conllu" else ["_"] * len(s) for s in sentences]
-            keys = [next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")), str(n))
-                    for n, s in enumerate(sentences, 1)]
-            version = 4
-        else:
+        if fmt not in TREE_FORMATS + FORMATS:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
-        rows, parses, trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)
-        if out_fmt in FORMATS:
-            write_conll([s._with_tree(h, l) for s, (h, l) in zip(rows, parses)], target)
-        elif out_fmt == "export":
-            write_export(ExportFile(trees, version), target)
-        else:
-            write_discbracket(ExportFile(trees), target)
+        with acyclic():     # the file's sentences and trees hold no reference cycles
+            if fmt in TREE_FORMATS:
+                doc = (read_export if fmt == "export" else read_discbracket)(source)
+                words_tags, keys, lemmas, morphs = export_input(doc.sentences)
+                version = doc.version
+            else:
+                sentences = read_conll(source, fmt)
+                tag = 3 if fmt == "conllu" else 4
+                words_tags = []
+                for s in sentences:
+                    tags = [r[tag] if r[tag] != "_" else r[3] for r in s.rows]
+                    if "_" in tags:
+                        raise InputFormatError(s.source, s.first_line, "a word without a tag: a discontinuous "
+                                                                       "parser reads tagged words")
+                    words_tags.append((s.forms, tags))
+                lemmas = [s.column(2) for s in sentences]
+                morphs = [s.column(4) if fmt == "conllu" else ["_"] * len(s) for s in sentences]
+                keys = [next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")), str(n))
+                        for n, s in enumerate(sentences, 1)]
+                version = 4
+            parses, trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)
+            if out_fmt in FORMATS:
+                # the encoded trees, as -m convert writes them (# sent_id: the key), for -m convert back
+                write_conll([Sentence([[str(k), w, l, t, m, "_", "_", "_", "_", "_"] for k, w, t, l, m in
+                                       zip(range(1, len(w_) + 1), w_, t_, lem, mor)], [(0, f"# sent_id = {key}")],
+                                      0, "<input>", "conllu")._with_tree(h, lab)
+                             for (w_, t_), lem, mor, (h, lab), key in zip(words_tags, lemmas, morphs, parses, keys)],
+                            target)
+            elif out_fmt == "export":
+                write_export(ExportFile(trees, version), target)
+            else:
+                write_discbracket(ExportFile(trees), target)
         return len(trees), sum(len(w) for w, _ in words_tags)
 
     # ------------------------------------------------------------------ model files

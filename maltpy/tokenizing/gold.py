@@ -26,24 +26,9 @@ def _space_after(misc: str) -> bool:
 def sentence_tokens(sentence) -> List[Token]:
     """The tokens of a CoNLL-U :class:`~maltpy.formats.conll.Sentence` (range lines make a
     multiword token of the words they span; empty nodes are not tokens)."""
-    ranges = {}
-    for _, line in sentence.extra:
-        fields = line.split("\t")
-        if len(fields) == 10 and "-" in fields[0]:
-            a, _, b = fields[0].partition("-")
-            if a.isdigit() and b.isdigit() and int(a) <= int(b):
-                ranges[int(a)] = (int(b), fields[1], _space_after(fields[9]))
-    tokens, k, rows = [], 0, sentence.rows
-    while k < len(rows):
-        found = ranges.get(k + 1)
-        if found is not None and found[0] <= len(rows):
-            end, form, space = found
-            tokens.append(Token(form, tuple(r[1] for r in rows[k:end]), space))
-            k = end
-            continue
-        tokens.append(Token(rows[k][1], (rows[k][1],), _space_after(rows[k][9])))
-        k += 1
-    return tokens
+    from maltpy.formats.conll import surface_tokens
+    return [Token(form, tuple(r[1] for r in sentence.rows[a:b]), _space_after(misc))
+            for a, b, form, misc in surface_tokens(sentence)]
 
 
 def _comment(sentence, name: str):

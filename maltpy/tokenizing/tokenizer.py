@@ -108,10 +108,10 @@ class Tokenizer:
         segment.predict(low, cls, np.asarray(pstart, dtype=np.int64), featmap, self.weights_, out)
         return out
 
-    def _cut(self, paragraphs: Sequence[str], lines: bool, as_lists: bool = True):
-        """The tokens of ``paragraphs``: (text, paragraph starts, token starts, ends, whether each
-        ends a sentence, the paragraph of each, where the next token or the paragraph's end is)
-        as lists."""
+    def _cut(self, paragraphs: Sequence[str], lines: bool):
+        """The tokens of ``paragraphs`` as arrays: (text, paragraph starts, token starts, ends,
+        whether each ends a sentence, the paragraph of each, where the next token or the
+        paragraph's end is, :func:`char_arrays` of the text)."""
         from maltpy.tokenizing import segment
         text = "".join(paragraphs)
         pstart = np.zeros(len(paragraphs) + 1, dtype=np.int64)
@@ -122,8 +122,8 @@ class Tokenizer:
         else:
             segments = pstart
         arrays = char_arrays(text)
-        labels = self.labels(text, segments, arrays)
-        starts, ends, final = segment.token_spans(labels, segments)
+        # a segment's last token always ends a sentence (segment.allowed_low), so a paragraph's does
+        starts, ends, final = segment.token_spans(self.labels(text, segments, arrays), segments)
         if lines:   # the last token of each line ends its sentence, no other
             seg_of = np.searchsorted(segments, starts, side="right")
             final = np.ones(len(starts), dtype=np.int8)
@@ -135,13 +135,7 @@ class Tokenizer:
         if len(starts) > 1:
             same = par_of[1:] == par_of[:-1]
             following[:-1] = np.where(same, starts[1:], pstart[par_of[1:]])
-        last = np.ones(len(starts), dtype=bool)       # a paragraph's last token ends a sentence
-        last[:-1] = par_of[1:] != par_of[:-1]
-        final = final.astype(bool) | last
-        if not as_lists:
-            return text, pstart, starts, ends, final, par_of.astype(np.int64), following, arrays
-        return (text, pstart.tolist(), starts.tolist(), ends.tolist(), final.tolist(), par_of.tolist(),
-                following.tolist())
+        return text, pstart, starts, ends, final.astype(bool), par_of.astype(np.int64), following, arrays
 
     def sentences(self, paragraphs: Sequence[str], lines: bool = False,
                   begins: Optional[Sequence[bool]] = None) -> List[list]:
@@ -151,19 +145,19 @@ class Tokenizer:
         first sentence when there is some; None before the sentences of a paragraph (of those
         ``begins`` says begin one: a long paragraph's later pieces do not). ``lines``: one
         sentence a line."""
-        text, pstart, starts, ends, final, par_of, following = self._cut(paragraphs, lines)
-        forms = [text[s:e] for s, e in zip(starts, ends)]
-        splits = self.multiword_.split_many(forms)
+        text, pstart, starts, ends, final, par_of, following, (_, low, _) = self._cut(paragraphs, lines)
+        splits = self.multiword_.split_spans(text, low, starts, ends)
+        pstart, starts, ends = pstart.tolist(), starts.tolist(), ends.tolist()
+        final, par_of, following = final.tolist(), par_of.tolist(), following.tolist()
         out, sentence = [], []
-        for k, form in enumerate(forms):
-            s = starts[k]
+        for k, (s, e) in enumerate(zip(starts, ends)):
             if not sentence and (k == 0 or par_of[k - 1] != par_of[k]):
                 if begins is None or begins[par_of[k]]:
                     out.append(None)       # a paragraph begins
                 lead = text[pstart[par_of[k]]:s]
                 if lead:
                     sentence.append(("", None, lead))
-            sentence.append((form, splits.get(k), text[ends[k]:following[k]]))
+            sentence.append((text[s:e], splits.get(k), text[e:following[k]]))
             if final[k]:
                 out.append(sentence)
                 sentence = []
@@ -180,8 +174,7 @@ class Tokenizer:
                      begins: Optional[Sequence[bool]] = None):
         """:meth:`conllu` as UTF-8 bytes."""
         from maltpy.tokenizing.render import render
-        text, pstart, starts, ends, final, par_of, following, (cps, low, _) = self._cut(paragraphs, lines,
-                                                                                       as_lists=False)
+        text, pstart, starts, ends, final, par_of, following, (cps, low, _) = self._cut(paragraphs, lines)
         boff = np.zeros(len(cps) + 1, dtype=np.int64)
         np.cumsum(1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000), out=boff[1:])
         splits = self.multiword_.split_spans(text, low, starts, ends)
