@@ -51,7 +51,7 @@ class Multiword:
         self.rules = dict(rules or {})
         #: forms seen unsplit more often than split: never split by a rule
         self.plain = frozenset(plain)
-        self._lengths = sorted({len(s) for s in self.rules}, reverse=True)
+        self._keys, self._suffixes = _hashes(self.table), _hashes(self.rules)
 
     @classmethod
     def learn(cls, tokens) -> "Multiword":
@@ -85,7 +85,7 @@ class Multiword:
             if n >= 2 and 2 * n > by_suffix[suffix]:
                 rules[suffix] = words
         # a form the treebank leaves whole more often than not stays whole, whatever its suffix
-        plain = [low for low in seen if low not in table and _rule_for(rules, low) is not None]
+        plain = [low for low in seen if low not in table and _longest_rule(rules, low) is not None]
         return cls(table, rules, plain)
 
     def split(self, form: str) -> Optional[Tuple[str, ...]]:
@@ -93,16 +93,11 @@ class Multiword:
         low = form.lower()
         words = self.table.get(low)
         if words is None:
-            if not self.rules or low in self.plain:
+            found = _longest_rule(self.rules, low) if low not in self.plain else None
+            if found is None:
                 return None
-            for length in self._lengths:
-                if length < len(low):
-                    rule = self.rules.get(low[-length:])
-                    if rule is not None:
-                        words = (low[:-length] + rule[0],) + rule[1:]
-                        break
-            if words is None:
-                return None
+            suffix, rule = found
+            words = (low[:-len(suffix)] + rule[0],) + rule[1:]
         return _cased(form, words)
 
     def split_many(self, forms) -> Dict[int, Tuple[str, ...]]:
@@ -118,7 +113,7 @@ class Multiword:
         text's lowercased code points. The tokens the dictionary or a rule may split are found
         by hashes in compiled code; Python sees only those."""
         from maltpy.tokenizing import segment
-        keys, suffixes = self._hashes()
+        keys, suffixes = self._keys, self._suffixes
         whole, tails = segment.span_hashes(low, np.asarray(starts, dtype=np.int64),
                                            np.asarray(ends, dtype=np.int64), MAX_SUFFIX)
         maybe = np.isin(whole, keys)
@@ -130,22 +125,6 @@ class Multiword:
             if words:
                 out[k] = words
         return out
-
-    def _hashes(self):
-        """The hashes of the dictionary's forms and of the rules' suffixes (as span_hashes makes
-        them, character by character lowercased)."""
-        if not hasattr(self, "_keys"):
-            from maltpy.tokenizing import segment
-            from maltpy.tokenizing.chars import char_arrays
-            hashes = []
-            for strings in (list(self.table), list(self.rules)):
-                lengths = np.array([len(x) for x in strings], dtype=np.int64)
-                ends = np.cumsum(lengths)
-                low = char_arrays("".join(strings))[1]
-                hashes.append(segment.span_hashes(low, ends - lengths, ends, 0)[0] if strings
-                              else np.zeros(0, np.uint64))
-            self._keys, self._suffixes = hashes
-        return self._keys, self._suffixes
 
     def to_data(self) -> dict:
         return {"table": {k: list(v) for k, v in self.table.items()},
@@ -167,8 +146,25 @@ class Multiword:
         return {"multiword forms": len(self.table), "multiword rules": len(self.rules)}
 
 
-def _rule_for(rules, low):
+def _longest_rule(rules, low):
+    """(suffix, rule) of the longest rule suffix that ``low`` ends with after at least one
+    character, or None."""
     for length in range(min(MAX_SUFFIX, len(low) - 1), 0, -1):
-        if low[-length:] in rules:
-            return rules[low[-length:]]
+        rule = rules.get(low[-length:])
+        if rule is not None:
+            return low[-length:], rule
     return None
+
+
+def _hashes(strings) -> np.ndarray:
+    """The hashes of strings as :func:`maltpy.tokenizing.segment.span_hashes` makes them
+    (character by character lowercased): what the dictionary's forms and the rules' suffixes
+    are found by."""
+    from maltpy.tokenizing import segment
+    from maltpy.tokenizing.chars import char_arrays
+    strings = list(strings)
+    if not strings:
+        return np.zeros(0, np.uint64)
+    lengths = np.array([len(x) for x in strings], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    return segment.span_hashes(char_arrays("".join(strings))[1], ends - lengths, ends, 0)[0]

@@ -34,9 +34,7 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISALPHA(Py_UCS4 ch) nogil
     Py_UCS4 Py_UNICODE_TOLOWER(Py_UCS4 ch) nogil
 
-#: character classes (what :func:`classify` writes); SPACE and NEWLINE are the whitespace
-CLASS_NAMES = ("space", "newline", "upper", "lower", "letter", "digit", "period", "final", "quote", "open",
-               "close", "dash", "comma", "other", "outside")
+#: character classes (what :func:`classify` writes); C_SPACE and C_NEWLINE are the whitespace
 cdef enum:
     C_SPACE = 0
     C_NEWLINE = 1
@@ -287,7 +285,6 @@ def predict(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] 
     with nogil:
         for p in range(n_par):
             t.a, t.b = pstart[p], pstart[p + 1]
-            i = t.a
             next_chunk(&t, &u, t.a)
             for i in range(t.a, t.b):
                 if is_space(t.cls[i]):
@@ -306,6 +303,18 @@ def predict(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] 
                 labels[i] = best_label(scores, lo)
 
 
+cdef struct Cell:
+    double w            # the weight now
+    double total        # the weight summed over the decisions up to ``stamp`` (lazy averaging)
+    int64_t stamp
+
+
+cdef inline void update(Cell* cell, double delta, int64_t now) noexcept nogil:
+    cell.total += (now - cell.stamp) * cell.w
+    cell.stamp = now
+    cell.w += delta
+
+
 def train(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] pstart, const int8_t[::1] gold,
           int epochs, uint64_t seed, int64_t[::1] errors):
     """An averaged perceptron learned from the gold label after each character (``gold``; any
@@ -319,10 +328,8 @@ def train(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] ps
     cdef int n_keys, q, c, lo, best, want, epoch
     cdef int64_t p, i, k, now = 0, n_par = pstart.shape[0] - 1, cap = 0, need, tmp, r
     cdef FeatMap fm = FeatMap(FEATMAP_START)
-    cdef double* w = NULL
-    cdef double* total = NULL
-    cdef int64_t* stamp = NULL
-    cdef void* grown
+    cdef Cell* cells = NULL
+    cdef Cell* grown
     cdef uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 1
     order_array = np.arange(n_par, dtype=np.int64)
     cdef int64_t[::1] order = order_array
@@ -367,74 +374,49 @@ def train(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] ps
                     if need > cap:
                         tmp = cap
                         cap = need * 2 if need * 2 > 1024 else 1024
-                        grown = realloc(w, cap * sizeof(double))
+                        grown = <Cell*>realloc(cells, cap * sizeof(Cell))
                         if grown == NULL:
                             ok = False
                             break
-                        w = <double*>grown
-                        grown = realloc(total, cap * sizeof(double))
-                        if grown == NULL:
-                            ok = False
-                            break
-                        total = <double*>grown
-                        grown = realloc(stamp, cap * sizeof(int64_t))
-                        if grown == NULL:
-                            ok = False
-                            break
-                        stamp = <int64_t*>grown
-                        memset(w + tmp, 0, (cap - tmp) * sizeof(double))
-                        memset(total + tmp, 0, (cap - tmp) * sizeof(double))
-                        memset(stamp + tmp, 0, (cap - tmp) * sizeof(int64_t))
+                        cells = grown
+                        memset(cells + tmp, 0, (cap - tmp) * sizeof(Cell))
                     for q in range(n_keys):
                         for c in range(N_LABELS):
-                            scores[c] += w[ids[q] * N_LABELS + c]
+                            scores[c] += cells[ids[q] * N_LABELS + c].w
                     lo = allowed_low(&t, i, &u)
                     best = best_label(scores, lo)
                     want = gold[i] if gold[i] >= lo else lo
                     if best != want:
                         errors[epoch] += 1
                         for q in range(n_keys):
-                            update(w, total, stamp, ids[q] * N_LABELS + want, 1.0, now)
-                            update(w, total, stamp, ids[q] * N_LABELS + best, -1.0, now)
+                            update(&cells[ids[q] * N_LABELS + want], 1.0, now)
+                            update(&cells[ids[q] * N_LABELS + best], -1.0, now)
                 if not ok:
                     break
             if not ok:
                 break
-    if not ok:
-        free(w)
-        free(total)
-        free(stamp)
-        raise MemoryError("out of memory while training the tokenizer")
     try:
-        return _averaged(fm, w, total, stamp, now)
+        if not ok:
+            raise MemoryError("out of memory while training the tokenizer")
+        return _averaged(fm, cells, now)
     finally:
-        free(w)
-        free(total)
-        free(stamp)
+        free(cells)
 
 
-cdef inline void update(double* w, double* total, int64_t* stamp, int64_t cell, double delta,
-                        int64_t now) noexcept nogil:
-    total[cell] += (now - stamp[cell]) * w[cell]
-    stamp[cell] = now
-    w[cell] += delta
-
-
-cdef tuple _averaged(FeatMap fm, double* w, double* total, int64_t* stamp, int64_t now):
+cdef tuple _averaged(FeatMap fm, const Cell* cells, int64_t now):
     """The features whose averaged weights are not all zero: (keys, float32 weights)."""
     all_keys = fm.keys_in_order()
-    cdef uint64_t[::1] keys_in = all_keys
-    cdef int64_t n = fm.size, f, kept = 0
+    cdef int64_t n = fm.size, f
     cdef int c
-    cdef double avg
+    cdef const Cell* x
     weights_array = np.zeros((n, N_LABELS), dtype=np.float32)
     cdef float[:, ::1] out = weights_array
     keep_array = np.zeros(n, dtype=bool)
     cdef cnp.npy_bool[::1] keep = keep_array
     for f in range(n):
         for c in range(N_LABELS):
-            avg = (total[f * N_LABELS + c] + (now - stamp[f * N_LABELS + c]) * w[f * N_LABELS + c]) / now
-            out[f, c] = <float>avg
+            x = &cells[f * N_LABELS + c]
+            out[f, c] = <float>((x.total + (now - x.stamp) * x.w) / now)
             if out[f, c] != 0:
                 keep[f] = True
     return all_keys[keep_array], weights_array[keep_array]
