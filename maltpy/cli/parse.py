@@ -55,18 +55,16 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
         pipeline = Pipeline([pipeline.tokenizer])
         if settings.input_format not in (None, "text"):
             raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
-        settings.input_format = "text"
     from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.formats.text import TEXT_FORMATS
-    if len(pipeline.components) > 1 or pipeline.parser is None or \
-            settings.input_format in PLAIN_FORMATS + TEXT_FORMATS:
+    given_format = "text" if tokenize_only else settings.input_format
+    if len(pipeline.components) > 1 or pipeline.parser is None or given_format in PLAIN_FORMATS + TEXT_FORMATS:
         if not is_utf8(out_charset):
             raise MaltpyError("a model file of several components writes UTF-8: give -oc UTF-8 (-ic may name "
                               "the input's encoding)")
         from maltpy.config import threads
         # by the file's name, not by the stream -ic may make of it
-        fmt = settings.input_format or (pipeline.format_of(settings.input) if settings.input not in (None, "-")
-                                        else None)
+        fmt = given_format or (pipeline.format_of(settings.input) if settings.input not in (None, "-") else None)
         n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, fmt,
                                                     settings.output_format, progress=settings.verbose,
                                                     jobs=threads(settings.jobs), lines=settings.presegmented)
