@@ -15,8 +15,10 @@ def cmd_eval(argv):
         prog="maltpy eval",
         description="Attachment scores of SYSTEM against GOLD (LAS, UAS, LA; with all tokens and without "
                     "punctuation, as eval.pl); for CoNLL-U also the CoNLL 2018 shared task's figures (UD's "
-                    "eval.py: LAS on universal relations, CLAS, MLAS, BLEX); optionally a MaltEval-style HTML "
-                    "report with plots.",
+                    "eval.py: LAS on universal relations, CLAS, MLAS, BLEX; words aligned by their characters "
+                    "where they differ, as from raw text, with Tokens, Sentences and Words); EVALB's figures for "
+                    "bracketed trees and disco-dop's for discontinuous ones (.export, .discbracket); optionally "
+                    "a MaltEval-style HTML report with plots.",
         epilog="example: maltpy eval gold.conll out.conll --compare out2.conll --report report.html "
                "--plots plots/")
     p.add_argument("gold")

@@ -66,12 +66,14 @@ def _main_parser(with_choices: bool = True):
                    help="YAML configuration file (.yaml/.yml), or the model file itself (.mpz is "
                         "added when there is no extension), like MaltParser's configuration name")
     p.add_argument("-m", choices=MODES, default=None,
-                   help="learn (a .mrg file of bracketed trees trains a constituent parser; --tagger learns a "
+                   help="learn (a .mrg file of bracketed trees trains a constituent parser, an .export or "
+                        ".discbracket file a discontinuous one; --tagger learns a "
                         "tagger and lemmatizer with the parser, --tokenizer a tokenizer), parse (default; a model "
                         "with a tagger tags first, one with a tokenizer reads raw text: -if text or .txt), "
                         "tag (tag and lemmatize only, with a model that has a tagger), "
                         "tokenize (raw text to CoNLL-U sentences and words only, with a model that has a tokenizer), "
-                        "convert (CoNLL-U to CoNLL-X; bracketed trees to their dependency encoding and back), "
+                        "convert (CoNLL-U to CoNLL-X; bracketed or discontinuous trees to their dependency "
+                        "encoding and back; export <-> discbracket), "
                         "proj (projectivize a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
     g = p.add_argument_group("MaltParser options (override the YAML file)")
     allowed = None
