@@ -46,6 +46,8 @@ MODULES = [
     "maltpy.search.online",
     "maltpy.search.oracle",
     "maltpy.search.decision",
+    "maltpy.systems.classes",
+    "maltpy.features.corpus",
     "maltpy.search.trainable",
     "maltpy.systems.base",
     "maltpy.features.featmap",

@@ -43,7 +43,24 @@ CONFIGS = {
     "perceptron-static": ["-l", "perceptron", "-lo", "-i 5"],
     "perceptron-dynamic": ["-l", "perceptron", "-or", "dynamic", "-lo", "-i 5"],
     "constituents": [],
+    # the beam: global training and parsing with B = 8 (Covington also keeps sums and node caches)
+    "beam-global": ["-l", "perceptron", "-b", "8", "-lo", "-i 2"],
+    "beam-covnonproj": ["-a", "covnonproj", "-l", "perceptron", "-b", "4", "-lo", "-i 1"],
+    # parse-time options, over the model of another configuration (PARSE_WITH)
+    "beam-nbest": [],
+    "arc-scores": [],
+    "constraints": [],
 }
+
+#: name -> (the configuration whose model it parses with, the flags of -m parse); a configuration
+#: whose name ends in -u learns and parses CoNLL-U (confidences and arc scores go in MISC)
+PARSE_WITH = {
+    "beam-nbest": ("beam-global-u", ["--nbest", "3", "--confidence", "true"]),
+    "arc-scores": ("a-nivreeager-u", ["--arc-scores", "true"]),
+    "constraints": ("a-covnonproj", ["--constraints", "true"]),
+}
+#: the CoNLL-U models PARSE_WITH trains (not configurations of their own)
+CONLLU_MODELS = {"beam-global-u": CONFIGS["beam-global"], "a-nivreeager-u": CONFIGS["a-nivreeager"]}
 
 
 def _sha(data: bytes) -> str:
@@ -101,6 +118,16 @@ def run(name: str, shared: str, work: str, sentences) -> dict:
         _maltpy(["-c", model, "-m", "learn", "-i", train], work)
         _maltpy(["-c", model, "-m", "parse", "-i", train, "-o", out + ".mrg"], work)
         out += ".mrg"
+    elif name in PARSE_WITH:
+        other, flags = PARSE_WITH[name]
+        model = os.path.join(work, f"{other}.mpz")
+        ext = "conllu" if other in CONLLU_MODELS else "conll"
+        if not os.path.exists(model):
+            _maltpy(["-c", model, "-m", "learn", "-i", os.path.join(work, f"train.{ext}"),
+                     *(CONLLU_MODELS.get(other) or CONFIGS[other])], work)
+        given = "dev-given.conll" if name == "constraints" else f"dev.{ext}"
+        _maltpy(["-c", model, "-m", "parse", "-i", os.path.join(work, given), "-o", out + "." + ext, *flags], work)
+        out += "." + ext
     else:
         _maltpy(["-c", model, "-m", "learn", "-i", os.path.join(work, "train.conll"), *CONFIGS[name]], work)
         _maltpy(["-c", model, "-m", "parse", "-i", os.path.join(work, "dev.conll"), "-o", out], work)
@@ -116,10 +143,20 @@ def _prepare(shared: str, work: str, sentences) -> None:
         src = os.path.join(shared, "data", "ud", "en_ewt", f"{part}.conllu")
         if not os.path.exists(src):
             sys.exit(f"EWT not found: {src}")
-        data = [to_conllx(s) for s in read_conll(src, "conllu", need_heads=True)]
+        data = read_conll(src, "conllu", need_heads=True)
         if part == "train" and sentences:
             data = data[:sentences]
-        write_conll(data, os.path.join(work, f"{part}.conll"))
+        write_conll([to_conllx(s) for s in data], os.path.join(work, f"{part}.conll"))
+        write_conll(data, os.path.join(work, f"{part}.conllu"))
+    # dev with every fourth word's gold arc given (constrained parsing), the others free
+    given = []
+    for s in read_conll(os.path.join(work, "dev.conll"), "conllx", need_heads=True):
+        rows = [list(r) for r in s.rows]
+        for i, r in enumerate(rows):
+            if i % 4:
+                r[6] = r[7] = "_"
+        given.append(type(s)(rows, s.extra, format=s.format))
+    write_conll(given, os.path.join(work, "dev-given.conll"))
 
 
 def main():

@@ -60,6 +60,7 @@ from maltpy.formats.conll import Sentence, format_sentences, parse_conll, read_c
 from maltpy.parsing.modelfile import HEADER
 from maltpy.formats.scan import Scanner
 from maltpy.search.greedy import parse_sequential
+from maltpy.search.step import Scoring
 from maltpy.parsing.parser import Parser
 from maltpy.parsing.stream import OrderedOutput, parse_bytes, read_chunks, unsupported
 from maltpy.systems import SYSTEMS
@@ -413,7 +414,7 @@ class Harness:
             # Left[i] features) must decide as scores computed afresh
             model, corpus = parser.search_model(), parser.encode(sentences)
             kept = parse_sequential(model.step(corpus.max_n), corpus)
-            fresh = parse_sequential(model.step(corpus.max_n, keep_scores=False), corpus)
+            fresh = parse_sequential(model.step(corpus.max_n, Scoring.KEPT_AFRESH), corpus)
             if any(a.tolist() != b.tolist() for a, b in zip(kept, fresh)):
                 raise FuzzFailure("kept scores decided otherwise than scores computed afresh")
 

@@ -10,6 +10,7 @@ from conftest import EXAMPLES
 from maltpy.errors import MaltpyError
 from maltpy.formats.conll import Sentence, read_conll
 from maltpy.parsing.parser import Parser
+from maltpy.search.step import Scoring, Walk
 
 TRAIN = f"{EXAMPLES}/toy-train.conll"
 TEST = f"{EXAMPLES}/toy-test.conll"
@@ -31,7 +32,7 @@ def test_the_beam_walk_of_width_one_is_greedy_search(toy, options):
     p = Parser(verbose=False, jobs=1, **options).fit(train)
     corpus = p.encode(test)
     greedy_heads, greedy_labels = p.strategy().parse(p.search_model(), corpus)
-    heads, labels = beam_parse(p.search_model().step(corpus.max_n, keep_scores=False), corpus, 1)
+    heads, labels = beam_parse(p.search_model().step(corpus.max_n, Scoring.KEPT_AFRESH), corpus, 1)
     assert heads.tolist() == greedy_heads.tolist() and labels.tolist() == greedy_labels.tolist()
     p.settings.beam_width = 1
     assert type(p.strategy()).__name__ == "Greedy"
@@ -50,8 +51,8 @@ def test_the_scores_a_beam_remembers_per_node_give_the_same_parses_as_scoring_af
     p = Parser(verbose=False, jobs=1, algorithm=algorithm, learner="perceptron", **features).fit(train)
     corpus = p.encode(test)
     for width in (2, 5):
-        cached = p.search_model().step(corpus.max_n, plain=True)
-        fresh = p.search_model().step(corpus.max_n, keep_scores=False, plain=True)
+        cached = p.search_model().step(corpus.max_n, Scoring.CACHED)
+        fresh = p.search_model().step(corpus.max_n, Scoring.CACHED_AFRESH)
         assert cached.caches == len(type(p.system(training=False)).cached_address_functions) > 0
         a = beam_parse(cached, corpus, width, nbest=3)
         b = beam_parse(fresh, corpus, width, nbest=3)
@@ -61,27 +62,27 @@ def test_the_scores_a_beam_remembers_per_node_give_the_same_parses_as_scoring_af
             assert [t[2] for t in kbest_a] == pytest.approx([t[2] for t in kbest_b], rel=1e-5, abs=1e-4)
 
 
-def _sequences(step, corpus, k, temperature=0.0, prefix=()):
+def _sequences(walker, corpus, k, temperature=0.0, prefix=()):
     """Every complete decision sequence of sentence k with its score (replayed from the start):
     the sum of its decisions' scores, or with ``temperature`` their log-probabilities."""
-    step.begin(corpus, k)
+    walker.begin(corpus, k)
     score = 0.0
     for c in prefix:
-        assert step.next_decision()
-        classes, scores = step.scores()
+        assert walker.next_decision()
+        classes, scores = walker.scores()
         mine = float(scores[list(classes).index(c)])
         if temperature:
             scaled = [temperature * float(x) for x in scores]
             top = max(scaled)
             mine = temperature * mine - top - math.log(sum(math.exp(x - top) for x in scaled))
         score += mine
-        step.take(c)
-    if not step.next_decision():
-        yield prefix, score, tuple(step.tree()[0])
+        walker.take(c)
+    if not walker.next_decision():
+        yield prefix, score, tuple(walker.tree()[0])
         return
-    classes, _ = step.scores()
+    classes, _ = walker.scores()
     for c in classes.tolist():
-        yield from _sequences(step, corpus, k, temperature, prefix + (c,))
+        yield from _sequences(walker, corpus, k, temperature, prefix + (c,))
 
 
 @settings(max_examples=25, deadline=None)
@@ -101,9 +102,9 @@ def test_a_wide_beam_finds_the_best_complete_sequence(seed, n, scores):
                root_label="dep").fit(train)
     test = Sentence.from_words([f"w{rnd.randrange(6)}" for _ in range(n)], postags=["X"] * n)
     corpus = p.encode([test])
-    step = p.search_model().step(corpus.max_n, keep_scores=False)
-    step.score_all = True           # as the beam walks: every move scored, arc-eager's end pops too
-    found = list(_sequences(step, corpus, 0, 0.5 if scores == "local:0.5" else 0.0))
+    # as the beam walks: every move scored, arc-eager's end pops too
+    walker = p.search_model().step(corpus.max_n, Scoring.KEPT_AFRESH).walker(Walk.EVERY_MOVE)
+    found = list(_sequences(walker, corpus, 0, 0.5 if scores == "local:0.5" else 0.0))
     # spec 1.1 (a): with the end pops scored, every complete arc-eager sequence has 2n moves
     assert {len(seq) for seq, _, _ in found} == {2 * n}
     best = max(s for _, s, _ in found)
@@ -173,7 +174,9 @@ def test_early_update_trains_too_and_the_options_are_checked(toy):
     log = []    # --search beam -b 1: global training with greedy search
     p = Parser(learner="perceptron", learner_options="-i 2", search="beam", verbose=False, jobs=1).fit(
         train, log=log.append)
-    assert any("globally, beam 1" in line for line in log) and p.settings.beam_scores == "sum"
+    assert any("globally, beam 1" in line for line in log) and p.model.trained_globally
+    # auto adds the raw scores the model learned to add up; the settings given are left as they were
+    assert p.settings.beam_scores == "auto" and p.strategy().temperature == 0
     assert all(len(s.heads) == len(s) for s in p.parse(test))
     p = Parser(learner="perceptron", learner_options="-i 3 -u early", beam_width=4, verbose=False, jobs=1).fit(train)
     assert p.learner.options_string().endswith("-u early")
@@ -300,20 +303,20 @@ def test_a_model_file_with_a_huge_beam_or_nbest_is_refused_in_one_line(toy, tmp_
         Parser(**{setting: 10 ** 6})
 
 
-def _replay(step, corpus, k, prefix):
+def _replay(walker, corpus, k, prefix):
     """Walk sentence k through the decisions ``prefix``; then (permissible classes, scores) of the
     next decision, or None when the sentence is done."""
-    step.begin(corpus, k)
+    walker.begin(corpus, k)
     for c in prefix:
-        assert step.next_decision()
-        step.take(c)
-    if not step.next_decision():
+        assert walker.next_decision()
+        walker.take(c)
+    if not walker.next_decision():
         return None
-    classes, scores = step.scores()
+    classes, scores = walker.scores()
     return classes.tolist(), [float(x) for x in scores]
 
 
-def _brute_force_update(step, corpus, k, gold, width, max_violation):
+def _brute_force_update(walker, corpus, k, gold, width, max_violation):
     """Spec 2's update point, from a beam replayed in Python (every item walked again from the
     start): (gold decisions taken, the violating item's decisions or None)."""
     agenda = [((), 0.0, False, True)]          # decisions, score, done, on the gold path
@@ -321,13 +324,13 @@ def _brute_force_update(step, corpus, k, gold, width, max_violation):
     while True:
         gold_cls = None
         if n_gold < len(gold):
-            classes, scores = _replay(step, corpus, k, gold[:n_gold])
+            classes, scores = _replay(walker, corpus, k, gold[:n_gold])
             gold_cls = gold[n_gold]
             gold_score += scores[classes.index(gold_cls)]
             n_gold += 1
         candidates, all_done = [], True
         for b, (prefix, score, done, on_gold) in enumerate(agenda):
-            nxt = None if done else _replay(step, corpus, k, prefix)
+            nxt = None if done else _replay(walker, corpus, k, prefix)
             if nxt is None:
                 candidates.append((score, b, -1))
                 agenda[b] = (prefix, score, True, on_gold)
@@ -372,8 +375,7 @@ def _random_treebank_step(seed, n_sentences, algorithm):
     # the corpus, gold arrays and system as training saw them (its symbol tables hold every value)
     corpus, system = p.encode(train), p.system(training=True)
     heads, label_ids = gold_arrays(train, p.label_ids)
-    step = SearchModel(system, p.extractor, p.classes, p.search_model().scorer).step(corpus.max_n, keep_scores=False)
-    step.score_all = True
+    step = SearchModel(system, p.extractor, p.classes, p.search_model().scorer).step(corpus.max_n, Scoring.KEPT_AFRESH)
     return train, p, corpus, heads, label_ids, step
 
 
@@ -385,11 +387,12 @@ def test_early_and_max_violation_updates_are_where_a_brute_force_replay_puts_the
     the end, when gold survives but loses), as a beam replayed in Python from scratch finds."""
     from maltpy.search.beam import update_point
     train, p, corpus, heads, label_ids, step = _random_treebank_step(seed, 6, "nivreeager")
+    walker = step.walker(Walk.EVERY_MOVE)     # as the beam walks
     for k in range(len(train)):
         full, _, _ = update_point(step, corpus, k, heads, label_ids, width, True)
         for max_violation in (False, True):
             gold, viol, at = update_point(step, corpus, k, heads, label_ids, width, max_violation)
-            want_gold, want_viol = _brute_force_update(step, corpus, k, full, width, max_violation)
+            want_gold, want_viol = _brute_force_update(walker, corpus, k, full, width, max_violation)
             assert viol == want_viol
             if viol is not None:
                 assert gold[:at] == want_gold
@@ -403,25 +406,26 @@ def test_dynamic_gold_takes_the_models_best_move_among_those_that_lose_no_gold_a
     the system's dynamic oracle (whose costs other tests check against brute force)."""
     from maltpy.search.beam import update_point
     train, p, corpus, heads, label_ids, step = _random_treebank_step(seed, 5, algorithm)
+    walker = step.walker(Walk.EVERY_MOVE)     # as the beam walks
     for k, x in enumerate(train):
         gold, _, _ = update_point(step, corpus, k, heads, label_ids, width, True, dynamic_gold=True)
         for i, c in enumerate(gold):
-            classes, scores = _replay(step, corpus, k, gold[:i])
-            cost = step.keep_least_cost(heads, label_ids)
-            zero = step.permissible().tolist()
+            classes, scores = _replay(walker, corpus, k, gold[:i])
+            cost = walker.keep_least_cost(heads, label_ids)
+            zero = walker.permissible().tolist()
             if cost < 0:        # no costs here (arc-eager's end pops): the one move there is
                 assert zero == classes == [c]
                 continue
             assert cost == 0        # projective: nothing lost
             best = max(scores[classes.index(d)] for d in zero)
             assert c == min(d for d in zero if scores[classes.index(d)] == best)
-        step.begin(corpus, k)
+        walker.begin(corpus, k)
         for c in gold:
-            assert step.next_decision()
-            step.take(c)
+            assert walker.next_decision()
+            walker.take(c)
         # the search stops when the agenda is done: covnonproj's gold may be longer than its items
-        if not step.next_decision():
-            tree_heads, tree_labels = step.tree()
+        if not walker.next_decision():
+            tree_heads, tree_labels = walker.tree()
             assert tree_heads == [int(r[6]) for r in x.rows]
             assert [p.labels[l] for l in tree_labels] == [r[7] for r in x.rows]
         else:

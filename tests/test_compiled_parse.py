@@ -16,6 +16,7 @@ from maltpy.formats.scan import Scanner
 from maltpy.parsing.intern import ByteTable
 from maltpy.parsing.parser import Parser
 from maltpy.parsing.stream import parse_bytes, read_chunks, unsupported
+from maltpy.search.step import Scoring
 from conftest import EXAMPLES, ROOT
 
 sys.path.append(ROOT)  # the fuzzing harness's checks (append: the installed maltpy stays first)
@@ -228,7 +229,7 @@ def test_kept_scores_give_the_decisions_of_scores_computed_at_every_decision(opt
     corpus = p.encode(test + test[::-1])
     model = p.search_model()
     kept_heads, kept_labels = parse_sequential(model.step(corpus.max_n), corpus)
-    fresh_heads, fresh_labels = parse_sequential(model.step(corpus.max_n, keep_scores=False), corpus)
+    fresh_heads, fresh_labels = parse_sequential(model.step(corpus.max_n, Scoring.KEPT_AFRESH), corpus)
     assert kept_heads.tolist() == fresh_heads.tolist() and kept_labels.tolist() == fresh_labels.tolist()
     assert (kept_heads[1:] >= 0).sum() > len(test)   # it parsed
 
@@ -242,7 +243,7 @@ def test_systems_without_stable_addresses_keep_nothing_and_arc_eager_caches_for_
         model = p.search_model()
         assert model.step(50).caches == 0
         # arc-eager remembers scores per buffer front, stack top and pair, in a beam's step only
-        assert model.step(50, plain=True).caches == (3 if algorithm == "nivreeager" else 0)
+        assert model.step(50, Scoring.CACHED).caches == (3 if algorithm == "nivreeager" else 0)
         assert cached.any() == (algorithm == "nivreeager")
 
 

@@ -5,6 +5,7 @@ import dataclasses
 import os
 import re
 
+import numpy as np
 import pytest
 
 import maltpy
@@ -56,3 +57,36 @@ def test_a_trained_parser_is_its_settings_parts_and_model(model):
     trained = maltpy.train(os.path.join(EXAMPLES, "toy-train.conll"), verbose=False, jobs=1)
     assert trained.model.trained and trained.model.label_ids == {l: k for k, l in enumerate(trained.labels)}
     assert maltpy.Parser().model is None and not maltpy.Parser()._fitted
+
+
+@pytest.mark.parametrize("options", [{}, {"learner": "perceptron", "beam_width": 3, "learner_options": "-i 2"}])
+def test_training_returns_the_model_and_leaves_the_settings_as_given(options):
+    """training.fit(settings, sentences) is what a parser learns: a Parser that takes it parses as
+    one trained with Parser.fit, and the settings it read are unchanged (a globally trained model
+    records that in the model, not by rewriting beam_scores)."""
+    from maltpy.config import make_settings
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing import training
+    from maltpy.parsing.parser import Parser
+    train = read_conll(os.path.join(EXAMPLES, "toy-train.conll"), need_heads=True)
+    test = read_conll(os.path.join(EXAMPLES, "toy-test.conll"))
+    settings = make_settings(verbose=False, jobs=1, **options)
+    before = dict(settings.__dict__)
+    trained = training.fit(settings, train, "conllx")
+    assert isinstance(trained.model, ParserModel) and isinstance(trained.parts, Parts) and trained.model.trained
+    assert settings.__dict__ == before
+    assert trained.model.trained_globally == ("beam_width" in options)
+    taken = Parser(settings)
+    taken._take(trained)
+    fitted = Parser(verbose=False, jobs=1, **options).fit(train)
+    assert [s.heads for s in taken.parse(test)] == [s.heads for s in fitted.parse(test)]
+    assert taken.labels == fitted.labels and len(taken.splits) == len(fitted.splits)
+    for a, b in zip(taken.splits, fitted.splits):      # the same weights (the run's seconds differ)
+        assert _flat(a) == _flat(b)
+
+
+def _flat(value):
+    """A split model's arrays (nested in tuples for sparse rows) as plain nested lists."""
+    if isinstance(value, (tuple, list)):
+        return [_flat(v) for v in value]
+    return np.asarray(value).tolist() if value is not None else None

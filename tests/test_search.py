@@ -28,21 +28,21 @@ class PythonWalk(Strategy):
     rank = 0
 
     def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1):
-        step = model.step(corpus.max_n)
+        walker = model.step(corpus.max_n).walker()
         heads = np.full(corpus.n_rows, -1, dtype=np.int32)
         labels = np.full(corpus.n_rows, -1, dtype=np.int32)
         self.decisions = 0
         for k in range(corpus.n_sentences):
-            step.begin(corpus, k)
-            while step.next_decision():
-                classes, scores = step.scores()
+            walker.begin(corpus, k)
+            while walker.next_decision():
+                classes, scores = walker.scores()
                 order = sorted(range(len(classes)), key=lambda i: (-scores[i], classes[i]))
                 pick = classes[order[self.rank if self.rank < len(order) else 0]]
                 if self.rank == 0:
-                    assert pick == step.best_class()    # the step's arg-max agrees
-                step.take(int(pick))
+                    assert pick == walker.best_class()    # the step's arg-max agrees
+                walker.take(int(pick))
                 self.decisions += 1
-            h, l = step.tree()
+            h, l = walker.tree()
             r0 = int(corpus.offsets[k])
             heads[r0 + 1:r0 + 1 + len(h)] = h
             labels[r0 + 1:r0 + 1 + len(l)] = l
@@ -100,20 +100,20 @@ def test_an_unknown_strategy_is_one_line_naming_the_known_ones(toy_model):
 
 def test_the_step_refuses_what_a_walk_cannot_do(toy_model):
     p = maltpy.load(toy_model)
-    step = p.search_model().step()
+    walker = p.search_model().step().walker()
     corpus = p.encode(read_conll(TEST)[:1])
     with pytest.raises(ValueError, match="begin"):
-        step.next_decision()
+        walker.next_decision()
     with pytest.raises(IndexError):
-        step.begin(corpus, 5)
-    step.begin(corpus, 0)
+        walker.begin(corpus, 5)
+    walker.begin(corpus, 0)
     with pytest.raises(ValueError, match="no decision is pending"):
-        step.take(0)
-    assert step.next_decision()
-    allowed = set(step.permissible().tolist())
+        walker.take(0)
+    assert walker.next_decision()
+    allowed = set(walker.permissible().tolist())
     bad = next(c for c in range(p.classes.n_classes) if c not in allowed)
     with pytest.raises(ValueError, match="not permissible"):
-        step.take(bad)
+        walker.take(bad)
 
 
 # ---------------------------------------------------------------- the model's view
@@ -126,6 +126,54 @@ def _views():
         "label": {"algorithm": "covnonproj", "undirected": "label"},
         "all": {"algorithm": "planar", "direction": "rtl", "marking_strategy": "head+path", "undirected": "label"},
     }.items()}
+
+
+def _step_mode_flags(pxd: str):
+    """The Step class's boolean attributes and its attributes writable from Python in a step.pxd text."""
+    body = pxd[pxd.index("cdef class Step:"):]
+    body = body[:body.index("\n\n\n")] if "\n\n\n" in body else body
+    fields = [line.strip() for line in body.splitlines()
+              if re.match(r"\s+cdef (readonly |public )?[\w*]+ \w", line) and "(" not in line]
+    return [f for f in fields if re.search(r"\bbint\b", f) or f.startswith("cdef public")]
+
+
+def _step_writes(text: str):
+    """Assignments to a step's attributes (``step.x = ...``) in a module's text."""
+    return re.findall(r"\bstep\.\w+\s*=(?!=)", text)
+
+
+def test_the_step_has_no_mode_flags_and_no_module_changes_it():
+    """Issue #51: the step is built once and read only (one Scoring mode, a Walk per call, the sums
+    a walk keeps in its own Workspace), so threads share it; the checks find planted flags and writes."""
+    pxd = open(os.path.join(ROOT, "maltpy", "search", "step.pxd")).read()
+    assert _step_mode_flags(pxd) == []
+    planted = pxd.replace("    cdef int C\n", "    cdef int C\n    cdef bint keeping, caching\n    cdef public int x\n", 1)
+    assert len(_step_mode_flags(planted)) == 2
+    for folder in ("search", "parsing", "tagging", "components"):
+        for name in os.listdir(os.path.join(ROOT, "maltpy", folder)):
+            if name.endswith((".py", ".pyx", ".pxd")):
+                assert _step_writes(open(os.path.join(ROOT, "maltpy", folder, name)).read()) == [], name
+    assert _step_writes("    step.score_all = True\n") and not _step_writes("if step.scoring == KEPT:")
+
+
+def test_taking_a_class_returns_the_word_it_attached(toy_model):
+    """Step.apply returns the dependent of the arc it added (-1 for none): each word once, and the
+    tree has every word it returned with the head that class gave."""
+    p = maltpy.load(toy_model)
+    sentences = read_conll(os.path.join(EXAMPLES, "toy-test.conll"))[:20]
+    corpus = p.encode(sentences)
+    walker = p.search_model().step(corpus.max_n).walker()
+    for k, sentence in enumerate(sentences):
+        walker.begin(corpus, k)
+        attached = []
+        while walker.next_decision():
+            classes, scores = walker.scores()
+            dep = walker.take(int(walker.best_class()))
+            if dep >= 0:
+                attached.append(dep)
+        heads, _ = walker.tree()
+        assert len(set(attached)) == len(attached) and all(1 <= d <= len(sentence) for d in attached)
+        assert all(heads[d - 1] >= 0 for d in attached)
 
 
 def test_the_view_has_the_steps_the_settings_ask_for_in_order():

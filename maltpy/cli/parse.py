@@ -169,13 +169,11 @@ def _parse_files(settings, pairs, dask, log, overrides):
     else:
         from maltpy.components import load as load_pipeline
         pipeline = load_pipeline(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
-        parser = pipeline.parser if len(pipeline.components) == 1 and pipeline.parser is not None else pipeline
         results = []
         for src, dst in pairs:
             try:
-                n_sentences, n_tokens = parser.parse_file(src, dst, settings.input_format, settings.output_format,
-                                                          progress=settings.verbose,
-                                                          **({"lines": True} if settings.presegmented else {}))
+                n_sentences, n_tokens = pipeline.parse_file(src, dst, settings.input_format, settings.output_format,
+                                                            progress=settings.verbose, lines=settings.presegmented)
             except InputFormatError as e:    # a bad input file is reported, and the others are parsed
                 if len(pairs) == 1:
                     raise

@@ -36,8 +36,8 @@ class ParserComponent(Component):
         fmt = sentences[0].format if sentences and getattr(sentences[0], "format", None) else None
         return self.parser.parse(sentences, one_root=self.parser.one_root(fmt) if fmt else None)
 
-    def parse_file(self, source, target, input_format=None, output_format=None, progress=False):
-        return self.parser.parse_file(source, target, input_format, output_format, progress=progress)
+    def parse_file(self, source, target, input_format=None, output_format=None, progress=False, jobs=None):
+        return self.parser.parse_file(source, target, input_format, output_format, progress=progress, jobs=jobs)
 
     def chunk_work(self, fmt, drop_extra):
         from maltpy.parsing.stream import ChunkParser, unsupported

@@ -91,18 +91,22 @@ class Pipeline:
         return out
 
     def parse_file(self, source, target, input_format: Optional[str] = None, output_format: Optional[str] = None,
-                   progress: bool = False, chunk_size: int = 1000, jobs: int = 1, lines: bool = False):
+                   progress: bool = False, chunk_size: int = 1000, jobs: Optional[int] = None, lines: bool = False):
         """A CoNLL, horizontal or vertical file (a path, ``-`` for stdin) through every component
         into ``target``; returns (sentences, tokens). A pipeline of one streaming component (a
         parser) runs its compiled path; others read, run and write chunk by chunk, in flat memory,
         the file appearing whole or not at all, ``jobs`` chunks at a time on threads (the compiled
-        loops run without the GIL); each chunk is run alone, so the output does not depend on
-        ``jobs``."""
+        loops run without the GIL; default: the parser's ``jobs`` setting, 0 = all cores); each
+        chunk is run alone, so the output does not depend on ``jobs``. ``lines``: raw text is one
+        sentence a line."""
+        from maltpy.config import threads
         from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences
         from maltpy.formats.text import TEXT_FORMATS
         components = self.word_components
+        if jobs is None:
+            jobs = threads(self.parser.settings.jobs) if self.parser is not None else 1
         if len(components) == 1 and components[0].streams and input_format not in PLAIN_FORMATS + TEXT_FORMATS:
-            return components[0].parse_file(source, target, input_format, output_format, progress=progress)
+            return components[0].parse_file(source, target, input_format, output_format, progress=progress, jobs=jobs)
         from maltpy.chunks import chunked
         from maltpy.formats.conll import detect_format, to_conllx, write_conll
         parser = self.parser

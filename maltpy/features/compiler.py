@@ -27,13 +27,13 @@ class Compiled:
     """Tables for :class:`maltpy.features.extract.Extractor` plus the encoder's column list.
 
     ``token_columns``: (column index, transform, length) with transform in
-    ``plain``/``suffix``/``prefix``; ``rag_columns``: (column index, transform,
+    ``plain``/``suffix``/``prefix``; ``multi_columns``: (column index, transform,
     length, separator) for Split; ``int_columns``: integer column indices.
     """
     tables: dict
     token_columns: List[Tuple[int, str, int]] = field(default_factory=list)
     int_columns: List[int] = field(default_factory=list)
-    rag_columns: List[Tuple[int, str, int, str]] = field(default_factory=list)
+    multi_columns: List[Tuple[int, str, int, str]] = field(default_factory=list)
     split_atom: int = -1
     #: templates that are the data split feature itself: MaltParser leaves them out of the split
     #: models (constant there), keeping them in the default model only
@@ -50,7 +50,7 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
     columns = COLUMNS[fmt]
     addr_fns = system_cls.address_functions
     addresses, nav_ops, atoms, bins, templates = [], [], [], [], []
-    token_cols, int_cols, rag_cols = [], [], []
+    token_cols, int_cols, multi_cols = [], [], []
     addr_ids, atom_ids = {}, {}
 
     def address(a: S.Address, feature):
@@ -134,10 +134,10 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
             base = inner if isinstance(inner, S.InputColumn) else inner.feature
             transform = "plain" if base is inner else type(inner).__name__.lower()
             length = 0 if base is inner else inner.length
-            rag = (input_column(base.column, feature), transform, length, f.separator)
-            if rag not in rag_cols:
-                rag_cols.append(rag)
-            row = (A_SPLIT, rag_cols.index(rag), address(base.address, feature), 0, 0, 0)
+            multi = (input_column(base.column, feature), transform, length, f.separator)
+            if multi not in multi_cols:
+                multi_cols.append(multi)
+            row = (A_SPLIT, multi_cols.index(multi), address(base.address, feature), 0, 0, 0)
         else:
             raise FeatureSpecError(f"feature {feature} cannot be compiled")
         atoms.append(row)
@@ -168,4 +168,4 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
                           dtype=np.int32),
     }
     split_templates = [t for t, row in enumerate(templates) if split_atom >= 0 and row[0] == 1 and row[1] == split_atom]
-    return Compiled(tables, token_cols, int_cols, rag_cols, split_atom, split_templates)
+    return Compiled(tables, token_cols, int_cols, multi_cols, split_atom, split_templates)

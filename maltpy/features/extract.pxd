@@ -14,9 +14,9 @@ cdef struct Sent:
     int n
     const int* tok        # (n+1) x n_tok symbol ids of the token columns (0 null, -1 unknown)
     const int* ints       # (n+1) x n_int integer columns (HEAD, PHEAD), -1 where _
-    const int* rag_off    # offsets into rag_ids: rag q, node i at rag_off[q * rag_stride + i]
-    int rag_stride
-    const int* rag_ids
+    const int* multi_off    # offsets into multi_ids: multi-valued column q, node i at multi_off[q * multi_stride + i]
+    int multi_stride
+    const int* multi_ids
 
 
 cdef struct AtomRec:

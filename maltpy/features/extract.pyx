@@ -430,13 +430,13 @@ cdef class Extractor:
                     n_keys += 1
                     continue
                 q = self.atom[a].arg
-                lo = sent.rag_off[q * sent.rag_stride + x]
-                hi = sent.rag_off[q * sent.rag_stride + x + 1]
+                lo = sent.multi_off[q * sent.multi_stride + x]
+                hi = sent.multi_off[q * sent.multi_stride + x + 1]
                 if hi - lo > MAX_SET:
                     hi = lo + MAX_SET
                 for k in range(lo, hi):
-                    if sent.rag_ids[k] >= 0:
-                        keys[n_keys] = T.tbits | <uint64_t>sent.rag_ids[k]
+                    if sent.multi_ids[k] >= 0:
+                        keys[n_keys] = T.tbits | <uint64_t>sent.multi_ids[k]
                         n_keys += 1
                 continue
             m = T.n
@@ -559,6 +559,6 @@ cdef class _SentView:
         self.sent.n = n
         self.sent.tok = &tv[0, 0]
         self.sent.ints = &iv[0, 0]
-        self.sent.rag_off = &ev[0]
-        self.sent.rag_stride = 0
-        self.sent.rag_ids = &ev[0]
+        self.sent.multi_off = &ev[0]
+        self.sent.multi_stride = 0
+        self.sent.multi_ids = &ev[0]

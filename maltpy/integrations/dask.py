@@ -63,25 +63,22 @@ def dask_client(address: str):
         yield client
 
 
-def _worker_parser(model: bytes, digest: str, overrides: Optional[dict] = None):
-    """What a model file's bytes hold (with parse-time ``overrides``), loaded once per process: a
-    :class:`~maltpy.parsing.parser.Parser`, or a :class:`~maltpy.components.Pipeline` for a file
-    of several components (a tagger and a parser)."""
+def _worker_pipeline(model: bytes, digest: str, overrides: Optional[dict] = None):
+    """The :class:`~maltpy.components.Pipeline` a model file's bytes hold (with parse-time
+    ``overrides``), loaded once per process."""
     key = (digest, tuple(sorted((overrides or {}).items())))
     with _PARSERS_LOCK:
         parser = _PARSERS.get(key)
         if parser is None:
             from maltpy.components import Pipeline
-            pipeline = Pipeline.from_bytes(model, **(overrides or {}))
-            parser = pipeline.parser if len(pipeline.components) == 1 and pipeline.parser is not None else pipeline
-            _PARSERS[key] = parser
+            parser = _PARSERS[key] = Pipeline.from_bytes(model, **(overrides or {}))
         return parser
 
 
 def _parse_file_task(model: bytes, digest: str, overrides: dict, source: str, target: str,
                      input_format: Optional[str], output_format: Optional[str]) -> Tuple[str, str, int, int]:
-    parser = _worker_parser(model, digest, overrides)
-    n_sentences, n_tokens = parser.parse_file(source, target, input_format, output_format, jobs=1)
+    pipeline = _worker_pipeline(model, digest, overrides)
+    n_sentences, n_tokens = pipeline.parse_file(source, target, input_format, output_format, jobs=1)
     return source, target, n_sentences, n_tokens
 
 
@@ -138,12 +135,12 @@ def _parse_partition(texts: Iterable, model: bytes, digest: str, fmt: str) -> Li
             parts.append(t + "\n\n")
     if not parts:
         return []
-    worker = _worker_parser(model, digest)
-    if not hasattr(worker, "components"):      # a parser alone: compiled from bytes to bytes
-        out = parse_bytes(worker, "".join(parts).encode("utf-8"), fmt, path="<dask partition>")
+    pipeline = _worker_pipeline(model, digest)
+    if len(pipeline.components) == 1 and pipeline.parser is not None:   # compiled from bytes to bytes
+        out = parse_bytes(pipeline.parser, "".join(parts).encode("utf-8"), fmt, path="<dask partition>")
         return [s + "\n\n" for s in out.decode("utf-8").split("\n\n") if s.strip("\n")]
     from maltpy.formats.conll import parse_conll
-    return [format_sentences([s]) for s in worker.parse(parse_conll("".join(parts), fmt, "<dask partition>"))]
+    return [format_sentences([s]) for s in pipeline.parse(parse_conll("".join(parts), fmt, "<dask partition>"))]
 
 
 def parse_bag(bag, model_path: str, fmt: Optional[str] = None):

@@ -2,7 +2,7 @@
 (two frozen values, :mod:`maltpy.parsing.model`), and what is made of them for a parse: the
 encoding of sentences, the transition system, the scorer and the search. The only module
 besides :mod:`maltpy.parsing.parser` that changes a parser (through :meth:`ParserBase._setup`,
-:meth:`ParserBase._set_model` and :meth:`ParserBase._adopt`)."""
+:meth:`ParserBase._set_model`, :meth:`ParserBase._take` and :meth:`ParserBase._adopt`)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -50,6 +50,13 @@ class ParserBase:
         self._weights = None
         self.parts.extractor.set_deprel_values(model.deprel_values)
 
+    def _take(self, trained):
+        """Take what training produced (:func:`maltpy.parsing.training.fit`: parts and model)."""
+        self.parts = trained.parts
+        self.unseen_tags = UnseenTags(trained.parts.compiled, trained.parts.format)
+        self.warned_long = False
+        self._set_model(trained.model)
+
     def _adopt(self, other: "ParserBase", **changes):
         """Take another parser's parts and model (``changes``: to the model), keeping this
         parser's settings: -dir both's left-to-right parser becomes this one."""
@@ -73,7 +80,7 @@ class ParserBase:
     label_ids = property(lambda self: self.model.label_ids)
     deprel_values = property(lambda self: self.model.deprel_values)
     token_tables = property(lambda self: self.model.token_tables)
-    rag_tables = property(lambda self: self.model.rag_tables)
+    multi_tables = property(lambda self: self.model.multi_tables)
     classes = property(lambda self: self.model.classes)
     splits = property(lambda self: self.model.splits)
     split_map = property(lambda self: self.model.split_map)
@@ -86,8 +93,8 @@ class ParserBase:
     reduction = property(lambda self: self.model.reduction if self.model is not None else None)
 
     def encode(self, sentences, grow: bool = False):
-        """Sentences -> the C loops' :class:`~maltpy.search.decision.Corpus`, through this parser's symbol tables."""
-        return encode(sentences, self.compiled, self.token_tables, self.rag_tables, grow=grow,
+        """Sentences -> the C loops' :class:`~maltpy.features.corpus.Corpus`, through this parser's symbol tables."""
+        return encode(sentences, self.compiled, self.token_tables, self.multi_tables, grow=grow,
                       root_value=self.extractor.root_value)
 
     def system(self, training: bool):
@@ -123,7 +130,7 @@ class ParserBase:
 
     def strategy(self):
         """The search strategy of the ``search`` setting (:mod:`maltpy.search`)."""
-        return search_strategy(self.settings)
+        return search_strategy(self.settings, self.model is not None and self.model.trained_globally)
 
     def check_fitted(self):
         """Raise a one-line error unless the parser is trained or loaded."""

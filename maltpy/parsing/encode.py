@@ -1,7 +1,7 @@
-"""Sentences -> flat integer arrays (:class:`~maltpy.search.decision.Corpus`) through symbol tables.
+"""Sentences -> flat integer arrays (:class:`~maltpy.features.corpus.Corpus`) through symbol tables.
 
 All string work happens here, once per token: column values, suffixes and
-prefixes are mapped to ids; Split columns become ragged id lists. The parse
+prefixes are mapped to ids; Split columns become multi-valued id lists. The parse
 loop then never sees a string.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from maltpy.formats.columns import ColumnBatch  # noqa: F401 (here too: callers import it from encode)
 from maltpy.errors import MaltpyError
-from maltpy.search.decision import Corpus
+from maltpy.features.corpus import Corpus
 
 
 class SymbolTable:
@@ -78,7 +78,7 @@ def _column_source(sentences):
     return [len(s) for s in sentences], lambda ci: [r[ci] for s in sentences for r in s.rows]
 
 
-def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: List[SymbolTable],
+def encode(sentences, compiled, token_tables: List[SymbolTable], multi_tables: List[SymbolTable],
            grow: bool = False, root_value: int = 0) -> Corpus:
     """Encode sentences (a list of :class:`Sentence` or a :class:`ColumnBatch`) for the loop.
     With ``grow``, unseen strings get new ids (training).
@@ -111,11 +111,11 @@ def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: Lis
     for j, ci in enumerate(compiled.int_columns):
         # an unchecked column (PHEAD) may hold anything: what is not a node number counts as none
         ints[word, j] = [int(v) if v.isascii() and v.isdigit() and len(v) < 10 else -1 for v in column(ci)]
-    n_rag = len(compiled.rag_columns)
-    rag_off = np.zeros((n_rag, n_rows + 1), dtype=np.int32)
-    rag_ids_parts = []
+    n_multi = len(compiled.multi_columns)
+    multi_off = np.zeros((n_multi, n_rows + 1), dtype=np.int32)
+    multi_ids_parts = []
     total = 0
-    for q, (ci, transform, length, sep) in enumerate(compiled.rag_columns):
+    for q, (ci, transform, length, sep) in enumerate(compiled.multi_columns):
         fn = _transform(transform, length)
         split = _splitter(sep)
         word_counts, flat = [], []
@@ -125,15 +125,15 @@ def encode(sentences, compiled, token_tables: List[SymbolTable], rag_tables: Lis
             parts = [p for p in split(v) if p != ""] or [v]
             word_counts.append(len(parts))
             flat.extend(parts)
-        ids = rag_tables[q].encode(flat, grow)
+        ids = multi_tables[q].encode(flat, grow)
         counts = np.zeros(n_rows, dtype=np.int64)
         counts[word] = word_counts
-        rag_off[q, 0] = total
-        rag_off[q, 1:] = total + np.cumsum(counts)
+        multi_off[q, 0] = total
+        multi_off[q, 1:] = total + np.cumsum(counts)
         total += len(ids)
-        rag_ids_parts.append(np.array(ids, dtype=np.int32))
-    rag_ids = np.concatenate(rag_ids_parts) if rag_ids_parts else np.zeros(1, dtype=np.int32)
-    return Corpus(offsets, tok, ints, rag_off, rag_ids)
+        multi_ids_parts.append(np.array(ids, dtype=np.int32))
+    multi_ids = np.concatenate(multi_ids_parts) if multi_ids_parts else np.zeros(1, dtype=np.int32)
+    return Corpus(offsets, tok, ints, multi_off, multi_ids)
 
 
 def gold_arrays(sentences, label_ids: Dict[str, int]):

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""A scanned chunk (:mod:`maltpy.formats.scan`) -> the loop's :class:`~maltpy.search.decision.Corpus`,
+"""A scanned chunk (:mod:`maltpy.formats.scan`) -> the loop's :class:`~maltpy.features.corpus.Corpus`,
 in compiled code: what :func:`maltpy.parsing.encode.encode` does with Python strings,
 done on the input's bytes.
 
@@ -18,7 +18,7 @@ from libc.string cimport memcmp, memcpy
 
 from maltpy.formats.scan cimport Chunk
 from maltpy.parsing.encode import literal_separator
-from maltpy.search.decision import Corpus
+from maltpy.features.corpus import Corpus
 
 cnp.import_array()
 
@@ -133,7 +133,7 @@ def given_arcs(Chunk ch, ByteTable labels):
 
 def supported(compiled):
     """Whether every column the feature model reads has a compiled form here."""
-    return all(literal_separator(sep) is not None for _, _, _, sep in compiled.rag_columns)
+    return all(literal_separator(sep) is not None for _, _, _, sep in compiled.multi_columns)
 
 
 def _separator_bytes(str sep):
@@ -205,31 +205,31 @@ cdef enum:
 
 cdef class ChunkEncoder:
     """Encodes chunks for one parser: its compiled feature model and symbol tables."""
-    cdef list tok_tables, rag_tables, _seps
-    cdef int n_tok, n_int, n_rag
+    cdef list tok_tables, multi_tables, _seps
+    cdef int n_tok, n_int, n_multi
     cdef int tok_col[MAX_FEATURE_COLUMNS]
     cdef int tok_kind[MAX_FEATURE_COLUMNS]
     cdef int tok_len[MAX_FEATURE_COLUMNS]
     cdef int int_col[MAX_FEATURE_COLUMNS]
-    cdef int rag_col[MAX_FEATURE_COLUMNS]
-    cdef int rag_kind[MAX_FEATURE_COLUMNS]
-    cdef int rag_len[MAX_FEATURE_COLUMNS]
+    cdef int multi_col[MAX_FEATURE_COLUMNS]
+    cdef int multi_kind[MAX_FEATURE_COLUMNS]
+    cdef int multi_len[MAX_FEATURE_COLUMNS]
     cdef int root_value
     cdef bint reverse
     cdef bint int_is_node[MAX_FEATURE_COLUMNS]
 
-    def __init__(self, compiled, token_tables, rag_tables, int root_value, bint reverse=False,
+    def __init__(self, compiled, token_tables, multi_tables, int root_value, bint reverse=False,
                  node_columns=()):
         """``reverse``: each sentence's words right to left (a right-to-left model), the values of
         ``node_columns`` (integer columns holding node numbers: HEAD, PHEAD) mapped to match."""
         kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX}
-        if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.rag_columns)) > MAX_FEATURE_COLUMNS:
+        if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.multi_columns)) > MAX_FEATURE_COLUMNS:
             raise ValueError(f"more than {MAX_FEATURE_COLUMNS} distinct input columns in one feature model")
         self.n_tok = len(compiled.token_columns)
         self.n_int = len(compiled.int_columns)
-        self.n_rag = len(compiled.rag_columns)
+        self.n_multi = len(compiled.multi_columns)
         self.tok_tables = [ByteTable(t.ids) for t in token_tables]
-        self.rag_tables = [ByteTable(t.ids) for t in rag_tables]
+        self.multi_tables = [ByteTable(t.ids) for t in multi_tables]
         for j, (ci, transform, length) in enumerate(compiled.token_columns):
             self.tok_col[j], self.tok_kind[j], self.tok_len[j] = ci, kinds[transform], length
         self.reverse = reverse
@@ -237,8 +237,8 @@ cdef class ChunkEncoder:
             self.int_col[j] = ci
             self.int_is_node[j] = ci in node_columns
         self._seps = []
-        for q, (ci, transform, length, sep) in enumerate(compiled.rag_columns):
-            self.rag_col[q], self.rag_kind[q], self.rag_len[q] = ci, kinds[transform], length
+        for q, (ci, transform, length, sep) in enumerate(compiled.multi_columns):
+            self.multi_col[q], self.multi_kind[q], self.multi_len[q] = ci, kinds[transform], length
             literal = _separator_bytes(sep)
             if literal is None:
                 raise ValueError(f"Split separator {sep!r} is a regular expression; no compiled form")
@@ -252,11 +252,11 @@ cdef class ChunkEncoder:
         offsets = np.empty(n_sent + 1, dtype=np.int64)
         tok = np.empty((n_rows, max(self.n_tok, 1)), dtype=np.int32)
         ints = np.empty((n_rows, max(self.n_int, 1)), dtype=np.int32)
-        rag_off = np.zeros((self.n_rag, n_rows + 1), dtype=np.int32)
+        multi_off = np.zeros((self.n_multi, n_rows + 1), dtype=np.int32)
         cdef int64_t[::1] off_v = offsets
         cdef int32_t[:, ::1] tok_v = tok
         cdef int32_t[:, ::1] int_v = ints
-        cdef int32_t[:, ::1] rag_v = rag_off
+        cdef int32_t[:, ::1] multi_v = multi_off
         cdef Py_ssize_t k, w, r, length, plen, start, q2, idx, first, n
         cdef int value
         cdef int j, q, n_parts
@@ -270,16 +270,16 @@ cdef class ChunkEncoder:
         ids.data = NULL
         ids.n = ids.cap = 0
         cdef const Table** tok_tab = <const Table**>malloc(sizeof(void*) * (self.n_tok + 1))
-        cdef const Table** rag_tab = <const Table**>malloc(sizeof(void*) * (self.n_rag + 1))
-        cdef const unsigned char** seps = <const unsigned char**>malloc(sizeof(void*) * (self.n_rag + 1))
-        cdef Py_ssize_t* sep_lens = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * (self.n_rag + 1))
-        if tok_tab == NULL or rag_tab == NULL or seps == NULL or sep_lens == NULL:
-            free(tok_tab); free(rag_tab); free(seps); free(sep_lens)
+        cdef const Table** multi_tab = <const Table**>malloc(sizeof(void*) * (self.n_multi + 1))
+        cdef const unsigned char** seps = <const unsigned char**>malloc(sizeof(void*) * (self.n_multi + 1))
+        cdef Py_ssize_t* sep_lens = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * (self.n_multi + 1))
+        if tok_tab == NULL or multi_tab == NULL or seps == NULL or sep_lens == NULL:
+            free(tok_tab); free(multi_tab); free(seps); free(sep_lens)
             raise MemoryError()
         for j in range(self.n_tok):
             tok_tab[j] = &(<ByteTable>self.tok_tables[j]).t
-        for q in range(self.n_rag):
-            rag_tab[q] = &(<ByteTable>self.rag_tables[q]).t
+        for q in range(self.n_multi):
+            multi_tab[q] = &(<ByteTable>self.multi_tables[q]).t
             seps[q] = <const unsigned char*>(<bytes>self._seps[q])
             sep_lens[q] = len(self._seps[q])
         try:
@@ -315,20 +315,20 @@ cdef class ChunkEncoder:
                     for r in range(n_rows):
                         int_v[r, 0] = -1
                 # Split columns: the ids of each word's parts, column after column
-                for q in range(self.n_rag):
+                for q in range(self.n_multi):
                     sep, sep_len = seps[q], sep_lens[q]
-                    table = rag_tab[q]
-                    rag_v[q, 0] = <int32_t>ids.n
+                    table = multi_tab[q]
+                    multi_v[q, 0] = <int32_t>ids.n
                     r = 0
                     for k in range(n_sent):
-                        rag_v[q, r + 1] = <int32_t>ids.n      # the root row has none
+                        multi_v[q, r + 1] = <int32_t>ids.n      # the root row has none
                         r += 1
                         first = ch.sent_first[k]
                         n = ch.sent_first[k + 1] - first
                         for idx in range(n):
                             w = first + (n - 1 - idx if self.reverse else idx)
-                            v = ch.field(w, self.rag_col[q], &vlen)
-                            v = _transform(v, &vlen, self.rag_kind[q], self.rag_len[q])
+                            v = ch.field(w, self.multi_col[q], &vlen)
+                            v = _transform(v, &vlen, self.multi_kind[q], self.multi_len[q])
                             n_parts = 0
                             start = 0
                             q2 = 0
@@ -346,19 +346,19 @@ cdef class ChunkEncoder:
                                     q2 += 1
                             if n_parts == 0:          # nothing but separators: the value itself
                                 ok = ok and _push(&ids, _lookup(table, v, vlen))
-                            rag_v[q, r + 1] = <int32_t>ids.n
+                            multi_v[q, r + 1] = <int32_t>ids.n
                             r += 1
             if not ok:
                 raise MemoryError()
-            rag_ids = np.empty(max(ids.n, 1), dtype=np.int32)
+            multi_ids = np.empty(max(ids.n, 1), dtype=np.int32)
             if ids.n:
-                memcpy(cnp.PyArray_DATA(rag_ids), ids.data, sizeof(int32_t) * ids.n)
+                memcpy(cnp.PyArray_DATA(multi_ids), ids.data, sizeof(int32_t) * ids.n)
             else:
-                rag_ids[0] = 0
+                multi_ids[0] = 0
         finally:
             free(ids.data)
             free(tok_tab)
-            free(rag_tab)
+            free(multi_tab)
             free(seps)
             free(sep_lens)
-        return Corpus(offsets, tok, ints, rag_off, rag_ids)
+        return Corpus(offsets, tok, ints, multi_off, multi_ids)

@@ -7,6 +7,7 @@ import numpy as np
 
 from maltpy.errors import MaltpyError
 from maltpy.parsing.encode import column_values
+from maltpy.search.step import Scoring
 
 
 def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, confidence: bool):
@@ -26,9 +27,9 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     corpus = parser.encode(parser.view.encode(sentences, parser.format == "conllu"))
     parser.check_input(corpus, lambda ci: list(dict.fromkeys(column_values(sentences, ci))))
     conf = np.empty(corpus.n_rows, dtype=np.float32) if confidence else None
-    step = parser.search_model().step(corpus.max_n, keep_scores=False, plain=True)
+    step = parser.search_model().step(corpus.max_n, Scoring.CACHED_AFRESH)
     out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf,
-                     temperature=beam_temperature(parser.settings))
+                     temperature=beam_temperature(parser.settings, parser.model.trained_globally))
     roots = one_root if one_root is not None else parser.one_root()
     # every sentence's candidate trees as rows of their own, through the output tail at once
     lengths = [len(heads) for candidates in out[2] for heads, _, _ in candidates]

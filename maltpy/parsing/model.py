@@ -35,7 +35,7 @@ class ParserModel:
     classifier is trained (``splits`` empty) it is the model training encodes its data with."""
     labels: List[str]
     token_tables: List[Any]
-    rag_tables: List[Any]
+    multi_tables: List[Any]
     deprel_values: Optional[List[int]] = None
     classes: Any = None
     splits: List[Any] = field(default_factory=list)
@@ -47,6 +47,8 @@ class ParserModel:
     combination: Optional[Dict[str, Any]] = None
     reverse_parser: Any = None
     reduction: Any = None
+    #: trained with a beam (global training): ``beam_scores: auto`` then adds raw scores
+    trained_globally: bool = False
     label_ids: Dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):

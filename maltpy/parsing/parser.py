@@ -67,7 +67,7 @@ class Parser(ParserBase):
 
     def _fit(self, sentences, fmt, log):
         """:meth:`fit` on sentences already checked (a cross-validation's folds come here)."""
-        _training().fit(self, sentences, fmt, log)
+        self._take(_training().fit(self.settings, sentences, fmt, log, parser_type=type(self)))
         return self
 
     def describe(self) -> dict:

@@ -15,7 +15,7 @@ from maltpy.parsing.encode import SymbolTable
 from maltpy.parsing.model import ParserModel
 from maltpy.parsing.models import LinearModels, models_of
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, model_bytes, save_model
-from maltpy.search.decision import ClassTable
+from maltpy.systems.classes import ClassTable
 from maltpy.transform.reverse import both_ways
 from maltpy.version import __version__
 
@@ -35,6 +35,8 @@ def _contents(self):
     self.check_fitted()
     train_settings = {k: v for k, v in self.settings.__dict__.items()
                       if k not in RUN_SETTINGS and k not in NON_PARSER_SETTINGS}
+    if train_settings.get("beam_scores") == "auto" and self.model.trained_globally:
+        train_settings["beam_scores"] = "sum"     # what auto means for this model, as its file says it
     header = {
         "maltpy_version": __version__,
         "settings": train_settings,
@@ -42,7 +44,9 @@ def _contents(self):
         "feature_model": self.feature_text,
         "labels": self.labels,
         "token_tables": [t.symbols() for t in self.token_tables],
-        "rag_tables": [t.symbols() for t in self.rag_tables],
+        # the multi-valued (Split) columns' tables; the key keeps its first name, which model
+        # files already carry
+        "rag_tables": [t.symbols() for t in self.multi_tables],
         "n_classes": self.classes.n_classes,
         "n_splits": len(self.splits),
         "default_split": self.default_split,
@@ -95,7 +99,7 @@ def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
             h.fail("deprel_values does not match the labels")
     model = ParserModel(labels=labels, deprel_values=deprel_values,
                         token_tables=[SymbolTable(t) for t in h.tables("token_tables", len(parser.compiled.token_columns))],
-                        rag_tables=[SymbolTable(t) for t in h.tables("rag_tables", len(parser.compiled.rag_columns))])
+                        multi_tables=[SymbolTable(t) for t in h.tables("rag_tables", len(parser.compiled.multi_columns))])
     parser._set_model(model)      # the labels, for the system the classes come from
     classes = ClassTable(parser.system(training=False).labeled, len(labels))
     C = classes.n_classes

@@ -48,7 +48,7 @@ class ChunkParser:
         self.parser = parser
         self.view = parser.view
         node_columns = [COLUMNS[parser.format].index(c) for c in HEAD_COLUMNS[parser.format]]
-        self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.rag_tables,
+        self.encoder = ChunkEncoder(parser.compiled, parser.token_tables, parser.multi_tables,
                                     parser.extractor.root_value, self.view.reverses_words, node_columns)
         self.model = parser.search_model()
         self.strategy = parser.strategy()

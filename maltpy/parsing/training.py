@@ -7,7 +7,7 @@ import threading
 import time
 from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -18,12 +18,14 @@ from maltpy.features.extract import KEY_TEMPLATE_SHIFT
 from maltpy.features.featmap import FEATMAP_START, FeatMap
 from maltpy.learners import make_learner, request_stop
 from maltpy.parsing.encode import SymbolTable, check_sentence_lengths, gold_arrays
-from maltpy.parsing.model import ParserModel
+from maltpy.parsing.base import ParserBase
+from maltpy.parsing.model import ParserModel, Parts
 from maltpy.parsing.models import LinearSplit, models_of
 from maltpy.chunks import folds as cv_folds
 from maltpy.progress import progress_bar
 from maltpy.search import SearchModel, trains_globally
-from maltpy.search.decision import ClassTable
+from maltpy.systems.classes import ClassTable
+from maltpy.search.step import Scoring
 from maltpy.systems import SYSTEMS
 from maltpy.transform.reverse import one_way
 
@@ -41,7 +43,7 @@ def prepare(parser, sentences, fmt: str):
     # the model training encodes with: labels and symbol tables (which grow as the data is encoded)
     parser._set_model(ParserModel(labels=list(labels), deprel_values=view.feature_values(labels),
                                   token_tables=[SymbolTable() for _ in parser.compiled.token_columns],
-                                  rag_tables=[SymbolTable() for _ in parser.compiled.rag_columns]))
+                                  multi_tables=[SymbolTable() for _ in parser.compiled.multi_columns]))
     corpus = parser.encode(sentences, grow=True)
     check_sentence_lengths(corpus.offsets, parser.system_cls, training=True, beam_width=parser.settings.beam_width,
                         where=lambda k: f"{sentences[k].source}:{sentences[k].first_line}")
@@ -82,8 +84,28 @@ def training_instances(parser, sentences, fmt: str, log):
     return X, inst["y"], inst["split"], fmap.keys_in_order()
 
 
-def fit(parser, sentences, fmt: str, log):
-    """Train ``parser`` on checked gold sentences the way its settings say."""
+class Trained(NamedTuple):
+    """What training produced: the parts the settings built for the data's format, and the
+    model learned with them."""
+    parts: Parts
+    model: ParserModel
+
+
+def fit(settings, sentences, fmt: str = "conllx", log=None, parser_type=ParserBase) -> Trained:
+    """Train on checked gold sentences the way ``settings`` say; return what training produced
+    (:meth:`Parser.fit <maltpy.parsing.parser.Parser.fit>` takes it). The settings are not changed.
+    ``parser_type``: the class of training's workbench; ``-dir both`` parses its cross-validation
+    folds with it, so it needs :class:`~maltpy.parsing.parser.Parser` (which passes itself)."""
+    from maltpy.transform.reverse import both_ways
+    if both_ways(settings) and not hasattr(parser_type, "parse_trees"):
+        raise MaltpyError("-dir both parses its cross-validation folds while it learns: train with Parser.fit")
+    bench = parser_type(settings)
+    _fit_into(bench, sentences, fmt, log or log_nothing)
+    return Trained(bench.parts, bench.model)
+
+
+def _fit_into(parser, sentences, fmt: str, log):
+    """Train ``parser`` (training's own workbench) on checked gold sentences."""
     from maltpy.transform.reverse import both_ways
     s = parser.settings
     if both_ways(s):
@@ -231,8 +253,6 @@ def fit_global(parser, sentences, fmt: str, log, learner):
                           "trains with the greedy dynamic oracle (-b 1) only")
     if s.split_column or s.split_structure:
         raise MaltpyError("global training trains one model: leave out the data split (-d/-s)")
-    if s.beam_scores == "auto":
-        s.beam_scores = "sum"       # what the model learned to add up; auto means local for greedy models
     t0 = time.perf_counter()
     corpus, heads, label_ids, system = prepare(parser, sentences, fmt)
     if s.oracle == "dynamic" and not system.has_costs:
@@ -247,7 +267,7 @@ def fit_global(parser, sentences, fmt: str, log, learner):
         dynamic_gold=s.oracle == "dynamic",
         progress=lambda epoch, clean, seconds, updates: log(
             f"epoch {epoch}/{learner.epochs}: {100 * clean:.2f}% of the sentences without an update "
-            f"({updates} updates), {seconds:.1f} s")), t0)
+            f"({updates} updates), {seconds:.1f} s")), t0, trained_globally=True)
     log(f"trained with perceptron {learner.options_string()} globally, beam {s.beam_width}"
         f"{', gold from the dynamic oracle' if s.oracle == 'dynamic' else ''}, in "
         f"{time.perf_counter() - t1:.1f} s ({len(fmap)} features, {parser.classes.n_classes} classes)")
@@ -262,14 +282,15 @@ def trainable_step(parser, learner, system, corpus, heads, label_ids, log):
     if learner.min_count > 1:
         fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
     scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
-    return fmap, SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n, keep_scores=False)
+    return fmap, SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n, Scoring.KEPT_AFRESH)
 
 
-def keep_trained(parser, learner, fmap, trained, t0: float) -> None:
+def keep_trained(parser, learner, fmap, trained, t0: float, trained_globally: bool = False) -> None:
     """The averaged weights an online trainer returned, as the parser's one model."""
     rows, W, bias = trained
     parser._set_model(replace(parser.model, splits=[LinearSplit(fmap.keys_in_order()[rows], W, bias)],
                               split_map=np.zeros(1, dtype=np.int32), default_split=0, learner=learner,
+                              trained_globally=trained_globally,
                               train_stats={**parser.train_stats, "features": len(fmap),
                                            "seconds": time.perf_counter() - t0}))
 

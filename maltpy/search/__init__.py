@@ -30,11 +30,11 @@ def strategy(name: str, **settings) -> Strategy:
     return entry(**settings) if isinstance(entry, type) else entry
 
 
-def for_settings(settings) -> Strategy:
+def for_settings(settings, trained_globally: bool = False) -> Strategy:
     """The strategy of a parser's settings: ``search``, where a beam wider than 1 (``-b``) turns
-    greedy search into beam search."""
+    greedy search into beam search (``trained_globally``: see :func:`beam_temperature`)."""
     name = "beam" if settings.search == "greedy" and settings.beam_width > 1 else settings.search
-    return strategy(name, beam_width=settings.beam_width, temperature=beam_temperature(settings))
+    return strategy(name, beam_width=settings.beam_width, temperature=beam_temperature(settings, trained_globally))
 
 
 def trains_globally(settings) -> bool:
@@ -43,13 +43,14 @@ def trains_globally(settings) -> bool:
     return settings.beam_width > 1 or settings.search == "beam"
 
 
-def beam_temperature(settings) -> float:
+def beam_temperature(settings, trained_globally: bool = False) -> float:
     """What a beam adds per decision under ``settings.beam_scores``: 0 for the raw scores (``sum``;
-    ``auto`` for a model trained with a beam, which records ``sum``), else the temperature of the
-    decisions' log-probabilities (``local``: the learner's :attr:`local_temperature`)."""
+    ``auto`` for a model ``trained_globally``, with a beam: what it learned to add up; its model
+    file records ``sum``), else the temperature of the decisions' log-probabilities (``local``,
+    and ``auto`` for a greedy model: the learner's :attr:`local_temperature`)."""
     from maltpy.learners import LEARNERS
     mode, temperature = parse_beam_scores(settings.beam_scores)
-    if mode == "sum":
+    if mode == "sum" or (mode == "auto" and trained_globally):
         return 0.0
     if temperature is not None:
         return temperature

@@ -7,14 +7,15 @@ Each item of the agenda is a configuration, the sum of its decisions' scores and
 it). At every round each unfinished item is advanced to its next decision and scored; every
 permissible class of every item is a candidate; the B best candidates (ties: the earlier one,
 item by item, class by class, so runs are deterministic) are copied (``state_copy``) and
-applied. Every move is scored, even the only permissible one (``Step.score_all``), and arc-eager
+applied. Every move is scored, even the only permissible one (the ``EVERY_MOVE`` walk), and arc-eager
 pops the words left at the end of the input by scored REDUCEs (``State.scored_end``): its complete
 sequences all have 2n moves (spec §1.1, option (a)). A finished item is carried forward with its
 score (option (b)): for the systems whose sequences differ in length, they compete as they are.
 The best finished item is the parse. Without the GIL; no Python object per decision.
 
-The step keeps no partial sums (``plain``): consecutive decisions belong to different
-configurations, so each decision's keys are added over its permissible classes only. A beam of width 1 is the greedy
+The step keeps no partial sums across decisions (``Scoring.CACHED``): consecutive decisions
+belong to different configurations, so each decision's keys are added over its permissible
+classes only, but for the per-node caches that the agenda's items at a node share. A beam of width 1 is the greedy
 strategy itself (byte-identical output).
 """
 cimport cython
@@ -31,8 +32,9 @@ from cython.parallel cimport prange, threadid
 
 from maltpy.errors import MaltpyError
 from maltpy.features.extract cimport Sent
-from maltpy.search.decision cimport Corpus, Decision, argmax_runs
-from maltpy.search.step cimport Step, decision_free, load_gold, oracle_class
+from maltpy.features.corpus cimport Corpus
+from maltpy.search.decision cimport Decision, argmax_runs
+from maltpy.search.step cimport CACHED, EVERY_MOVE, Step, Workspace, decision_free, load_gold, oracle_class, workspace_free
 from maltpy.search.strategy import Strategy
 from maltpy.search.trainable cimport TrainableWeights
 from maltpy.systems.base cimport gold_free
@@ -79,7 +81,7 @@ cdef int top_candidates(Cand* cand, int n, int width, Cand* out) noexcept nogil:
     return k
 
 
-cdef struct Room:
+cdef struct Agendas:
     # two agendas of ``width`` items over sentences of up to ``max_n`` words, their candidates
     # and one decision per item
     int width
@@ -93,10 +95,11 @@ cdef struct Room:
     double* best       # per item: its best candidate's score
     float* top_class   # per item: its best class's score
     Decision* ds
+    Workspace ws       # the step's sums and scratch for these agendas' walks
 
 
-cdef bint room_alloc(Room* r, Step step, int width, int max_n, int n_classes) noexcept nogil:
-    """Allocate ``r`` (zeroed before); False when memory runs out (room_free it then too)."""
+cdef bint agendas_alloc(Agendas* r, Step step, int width, int max_n, int n_classes) noexcept nogil:
+    """Allocate ``r`` (zeroed before); False when memory runs out (agendas_free it then too)."""
     cdef int i
     r.width = width
     r.cur = <Item*>calloc(width, sizeof(Item))
@@ -112,6 +115,8 @@ cdef bint room_alloc(Room* r, Step step, int width, int max_n, int n_classes) no
     if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL \
             or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL:
         return False
+    if not step.workspace_alloc(&r.ws):
+        return False
     for i in range(width):
         if not (state_alloc(&r.cur[i].s, max_n) and state_alloc(&r.nxt[i].s, max_n)
                 and step.decision_alloc(&r.ds[i])):
@@ -124,7 +129,7 @@ cdef bint room_alloc(Room* r, Step step, int width, int max_n, int n_classes) no
     return True
 
 
-cdef void room_free(Room* r) noexcept nogil:
+cdef void agendas_free(Agendas* r) noexcept nogil:
     cdef int i
     for i in range(r.width):
         if r.cur != NULL:
@@ -148,14 +153,15 @@ cdef void room_free(Room* r) noexcept nogil:
     r.scale = r.shift = r.best = NULL
     r.top_class = NULL
     free(r.ds)
+    workspace_free(&r.ws)
     r.cur = r.nxt = NULL
     r.cand = r.top = NULL
     r.ds = NULL
 
 
-cdef int room_start(Room* r, Step step, const Sent* sent) noexcept nogil:
+cdef int agendas_start(Agendas* r, Step step, const Sent* sent) noexcept nogil:
     """One item: the initial configuration."""
-    step.start(&r.cur[0].s, sent)
+    step.start(&r.cur[0].s, sent, &r.ws, EVERY_MOVE)
     r.cur[0].score = 0
     r.cur[0].n_hist = 0
     r.cur[0].done = False
@@ -163,7 +169,7 @@ cdef int room_start(Room* r, Step step, const Sent* sent) noexcept nogil:
     return 1
 
 
-cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* all_done,
+cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bint* all_done,
                      double temperature) noexcept nogil:
     """Advance and score each item; its candidates into ``r.cand``; how many. ``temperature``
     above 0: a decision adds the log-probability of its class, a softmax over the permissible
@@ -172,7 +178,7 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
 
     With a full agenda, the candidates that score below every item's best are left out: each
     item's best is a candidate, so ``width`` candidates score at least the lowest of them, and
-    none below it can be selected (the candidates kept are those :func:`room_select` would
+    none below it can be selected (the candidates kept are those :func:`agendas_select` would
     consider, in the same order; most of a step's are not)."""
     cdef int b, rr, c, n = 0
     cdef double top, z, scale, shift, floor, v
@@ -183,13 +189,13 @@ cdef int room_expand(Room* r, Step step, const Sent* sent, int n_items, bint* al
     for b in range(n_items):
         it = &r.cur[b]
         d = &r.ds[b]
-        if not it.done and not step.next(&it.s, d, False, NULL):
+        if not it.done and not step.next(&it.s, d, EVERY_MOVE, NULL, &r.ws):
             it.done = True
         if it.done:
             r.best[b] = it.score
             continue
         all_done[0] = False
-        step.score(&it.s, sent, d)
+        step.score(&it.s, sent, d, &r.ws)
         top = -INFINITY
         for rr in range(d.n_runs):
             for c in range(d.run_lo[rr], d.run_end[rr]):
@@ -254,7 +260,7 @@ cdef inline bint hist_room(Item* it, int need) noexcept nogil:
     return True
 
 
-cdef int room_select(Room* r, Step step, int n_cand, const int* gold_cls) noexcept nogil:
+cdef int agendas_select(Agendas* r, Step step, int n_cand, const int* gold_cls) noexcept nogil:
     """The best candidates become the next agenda (then the current one); how many (0 when
     memory runs out). ``gold_cls``: the gold sequence's class at this round (training; NULL
     otherwise)."""
@@ -293,7 +299,7 @@ cdef int room_select(Room* r, Step step, int n_cand, const int* gold_cls) noexce
         it.done = parent.done
         it.gold = parent.gold and (r.top[q].cls < 0 or (gold_cls != NULL and r.top[q].cls == gold_cls[0]))
         if r.top[q].cls >= 0:
-            step.apply(&it.s, r.top[q].cls, NULL)
+            step.apply(&it.s, r.top[q].cls, NULL, &r.ws)
             it.hist[it.n_hist] = r.top[q].cls
             it.n_hist += 1
     tmp = r.cur
@@ -302,17 +308,17 @@ cdef int room_select(Room* r, Step step, int n_cand, const int* gold_cls) noexce
     return k
 
 
-cdef class Agenda:
-    """A :c:type:`Room` owned by Python (parsing's one agenda)."""
-    cdef Room r
+cdef class HeldAgendas:
+    """A :c:type:`Agendas` owned by Python (parsing's one agenda)."""
+    cdef Agendas r
 
     def __cinit__(self, Step step, int width, int max_n, int n_classes):
-        if not room_alloc(&self.r, step, width, max_n, n_classes):
-            room_free(&self.r)
+        if not agendas_alloc(&self.r, step, width, max_n, n_classes):
+            agendas_free(&self.r)
             raise MemoryError()
 
     def __dealloc__(self):
-        room_free(&self.r)
+        agendas_free(&self.r)
 
 
 def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, confidence_out=None,
@@ -323,7 +329,7 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
     the final agenda's parses that have it (a softmax over their scores; spec §1.2).
     ``nbest`` > 0: also return, per sentence, up to ``nbest`` distinct trees of the final agenda
     as (heads, label ids, score), best first. ``temperature`` > 0: decisions add log-probabilities
-    (see :func:`room_expand`); 0: raw scores."""
+    (see :func:`agendas_expand`); 0: raw scores."""
     heads_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     labels_out = np.full(corpus.n_rows, -1, dtype=np.int32)
     cdef int[::1] ho = heads_out
@@ -337,9 +343,8 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
         if corpus.n_rows:
             co = confidence_out
     cdef bint finals = conf or nbest > 0
-    step.score_all = True
-    cdef Agenda agenda = Agenda(step, width, corpus.max_n, step.classes.n_classes)
-    cdef Room* ag = &agenda.r
+    cdef HeldAgendas agenda = HeldAgendas(step, width, corpus.max_n, step.classes.n_classes)
+    cdef Agendas* ag = &agenda.r
     cdef Sent sent
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, every = max(1, n_sent // 100)
     cdef int n_items, n_cand, i, q
@@ -350,12 +355,12 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
         with nogil:
             corpus.sentence(k, &sent)
             r0 = corpus.off_p[k]
-            n_items = room_start(ag, step, &sent)
+            n_items = agendas_start(ag, step, &sent)
             while True:
-                n_cand = room_expand(ag, step, &sent, n_items, &all_done, temperature)
+                n_cand = agendas_expand(ag, step, &sent, n_items, &all_done, temperature)
                 if all_done:
                     break
-                n_items = room_select(ag, step, n_cand, NULL)
+                n_items = agendas_select(ag, step, n_cand, NULL)
                 if n_items == 0:
                     ok = False
                     break
@@ -419,7 +424,7 @@ class Beam(Strategy):
         if record_end or moves_out is not None or given is not None or confidence_out is not None:
             raise MaltpyError("with a beam (-b > 1), fragmentation records, constraints and arc scores are not "
                               "available yet")
-        return beam_parse(model.step(corpus.max_n, plain=True), corpus, self.width, progress,
+        return beam_parse(model.step(corpus.max_n, CACHED), corpus, self.width, progress,
                           temperature=self.temperature)
 
 
@@ -429,15 +434,15 @@ cdef bint replay_update(Step step, TrainableWeights w, const Sent* sent, const i
     weights of each decision's features for its class, from decision ``skip`` on (the decisions
     before it are the same in both sequences of an update: they cancel)."""
     cdef int i
-    step.start(s, sent)
+    step.start(s, sent, NULL, EVERY_MOVE)
     for i in range(n):
-        if not step.next(s, d, False, NULL):
+        if not step.next(s, d, EVERY_MOVE, NULL, NULL):
             break
         if i >= skip:
             step.features(s, sent, d)
             if not w.update_keys(d.keys, d.nk, hist[i], delta, t):
                 return False
-        step.apply(s, hist[i], NULL)
+        step.apply(s, hist[i], NULL, NULL)
     return True
 
 
@@ -455,8 +460,8 @@ cdef struct Found:
 
 
 cdef struct Searcher:
-    # a thread's room: the agenda, the gold sequence's configuration and decision, the gold tree
-    Room room
+    # a thread's search: the agendas, the gold sequence's configuration and decision, the gold tree
+    Agendas agendas
     State gs
     Decision gd
     Gold g
@@ -487,7 +492,7 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
     move loses one) instead of the static oracle's one canonical move (spec §2.1: the model, not
     the oracle, chooses among equivalent gold sequences)."""
     cdef Sent sent
-    cdef Room* ag = &w.room
+    cdef Agendas* ag = &w.agendas
     cdef int n_items, n_cand, gcls, q, gold_item
     cdef double gold_score = 0, worst = -INFINITY
     cdef bint all_done, gold_done = False, gold_in, gold_scored
@@ -501,10 +506,11 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
     if not load_gold(step.system, corpus, k, &w.g, gh, gl):
         out.failed = True
         return
-    n_items = room_start(ag, step, &sent)
-    step.start(&w.gs, &sent)
+    n_items = agendas_start(ag, step, &sent)
+    # the gold sequence walks with the agendas' workspace: training's AFRESH scoring reuses no sums
+    step.start(&w.gs, &sent, &ag.ws, EVERY_MOVE)
     while True:
-        # the agenda's item on the gold path, if any: its decision, scored by room_expand, is the
+        # the agenda's item on the gold path, if any: its decision, scored by agendas_expand, is the
         # gold sequence's (the same configuration), so the gold one need not be scored again
         gold_item = -1
         for q in range(n_items):
@@ -514,21 +520,21 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
         gcls = -1
         gold_scored = False
         if not gold_done:
-            if not step.next(&w.gs, &w.gd, False, NULL):
+            if not step.next(&w.gs, &w.gd, EVERY_MOVE, NULL, &ag.ws):
                 gold_done = True
             else:
                 if dynamic_gold and step.restrict(&w.gs, &w.g, &w.gd) >= 0:
-                    step.score(&w.gs, &sent, &w.gd)      # over the least-cost classes
+                    step.score(&w.gs, &sent, &w.gd, &ag.ws)      # over the least-cost classes
                     gcls = argmax_runs(w.gd.scores, w.gd.run_lo, w.gd.run_end, w.gd.n_runs)
                     gold_score += w.gd.scores[gcls]
                     gold_scored = True
                 else:
                     gcls = oracle_class(step.system, step.classes, &w.gs, &w.g, &w.gd)
                     if gold_item < 0:
-                        step.score(&w.gs, &sent, &w.gd)
+                        step.score(&w.gs, &sent, &w.gd, &ag.ws)
                         gold_score += w.gd.scores[gcls]
                         gold_scored = True
-                step.apply(&w.gs, gcls, NULL)
+                step.apply(&w.gs, gcls, NULL, &ag.ws)
                 if out.n_gold == out.cap_gold:
                     grown = <int*>realloc(out.gold_hist, sizeof(int) * 2 * (out.cap_gold + 32))
                     if grown == NULL:
@@ -538,12 +544,12 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
                     out.cap_gold = 2 * (out.cap_gold + 32)
                 out.gold_hist[out.n_gold] = gcls
                 out.n_gold += 1
-        n_cand = room_expand(ag, step, &sent, n_items, &all_done, 0)
+        n_cand = agendas_expand(ag, step, &sent, n_items, &all_done, 0)
         if gold_item >= 0 and gcls >= 0 and not gold_scored:
             gold_score += ag.ds[gold_item].scores[gcls]
         if all_done:
             break
-        n_items = room_select(ag, step, n_cand, &gcls if gcls >= 0 else NULL)
+        n_items = agendas_select(ag, step, n_cand, &gcls if gcls >= 0 else NULL)
         if n_items == 0:
             out.failed = True
             return
@@ -592,7 +598,6 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
     if not isinstance(step.scorer, TrainableWeights):
         raise TypeError("global training needs a step over TrainableWeights")
     cdef TrainableWeights w = step.scorer
-    step.score_all = True
     cdef int[::1] gh = np.ascontiguousarray(gold_heads, dtype=np.int32)
     cdef int[::1] gl = np.ascontiguousarray(gold_labels, dtype=np.int32)
     if gh.shape[0] != corpus.n_rows or gl.shape[0] != corpus.n_rows:
@@ -616,7 +621,7 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
         if searchers == NULL or found == NULL or not state_alloc(&rs, corpus.max_n) or not step.decision_alloc(&rd):
             raise MemoryError()
         for i in range(T):
-            if not (room_alloc(&searchers[i].room, step, width, corpus.max_n, step.classes.n_classes)
+            if not (agendas_alloc(&searchers[i].agendas, step, width, corpus.max_n, step.classes.n_classes)
                     and state_alloc(&searchers[i].gs, corpus.max_n) and step.decision_alloc(&searchers[i].gd)):
                 raise MemoryError()
         for epoch in range(epochs):
@@ -675,7 +680,7 @@ def train_global(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
         w.read_only = False
         if searchers != NULL:
             for i in range(T):
-                room_free(&searchers[i].room)
+                agendas_free(&searchers[i].agendas)
                 state_free(&searchers[i].gs)
                 decision_free(&searchers[i].gd)
                 gold_free(&searchers[i].g)
@@ -702,9 +707,8 @@ def update_point(Step step, Corpus corpus, Py_ssize_t k, gold_heads, gold_labels
     cdef Found f
     memset(&w, 0, sizeof(Searcher))
     memset(&f, 0, sizeof(Found))
-    step.score_all = True
     try:
-        if not (room_alloc(&w.room, step, width, corpus.max_n, step.classes.n_classes)
+        if not (agendas_alloc(&w.agendas, step, width, corpus.max_n, step.classes.n_classes)
                 and state_alloc(&w.gs, corpus.max_n) and step.decision_alloc(&w.gd)):
             raise MemoryError()
         search_sentence(step, corpus, k, &gh[0], &gl[0], &w, max_violation, &f, dynamic_gold)
@@ -714,7 +718,7 @@ def update_point(Step step, Corpus corpus, Py_ssize_t k, gold_heads, gold_labels
         viol = [f.viol_hist[i] for i in range(f.n_viol)] if f.n_viol >= 0 else None
         return gold, viol, f.gold_at_viol
     finally:
-        room_free(&w.room)
+        agendas_free(&w.agendas)
         state_free(&w.gs)
         decision_free(&w.gd)
         gold_free(&w.g)

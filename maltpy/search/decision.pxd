@@ -1,45 +1,13 @@
 # cython: language_level=3
-"""What one decision is made of: the classes and the corpus it refers to, the permissible
-classes as runs, the features, the scores, and the interface every scorer serves (Scorer)."""
+"""What one decision is made of: the permissible classes as runs (of a
+:class:`~maltpy.systems.classes.ClassTable`), the features, the scores, and the interface every
+scorer serves (Scorer)."""
 cimport cython
 from libc.stdint cimport int64_t, int32_t, uint64_t
 from maltpy.systems.state cimport MAX_MOVES, State
 from maltpy.features.extract cimport Sent
-
-
-@cython.final
-cdef class ClassTable:
-    cdef readonly int n_classes
-    cdef int* first
-    cdef int* end          # classes of move m are first[m] .. end[m]-1
-    cdef bint* labeled
-    cdef int* class_move
-    cdef int* class_label
-    cdef int n_moves
-
-    cdef inline int class_of(self, int move, int label) noexcept nogil:
-        return self.first[move] + (label if self.labeled[move] else 0)
-
-
-cdef class Corpus:
-    cdef readonly object offsets, tok, ints, rag_off, rag_ids
-    cdef int64_t* off_p
-    cdef int* tok_p
-    cdef int* ints_p
-    cdef int* rag_off_p
-    cdef int* rag_ids_p
-    cdef readonly int n_tok, n_int, n_rag
-    cdef readonly Py_ssize_t n_rows, n_sentences
-    cdef readonly int max_n
-
-    cdef inline void sentence(self, Py_ssize_t k, Sent* sent) noexcept nogil:
-        cdef int64_t r0 = self.off_p[k]
-        sent.n = <int>(self.off_p[k + 1] - r0 - 1)
-        sent.tok = self.tok_p + r0 * self.n_tok
-        sent.ints = self.ints_p + r0 * self.n_int
-        sent.rag_off = self.rag_off_p + r0
-        sent.rag_stride = <int>(self.n_rows + 1)
-        sent.rag_ids = self.rag_ids_p
+from maltpy.systems.classes cimport ClassTable
+from maltpy.features.corpus cimport Corpus
 
 
 cdef struct Decision:

@@ -1,6 +1,5 @@
 # cython: language_level=3
-"""The classes a decision chooses among, the encoded corpus it reads, and the scorer interface
-(see decision.pxd for the Decision record)."""
+"""The scorer interface (see decision.pxd for the Decision record)."""
 cimport cython
 import numpy as np
 cimport numpy as cnp
@@ -8,75 +7,6 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int64_t
 
 cnp.import_array()
-
-
-@cython.final
-cdef class ClassTable:
-    """Classes = unlabeled moves plus (labeled move, label) pairs."""
-
-    def __cinit__(self, labeled_moves, int n_labels):
-        self.n_moves = len(labeled_moves)
-        if self.n_moves > MAX_MOVES:
-            raise ValueError("too many moves")
-        self.first = <int*>malloc(sizeof(int) * self.n_moves)
-        self.end = <int*>malloc(sizeof(int) * self.n_moves)
-        self.labeled = <bint*>malloc(sizeof(bint) * self.n_moves)
-        n = 0
-        for m, lab in enumerate(labeled_moves):
-            self.first[m] = n
-            self.labeled[m] = bool(lab)
-            n += n_labels if lab else 1
-            self.end[m] = n
-        self.n_classes = n
-        self.class_move = <int*>malloc(sizeof(int) * max(n, 1))
-        self.class_label = <int*>malloc(sizeof(int) * max(n, 1))
-        c = 0
-        for m, lab in enumerate(labeled_moves):
-            for l in range(n_labels if lab else 1):
-                self.class_move[c] = m
-                self.class_label[c] = l if lab else -1
-                c += 1
-
-    def __dealloc__(self):
-        free(self.first)
-        free(self.end)
-        free(self.labeled)
-        free(self.class_move)
-        free(self.class_label)
-
-    def move_and_label(self, int c):
-        """Class ``c`` as (move index, label id or -1)."""
-        if not 0 <= c < self.n_classes:
-            raise ValueError(f"class {c} out of range (the table has {self.n_classes})")
-        return self.class_move[c], self.class_label[c]
-
-
-cdef class Corpus:
-    """Flat encoded sentences; built by :func:`maltpy.parsing.encode.encode`. Sentence k owns
-    rows ``offsets[k]..offsets[k+1]``, row 0 of each sentence being the root."""
-
-    def __cinit__(self, offsets, tok, ints, rag_off, rag_ids):
-        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-        self.tok = np.ascontiguousarray(tok, dtype=np.int32)
-        self.ints = np.ascontiguousarray(ints, dtype=np.int32)
-        self.rag_off = np.ascontiguousarray(rag_off, dtype=np.int32)
-        self.rag_ids = np.ascontiguousarray(rag_ids, dtype=np.int32)
-        self.n_sentences = len(self.offsets) - 1
-        self.n_rows = int(self.offsets[len(self.offsets) - 1])
-        self.n_tok = self.tok.shape[1]
-        self.n_int = self.ints.shape[1]
-        self.n_rag = self.rag_off.shape[0]
-        if self.tok.shape[0] != self.n_rows or self.ints.shape[0] != self.n_rows:
-            raise ValueError("corpus arrays disagree on the number of rows")
-        if self.rag_off.shape[1] != self.n_rows + 1:
-            raise ValueError("rag offsets must have n_rows + 1 columns")
-        self.off_p = <int64_t*>cnp.PyArray_DATA(self.offsets)
-        self.tok_p = <int*>cnp.PyArray_DATA(self.tok)
-        self.ints_p = <int*>cnp.PyArray_DATA(self.ints)
-        self.rag_off_p = <int*>cnp.PyArray_DATA(self.rag_off)
-        self.rag_ids_p = <int*>cnp.PyArray_DATA(self.rag_ids)
-        sizes = np.diff(self.offsets)
-        self.max_n = int(sizes.max()) - 1 if len(sizes) else 0
 
 
 cdef class Scorer:

@@ -13,14 +13,16 @@ cimport cython
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.stdlib cimport calloc, malloc, free
+from libc.string cimport memset
 
 from maltpy.systems.state cimport Gold, State, state_alloc, state_free
 from maltpy.systems.base cimport gold_free
 from maltpy.features.extract cimport Sent
-from maltpy.search.decision cimport Corpus, Decision, Scorer
-from maltpy.search.step cimport Step, Track, decision_free, load_gold
+from maltpy.features.corpus cimport Corpus
+from maltpy.search.decision cimport Decision, Scorer
+from maltpy.search.step cimport PARSE, Record, Step, Workspace, decision_free, load_gold, workspace_free
 from maltpy.search.strategy import Strategy
 
 cnp.import_array()
@@ -87,12 +89,12 @@ cdef class Outputs:
                 co = confidence_out
                 self.conf = &co[0, 0]
 
-    cdef inline void start(self, Track* t, Py_ssize_t r0) noexcept nogil:
-        """Record sentence rows from r0 on into ``t``."""
-        t.end = self.e + r0 if self.e != NULL else NULL
-        t.recorded = False
-        t.moves = self.m + r0 if self.m != NULL else NULL
-        t.confidence = self.conf + 2 * r0 if self.conf != NULL else NULL
+    cdef inline void start(self, Record* r, Py_ssize_t r0) noexcept nogil:
+        """Record sentence rows from r0 on into ``r``."""
+        r.end = self.e + r0 if self.e != NULL else NULL
+        r.recorded = False
+        r.moves = self.m + r0 if self.m != NULL else NULL
+        r.confidence = self.conf + 2 * r0 if self.conf != NULL else NULL
 
     cdef inline void tree(self, const State* s, Py_ssize_t r0) noexcept nogil:
         """The finished sentence's tree, at rows r0 + 1 .. r0 + n."""
@@ -109,7 +111,7 @@ cdef class Outputs:
 
 
 @cython.final
-cdef class Given:
+cdef class GivenArcs:
     """The arcs a parse must keep (constrained parsing): per corpus row the given head (-1:
     none) and label id (-1: any), checked against the corpus; None: no constraints."""
     cdef object heads_arr, labels_arr
@@ -137,28 +139,30 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
     empty (fragmentation diagnostics), as a third int8 array: 1 = on the stack without a head,
     2 = on the stack with a head, 0 = elsewhere. ``moves_out``: an int32 array (one entry per
     row) that receives the move that built each word's arc at a decision (-1: otherwise).
-    ``given``: (heads, label ids) per corpus row, the arcs to keep (:class:`Given`).
+    ``given``: (heads, label ids) per corpus row, the arcs to keep (:class:`GivenArcs`).
     ``confidence_out``: float32 (rows x 2), receives for each word the margin and the
     probability of the decision that built its arc (:meth:`Step.note_confidence`; 0 for an arc
     the end of parsing made)."""
     cdef Outputs out = Outputs(corpus, record_end, moves_out, confidence_out)
-    cdef Given arcs = Given(corpus, given) if given is not None else None
+    cdef GivenArcs arcs = GivenArcs(corpus, given) if given is not None else None
     cdef bint constrained = arcs is not None
     cdef Gold g
     cdef State s
     cdef Sent sent
     cdef Decision d
-    cdef Track t
+    cdef Record t
+    cdef Workspace w
     cdef Py_ssize_t k, n_sent = corpus.n_sentences, r0, step_every = max(1, n_sent // 100)
     cdef int best
     cdef bint report = progress is not None
     cdef bint ok = True
     s.block = NULL
     g.n_children = NULL
+    memset(&w, 0, sizeof(Workspace))
     if not step.decision_alloc(&d):
         raise MemoryError()
     try:
-        if not state_alloc(&s, corpus.max_n):
+        if not (state_alloc(&s, corpus.max_n) and step.workspace_alloc(&w)):
             raise MemoryError()
         # one nogil block for the whole corpus: threads parsing other chunks never wait for
         # the GIL (it is taken back only to report progress)
@@ -167,20 +171,20 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
                 corpus.sentence(k, &sent)
                 r0 = corpus.off_p[k]
                 out.start(&t, r0)
-                step.start(&s, &sent)
+                step.start(&s, &sent, &w, PARSE)
                 if constrained:
                     gold_free(&g)
                     if not load_gold(step.system, corpus, k, &g, arcs.heads, arcs.labels):
                         ok = False
                         break
-                while step.next(&s, &d, False, &t):
+                while step.next(&s, &d, PARSE, &t, &w):
                     if constrained:
                         step.restrict(&s, &g, &d)
-                    step.score(&s, &sent, &d)
-                    best = step.best(&s, &sent, &d)
+                    step.score(&s, &sent, &d, &w)
+                    best = step.best(&s, &sent, &d, &w)
                     if t.confidence != NULL:
                         step.note_confidence(&d, best, &t)
-                    step.apply(&s, best, &t)
+                    step.apply(&s, best, &t, &w)
                 step.finish(&s, &t)
                 out.tree(&s, r0)
                 if report and (k + 1) % step_every == 0:
@@ -195,6 +199,7 @@ def parse_sequential(Step step, Corpus corpus, progress=None, bint record_end=Fa
         state_free(&s)
         gold_free(&g)
         decision_free(&d)
+        workspace_free(&w)
     return out.result()
 
 
@@ -204,15 +209,16 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
     pending decisions scored by one :meth:`Scorer.score_many` call per round; ``n_threads``
     threads advance the sentences (keep BLAS itself at one thread: :class:`Greedy` does)."""
     cdef Outputs out = Outputs(corpus, record_end, moves_out, confidence_out)
-    cdef Given arcs = Given(corpus, given) if given is not None else None
+    cdef GivenArcs arcs = GivenArcs(corpus, given) if given is not None else None
     cdef bint constrained = arcs is not None
     cdef Scorer scorer = step.scorer
     cdef Py_ssize_t n_sent = corpus.n_sentences, w0
     window = max(1, min(window, n_sent if n_sent else 1))
-    cdef int W = window, T = max(1, n_threads) if step.shareable else 1
+    cdef int W = window, T = max(1, n_threads)
     cdef State* states = <State*>calloc(W, sizeof(State))
     cdef Sent* sents = <Sent*>calloc(W, sizeof(Sent))
-    cdef Track* tracks = <Track*>calloc(W, sizeof(Track))
+    cdef Record* tracks = <Record*>calloc(W, sizeof(Record))
+    cdef Workspace* spaces = <Workspace*>calloc(T, sizeof(Workspace))     # one per thread
     cdef Decision* ds = <Decision*>calloc(W, sizeof(Decision))
     cdef Gold* golds = <Gold*>calloc(W, sizeof(Gold))
     cdef Decision** pend = <Decision**>malloc(sizeof(Decision*) * W)
@@ -221,13 +227,16 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
     cdef void* work = NULL
     cdef int n, n_active, n_next, n_done, i, q, best
     cdef bint ok = states != NULL and sents != NULL and tracks != NULL and ds != NULL and pend != NULL \
-        and active != NULL and pending != NULL and golds != NULL
+        and active != NULL and pending != NULL and golds != NULL and spaces != NULL
     try:
         if ok:
             for q in range(W):
                 if not step.decision_alloc(&ds[q]):
                     ok = False
                     break
+            for q in range(T):
+                if ok and not step.workspace_alloc(&spaces[q]):
+                    ok = False
         if ok:
             work = scorer.work_new(T, W)
             ok = work != NULL or not scorer.batched
@@ -242,7 +251,7 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                     if not state_alloc(&states[i], sents[i].n):
                         ok = False
                         break
-                    step.start(&states[i], &sents[i])
+                    step.start(&states[i], &sents[i], NULL, PARSE)
                     out.start(&tracks[i], corpus.off_p[w0 + i])
                     if constrained:
                         gold_free(&golds[i])
@@ -259,7 +268,7 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                     # 1. advance every unfinished sentence to its next decision
                     for q in prange(n_active, num_threads=T, schedule="dynamic", chunksize=32):
                         i = active[q]
-                        pending[q] = step.next(&states[i], &ds[i], False, &tracks[i])
+                        pending[q] = step.next(&states[i], &ds[i], PARSE, &tracks[i], NULL)
                         if pending[q]:
                             if constrained:
                                 step.restrict(&states[i], &golds[i], &ds[i])
@@ -280,10 +289,10 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
                     scorer.score_many(pend, n_active, T, work)
                     for q in prange(n_active, num_threads=T, schedule="dynamic", chunksize=32):
                         i = active[q]
-                        best = step.best(&states[i], &sents[i], &ds[i])
+                        best = step.best(&states[i], &sents[i], &ds[i], &spaces[threadid()])
                         if tracks[i].confidence != NULL:
                             step.note_confidence(&ds[i], best, &tracks[i])
-                        step.apply(&states[i], best, &tracks[i])
+                        step.apply(&states[i], best, &tracks[i], NULL)
                 if progress is not None and n_done:
                     progress(n_done)
                 PyErr_CheckSignals()
@@ -300,6 +309,10 @@ def parse_batched(Step step, Corpus corpus, progress=None, bint record_end=False
         if golds != NULL:
             for i in range(W):
                 gold_free(&golds[i])
+        if spaces != NULL:
+            for i in range(T):
+                workspace_free(&spaces[i])
+        free(spaces)
         free(golds)
         free(states)
         free(sents)

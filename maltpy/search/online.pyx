@@ -18,10 +18,13 @@ cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memset
 
 from maltpy.features.extract cimport Sent
-from maltpy.search.decision cimport ClassTable, Corpus, Decision, MAX_MOVES
-from maltpy.search.step cimport Step, decision_free, load_gold, oracle_class
+from maltpy.features.corpus cimport Corpus
+from maltpy.systems.classes cimport ClassTable
+from maltpy.search.decision cimport Decision, MAX_MOVES
+from maltpy.search.step cimport TRAIN, Step, Workspace, decision_free, load_gold, oracle_class, workspace_free
 from maltpy.search.trainable cimport TrainableWeights
 from maltpy.systems.base cimport gold_free
 from maltpy.systems.state cimport Gold, State, state_alloc, state_free
@@ -60,6 +63,7 @@ def train_online(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
     cdef Gold g
     cdef Sent sent
     cdef Decision d
+    cdef Workspace w
     cdef int cost[MAX_MOVES]
     cdef int zero[MAX_MOVES]
     cdef Py_ssize_t k, idx, n_sent = corpus.n_sentences, steps_ok = 0, steps = 0, t = 1
@@ -71,10 +75,13 @@ def train_online(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
     s.block = NULL
     g.n_children = NULL
     d.keys = NULL
-    if cls_cost == NULL or not step.decision_alloc(&d) or not state_alloc(&s, corpus.max_n):
+    memset(&w, 0, sizeof(Workspace))
+    if cls_cost == NULL or not step.decision_alloc(&d) or not state_alloc(&s, corpus.max_n) \
+            or not step.workspace_alloc(&w):
         free(cls_cost)
         decision_free(&d)
         state_free(&s)
+        workspace_free(&w)
         raise MemoryError()
     shuffle = np.random.default_rng(seed)
     try:
@@ -90,13 +97,13 @@ def train_online(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
                     if not load_gold(step.system, corpus, k, &g, &gh[0], &gl[0]):
                         ok = False
                         break
-                    step.start(&s, &sent)
-                    while step.next(&s, &d, True, NULL):
-                        step.score(&s, &sent, &d)
+                    step.start(&s, &sent, &w, TRAIN)
+                    while step.next(&s, &d, TRAIN, NULL, &w):
+                        step.score(&s, &sent, &d, &w)
                         if weights.failed:
                             ok = False
                             break
-                        pred = step.best(&s, &sent, &d)      # the prediction
+                        pred = step.best(&s, &sent, &d, &w)      # the prediction
                         # the class to learn
                         if dynamic:
                             if not step.system.move_costs(&s, &g, cost, zero):
@@ -127,7 +134,7 @@ def train_online(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
                         nxt = gold
                         if explore and wrong and (next_random(&rng_state) >> 11) * (1.0 / 9007199254740992.0) < explore_p:
                             nxt = pred
-                        step.apply(&s, nxt, NULL)
+                        step.apply(&s, nxt, NULL, &w)
                     gold_free(&g)
                     if not ok or no_costs:
                         break
@@ -143,4 +150,5 @@ def train_online(Step step, Corpus corpus, gold_heads, gold_labels, int epochs, 
         state_free(&s)
         gold_free(&g)
         decision_free(&d)
+        workspace_free(&w)
         free(cls_cost)

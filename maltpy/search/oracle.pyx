@@ -12,8 +12,9 @@ from maltpy.systems.state cimport State, Gold, state_alloc, state_free
 from maltpy.systems.base cimport gold_free
 from maltpy.features.extract cimport Sent
 from maltpy.features.featmap cimport FeatMap
-from maltpy.search.decision cimport Corpus, Decision
-from maltpy.search.step cimport Step, decision_free, load_gold, oracle_class
+from maltpy.features.corpus cimport Corpus
+from maltpy.search.decision cimport Decision
+from maltpy.search.step cimport TRAIN, Step, decision_free, load_gold, oracle_class
 
 cnp.import_array()
 
@@ -106,8 +107,8 @@ def collect_instances(Step step, FeatMap fmap, Corpus corpus, gold_heads, gold_l
                 r0 = corpus.off_p[k]
                 corpus.sentence(k, &sent)
                 ok = load_gold(step.system, corpus, k, &g, &gh[0], &gl[0])
-                step.start(&s, &sent)
-                while ok and step.next(&s, &d, True, NULL):
+                step.start(&s, &sent, NULL, TRAIN)
+                while ok and step.next(&s, &d, TRAIN, NULL, NULL):
                     cls = oracle_class(step.system, step.classes, &s, &g, &d)
                     step.features(&s, &sent, &d)
                     if not (vec_reserve(&indices, d.nk) and vec_reserve(&indptr, 1)
@@ -126,7 +127,7 @@ def collect_instances(Step step, FeatMap fmap, Corpus corpus, gold_heads, gold_l
                     ys.size += 1
                     (<int64_t*>splits.data)[splits.size] = d.split_value
                     splits.size += 1
-                    step.apply(&s, cls, NULL)
+                    step.apply(&s, cls, NULL, NULL)
                 step.finish(&s, NULL)
                 wrong = False
                 for i in range(1, sent.n + 1):

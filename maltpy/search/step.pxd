@@ -3,11 +3,32 @@ from libc.stdint cimport int64_t, uint64_t
 from maltpy.systems.state cimport State, Gold
 from maltpy.systems.base cimport TransitionSystem, gold_alloc
 from maltpy.features.extract cimport Extractor, Sent
-from maltpy.search.decision cimport ClassTable, Corpus, Decision, Scorer
+from maltpy.features.corpus cimport Corpus
+from maltpy.systems.classes cimport ClassTable
+from maltpy.search.decision cimport Decision, Scorer
 from maltpy.search.weights cimport Weights, WSlot
 
 
-cdef struct Track:
+cpdef enum Scoring:
+    # how a step adds up a decision's scores (each AFRESH mode makes its pair's additions, in the
+    # same order, without reusing any: the same float sums)
+    FRESH = 0          # every feature of the decision over its permissible classes, from the bias up
+    KEPT = 1           # greedy parsing: the stable features' sums (bias first) kept while the context
+                       # stays and no arc is added; per-node caches where the system asks for them
+    KEPT_AFRESH = 2    # weights that change as the walk goes (training); tests
+    CACHED = 3         # beam parsing: per-node caches only, which the agenda's items at a node share
+    CACHED_AFRESH = 4
+
+
+cpdef enum Walk:
+    # which configurations are decisions
+    PARSE = 0          # those with a choice or a label to make (the only permissible unlabeled move is applied)
+    TRAIN = 1          # all but those of the system's deterministic move (MaltParser records no instance there)
+    EVERY_MOVE = 2     # all, and arc-eager pops its end (beam search: the sequences an agenda compares
+                       # have the same number of terms)
+
+
+cdef struct Record:
     # what a parse records of one sentence besides its tree (NULL: nothing)
     signed char* end     # per word: where it was when the buffer first became empty
     bint recorded
@@ -17,56 +38,58 @@ cdef struct Track:
     float prob
 
 
+cdef struct Workspace:
+    # one walk's partial sums and scratch (one per thread; the step itself never changes)
+    uint64_t* all_keys      # every key of a decision whose near tie is settled
+    double* exact           # the settled classes' exact sums
+    bint kept_valid         # kept holds the sums of the configuration's stable features
+    int kept_context
+    int kept_split
+    float* kept             # bias + the stable features' weights, over every class
+    uint64_t* other_keys
+    uint64_t* now_keys
+    int* cache_sp           # per cache way: its split model (-1: empty), key count, keys and sums
+    unsigned char* cache_victim   # per group and node: the way a miss overwrites next
+    int* cache_nk
+    uint64_t* cache_keys
+    float* cache_sum
+
+
 cdef class Step:
-    """The one decision step: permissible moves, features, scores, the arg-max, the move."""
+    """The one decision step: permissible moves, features, scores, the arg-max, the move. Built
+    once, read only: what a walk keeps between decisions is in its :c:type:`Workspace`."""
     cdef readonly TransitionSystem system
     cdef readonly Extractor ex
     cdef readonly ClassTable classes
     cdef readonly Scorer scorer
+    cdef readonly Scoring scoring   # the mode the step runs in (FRESH where the scorer is not linear
+                                    # or the system has nothing to keep)
     cdef Weights table          # the scorer when it is the parse-time table: called inline, not through the interface
     cdef int C
-    cdef uint64_t* all_keys
-    cdef double* exact
-    # partial sums kept between decisions (a linear scorer, one sentence after the other)
-    cdef bint keeping, caching, kept_valid, keep_scores
-    cdef public bint score_all      # every move is a decision (and arc-eager pops its end): beam search
-    cdef unsigned char* leave_out
-    cdef const unsigned char* stable
-    cdef const unsigned char* cached_tpl
+    cdef const unsigned char* leave_out     # with kept sums (else NULL): the parts they cover
+    cdef const unsigned char* stable        # ... by template
+    cdef const unsigned char* cached_tpl    # per template: its cache group + 1 (0: none)
     cdef object _parts, _cached
-    cdef float* kept
-    cdef uint64_t* other_keys
-    cdef uint64_t* now_keys
-    cdef int kept_context, kept_split, room
-    cdef int* cache_sp
-    cdef unsigned char* cache_victim   # per group and node: the way a miss overwrites next
-    cdef int* cache_nk
-    cdef uint64_t* cache_keys
-    cdef float* cache_sum
+    cdef int n_cache_groups         # per-node caches (0: none)
+    cdef int room                   # keys per cache way, at most
     cdef Py_ssize_t n_nodes
-    cdef int n_groups               # caches: one per cached address function
-    # the Python-facing walk (begin, next_decision, ...): one sentence of a corpus
-    cdef State py_state
-    cdef Sent py_sent
-    cdef Decision py_d
-    cdef Corpus py_corpus
-    cdef bint py_pending
-    cdef Py_ssize_t py_k
 
+    cdef bint workspace_alloc(self, Workspace* w) noexcept nogil
     cdef bint decision_alloc(self, Decision* d) noexcept nogil
-    cdef void start(self, State* s, const Sent* sent) noexcept nogil
-    cdef bint next(self, State* s, Decision* d, bint training, Track* t) noexcept nogil
+    cdef void start(self, State* s, const Sent* sent, Workspace* w, Walk walk) noexcept nogil
+    cdef bint next(self, State* s, Decision* d, Walk walk, Record* r, Workspace* w) noexcept nogil
     cdef void features(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
     cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
                   const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil
-    cdef void score(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
-    cdef int best(self, const State* s, const Sent* sent, Decision* d) noexcept nogil
+    cdef void score(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil
+    cdef int best(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil
     cdef int restrict(self, const State* s, const Gold* g, Decision* d) noexcept nogil
-    cdef void note_confidence(self, const Decision* d, int best, Track* t) noexcept nogil
-    cdef void apply(self, State* s, int cls, Track* t) noexcept nogil
-    cdef void finish(self, State* s, Track* t) noexcept nogil
+    cdef void note_confidence(self, const Decision* d, int best, Record* r) noexcept nogil
+    cdef int apply(self, State* s, int cls, Record* r, Workspace* w) noexcept nogil
+    cdef void finish(self, State* s, Record* r) noexcept nogil
 
 
+cdef void workspace_free(Workspace* w) noexcept nogil
 cdef void decision_free(Decision* d) noexcept nogil
 
 

@@ -14,11 +14,12 @@ class SearchModel(NamedTuple):
     classes: object
     scorer: object
 
-    def step(self, max_n: int = 0, keep_scores: bool = True, plain: bool = False):
-        """A decision step (:class:`maltpy.search.step.Step`) for sentences of up to ``max_n`` words
-        (``keep_scores``, ``plain``: see the class)."""
-        from maltpy.search.step import Step
-        return Step(self.system, self.extractor, self.classes, self.scorer, max_n, keep_scores, plain)
+    def step(self, max_n: int = 0, scoring=None):
+        """A decision step (:class:`maltpy.search.step.Step`) for sentences of up to ``max_n`` words;
+        ``scoring``: how it adds up scores (:class:`maltpy.search.step.Scoring`, KEPT by default)."""
+        from maltpy.search.step import Scoring, Step
+        return Step(self.system, self.extractor, self.classes, self.scorer, max_n,
+                    Scoring.KEPT if scoring is None else scoring)
 
 
 class Strategy:
@@ -26,7 +27,7 @@ class Strategy:
     one entry in :data:`maltpy.search.STRATEGIES`, and the setting ``search`` names it.
 
     :meth:`parse` walks the sentences with the decision step of ``model.step()`` (in C, or in
-    Python for a prototype: :class:`~maltpy.search.step.Step` has a Python walk)."""
+    Python for a prototype: :meth:`~maltpy.search.step.Step.walker` walks from Python)."""
 
     #: the name the ``search`` setting gives
     name = ""
@@ -36,7 +37,7 @@ class Strategy:
 
     def parse(self, model: SearchModel, corpus, progress=None, record_end: bool = False, moves_out=None,
               n_threads: int = 1, given=None, confidence_out=None):
-        """Parse every sentence of ``corpus`` (:class:`~maltpy.search.decision.Corpus`); return
+        """Parse every sentence of ``corpus`` (:class:`~maltpy.features.corpus.Corpus`); return
         (heads, label ids) per corpus row (root rows -1), with ``record_end`` a third array (where
         each word was when the buffer first became empty: 1 on the stack without a head, 2 with
         one, 0 elsewhere). ``moves_out``: int32 per row, receives the move that built each word's

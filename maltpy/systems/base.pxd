@@ -19,7 +19,7 @@ cdef class TransitionSystem:
     cdef void init_state(self, State* s) noexcept nogil
     cdef bint is_terminal(self, const State* s) noexcept nogil
     cdef int valid_moves(self, const State* s, bint* out) noexcept nogil
-    cdef void apply(self, State* s, int move, int label) noexcept nogil
+    cdef int apply(self, State* s, int move, int label) noexcept nogil
     cdef void prepare_gold(self, Gold* g, int n) noexcept nogil
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil
     cdef bint move_costs(self, const State* s, const Gold* g, int* cost, int* zero_label) noexcept nogil
@@ -29,10 +29,10 @@ cdef class TransitionSystem:
     cdef int cache_node(self, const State* s, int group) noexcept nogil
     cdef void finish(self, State* s) noexcept nogil
 
-    cdef inline void link(self, State* s, int a, int b, int label) noexcept nogil:
+    cdef inline int link(self, State* s, int a, int b, int label) noexcept nogil:
         """An undirected system's ARC: ``add_link``, with the labels' directions when the
-        links are label-based (they keep ``thead``)."""
-        add_link(s, a, b, label, self.label_dir if self.undirected == UD_LABEL else NULL, self.n_label_dir)
+        links are label-based (they keep ``thead``); returns b."""
+        return add_link(s, a, b, label, self.label_dir if self.undirected == UD_LABEL else NULL, self.n_label_dir)
 
 
 cdef bint gold_alloc(Gold* g, const int* heads, const int* labels, int n) noexcept nogil

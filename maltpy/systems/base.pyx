@@ -8,7 +8,7 @@ system is one new module plus a registry entry in :mod:`maltpy.systems`.
 Moves and classes: a system names its *moves* (``move_names``); moves listed
 in ``labeled_moves`` take an arc label. The classifier predicts *classes*,
 one per unlabeled move and one per (labeled move, label) pair; the mapping is
-built once by :class:`maltpy.search.decision.ClassTable`.
+built once by :class:`maltpy.systems.classes.ClassTable`.
 
 Python-level attributes every subclass defines:
 
@@ -139,7 +139,8 @@ cdef class TransitionSystem:
     * ``is_terminal(s)``: True when parsing is over.
     * ``valid_moves(s, out)``: ``out[m]`` = whether move m is permissible;
       returns the number of permissible moves.
-    * ``apply(s, move, label)``: perform a permissible move.
+    * ``apply(s, move, label)``: perform a permissible move; return the node it attached (the
+      dependent of the arc it added, the later node of an undirected link), -1 if none.
     * ``prepare_gold(gold, n)``: per-sentence oracle preparation (fills the
       scratch arrays of :c:type:`Gold`); called once before the oracle runs.
     * ``oracle(s, gold, &label)``: the static oracle's move (and its label).
@@ -272,8 +273,8 @@ cdef class TransitionSystem:
     cdef int valid_moves(self, const State* s, bint* out) noexcept nogil:
         return 0
 
-    cdef void apply(self, State* s, int move, int label) noexcept nogil:
-        pass
+    cdef int apply(self, State* s, int move, int label) noexcept nogil:
+        return -1
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         return -1

@@ -78,20 +78,22 @@ cdef class Covington(TransitionSystem):
         out[LEFT_ARC] = i != 0 and s.heads[i] == -1
         return out[SHIFT] + out[NO_ARC] + out[RIGHT_ARC] + out[LEFT_ARC]
 
-    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+    cdef int apply(self, State* s, int move, int label) noexcept nogil:
+        cdef int dep = -1
         if move == LEFT_ARC:
-            add_arc(s, s.right, s.left, label)
+            dep = add_arc(s, s.right, s.left, label)
         elif move == RIGHT_ARC:
             if self.undirected:
-                self.link(s, s.left, s.right, label)    # ARC
+                dep = self.link(s, s.left, s.right, label)    # ARC
             else:
-                add_arc(s, s.left, s.right, label)
+                dep = add_arc(s, s.left, s.right, label)
         if move == SHIFT:
             self.move_left_to(s, -1)
         else:
             self.advance(s, move)
         s.last_move = move
         s.n_transitions += 1
+        return dep
 
     cdef void advance(self, State* s, int move) noexcept nogil:
         pass

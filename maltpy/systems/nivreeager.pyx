@@ -260,7 +260,8 @@ cdef class NivreEager(TransitionSystem):
             count += out[m]
         return count
 
-    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+    cdef int apply(self, State* s, int move, int label) noexcept nogil:
+        cdef int dep = -1
         cdef int i = stack_top(s)
         cdef int j = buffer_front(s)
         cdef int k
@@ -268,17 +269,17 @@ cdef class NivreEager(TransitionSystem):
         if move >= LBA:
             k = s.buffer[s.buf_len - 2]        # b1 (the buffer is stored reversed)
             if move == LBA:
-                add_arc(s, k, j, label)
+                dep = add_arc(s, k, j, label)
                 s.buf_len -= 1
             elif move == RBA:
-                add_arc(s, j, k, label)
+                dep = add_arc(s, j, k, label)
                 s.buffer[s.buf_len - 2] = j
                 s.buf_len -= 1
             elif move == LNBA:
-                add_arc(s, k, i, label)
+                dep = add_arc(s, k, i, label)
                 s.stack_len -= 1
             else:
-                add_arc(s, i, k, label)
+                dep = add_arc(s, i, k, label)
                 s.buffer[s.buf_len - 2] = j
                 s.buf_len -= 1
         elif move == SHIFT:
@@ -287,23 +288,24 @@ cdef class NivreEager(TransitionSystem):
             s.buf_len -= 1
         elif move == REDUCE:
             if s.scored_end and s.buf_len == 0 and s.heads[i] == -1:
-                add_arc(s, 0, i, self.root_label)    # what finish() would give it, as a scored move
+                dep = add_arc(s, 0, i, self.root_label)    # what finish() would give it, as a scored move
             s.stack_len -= 1
         elif move == UNSHIFT:
             s.stack_len -= 1
             s.buffer[s.buf_len] = i
             s.buf_len += 1
         elif move == RIGHT_ARC:
-            add_arc(s, i, j, label)
+            dep = add_arc(s, i, j, label)
             s.stack[s.stack_len] = j
             s.stack_len += 1
             s.buf_len -= 1
         elif move == LEFT_ARC:
-            add_arc(s, j, i, label)
+            dep = add_arc(s, j, i, label)
             s.stack_len -= 1
         s.n_transitions += 1
         if s.buf_len == 0:
             s.end_seen = True
+        return dep
 
     cdef int deterministic_move(self, const State* s) noexcept nogil:
         # MaltParser's ArcEager.getDeterministicAction without the tree constraint's

@@ -67,7 +67,8 @@ cdef class NivreStandard(TransitionSystem):
         out[LEFT_ARC] = has_buffer and i > 0
         return out[SHIFT] + out[RIGHT_ARC] + out[LEFT_ARC]
 
-    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+    cdef int apply(self, State* s, int move, int label) noexcept nogil:
+        cdef int dep = -1
         cdef int i = stack_top(s)
         cdef int j = buffer_front(s)
         if move == SHIFT:
@@ -75,16 +76,17 @@ cdef class NivreStandard(TransitionSystem):
             s.stack_len += 1
             s.buf_len -= 1
         elif move == RIGHT_ARC:
-            add_arc(s, i, j, label)
+            dep = add_arc(s, i, j, label)
             s.buf_len -= 1
             if i != 0:
                 s.stack_len -= 1
                 s.buffer[s.buf_len] = i
                 s.buf_len += 1
         elif move == LEFT_ARC:
-            add_arc(s, j, i, label)
+            dep = add_arc(s, j, i, label)
             s.stack_len -= 1
         s.n_transitions += 1
+        return dep
 
     cdef int deterministic_move(self, const State* s) noexcept nogil:
         # MaltParser's ArcStandard.getDeterministicAction

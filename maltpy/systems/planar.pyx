@@ -120,7 +120,8 @@ cdef class Planar(PlanarFamily):
             k = 1
         return k
 
-    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+    cdef int apply(self, State* s, int move, int label) noexcept nogil:
+        cdef int dep = -1
         cdef int i = stack_top(s), j = buffer_front(s)
         if move == SHIFT:
             s.buf_len -= 1
@@ -130,13 +131,14 @@ cdef class Planar(PlanarFamily):
             s.stack_len -= 1
         elif move == RIGHT_ARC:
             if self.undirected:
-                self.link(s, i, j, label)    # ARC
+                dep = self.link(s, i, j, label)    # ARC
             else:
-                add_arc(s, i, j, label)
+                dep = add_arc(s, i, j, label)
         elif move == LEFT_ARC:
-            add_arc(s, j, i, label)
+            dep = add_arc(s, j, i, label)
         s.last_move = move
         s.n_transitions += 1
+        return dep
 
     cdef int oracle(self, const State* s, const Gold* g, int* label) noexcept nogil:
         cdef int i = stack_top(s), j = buffer_front(s), k

@@ -67,7 +67,8 @@ cdef class StackSystem(TransitionSystem):
         out[LEFT_ARC] = two and s1 != 0
         return out[SHIFT] + out[SWAP] + out[RIGHT_ARC] + out[LEFT_ARC]
 
-    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+    cdef int apply(self, State* s, int move, int label) noexcept nogil:
+        cdef int dep = -1
         cdef int s0 = stack_at(s, 0), s1 = stack_at(s, 1)
         if move == SHIFT:
             if s.buf_len == 0:
@@ -85,14 +86,15 @@ cdef class StackSystem(TransitionSystem):
             s.stack[s.stack_len - 1] = s0
             s.lookahead += 1
         elif move == RIGHT_ARC:
-            add_arc(s, s1, s0, label)
+            dep = add_arc(s, s1, s0, label)
             s.stack_len -= 1
         elif move == LEFT_ARC:
-            add_arc(s, s0, s1, label)
+            dep = add_arc(s, s0, s1, label)
             s.stack_len -= 1
             s.stack[s.stack_len - 1] = s0
         s.last_move = move
         s.n_transitions += 1
+        return dep
 
     cdef int address(self, const State* s, int fn, int i) noexcept nogil:
         if fn == 0:

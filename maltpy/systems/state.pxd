@@ -52,7 +52,6 @@ cdef struct State:
     int lookahead         # stack (swap) systems: swapped-back nodes at the buffer front
     int last_move         # move applied last, -1 at the start
     int active            # 2-planar: which stack is active (0 = first plane, 1 = second)
-    int last_dep          # the dependent of the arc added last (diagnostics: which move built an arc)
     int cap               # allocated for cap words
     int* block            # the single allocation behind all arrays (systems may swap list pointers)
     int* uf               # union-find over the weak components of the arcs or links built
@@ -142,7 +141,6 @@ cdef inline void state_reset(State* s) noexcept nogil:
     s.lookahead = 0
     s.last_move = -1
     s.active = 0
-    s.last_dep = -1
     s.stack = s.block
     s.aux = s.block + 2 * (s.cap + 1)
 
@@ -191,7 +189,7 @@ cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
     dst.end_seen, dst.n_transitions = src.end_seen, src.n_transitions
     dst.scored_end = src.scored_end
     dst.left, dst.right, dst.lookahead = src.left, src.right, src.lookahead
-    dst.last_move, dst.active, dst.last_dep = src.last_move, src.active, src.last_dep
+    dst.last_move, dst.active = src.last_move, src.active
     dst.n_links, dst.n_logged = src.n_links, src.n_logged
     return True
 
@@ -215,13 +213,13 @@ cdef inline void note_dependent(State* s, int head, int dep) noexcept nogil:
             s.rdep[head] = dep
 
 
-cdef inline void add_arc(State* s, int head, int dep, int label) noexcept nogil:
-    """Add head -> dep with a label and keep the dependent summaries current."""
-    s.last_dep = dep
+cdef inline int add_arc(State* s, int head, int dep, int label) noexcept nogil:
+    """Add head -> dep with a label and keep the dependent summaries current; returns dep."""
     s.heads[dep] = head
     s.labels[dep] = label
     note_dependent(s, head, dep)
     uf_union(s, head, dep)
+    return dep
 
 
 cdef inline void log_arc(State* s, int a, int b, int tag) noexcept nogil:
@@ -254,7 +252,7 @@ cdef inline void uf_union(State* s, int a, int b) noexcept nogil:
     s.uf_size[a] += s.uf_size[b]
 
 
-cdef inline void add_link(State* s, int a, int b, int label, const int* label_dir, int n_label_dir) noexcept nogil:
+cdef inline int add_link(State* s, int a, int b, int label, const int* label_dir, int n_label_dir) noexcept nogil:
     """Undirected systems: link a and b. The dependent summaries become their undirected
     counterparts (Gómez-Rodríguez & Fernández-González 2012), so that feature models read them
     as they read a directed tree: ``heads[x]`` is the closest node linked to x (the left one on
@@ -262,7 +260,7 @@ cdef inline void add_link(State* s, int a, int b, int label, const int* label_di
     rightmost node linked to x on its left / right, ``n_ldeps`` / ``n_rdeps`` their numbers.
     With each label's direction (``label_dir``, label-based parsing; NULL otherwise) it also
     keeps ``thead`` / ``thead_label``: links are only ever added, so the closest head so far is
-    exact."""
+    exact. Returns b (what a move reports as the node it attached)."""
     cdef int d, x, y
     cdef int k = 2 * s.n_links
     s.n_links += 1
@@ -274,7 +272,6 @@ cdef inline void add_link(State* s, int a, int b, int label, const int* label_di
     s.link_label[k + 1] = label
     s.link_next[k + 1] = s.link_first[b]
     s.link_first[b] = k + 1
-    s.last_dep = b
     _link_summary(s, a, b, label)
     _link_summary(s, b, a, label)
     uf_union(s, a, b)
@@ -286,6 +283,7 @@ cdef inline void add_link(State* s, int a, int b, int label, const int* label_di
             _tentative_head(s, x, y, label)
         elif d == DIR_RIGHT:    # x is y's head
             _tentative_head(s, y, x, label)
+    return b
 
 
 cdef inline bint _closer(int x, int y, int h) noexcept nogil:

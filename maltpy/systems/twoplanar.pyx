@@ -135,7 +135,8 @@ cdef class TwoPlanar(PlanarFamily):
         arc_validity(s, a, j, self.acyclicity, &out[RIGHT_ARC], &out[LEFT_ARC], self.undirected != 0)
         return out[SHIFT] + out[SWITCH] + out[REDUCE] + out[RIGHT_ARC] + out[LEFT_ARC]
 
-    cdef void apply(self, State* s, int move, int label) noexcept nogil:
+    cdef int apply(self, State* s, int move, int label) noexcept nogil:
+        cdef int dep = -1
         cdef int a = stack_top(s), j = buffer_front(s)
         cdef int* tmp
         cdef int tmp_len
@@ -156,15 +157,16 @@ cdef class TwoPlanar(PlanarFamily):
             s.stack_len -= 1
         elif move == RIGHT_ARC:
             if self.undirected:
-                self.link(s, a, j, label)    # ARC
+                dep = self.link(s, a, j, label)    # ARC
             else:
-                add_arc(s, a, j, label)
+                dep = add_arc(s, a, j, label)
             log_arc(s, a, j, 1 + s.active)
         elif move == LEFT_ARC:
-            add_arc(s, j, a, label)
+            dep = add_arc(s, j, a, label)
             log_arc(s, a, j, 1 + s.active)
         s.last_move = move
         s.n_transitions += 1
+        return dep
 
     cdef int decision(self, const State* s, const Gold* g, int dep) noexcept nogil:
         return g.plane[dep] if g.plane[dep] != ANY_PLANE else 1 + s.active
