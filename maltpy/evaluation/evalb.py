@@ -1,6 +1,6 @@
 """Constituent scores as EVALB computes them with ``COLLINS.prm`` (Sekine & Collins 1997).
 
-The figures are EVALB's to the last digit on the same files (``tests/test_evalb.py``,
+The figures are EVALB's to the last digit on the same files (``tests/transform/test_reduction.py``,
 ``docs/reduction.md``): labelled bracketing recall, precision and F-measure, complete match,
 crossing brackets and tagging accuracy, for all sentences and for those of at most 40 words.
 EVALB's rules, followed here:

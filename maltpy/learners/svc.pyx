@@ -10,7 +10,7 @@ each row j, how many of its features are marked: the same integer, without the m
 
 Everything else is LIBSVM's (Chang & Lin; the solver of Fan, Chen and Lin, JMLR 6, 2005: SMO
 with second-order working-set selection and shrinking), in the same order of floating-point
-operations, so the solution is the same to the last bit (``tests/test_libsvm.py`` compares
+operations, so the solution is the same to the last bit (``tests/learners/test_libsvm.py`` compares
 with scikit-learn's LIBSVM): the kernel values are rounded to ``float`` in the cache as there,
 and the one-against-one problems, their instance order and the assembly of the model follow
 ``svm_train``. Classes must be numbered in order of first appearance (LIBSVM's

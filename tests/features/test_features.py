@@ -15,7 +15,7 @@ from maltpy.features.spec import (
 )
 from maltpy.systems import NivreEager
 from conftest import SHARED
-from test_systems import G2_HEADS, LID, g2_labels, make
+from systems.test_systems import G2_HEADS, LID, g2_labels, make
 
 EXAMPLES = [
     "InputColumn(POSTAG, Stack[0])",

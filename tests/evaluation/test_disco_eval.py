@@ -14,7 +14,7 @@ from maltpy.evaluation.discontinuous import (BracketParams, brackets, evaluate_b
 from maltpy.formats.export import ExportFile, ExportLine, ExportSentence, format_export, parse_export
 
 from conftest import EXAMPLES, shared_file
-from test_export import SMALL, discontinuous_trees
+from formats.test_export import SMALL, discontinuous_trees
 
 
 def _one(text):
