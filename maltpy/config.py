@@ -320,21 +320,17 @@ def choices() -> dict:
     from maltpy.formats.text import TEXT_FORMATS
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.learners import LEARNERS
-    from maltpy.systems import SYSTEMS
-    from maltpy.systems.planar import CONNECTEDNESS, ROOT_HANDLING
+    from maltpy.systems import SYSTEMS, option_choices
     from maltpy.transform.pseudoproj import COVERED_ROOT, LIFTING_ORDERS, MARKING_STRATEGIES
     from maltpy.transform.constituents import ENCODINGS
     from maltpy.transform.reverse import DIRECTIONS
-    from maltpy.systems.nivreeager import BUFFER_ARC_LENGTHS, BUFFER_ORACLES
     from maltpy.transform.single_root import ROOT_MODES
     from maltpy.search import STRATEGIES
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS + TEXT_FORMATS + DISCONTINUOUS_FORMATS,
             "output_format": FORMATS + ("ptb",) + DISCONTINUOUS_FORMATS, "constituent_encoding": ENCODINGS,
-            "undirected": ("none", "naive", "label"), "connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING,
-            "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
+            **option_choices(), "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
-            "oracle": ("static", "dynamic"), "buffer_oracle": BUFFER_ORACLES, "roots": ROOT_MODES,
-            "buffer_arc_length": BUFFER_ARC_LENGTHS, "search": tuple(STRATEGIES),
+            "oracle": ("static", "dynamic"), "roots": ROOT_MODES, "search": tuple(STRATEGIES),
             "constraints": ("false", "true", "strict")}
 
 
@@ -385,10 +381,11 @@ def coerce(name: str, value, source: str):
             return str(value).strip().lower()
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
-    if name == "buffer_transitions":
-        from maltpy.systems.nivreeager import parse_buffer_transitions
+    from maltpy.systems import option_parser
+    read_option = option_parser(name)
+    if read_option is not None:    # a system's option read by the system's own function
         try:
-            return parse_buffer_transitions(value)
+            return read_option(value)
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
     allowed = choices().get(name)

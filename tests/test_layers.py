@@ -102,3 +102,22 @@ def test_no_module_imports_itself_back():
         if not state.get(m):
             visit(m, [m])
     assert cycles == []
+
+
+def _system_module_imports(modules, names):
+    """Imports of one transition system's module (maltpy.systems.<system>) by the given modules."""
+    systems = {m for m in modules if m.startswith("maltpy.systems.")} - {
+        "maltpy.systems.base", "maltpy.systems.state", "maltpy.systems.checks", "maltpy.systems.classes",
+        "maltpy.systems.undirected", "maltpy.systems.planar_arcs"}
+    edges = _imports({n: modules[n] for n in names})
+    return sorted((m, t) for m in edges for t in edges[m] if t in systems)
+
+
+def test_the_settings_and_the_parts_know_no_system_by_its_module():
+    """Issue #51: each system declares its options, their values and readers, its checks and its
+    feature model; the settings (config) and the parser's parts (assemble) ask the registry."""
+    modules = _modules()
+    assert _system_module_imports(modules, ["maltpy.config", "maltpy.parsing.assemble"]) == []
+    assert _system_module_imports(modules, ["maltpy.parsing.training"]) == []
+    # the check finds one: the registry itself imports every system
+    assert ("maltpy.systems", "maltpy.systems.nivreeager") in _system_module_imports(modules, ["maltpy.systems"])

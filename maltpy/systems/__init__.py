@@ -46,6 +46,23 @@ def system_options() -> dict:
     return out
 
 
+def option_choices() -> dict:
+    """Every system option with a fixed set of values -> those values (as the systems declare them)."""
+    out = {}
+    for cls in SYSTEMS.values():
+        for option, values in cls.option_choices.items():
+            out.setdefault(option, tuple(values))
+    return out
+
+
+def option_parser(name: str):
+    """The function a system declares to read option ``name``'s value, or None."""
+    for cls in SYSTEMS.values():
+        if name in cls.option_parsers:
+            return cls.option_parsers[name]
+    return None
+
+
 def check_settings(name: str, values: dict, flag) -> None:
     """One-line errors for system options the system ``name`` cannot take: an option that other
     systems keep to themselves (their ``exclusive_options``) given a value (``values``: option ->

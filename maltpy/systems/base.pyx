@@ -168,6 +168,10 @@ cdef class TransitionSystem:
     cached_address_functions = ()
     greedy_cache = True
     options = {}
+    #: option -> its allowed values, for the options with a fixed set (the settings check them)
+    option_choices = {}
+    #: option -> the function that reads (checks and normalises) its value, where one is needed
+    option_parsers = {}
     #: options that no system without them may be given (the registry refuses them there in one
     #: line); other options of other systems are ignored, as in MaltParser
     exclusive_options = ()

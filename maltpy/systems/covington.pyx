@@ -36,6 +36,7 @@ RightContext[i] = the i-th node strictly between left and right, from the left /
 right, whose head is not within [left, right].
 """
 from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.base import UNDIRECTED
 from maltpy.systems.state cimport State, Gold, add_arc, uf_find
 
 
@@ -50,6 +51,7 @@ cdef class Covington(TransitionSystem):
     # mostly with the same arcs: the scores of the features of Left[i] are remembered per word
     cached_address_functions = ("Left",)
     options = {"allow_root": True, "allow_shift": False, "undirected": "none"}
+    option_choices = {"undirected": UNDIRECTED}
     exclusive_options = ("undirected",)
     # each word is compared with every word before it: up to n(n+1)/2 decisions
     quadratic = True

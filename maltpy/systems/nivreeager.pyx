@@ -133,6 +133,8 @@ cdef class NivreEager(TransitionSystem):
     greedy_cache = False
     options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none",
                "buffer_oracle": "always", "buffer_arc_length": "one"}
+    option_choices = {"buffer_oracle": BUFFER_ORACLES, "buffer_arc_length": BUFFER_ARC_LENGTHS}
+    option_parsers = {"buffer_transitions": parse_buffer_transitions}
     training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
     exclusive_options = ("buffer_transitions",)
     covers = costs_exact_on = "projective"

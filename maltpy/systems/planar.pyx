@@ -35,6 +35,7 @@ the root); LEFT-ARC is never permissible. The oracle builds the gold edge betwee
 with ARC. The output is an undirected forest, turned into a tree when the parse ends.
 """
 from maltpy.systems.base cimport TransitionSystem
+from maltpy.systems.base import UNDIRECTED
 from maltpy.systems.planar_arcs cimport arc_validity, gold_arc, NO_GOLD_ARC, GOLD_LEFT
 from maltpy.systems.state cimport (
     State, Gold, add_arc, stack_or_buffer_at, stack_top, buffer_front, stack_at, component_root,
@@ -78,6 +79,7 @@ cdef class Planar(PlanarFamily):
     address_functions = ("Stack", "Input")
     options = {"connectedness": "none", "acyclicity": True, "no_covered_roots": False,
                "planar_root_handling": "normal", "undirected": "none"}
+    option_choices = {"connectedness": CONNECTEDNESS, "planar_root_handling": ROOT_HANDLING, "undirected": UNDIRECTED}
     exclusive_options = ("undirected",)
     covers = builds = "planar"
 
