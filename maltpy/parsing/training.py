@@ -282,7 +282,8 @@ def trainable_step(parser, learner, system, corpus, heads, label_ids, log):
     if learner.min_count > 1:
         fmap = frequent_features(parser, system, corpus, heads, label_ids, learner.min_count, log)
     scorer = TrainableWeights(fmap, parser.classes.n_classes, parser.extractor.max_keys, grow=learner.min_count <= 1)
-    return fmap, SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n, Scoring.KEPT_AFRESH)
+    # weights that change as they are walked keep no sums: every decision scored whole
+    return fmap, SearchModel(system, parser.extractor, parser.classes, scorer).step(corpus.max_n, Scoring.FRESH)
 
 
 def keep_trained(parser, learner, fmap, trained, t0: float, trained_globally: bool = False) -> None:

@@ -15,7 +15,7 @@ cpdef enum Scoring:
     FRESH = 0          # every feature of the decision over its permissible classes, from the bias up
     KEPT = 1           # greedy parsing: the stable features' sums (bias first) kept while the context
                        # stays and no arc is added; per-node caches where the system asks for them
-    KEPT_AFRESH = 2    # weights that change as the walk goes (training); tests
+    KEPT_AFRESH = 2    # the tests that check KEPT's reuse (and k-best's CACHED_AFRESH: sums made afresh)
     CACHED = 3         # beam parsing: per-node caches only, which the agenda's items at a node share
     CACHED_AFRESH = 4
 

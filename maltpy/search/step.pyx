@@ -106,8 +106,10 @@ cdef class Step:
     consecutive decisions belong to different configurations: kept sums cover every class, a
     waste where they cannot be reused; the per-node caches of the system's
     ``cached_address_functions`` serve every item of the beam at that node), their AFRESH
-    variants where the weights change while walking (training). A linear scorer is needed to
-    keep anything; otherwise the step scores FRESH.
+    variants to make the same sums without reusing any (the tests of the reuse; k-best parsing).
+    A linear scorer is needed to keep anything; otherwise the step scores FRESH (training's
+    :class:`~maltpy.search.trainable.TrainableWeights`, whose weights change as they are walked,
+    is not linear: it scores every decision whole).
 
     The step is read only: many threads may walk with it at once, each with its own
     :c:type:`Workspace` (``workspace_alloc``), Decision and State."""
