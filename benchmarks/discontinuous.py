@@ -22,7 +22,7 @@ import time
 
 from maltpy.evaluation.discontinuous import BracketParams, evaluate_brackets
 from maltpy.formats.export import ExportFile, read_export
-from maltpy.parsing.discontinuous import fit_discontinuous_parser
+from maltpy.parsing.discontinuous import UnaryRules, fit_discontinuous_parser
 from maltpy.parsing.parser import Parser
 
 #: the non-projective systems the article's reduction needs (and arc-eager made non-projective)
@@ -69,15 +69,16 @@ def main():
     ap.add_argument("--head-rules", default="collins", help="-hr: alpino, negra, a file; default: hd edges")
     ap.add_argument("--options", default="", help="more maltpy flags, e.g. '-l perceptron'")
     ap.add_argument("--predicted-tags", action="store_true", help="also parse dev with predicted tags")
+    ap.add_argument("--save", metavar="DIR", help="write each system's model file into DIR (for speed runs)")
     a = ap.parse_args()
     from maltpy.cli.main import _main_parser, _settings_from_args
     base = os.path.join(a.shared, "data", "alpino")
     train = read_export(os.path.join(base, "train.export")).sentences
     dev = read_export(os.path.join(base, "dev.export"))
     predicted = predicted_input(train, dev.sentences) if a.predicted_tags else None
-    print("| system | F1 | F1 ≤ 40 | discontinuous F1 | exact match | learns | parses dev |"
+    print("| system | F1 | F1 ≤ 40 | discontinuous F1 | exact match | learns | parses dev | F1 ≤ 40 without unary rules |"
           + (" F1, predicted tags | F1 ≤ 40, predicted | discontinuous F1, predicted |" if predicted else ""))
-    print("|---|---|---|---|---|---|---|" + ("---|---|---|" if predicted else ""))
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|---|" if predicted else ""))
     for name in a.systems:
         flags = SYSTEMS[name] + ["-hr", a.head_rules, "-j", "1"] + shlex.split(a.options)
         settings = _settings_from_args(_main_parser(with_choices=False).parse_args(flags))[0]
@@ -90,6 +91,13 @@ def main():
         disc = evaluate_brackets(dev, ExportFile(trees), dataclasses.replace(BracketParams(), disc_only=True))
         row = [name, f"{100 * scores.all.f1():.2f}", f"{100 * scores.short.f1():.2f}", f"{100 * disc.all.f1():.2f}",
                f"{100 * scores.all.exact_match():.2f}", f"{t1 - t0:.0f} s", f"{t2 - t1:.1f} s"]
+        rules, parser.reduction.unary = parser.reduction.unary, UnaryRules()   # the unary nodes left out
+        bare = evaluate_brackets(dev, ExportFile(parser.reduction.parse_export(parser, dev.sentences)))
+        parser.reduction.unary = rules
+        row.append(f"{100 * bare.short.f1():.2f}")
+        if a.save:
+            os.makedirs(a.save, exist_ok=True)
+            parser.save(os.path.join(a.save, name.replace(" ", "_") + ".mpz"))
         if predicted:
             trees = parser.reduction.parse_sentences(parser, *predicted)[1]
             scores = evaluate_brackets(dev, ExportFile(trees))
