@@ -147,15 +147,23 @@ def _file_pairs(pattern, output, dask):
         os.makedirs(output, exist_ok=True)
     except OSError as e:   # an empty name, a file in the way, no permission
         raise MaltpyError(f"-o {output!r}: cannot make the output directory ({e.strerror or e})") from None
-    pairs = [(src, os.path.join(output, os.path.basename(src))) for src in inputs]
-    names = [os.path.basename(src) for src in inputs]
+    names = [_output_name(os.path.basename(src)) for src in inputs]
+    pairs = [(src, os.path.join(output, name)) for src, name in zip(inputs, names)]
     for src, dst in pairs:
         if os.path.exists(dst) and os.path.samefile(src, dst):
             raise MaltpyError(f"{dst}: the output would replace its input; choose another output directory")
     if len(set(names)) < len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
-        raise MaltpyError(f"several inputs are named {', '.join(twice)}: their outputs would collide in {output}")
+        raise MaltpyError(f"several inputs would be written as {', '.join(twice)}: their outputs would collide "
+                          f"in {output}")
     return pairs
+
+
+def _output_name(name: str) -> str:
+    """An output file's name in an output directory: the input's, but a text file's (.txt: raw
+    text or words a line) is written as the CoNLL-U it becomes (.conllu)."""
+    stem, ext = os.path.splitext(name)
+    return stem + ".conllu" if ext.lower() == ".txt" else name
 
 
 def _parse_files(settings, pairs, dask, log, overrides):

@@ -158,3 +158,21 @@ def test_a_model_with_a_tagger_tags_and_parses_on_the_cluster_as_in_one_process(
     bag = db.from_sequence([format_sentences([s]) for s in words[:20]], npartitions=3)
     out = parse_bag(bag, model).compute(scheduler=cluster.get)
     assert "".join(out) == format_sentences(maltpy.load(model).parse(words[:20]))
+
+
+def test_raw_text_files_become_trees_on_the_cluster_as_in_one_process(tmp_path):
+    """A tokenizer, tagger and parser model over a directory of .txt files with --dask: each file's
+    CoNLL-U (named .conllu) is the bytes one process writes for it."""
+    model = str(tmp_path / "text.mpz")
+    assert main(["-c", model, "-m", "learn", "-i", os.path.join(EXAMPLES, "toy-text-train.conllu"), "--tokenizer",
+                 "--tagger", "upos,xpos", "-q"]) == 0
+    (tmp_path / "in").mkdir()
+    text = open(os.path.join(EXAMPLES, "toy-text-test.txt"), encoding="utf-8").read()
+    paragraphs = text.split("\n\n")
+    for k in range(3):
+        (tmp_path / "in" / f"t{k}.txt").write_text("\n\n".join(paragraphs[k::3]), encoding="utf-8")
+    assert main(["-c", model, "-m", "parse", "--dask", "local:2", "-i", str(tmp_path / "in" / "*.txt"),
+                 "-o", str(tmp_path / "out") + os.sep, "-q"]) == 0
+    assert sorted(os.listdir(tmp_path / "out")) == ["t0.conllu", "t1.conllu", "t2.conllu"]
+    assert_as_one_process(model, [(str(tmp_path / "in" / f"t{k}.txt"), str(tmp_path / "out" / f"t{k}.conllu"))
+                                  for k in range(3)], tmp_path)
