@@ -238,6 +238,21 @@ def _children(sentence: ExportSentence) -> Dict[int, List[Tuple[int, object]]]:
     return kids
 
 
+def _postorder(root, children) -> list:
+    """``root`` and everything under it, each after all of its children, the children visited
+    in the order ``children(node)`` gives (a stack, not recursion: trees may be thousands of nodes
+    deep)."""
+    out, stack = [], [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            out.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(children(node)))
+    return out
+
+
 def _escape(text: str) -> str:
     """Brackets and spaces inside words and labels, as disco-dop writes them."""
     return text.replace("(", "-LRB-").replace(")", "-RRB-").replace(" ", "_")
@@ -337,14 +352,8 @@ def parse_discbracket(line: str, key: str, path: str = "<input>", lineno: int = 
     def number(root) -> int:
         """Give ids bottom-up (in the order brackets close); return the root's id."""
         ids: Dict[int, int] = {}
-        stack = [(root, False)]
-        while stack:
-            item, done = stack.pop()
+        for item in _postorder(root, lambda x: x[2] if x[0] != "leaf" else ()):
             if item[0] == "leaf":
-                continue
-            if not done:
-                stack.append((item, True))
-                stack.extend((child, False) for child in reversed(item[2]))
                 continue
             node_id = FIRST_NODE + len(nodes)
             ids[id(item)] = node_id
@@ -446,17 +455,7 @@ def encode_discontinuous(sentence: ExportSentence, rules=None) -> Tuple[List[int
     heads, labels = [0] * n, [VIRTUAL_ROOT] * n
     lexical: Dict[object, int] = {("token", k): k + 1 for k in range(n)}
     events = [1] * (n + 1)
-    order: List[int] = []
-
-    stack = [(0, False)]      # postorder, a node after all of its children (a stack: trees may be deep)
-    while stack:
-        node_id, done = stack.pop()
-        if done:
-            order.append(node_id)
-            continue
-        stack.append((node_id, True))
-        stack.extend((c[1], False) for _, c in reversed(kids[node_id]) if c[0] == "node")
-    for node_id in order:
+    for node_id in _postorder(0, lambda i: [c[1] for _, c in kids[i] if c[0] == "node"]):
         children = [c for _, c in kids[node_id]]
         if not children:
             continue
@@ -490,15 +489,8 @@ def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], la
         raise MaltpyError(f"decode: the tree has {len(dependents[0])} root words, not one")
     psi: Dict[int, Tuple[str, int]] = {}
     nodes: List[Tuple[int, str, List[Tuple[str, int]]]] = []
-    order: List[int] = []
-    stack = [(dependents[0][0], False)]
-    while stack:                     # postorder of the dependency tree
-        h, done = stack.pop()
-        if done:
-            order.append(h)
-            continue
-        stack.append((h, True))
-        stack.extend((m, False) for m in dependents[h])
+    # the dependency tree's postorder, the dependents last to first (the order nodes are numbered in)
+    order = _postorder(dependents[0][0], lambda h: dependents[h][::-1])
     if len(order) != n:
         raise MaltpyError("decode: the heads do not form a tree")
     for h in order:

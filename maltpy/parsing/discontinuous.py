@@ -31,6 +31,12 @@ def _morph_class(line) -> str:
     return line.morph.split(",")[0] if line.morph not in ("", "--", "_") else ""
 
 
+def _rule_key(line, parent_label: str, token: bool) -> tuple:
+    """What a unary rule is keyed on: the child's label, its parent's, and a token's morphology
+    class (a phrasal child has none)."""
+    return line.tag, parent_label, _morph_class(line) if token else ""
+
+
 #: a unary node is put back where training had it in at least this share of its key's cases (chosen
 #: on the last 10 % of Alpino train against 0.5, 0.9 and no rules: docs/discontinuous.md)
 UNARY_SHARE = 0.7
@@ -68,7 +74,7 @@ class UnaryRules:
                     line = s.tokens[i] if kind == "token" else nodes[i]
                     if kind == "node" and i in unary:     # counted below, from the node under the chain
                         continue
-                    seen[(line.tag, label(parent), _morph_class(line) if kind == "token" else "")] += 1
+                    seen[_rule_key(line, label(parent), kind == "token")] += 1
             for u in unary:
                 if nodes[u].parent in unary:              # a chain: its lowest node is what is restored
                     continue
@@ -76,7 +82,7 @@ class UnaryRules:
                 while below[0] == "node" and below[1] in unary:
                     below = kids[below[1]][0][1]
                 line = s.tokens[below[1]] if below[0] == "token" else nodes[below[1]]
-                key = (line.tag, label(nodes[u].parent), _morph_class(line) if below[0] == "token" else "")
+                key = _rule_key(line, label(nodes[u].parent), below[0] == "token")
                 seen[key] += 1
                 lowest = u
                 while True:       # the chain's node right above ``below``
@@ -107,13 +113,13 @@ class UnaryRules:
             return nodes[p].tag if p else "ROOT"
         added = []
         for k, t in enumerate(tokens):
-            name = self.table.get((t.tag, parent_label(t.parent), _morph_class(t)))
+            name = self.table.get(_rule_key(t, parent_label(t.parent), True))
             if name is not None:
                 added.append(ExportLine(f"#{next_id}", "--", name, "--", "--", t.parent))
                 tokens[k] = replace(t, parent=next_id)
                 next_id += 1
         for k, n in enumerate(new_nodes):
-            name = self.table.get((n.tag, parent_label(n.parent), ""))
+            name = self.table.get(_rule_key(n, parent_label(n.parent), False))
             if name is not None:
                 added.append(ExportLine(f"#{next_id}", "--", name, "--", "--", n.parent))
                 new_nodes[k] = replace(n, parent=next_id)
