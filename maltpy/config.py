@@ -64,7 +64,8 @@ class Settings:
     input: Optional[str] = _setting(None, Flag("-i", "FILE", "input file; '-' or absent: standard input"))
     learn_input: Optional[str] = None      # YAML only: what -m learn reads when -i is not given
     parse_input: Optional[str] = None      # YAML only: what -m parse reads when -i is not given
-    output: Optional[str] = _setting(None, Flag("-o", "FILE", "output file; '-' or absent: standard output"))
+    output: Optional[str] = _setting(None, Flag("-o", "FILE", "output file; '-' or absent: standard output; a directory (outdir/) with several inputs: "
+                                                             "each written there under its own name (a .txt file's as .conllu)"))
     input_format: Optional[str] = _setting(None, Flag(
         "-if", "FORMAT", "input format: conllx, conllu or ptb (bracketed trees); for -m parse/-m tag also "
                          "horizontal (one sentence a line, words separated by spaces) and vertical (one word a "
