@@ -21,7 +21,7 @@ from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, int8_t
 
-from maltpy.features.featmap cimport FeatMap, mix64
+from maltpy.features.featmap cimport FeatMap, mix64, probe
 from maltpy.features.featmap import FEATMAP_START
 
 cnp.import_array()
@@ -382,17 +382,112 @@ cdef tuple _averaged(Entries* e, FeatMap fm, int64_t now):
             weights_array[:n].copy())
 
 
+#: memory for the per-word sums of a call's word-local templates (words beyond it are summed each time)
+cdef int64_t STATIC_CACHE_BYTES = 8 << 20
+
+
+# a trained group's weights as predict reads them
+cdef struct Table:
+    const int32_t* tpl
+    const uint64_t* keys
+    const int32_t* vals
+    uint64_t mask
+    const float* rows          # dense features x classes, or NULL: CSR rows
+    const int64_t* indptr
+    const int32_t* classes
+    const float* weights
+    int n_classes
+
+
+cdef inline void add_features(const Table* m, const Words* w, const int32_t* which, int n, int64_t j,
+                              int64_t s0, int64_t s1, uint64_t* keys, int32_t* ids, float* scores) noexcept nogil:
+    """Add the rows of templates ``which[:n]`` at word j to ``scores``, in that order."""
+    cdef int q
+    cdef int64_t k
+    cdef int32_t f
+    cdef int nc = m.n_classes
+    for q in range(n):
+        keys[q] = template_key(w, m.tpl, which[q], j, s0, s1)
+    # the word's features are independent lookups: ask for all their memory first, then read it
+    # (a model's tables are megabytes, each lookup a cache miss)
+    for q in range(n):
+        k = <int64_t>(mix64(keys[q]) & m.mask)
+        prefetch(&m.keys[k])
+        prefetch(&m.vals[k])
+    for q in range(n):
+        ids[q] = probe(m.keys, m.vals, <Py_ssize_t>m.mask, keys[q])
+    if m.rows != NULL:      # dense rows: each feature's row added whole
+        for q in range(n):
+            if ids[q] >= 0:
+                prefetch(m.rows + <int64_t>ids[q] * nc)
+        for q in range(n):
+            if ids[q] >= 0:
+                add_row(scores, m.rows + <int64_t>ids[q] * nc, nc)
+    else:                   # CSR rows: the classes each feature voted for
+        for q in range(n):
+            if ids[q] >= 0:
+                prefetch(&m.indptr[ids[q]])
+        for q in range(n):
+            if ids[q] >= 0:
+                prefetch(&m.classes[m.indptr[ids[q]]])
+                prefetch(&m.weights[m.indptr[ids[q]]])
+        for q in range(n):
+            f = ids[q]
+            if f >= 0:
+                for k in range(m.indptr[f], m.indptr[f + 1]):
+                    scores[m.classes[k]] += m.weights[k]
+
+
+cdef int64_t word_types(const Words* w, int32_t* type_of, int64_t max_types, const int32_t* rows,
+                        int n_rows) noexcept nogil:
+    """Number the distinct (form, values of ``rows``) of the words (by a 64-bit hash of the form's
+    code points and the values) in order of first occurrence, at most ``max_types`` of them:
+    type_of[word], -1 past the limit. Returns how many."""
+    cdef int64_t cap = 16, j, slot, n = 0
+    cdef uint64_t h
+    cdef int r
+    while cap < 2 * w.n_words:
+        cap *= 2
+    cdef uint64_t* hk = <uint64_t*>malloc(cap * sizeof(uint64_t))
+    cdef int32_t* hv = <int32_t*>malloc(cap * sizeof(int32_t))
+    if hk == NULL or hv == NULL:
+        free(hk)
+        free(hv)
+        return 0
+    memset(hv, 0xFF, cap * sizeof(int32_t))
+    for j in range(w.n_words):
+        h = hash_chars(w.cps, w.wstart[j], w.wstart[j + 1], FNV_OFFSET)
+        for r in range(n_rows):
+            h = mix64(h ^ <uint64_t>(w.values[rows[r] * w.n_words + j] + 2))
+        h = mix64(h)
+        slot = <int64_t>(h & <uint64_t>(cap - 1))
+        while hv[slot] != -1 and hk[slot] != h:
+            slot = (slot + 1) & (cap - 1)
+        if hv[slot] == -1:
+            if n >= max_types:
+                continue
+            hk[slot] = h
+            hv[slot] = <int32_t>n
+            n += 1
+        type_of[j] = hv[slot]
+    free(hk)
+    free(hv)
+    return n
+
+
 def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
             const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
             const int8_t[:, ::1] fixed, FeatMap fm, const int64_t[::1] indptr, const int32_t[::1] classes,
             const float[::1] weights, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
             const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None,
-            const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None):
+            const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None, int64_t cache_bytes=-1):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
     its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
     ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1.
     ``dense``: the same weights as a features x classes matrix (a model of few classes), whose
-    rows are added whole, in vector instructions, instead of entry by entry."""
+    rows are added whole, in vector instructions, instead of entry by entry. ``cache_bytes``: memory
+    for the per-word sums of the word-local templates (-1: the default; 0: none; the output is the
+    same whatever it is)."""
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     if values.shape[1] == 0 or n_classes == 0:
@@ -427,15 +522,49 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     w.cache = &cache_view[0, 0]
     w.slot_of = &slot_view[0]
     w.n_slots = cache_array.shape[1]
+    # templates that read only the word itself (its characters, the lexicon's tags of its form,
+    # the tags that groups before this one gave it) give the same features wherever the word and
+    # those tags recur: bias + their rows are summed once per distinct (form, tags) of the call,
+    # and each word adds the other templates' rows to that sum. Every word sums in this order,
+    # cached or not, so the output does not depend on what was cached.
+    own = {int(r) for r in group_rows}
+    def word_local(int tt):
+        return all(templates[tt, aa, 0] == 0 or (templates[tt, aa, 2] == 0 and (
+            templates[tt, aa, 0] != KIND_TAG or int(templates[tt, aa, 1]) not in own)) for aa in range(ATOMS))
+    local_list = [tt for tt in range(n_templates) if word_local(tt)]
+    order_array = np.array(local_list + [tt for tt in range(n_templates) if tt not in local_list], dtype=np.int32)
+    key_rows_array = np.array(sorted({int(templates[tt, aa, 1]) for tt in local_list for aa in range(ATOMS)
+                                      if templates[tt, aa, 0] == KIND_TAG}), dtype=np.int32)
+    cdef int32_t[::1] order = order_array
+    cdef int32_t[::1] key_rows = key_rows_array
+    cdef int n_local = len(local_list)
+    if cache_bytes < 0:
+        cache_bytes = STATIC_CACHE_BYTES
+    cdef int64_t max_types = cache_bytes // (n_classes * sizeof(float)) if n_local else 0
+    type_array = np.full(values.shape[1], -1, dtype=np.int32)
+    cdef int32_t[::1] type_of = type_array
+    cdef int64_t n_types = 0
+    if max_types > 0:
+        n_types = word_types(&w, &type_of[0], max_types, &key_rows[0] if key_rows.shape[0] else NULL,
+                             <int>key_rows.shape[0])
+    cdef float* partial = <float*>malloc(n_types * n_classes * sizeof(float)) if n_types else NULL
+    cdef int8_t* filled = <int8_t*>calloc(n_types, 1) if n_types else NULL
     cdef uint64_t* keys = <uint64_t*>malloc((n_templates + 1) * sizeof(uint64_t))
     cdef int32_t* ids = <int32_t*>malloc((n_templates + 1) * sizeof(int32_t))
     cdef float* scores = <float*>malloc(n_classes * sizeof(float))
-    cdef const int32_t* tpl = &templates[0, 0, 0] if n_templates else NULL
-    cdef const int8_t* fx = &fixed[0, 0]
-    cdef uint64_t mask = <uint64_t>(fm.cap - 1)
-    cdef int lo = 0, hi = <int>n_classes
-    cdef const float* rows = &dense[0, 0] if dense is not None and dense.shape[0] and dense.shape[1] == n_classes \
+    cdef Table table
+    table.tpl = &templates[0, 0, 0] if n_templates else NULL
+    table.keys = fm.keys
+    table.vals = fm.vals
+    table.mask = <uint64_t>(fm.cap - 1)
+    table.rows = &dense[0, 0] if dense is not None and dense.shape[0] and dense.shape[1] == n_classes \
         and dense.shape[0] == indptr.shape[0] - 1 else NULL
+    table.indptr = &indptr[0]
+    table.classes = &classes[0] if classes.shape[0] else NULL
+    table.weights = &weights[0] if weights.shape[0] else NULL
+    table.n_classes = <int>n_classes
+    cdef const int8_t* fx = &fixed[0, 0]
+    cdef int lo = 0, hi = <int>n_classes
     # the bias feature votes for every class at every word: its row is where the scores start
     cdef float* bias = <float*>calloc(n_classes, sizeof(float))
     cdef int32_t bias_id = fm.get(BIAS)
@@ -444,14 +573,16 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
         for e in range(indptr[bias_id], indptr[bias_id + 1]):
             bias[classes[e]] += weights[e]
     cdef const int8_t* skipped = &skip[0] if skip is not None and skip.shape[0] == values.shape[1] else NULL
-    cdef int n_keys, q, best
-    cdef int64_t s, j, k
-    cdef int32_t f
-    if keys == NULL or scores == NULL or ids == NULL or bias == NULL:
+    cdef int best
+    cdef int32_t t
+    cdef int64_t s, j
+    if keys == NULL or scores == NULL or ids == NULL or bias == NULL or (n_types and (partial == NULL or filled == NULL)):
         free(keys)
         free(scores)
         free(ids)
         free(bias)
+        free(partial)
+        free(filled)
         raise MemoryError()
     with nogil:
         for s in range(n_sents):
@@ -459,37 +590,17 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                 if skipped != NULL and skipped[j]:
                     out[j] = -1
                     continue
-                # the templates' keys: the bias is in the scores already
-                n_keys = word_keys(&w, tpl, n_templates, j, sstart[s], sstart[s + 1], keys) - 1
-                # the word's features are independent lookups: ask for all their memory first,
-                # then read it (a model's tables are megabytes, each lookup a cache miss)
-                for q in range(n_keys):
-                    k = <int64_t>(mix64(keys[q]) & mask)
-                    prefetch(&fm.keys[k])
-                    prefetch(&fm.vals[k])
-                for q in range(n_keys):
-                    ids[q] = fm.get(keys[q])
-                memcpy(scores, bias, n_classes * sizeof(float))
-                if rows != NULL:      # dense rows: each feature's row added whole
-                    for q in range(n_keys):
-                        if ids[q] >= 0:
-                            prefetch(rows + <int64_t>ids[q] * n_classes)
-                    for q in range(n_keys):
-                        if ids[q] >= 0:
-                            add_row(scores, rows + <int64_t>ids[q] * n_classes, <int>n_classes)
-                else:                 # CSR rows: the classes each feature voted for
-                    for q in range(n_keys):
-                        if ids[q] >= 0:
-                            prefetch(&indptr[ids[q]])
-                    for q in range(n_keys):
-                        if ids[q] >= 0:
-                            prefetch(&classes[indptr[ids[q]]])
-                            prefetch(&weights[indptr[ids[q]]])
-                    for q in range(n_keys):
-                        f = ids[q]
-                        if f >= 0:
-                            for k in range(indptr[f], indptr[f + 1]):
-                                scores[classes[k]] += weights[k]
+                t = type_of[j]
+                if t >= 0 and filled[t]:
+                    memcpy(scores, partial + <int64_t>t * n_classes, n_classes * sizeof(float))
+                else:
+                    memcpy(scores, bias, n_classes * sizeof(float))
+                    add_features(&table, &w, &order[0], n_local, j, sstart[s], sstart[s + 1], keys, ids, scores)
+                    if t >= 0:
+                        memcpy(partial + <int64_t>t * n_classes, scores, n_classes * sizeof(float))
+                        filled[t] = 1
+                add_features(&table, &w, &order[0] + n_local, n_templates - n_local, j, sstart[s],
+                             sstart[s + 1], keys, ids, scores)
                 best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
                 out[j] = best
                 set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)
@@ -497,6 +608,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     free(ids)
     free(scores)
     free(bias)
+    free(partial)
+    free(filled)
 
 
 def form_hashes(const uint32_t[::1] low, const int64_t[::1] wstart):

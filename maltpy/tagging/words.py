@@ -51,23 +51,43 @@ def words_from_forms(forms: Sequence[str]) -> Words:
 
 #: the lowercase and shape symbol of each character seen so far (a process sees a few thousand)
 _CHARACTERS = {}
+#: the same for the Basic Multilingual Plane as arrays indexed by code point (filled as
+#: characters are met, values before the flag: threads that fill them write the same values)
+_BMP = 0x10000
+_BMP_LOWER = np.arange(_BMP, dtype=np.uint32)
+_BMP_SHAPE = np.zeros(_BMP, dtype=np.uint32)
+_BMP_KNOWN = np.zeros(_BMP, dtype=bool)
+
+
+def _character(cp: int):
+    """(lowercase, shape symbol) of code point cp; a character whose lowercase is two characters
+    (İ) stays as it is, so that a form keeps its length."""
+    found = _CHARACTERS.get(cp)
+    if found is None:
+        ch = chr(cp)
+        lower = ch.lower()
+        found = _CHARACTERS[cp] = (ord(lower) if len(lower) == 1 else cp, ord(_shape_symbol(ch)))
+    return found
 
 
 def words_from_arrays(cps: np.ndarray, wstart: np.ndarray, sstart: np.ndarray) -> Words:
     """:class:`Words` of code points already cut into words and sentences: lowercase and shape
-    symbols made one distinct character at a time, not one per word. A character whose lowercase
-    is two characters (İ) stays as it is, so that a form keeps its length."""
+    symbols made one distinct character at a time, not one per word."""
+    cps = np.ascontiguousarray(cps, dtype=np.uint32)
+    wstart = np.ascontiguousarray(wstart, dtype=np.int64)
+    sstart = np.ascontiguousarray(sstart, dtype=np.int64)
+    if not len(cps) or int(cps.max()) < _BMP:     # table look-ups, no sort
+        present = np.zeros(_BMP, dtype=bool)
+        present[cps] = True
+        new = np.flatnonzero(present & ~_BMP_KNOWN)
+        for cp in new.tolist():
+            _BMP_LOWER[cp], _BMP_SHAPE[cp] = _character(cp)
+        _BMP_KNOWN[new] = True
+        return Words(cps, _BMP_LOWER[cps], _BMP_SHAPE[cps], wstart, sstart)
     distinct, inverse = np.unique(cps, return_inverse=True)
     lowered = np.empty(len(distinct), dtype=np.uint32)
     shapes = np.empty(len(distinct), dtype=np.uint32)
-    table = _CHARACTERS
     for k, cp in enumerate(distinct.tolist()):
-        found = table.get(cp)
-        if found is None:
-            ch = chr(cp)
-            lower = ch.lower()
-            found = table[cp] = (ord(lower) if len(lower) == 1 else cp, ord(_shape_symbol(ch)))
-        lowered[k], shapes[k] = found
+        lowered[k], shapes[k] = _character(cp)
     inverse = inverse.reshape(-1)
-    return Words(np.ascontiguousarray(cps, dtype=np.uint32), lowered[inverse], shapes[inverse],
-                 np.ascontiguousarray(wstart, dtype=np.int64), np.ascontiguousarray(sstart, dtype=np.int64))
+    return Words(cps, lowered[inverse], shapes[inverse], wstart, sstart)

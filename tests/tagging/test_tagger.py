@@ -172,6 +172,40 @@ def test_any_words_get_valid_tags(toy_tagger, words):
             assert all(v and "\t" not in v and "\n" not in v for v in r[2:6])
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.sampled_from([0, 64, 4096, -1]))
+def test_the_per_word_sums_do_not_change_a_tag(toy_tagger, seed, cache_bytes):
+    """predict sums the word-local templates once per (form, earlier groups' tags at the word):
+    random given tags of the earlier columns make the same form recur with other tags, and any
+    cache size, none included, must give the tags that no cache gives."""
+    from maltpy.tagging import perceptron
+    from maltpy.tagging.tagger import N_ROWS
+    from maltpy.tagging.words import words_of
+    rng = np.random.default_rng(seed)
+    sentences = _blank(_toy_language(seed % 1000, 40))
+    words = words_of(sentences)
+    model, (groups, _, _) = toy_tagger.model_, toy_tagger._runtime()
+    given = {c: rng.random(words.n_words) < 0.5 for c in ("upos", "xpos")}     # given tags at random words
+    given_values = {c: rng.integers(0, len(model.vocab[c]), int(given[c].sum())) for c in given}
+    tagged = []
+    for size in (0, cache_bytes):
+        values = np.full((N_ROWS, words.n_words), -1, dtype=np.int32)
+        fixed = np.zeros((N_ROWS, words.n_words), dtype=np.int8)
+        for c in given:
+            values[ROW[c], given[c]] = given_values[c]
+            fixed[ROW[c], given[c]] = 1
+        outs = []
+        for g, (fm, compiled, dense) in zip(model.groups, groups):
+            out = np.empty(words.n_words, dtype=np.int32)
+            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out,
+                               dense=dense, cache_bytes=size)
+            outs.append(out)
+        tagged.append((values, outs))
+    assert np.array_equal(tagged[0][0], tagged[1][0])
+    assert all(np.array_equal(a, b) for a, b in zip(tagged[0][1], tagged[1][1]))
+
+
 def test_an_empty_column_cannot_be_learned():
     data = read_conll(TOY_TRAIN, "conllx")   # FEATS is _ throughout
     with pytest.raises(MaltpyError, match="feats column is empty"):
