@@ -76,7 +76,9 @@ def main():
     os.makedirs(out, exist_ok=True)
     from maltpy.cli.main import _main_parser, _settings_from_args
     args = _main_parser(with_choices=False).parse_args(shlex.split(a.parser_options) + ["--tokenizer", "--tagger", "all"])
-    settings = _settings_from_args(args)[0]
+    from maltpy.config import pipeline_parser
+    given = _settings_from_args(args)
+    settings = pipeline_parser(given[0], given[3])      # the parser -m learn --tagger all learns
     results, timings, udpipe = {}, {}, {}
     for name in a.languages:
         train, test = split(a.shared, name)

@@ -6,7 +6,10 @@ input), and the parser's LAS (UD eval.py's: universal relations) on gold tags an
 tagger's tags, trained on gold tags (--tagger-folds 1) and on jackknifed tags (K folds).
 
     python benchmarks/tagging.py --shared ../shared [--folds 1 5 10] [--languages de tr ...]
-        [--udpipe /path/to/python-with-ufal.udpipe [--udpipe-iterations 1]]
+        [--udpipe /path/to/python-with-ufal.udpipe [--udpipe-iterations 1]] [--maltparser-defaults]
+
+The parser is the one ``-m learn --tagger all`` learns (``maltpy.config.pipeline_parser``);
+``--maltparser-defaults``: nivreeager with LIBLINEAR and MaltParser's feature model.
 
 Prints a Markdown table (docs/tagging.md has the figures). With ``--udpipe``, that interpreter
 runs ``benchmarks/udpipe.py languages`` (UDPipe 1 trained and run on the same splits of the 13
@@ -20,7 +23,7 @@ import os
 import sys
 import time
 
-from maltpy.config import make_settings
+from maltpy.config import make_settings, pipeline_parser
 from maltpy.evaluation.official import official_scores, official_tag_scores
 from maltpy.formats.conll import Sentence, read_conll
 from maltpy.components.training import train_pipeline
@@ -60,6 +63,8 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=0)
     ap.add_argument("--udpipe", help="a Python interpreter that has ufal.udpipe (pip install ufal.udpipe)")
     ap.add_argument("--udpipe-iterations", type=int, default=1)
+    ap.add_argument("--maltparser-defaults", action="store_true",
+                    help="the parser with MaltParser's defaults (nivreeager, LIBLINEAR) instead of the pipeline's")
     a = ap.parse_args(argv)
     if not os.path.isdir(os.path.join(a.shared, "data", "ud")):
         print(f"{a.shared}/data/ud not found: nothing to measure", file=sys.stderr)
@@ -76,6 +81,8 @@ def main(argv=None):
         gold_las = float("nan")
         for k in a.folds:
             settings = make_settings(tagger="all", tagger_folds=k, jobs=a.jobs, input_format="conllu")
+            if not a.maltparser_defaults:   # the parser -m learn --tagger all learns
+                settings = pipeline_parser(settings, {"tagger", "tagger_folds", "jobs", "input_format"})
             t0 = time.perf_counter()
             pipeline = train_pipeline(settings, train, "conllu")
             times.append(time.perf_counter() - t0)

@@ -49,7 +49,9 @@ def train(treebank, **settings):
     """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings.
     A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser.
     ``tagger="upos,xpos,feats,lemma"`` trains a tagger and lemmatizer too and returns both as a
-    :class:`~maltpy.components.Pipeline` (``tagger_folds=K``: the parser learns from jackknifed tags);
+    :class:`~maltpy.components.Pipeline` (``tagger_folds=K``: the parser learns from jackknifed tags;
+    a nivreeager parser whose learner, options, oracle, features and beam are left unset learns as
+    its system's ``pipeline_settings`` say: the perceptron with the dynamic oracle and NivreEagerLean);
     ``tokenizer=True`` (from CoNLL-U) a tokenizer in front of them, so that the pipeline's
     ``parse_text(str)`` reads raw text."""
     from maltpy.formats.conll import detect_format, read_conll
@@ -70,8 +72,9 @@ def train(treebank, **settings):
             from maltpy.errors import MaltpyError
             raise MaltpyError("tokenizer=True learns from a CoNLL-U treebank's text (# text, SpaceAfter=No)")
         from maltpy.components.training import train_pipeline
+        from maltpy.config import pipeline_parser
         fmt = fmt or next((s.format for s in sentences if getattr(s, "format", None)), None) or "conllx"
-        return train_pipeline(parser.settings, sentences, fmt)
+        return train_pipeline(pipeline_parser(parser.settings, settings), sentences, fmt)
     return parser.fit(sentences, fmt=fmt)
 
 

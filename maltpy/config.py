@@ -114,7 +114,8 @@ class Settings:
                                 Flag("-cr", "BOOL", "covington allow_root (default true)"))
     allow_reduce: bool = _setting(False, Flag("-ne", "BOOL", "nivre allow_reduce (default false)"))
     enforce_tree: bool = _setting(False, Flag(
-        "-nt", "BOOL", "nivre enforce_tree: parse with the tree constraint (default false; a parse-time option)"))
+        "-nt", "BOOL", "nivre enforce_tree: parse with the tree constraint (default false; a model parses with the "
+               "value it was learned with unless -m parse gives -nt)"))
     allow_shift: bool = _setting(False, Flag("-cs", "BOOL", "covington allow_shift (default false)"))
     connectedness: str = _setting("none", Flag(
         "-pcon", "MODE", "planar connectedness: none (default), reduceonly, full"))
@@ -215,8 +216,10 @@ class Settings:
         "--tagger", "COLUMNS", "-m learn: learn a tagger and lemmatizer with the parser, from the same treebank, "
                                "for these columns: upos,xpos,feats,lemma, or all (those the training data has; "
                                "CoNLL-X: upos is CPOSTAG, xpos POSTAG; '+' joins columns tagged jointly, as "
-                               "upos+xpos+feats); -m parse then tags the words whose columns are _ (default: "
-                               "no tagger)"))
+                               "upos+xpos+feats); -m parse then tags the words whose columns are _. Behind a "
+                               "tagger, a nivreeager parser whose -l, -lo, -or, -F and -b are not given learns "
+                               "with -l perceptron -or dynamic -F NivreEagerLean -nt true (better on predicted "
+                               "tags, as fast; -l liblinear for MaltParser's defaults) (default: no tagger)"))
     tagger_folds: int = _setting(1, Flag(
         "--tagger-folds", "K", "jackknifing: with K of 2 or more the parser learns from tags that a tagger trained "
                                "on the other K-1 parts of the training data gave each part (default 1: from the "
@@ -290,6 +293,23 @@ NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templa
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
                   "nbest", "confidence")
+
+
+#: the settings whose choice by the user leaves a parser behind a tagger at MaltParser's defaults
+PIPELINE_PARSER_CHOICES = ("learner", "learner_options", "oracle", "features", "beam_width", "search")
+
+
+def pipeline_parser(settings: "Settings", chosen) -> "Settings":
+    """``settings`` for a parser learned behind a tagger: its system's ``pipeline_settings`` (for
+    nivreeager the lean online parser, better on predicted tags, docs/tagging.md), unless the user
+    chose (``chosen``: the names of the settings given by flags, configuration file or keyword) any
+    of :data:`PIPELINE_PARSER_CHOICES`; a chosen ``enforce_tree`` is kept."""
+    from maltpy.systems import pipeline_settings
+    chosen = {ALIASES.get(name, name) for name in chosen}
+    preset = pipeline_settings(settings.algorithm)
+    if not settings.tagger or not preset or chosen & set(PIPELINE_PARSER_CHOICES):
+        return settings
+    return dataclasses.replace(settings, **{k: v for k, v in preset.items() if k not in chosen})
 
 
 NULL_VALUES = ("one", "rootnode", "novalue")

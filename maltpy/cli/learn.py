@@ -8,7 +8,9 @@ from maltpy.cli.common import _detect, _input, _read_for_good
 from maltpy.errors import MaltpyError
 
 
-def run_learn(settings, log):
+def run_learn(settings, log, chosen=frozenset()):
+    """-m learn with ``settings``; ``chosen``: the names of the settings the user gave (flags or the
+    configuration file), which a pipeline's parser defaults leave as they are."""
     from maltpy.formats.conll import read_conll
     from maltpy.parsing.parser import Parser
     if not settings.model:
@@ -59,7 +61,7 @@ def run_learn(settings, log):
         raise MaltpyError(f"--tokenizer learns from a CoNLL-U treebank's text (# text, SpaceAfter=No); "
                           f"{settings.input or 'the input'} is {fmt}")
     if settings.tagger or settings.tokenizer:
-        _learn_pipeline(settings, sentences, fmt, log)
+        _learn_pipeline(settings, sentences, fmt, log, chosen)
     else:
         Parser(settings).fit(sentences, fmt=fmt, log=log).save(settings.model)
     log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
@@ -67,8 +69,16 @@ def run_learn(settings, log):
 
 
 
-def _learn_pipeline(settings, sentences, fmt, log):
+def _learn_pipeline(settings, sentences, fmt, log, chosen):
     """A tokenizer, a tagger and a parser (those asked for) in one model file (the parser learns
-    from gold or jackknifed tags)."""
+    from gold or jackknifed tags; behind a tagger with the pipeline's parser defaults)."""
     from maltpy.components.training import train_pipeline
-    train_pipeline(settings, sentences, fmt, log).save(settings.model)
+    from maltpy.config import flag_of, pipeline_parser
+    from maltpy.systems import pipeline_settings
+    parser_settings = pipeline_parser(settings, chosen)
+    if parser_settings is not settings:
+        log("the parser behind the tagger: " + " ".join(f"{flag_of(k)} {str(v).lower() if isinstance(v, bool) else v}"
+                                                        for k, v in pipeline_settings(settings.algorithm).items()
+                                                        if getattr(parser_settings, k) == v)
+            + " (the default behind a tagger; -l liblinear gives MaltParser's)")
+    train_pipeline(parser_settings, sentences, fmt, log).save(settings.model)

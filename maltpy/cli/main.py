@@ -97,7 +97,8 @@ def _main_parser(with_choices: bool = True):
 
 
 def _settings_from_args(args):
-    """(settings, the configuration file read or None, the settings given by flags)."""
+    """(settings, the configuration file read or None, the settings given by flags, the settings
+    given by flags or the configuration file)."""
     values = {}
     explicit = set()
     config_path = None
@@ -118,7 +119,7 @@ def _settings_from_args(args):
                 raise UsageError(f"{e} (see 'maltpy --help')") from None
             explicit.add(name)
     settings = Settings(**values)
-    return settings, config_path, explicit
+    return settings, config_path, explicit, explicit | set(values) - {"model"}
 
 
 SUBCOMMANDS = {"eval": cmd_eval, "combine": cmd_combine, "draw": cmd_draw, "convert-features": cmd_convert_features,
@@ -253,7 +254,7 @@ def _run(argv, debug: bool) -> int:
             return 0
         args = _main_parser(with_choices=any(a in ("-h", "--help") for a in argv)).parse_args(
             _attach_dash_values(argv))
-        settings, config_path, explicit = _settings_from_args(args)
+        settings, config_path, explicit, chosen = _settings_from_args(args)
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"
@@ -264,7 +265,7 @@ def _run(argv, debug: bool) -> int:
             if args.o is not None:
                 raise MaltpyError(f"-m learn writes the model that -c names ({settings.model}); -o is the "
                                   "output of -m parse, -m convert, -m proj and -m deproj")
-            run_learn(settings, log)
+            run_learn(settings, log, chosen)
         elif mode == "parse":
             run_parse(settings, log, explicit, dask=args.dask)
         elif mode == "tag":

@@ -9,13 +9,15 @@ from maltpy.config import PARSE_SETTINGS, RUN_SETTINGS, flag_of
 from maltpy.errors import InputFormatError, MaltpyError
 
 
-#: parse-time settings whose default is the model's own value (not the command line's default)
-MODEL_DEFAULTS = ("beam_width", "beam_scores")
+#: parse-time settings a model keeps unless the command line names them: its beam, and its tree
+#: constraint (MaltParser keeps a model's process options when it parses; -nt false turns it off)
+MODEL_DEFAULTS = ("beam_width", "beam_scores", "enforce_tree")
 
 
 def parse_overrides(settings, explicit) -> dict:
     """The parse-time settings a parse gives the model: every one, except those the model keeps
-    unless the command line names them (a model trained with a beam parses with its width)."""
+    unless the command line names them (a model trained with a beam parses with its width, one
+    learned with -nt true with the tree constraint)."""
     return {k: getattr(settings, k) for k in PARSE_SETTINGS if k not in MODEL_DEFAULTS or k in explicit}
 
 

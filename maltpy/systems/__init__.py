@@ -55,6 +55,13 @@ def option_choices() -> dict:
     return out
 
 
+def pipeline_settings(name: str) -> dict:
+    """The settings system ``name`` learns with behind a tagger when the user chooses no learner,
+    oracle, features or beam (its ``pipeline_settings``; empty for an unknown name)."""
+    cls = SYSTEMS.get(name)
+    return dict(cls.pipeline_settings) if cls is not None else {}
+
+
 def option_parser(name: str):
     """The function a system declares to read option ``name``'s value, or None."""
     for cls in SYSTEMS.values():

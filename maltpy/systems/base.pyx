@@ -177,6 +177,9 @@ cdef class TransitionSystem:
     exclusive_options = ()
     #: option values that training always uses (e.g. moves only the oracle may take)
     training_options = {}
+    #: the settings a parser of this system learns with behind a tagger (on predicted tags), where
+    #: the user chooses none of config.PIPELINE_PARSER_CHOICES; empty: MaltParser's defaults
+    pipeline_settings = {}
     #: whether the decisions grow with the square of the sentence length (Covington's lists)
     quadratic = False
     #: the trees whose every arc the static oracle builds ("projective", "planar", "2planar",

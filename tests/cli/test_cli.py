@@ -154,6 +154,27 @@ def test_python_api_and_enforce_tree(model):
     assert p2.parse([s])[0].heads[2] == 0
 
 
+def test_a_model_keeps_its_tree_constraint_unless_the_parse_names_it(tmp_path):
+    """As MaltParser keeps a model's process options: -m parse without -nt parses with the value the
+    model was learned with (it used to take the flag's default, false); -nt false turns it off."""
+    from maltpy.cli.main import _main_parser, _settings_from_args
+    from maltpy.cli.parse import parse_overrides
+
+    def overrides(*argv):
+        settings, _, explicit, _ = _settings_from_args(_main_parser().parse_args(list(argv)))
+        return parse_overrides(settings, explicit)
+    assert "enforce_tree" not in overrides("-c", "m.mpz")
+    assert overrides("-c", "m.mpz", "-nt", "false")["enforce_tree"] is False
+    assert overrides("-c", "m.mpz", "-nt", "true")["enforce_tree"] is True
+    learned = str(tmp_path / "nt.mpz")
+    assert main(["-c", learned, "-m", "learn", "-i", TRAIN, "-nt", "true", "-q"]) == 0
+    for flags, enforce in (([], True), (["-nt", "false"], False)):
+        out = tmp_path / "out.conll"
+        assert main(["-c", learned, "-i", TEST, "-o", str(out), "-q", *flags]) == 0
+        expected = maltpy.load(learned, enforce_tree=enforce).parse(read_conll(TEST))
+        assert [s.heads for s in read_conll(str(out), need_heads=True)] == [s.heads for s in expected]
+
+
 def test_random_weights_parse_loop_gives_trees(model):
     """The C loop with random classifier scores: the tree constraint always yields one projective
     tree; without it, the output is a tree after the root heuristic."""

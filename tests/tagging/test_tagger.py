@@ -285,6 +285,43 @@ def test_learn_parse_and_tag_untagged_words(toy_pipeline, tmp_path):
     assert _accuracy(gold, tagged, 4) > 0.9
 
 
+def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
+    from maltpy.config import make_settings, pipeline_parser
+    behind = make_settings(tagger="all")
+    preset = pipeline_parser(behind, {"tagger"})
+    assert (preset.learner, preset.oracle, preset.features, preset.enforce_tree) == \
+        ("perceptron", "dynamic", "NivreEagerLean", True)
+    # a learner, its options, an oracle, features or a beam chosen: MaltParser's defaults, untouched
+    for name, value in (("learner", "liblinear"), ("lib_options", "-s 4"), ("oracle", "static"),
+                        ("features", "NivreEager"), ("beam_width", 4)):
+        chosen = make_settings(tagger="all", **{name: value})
+        assert pipeline_parser(chosen, {"tagger", name}) is chosen
+    # another system, no tagger: untouched; a chosen tree constraint is kept
+    other = make_settings(tagger="all", algorithm="stackproj")
+    assert pipeline_parser(other, {"tagger", "algorithm"}) is other
+    alone = make_settings()
+    assert pipeline_parser(alone, set()) is alone
+    kept = pipeline_parser(make_settings(tagger="all", enforce_tree=False), {"tagger", "enforce_tree"})
+    assert kept.learner == "perceptron" and kept.enforce_tree is False
+
+
+def test_the_learned_pipeline_says_which_parser_it_took(toy_pipeline, tmp_path):
+    info = _run("info", toy_pipeline)
+    assert "perceptron" in info.stdout and "NivreEagerLean" in info.stdout, info.stdout
+    malt = str(tmp_path / "malt.mpz")
+    r = _run("-c", malt, "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos", "-l", "liblinear", "-v")
+    assert r.returncode == 0, r.stderr
+    assert "pipeline's defaults" not in r.stderr
+    info = _run("info", malt)
+    assert "liblinear" in info.stdout and "NivreEagerLean" not in info.stdout, info.stdout
+    # a configuration file's choices count as chosen, as flags do
+    from maltpy.cli.main import _main_parser, _settings_from_args
+    config = tmp_path / "c.yaml"
+    config.write_text("model: m.mpz\nlearner: liblinear\n")
+    chosen = _settings_from_args(_main_parser().parse_args(["-c", str(config), "--tagger", "all"]))[3]
+    assert {"learner", "tagger"} <= chosen and "model" not in chosen
+
+
 def test_the_model_file_says_what_it_holds(toy_pipeline):
     r = _run("info", toy_pipeline)
     assert r.returncode == 0, r.stderr
