@@ -30,7 +30,35 @@ def train_pipeline(settings, sentences, fmt, log=None):
         make_tagger()   # a bad column list is said before anything trains
         jobs = threads(settings.jobs)
         if settings.tagger_folds > 1:
-            tagger, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log)
+            # fold taggers tag only what the parser will read (and the groups those read)
+            from maltpy.parsing.assemble import assemble
+            from maltpy.tagging.jackknife import fold_groups
+            from maltpy.tagging.templates import TAG_COLUMNS
+            read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
+            probe = make_tagger()
+            groups = fold_groups(probe.groups, [c for c, ci in TAG_COLUMNS.items() if ci in read], sentences,
+                                 probe.every_column)
+            spec = ",".join("+".join(g) for g in groups)
+
+            def make_fold_tagger():
+                return Tagger(spec, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
+                              retag=settings.retag, jobs=1)
+            if groups:
+                # the folds first, on every thread; then the full tagger beside the parser, which
+                # needs only the folds' tags
+                _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log,
+                                      make_fold_tagger, full=False)
+                from concurrent.futures import ThreadPoolExecutor
+                with ThreadPoolExecutor(1) as pool:
+                    full = pool.submit(lambda: make_tagger(max(1, jobs - 1)).fit(sentences)) if jobs > 1 else None
+                    parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
+                    tagger = full.result() if full is not None else make_tagger(jobs).fit(sentences)
+                if log is not None:
+                    log(tagger.describe_training())
+                components.append(TaggerComponent(tagger))
+                return Pipeline(components + [ParserComponent(parser)])
+            # the parser reads no tag: nothing to jackknife
+            tagger = make_tagger(jobs).fit(sentences, log=log)
         else:   # the parser learns from gold tags: the one tagger gets every thread
             tagger = make_tagger(jobs).fit(sentences, log=log)
         components.append(TaggerComponent(tagger))

@@ -231,6 +231,24 @@ def test_jackknifed_tags_come_from_taggers_that_did_not_see_them():
     assert [r[1] for s in tagged for r in s.rows] == [r[1] for s in sentences for r in s.rows]
 
 
+def test_fold_taggers_tag_what_the_parser_reads_as_full_ones_do():
+    """A fold tagger learns only the groups up to the last column the parser reads; the columns the
+    parser reads get the tags that fold taggers of every column give them, the others stay gold."""
+    from maltpy.tagging.jackknife import fold_groups
+    data = _toy_language(11, 120)
+    groups = parse_columns("upos,xpos,feats,lemma")
+    assert fold_groups(groups, ["upos"], data, False) == (("upos",),)
+    assert fold_groups(groups, ["xpos"], data, False) == (("upos",), ("xpos",))
+    assert fold_groups(groups, [], data, False) == ()
+    conllx = read_conll(TOY_TRAIN, "conllx")       # FEATS is _ throughout: "all" leaves it out
+    assert fold_groups(parse_columns("all"), ["lemma"], conllx, True) == (("upos",), ("xpos",), ("lemma",))
+    every = jackknife(data, lambda: Tagger("upos,xpos,feats,lemma", epochs=3), folds=3, jobs=2)[1]
+    some = jackknife(data, lambda: Tagger("upos,xpos,feats,lemma", epochs=3), folds=3, jobs=2,
+                     make_fold_tagger=lambda: Tagger("upos,xpos", epochs=3))[1]
+    assert [r[3:5] for s in some for r in s.rows] == [r[3:5] for s in every for r in s.rows]
+    assert [r[2] for s in some for r in s.rows] == [r[2] for s in data for r in s.rows]     # gold lemmas
+
+
 def _learned(tagger):
     """What a model file holds of a tagger, less the training time."""
     from maltpy.parsing.modelfile import load_model
