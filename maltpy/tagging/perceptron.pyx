@@ -318,11 +318,17 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
                             if f < 0 or not entries_room(&e, f + 1):
                                 ok = False
                                 break
-                            row = &e.rows[f]
-                            for k in range(row.n):
-                                scores[row.entries[k].cls] += row.entries[k].w
                         if not ok:
                             break
+                        # the rows, then their entries, asked for ahead: each is a cache miss
+                        for q in range(n_keys):
+                            prefetch(&e.rows[ids[q]])
+                        for q in range(n_keys):
+                            prefetch(e.rows[ids[q]].entries)
+                        for q in range(n_keys):
+                            row = &e.rows[ids[q]]
+                            for k in range(row.n):
+                                scores[row.entries[k].cls] += row.entries[k].w
                         best = 0
                         for q in range(1, n_classes):
                             if scores[q] > scores[best]:

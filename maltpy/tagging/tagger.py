@@ -50,6 +50,17 @@ def build_lexicon(hashes: np.ndarray, values: np.ndarray) -> Tuple[np.ndarray, n
     return keys, classes
 
 
+def sorted_ids(strings: Sequence[str]) -> Tuple[Tuple[str, ...], np.ndarray]:
+    """(the distinct strings sorted, each string's index among them): np.unique's answer, with a
+    dictionary instead of sorting every string (a column of 200,000 words sorts in 0.3 s)."""
+    index: Dict[str, int] = {}
+    first = np.fromiter((index.setdefault(x, len(index)) for x in strings), dtype=np.int64, count=len(strings))
+    found = tuple(sorted(index))
+    rank = np.empty(len(found), dtype=np.int64)
+    rank[[index[x] for x in found]] = np.arange(len(found))
+    return found, rank[first]
+
+
 #: groups of at most this many classes are scored with dense rows (features x classes floats:
 #: EWT's UPOS and XPOS models take 8 and 7 MB so); larger ones entry by entry
 DENSE_MAX_CLASSES = 64
@@ -213,9 +224,7 @@ class Tagger:
                 rules = {}
                 strings = [rules.setdefault((r[1], s), lemma_rule(r[1], s)) if s != "_" else "_"
                            for r, s in zip(rows, strings)]
-            found, ids = np.unique(np.array(strings, dtype=object), return_inverse=True)
-            vocab[c] = tuple(found.tolist())
-            values[ROW[c]] = ids.reshape(-1)
+            vocab[c], values[ROW[c]] = sorted_ids(strings)
         tasks = []
         known: List[int] = []
         for group in groups:
