@@ -13,7 +13,6 @@ def train_pipeline(settings, sentences, fmt, log=None):
     from maltpy.components.tagger import TaggerComponent
     from maltpy.config import threads
     from maltpy.parsing.parser import Parser
-    from maltpy.tagging.jackknife import jackknife
     from maltpy.tagging.tagger import Tagger
 
     def make_tagger(jobs=1):
@@ -30,37 +29,46 @@ def train_pipeline(settings, sentences, fmt, log=None):
         make_tagger()   # a bad column list is said before anything trains
         jobs = threads(settings.jobs)
         if settings.tagger_folds > 1:
-            # fold taggers tag only what the parser will read (and the groups those read)
-            from maltpy.parsing.assemble import assemble
-            from maltpy.tagging.jackknife import fold_groups
-            from maltpy.tagging.templates import TAG_COLUMNS
-            read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
-            probe = make_tagger()
-            groups = fold_groups(probe.groups, [c for c, ci in TAG_COLUMNS.items() if ci in read], sentences,
-                                 probe.every_column)
-            spec = ",".join("+".join(g) for g in groups)
-
-            def make_fold_tagger():
-                return Tagger(spec, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
-                              retag=settings.retag, jobs=1)
-            if groups:
-                # the folds first, on every thread; then the full tagger beside the parser, which
-                # needs only the folds' tags
-                _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log,
-                                      make_fold_tagger, full=False)
-                from concurrent.futures import ThreadPoolExecutor
-                with ThreadPoolExecutor(1) as pool:
-                    full = pool.submit(lambda: make_tagger(max(1, jobs - 1)).fit(sentences)) if jobs > 1 else None
-                    parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
-                    tagger = full.result() if full is not None else make_tagger(jobs).fit(sentences)
-                if log is not None:
-                    log(tagger.describe_training())
-                components.append(TaggerComponent(tagger))
-                return Pipeline(components + [ParserComponent(parser)])
-            # the parser reads no tag: nothing to jackknife
-            tagger = make_tagger(jobs).fit(sentences, log=log)
+            learned = _jackknifed(settings, sentences, fmt, make_tagger, jobs, log)
+            if learned is not None:
+                tagger, parser = learned
+                return Pipeline(components + [TaggerComponent(tagger), ParserComponent(parser)])
+            tagger = make_tagger(jobs).fit(sentences, log=log)     # the parser reads no tag
         else:   # the parser learns from gold tags: the one tagger gets every thread
             tagger = make_tagger(jobs).fit(sentences, log=log)
         components.append(TaggerComponent(tagger))
     parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
     return Pipeline(components + [ParserComponent(parser)])
+
+
+def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
+    """(the tagger learned from every sentence, the parser learned from jackknifed tags), or None
+    when the parser reads no tag column. The fold taggers learn only the groups up to the last
+    column the parser reads; they run first, on every thread, and then the full tagger learns
+    beside the parser, which needs only the folds' tags."""
+    from concurrent.futures import ThreadPoolExecutor
+    from maltpy.parsing.assemble import assemble
+    from maltpy.parsing.parser import Parser
+    from maltpy.tagging.jackknife import fold_groups, jackknife
+    from maltpy.tagging.tagger import Tagger
+    from maltpy.tagging.templates import TAG_COLUMNS
+    read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
+    probe = make_tagger()
+    groups = fold_groups(probe.groups, [c for c, ci in TAG_COLUMNS.items() if ci in read], sentences,
+                         probe.every_column)
+    if not groups:
+        return None
+    spec = ",".join("+".join(g) for g in groups)
+
+    def make_fold_tagger():
+        return Tagger(spec, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
+                      retag=settings.retag, jobs=1)
+    _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log, make_fold_tagger,
+                          with_full=False)
+    with ThreadPoolExecutor(1) as pool:
+        full = pool.submit(lambda: make_tagger(jobs - 1).fit(sentences)) if jobs > 1 else None
+        parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
+        tagger = full.result() if full is not None else make_tagger(jobs).fit(sentences)
+    if log is not None:
+        log(tagger.describe_training())
+    return tagger, parser

@@ -24,12 +24,12 @@ def fold_groups(groups, read_columns, sentences, every_column: bool):
 
 
 def jackknife(sentences: Sequence, make_tagger: Callable, folds: int, jobs: int = 1, log=None,
-              make_fold_tagger: Callable = None, full: bool = True):
+              make_fold_tagger: Callable = None, with_full: bool = True):
     """(the tagger trained on every sentence, the sentences with jackknifed tags). ``make_tagger()``
     gives an untrained :class:`~maltpy.tagging.tagger.Tagger`, ``make_fold_tagger()`` the fold
     taggers' (default: the same; fewer columns, those the parser reads, learn faster); the K fold
     taggers and the full one train side by side on ``jobs`` threads (their loops run without the GIL).
-    ``full=False``: the fold taggers only (the first of the pair is None), for a caller that
+    ``with_full=False``: the fold taggers only (the first of the pair is None), for a caller that
     trains the full tagger beside something else."""
     from maltpy.chunks import folds as split_folds
     sentences = list(sentences)
@@ -43,15 +43,17 @@ def jackknife(sentences: Sequence, make_tagger: Callable, folds: int, jobs: int 
         return (make_fold_tagger or make_tagger)().fit(rest).tag(held_out, retag=True)
 
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        results = list(pool.map(train_fold, ([None] if full else []) + parts))
-    full = results.pop(0) if full else None
+        results = list(pool.map(train_fold, ([None] if with_full else []) + parts))
+    full = results.pop(0) if with_full else None
     tagged = [s for part in results for s in part] if parts else sentences
     if log is not None:
         if full is not None:
             log(full.describe_training())
         if parts:
+            fold_columns = (make_fold_tagger or make_tagger)().groups
             log(f"jackknifed tags for the parser: {folds} folds, {time.perf_counter() - t0:.1f} s"
-                f"{' with the full tagger' if full is not None else ''}; {tag_agreement(sentences, tagged, (make_fold_tagger or make_tagger)().groups)}")
+                f"{' with the full tagger' if full is not None else ''}; "
+                f"{tag_agreement(sentences, tagged, fold_columns)}")
     return full, tagged
 
 
