@@ -323,6 +323,14 @@ def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
     assert kept.learner == "perceptron" and kept.enforce_tree is False
 
 
+def test_the_python_api_takes_the_same_parser_behind_a_tagger():
+    import maltpy
+    lean = maltpy.train(TOY_TRAIN, tagger="upos", verbose=False)
+    assert (lean.parser.settings.learner, lean.parser.settings.features) == ("perceptron", "NivreEagerLean")
+    malt = maltpy.train(TOY_TRAIN, tagger="upos", learner="liblinear", verbose=False)
+    assert malt.parser.settings.learner == "liblinear" and malt.parser.settings.features != "NivreEagerLean"
+
+
 def test_the_learned_pipeline_says_which_parser_it_took(toy_pipeline, tmp_path):
     info = _run("info", toy_pipeline)
     assert "perceptron" in info.stdout and "NivreEagerLean" in info.stdout, info.stdout
