@@ -53,9 +53,7 @@ def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
     from maltpy.tagging.tagger import Tagger
     from maltpy.tagging.templates import TAG_COLUMNS
     read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
-    probe = make_tagger()
-    groups = fold_groups(probe.groups, [c for c, ci in TAG_COLUMNS.items() if ci in read], sentences,
-                         probe.every_column)
+    groups = fold_groups(make_tagger(), [c for c, ci in TAG_COLUMNS.items() if ci in read], sentences)
     if not groups:
         return None
     spec = ",".join("+".join(g) for g in groups)

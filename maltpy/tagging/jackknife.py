@@ -10,15 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 
-def fold_groups(groups, read_columns, sentences, every_column: bool):
-    """The groups a fold tagger needs: those up to the last one holding a column the parser reads
-    (``read_columns``, tagger column names), in tagging order, since a group reads the groups before
-    it; with ``every_column`` ("all") less the columns the data leaves empty, as the tagger drops
-    them. The other columns keep their gold values, which the parser never reads."""
-    from maltpy.tagging.templates import TAG_COLUMNS
-    if every_column:
-        rows = [r for s in sentences for r in s.rows]
-        groups = [g for g in groups if not all(r[TAG_COLUMNS[g[0]]] == "_" for r in rows)]
+def fold_groups(tagger, read_columns, sentences):
+    """The groups of ``tagger`` (an untrained :class:`~maltpy.tagging.tagger.Tagger`) that a fold
+    tagger needs: those it would learn from ``sentences`` up to the last one holding a column the
+    parser reads (``read_columns``, tagger column names), since a group reads the groups before
+    it. The other columns keep their gold values, which the parser never reads."""
+    groups = tagger.groups_to_learn([r for s in sentences for r in s.rows])
     last = max((k for k, g in enumerate(groups) if set(g) & set(read_columns)), default=-1)
     return tuple(groups[:last + 1])
 
@@ -50,10 +47,10 @@ def jackknife(sentences: Sequence, make_tagger: Callable, folds: int, jobs: int 
         if full is not None:
             log(full.describe_training())
         if parts:
-            fold_columns = (make_fold_tagger or make_tagger)().groups
+            groups = (make_fold_tagger or make_tagger)().groups
             log(f"jackknifed tags for the parser: {folds} folds, {time.perf_counter() - t0:.1f} s"
                 f"{' with the full tagger' if full is not None else ''}; "
-                f"{tag_agreement(sentences, tagged, fold_columns)}")
+                f"{tag_agreement(sentences, tagged, groups)}")
     return full, tagged
 
 

@@ -239,6 +239,12 @@ cdef inline uint64_t next_random(uint64_t* s) noexcept nogil:
     return s[0]
 
 
+def reads_own_column(const int32_t[:, :, ::1] templates, int t, own) -> bool:
+    """Whether template t reads a tag column the group itself predicts (``own``: its rows): its
+    features change as the group tags the words before."""
+    return any(templates[t, a, 0] == KIND_TAG and int(templates[t, a, 1]) in own for a in range(ATOMS))
+
+
 def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
           const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
           const int32_t[::1] gold, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
@@ -277,8 +283,8 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     cdef bint ok = keys != NULL and ids != NULL and scores != NULL
     # templates that read the group's own tags change as training goes; the others' feature ids are
     # found once (hashing them every epoch was most of the training time)
-    dynamic_list = [t for t in range(n_templates)
-                    if any(templates[t, a, 0] == 8 and templates[t, a, 1] in list(group_rows) for a in range(ATOMS))]
+    own = {int(r) for r in group_rows}
+    dynamic_list = [t for t in range(n_templates) if reads_own_column(templates, t, own)]
     static_list = [t for t in range(n_templates) if t not in dynamic_list]
     dynamic_array = np.array(dynamic_list, dtype=np.int32)
     static_array = np.array(static_list, dtype=np.int32)
@@ -389,7 +395,7 @@ cdef tuple _averaged(Entries* e, FeatMap fm, int64_t now):
 
 
 #: memory for the per-word sums of a call's word-local templates (words beyond it are summed each time)
-cdef int64_t STATIC_CACHE_BYTES = 8 << 20
+cdef int64_t LOCAL_SUMS_BYTES = 8 << 20
 
 
 # a trained group's weights as predict reads them
@@ -534,10 +540,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     # and each word adds the other templates' rows to that sum. Every word sums in this order,
     # cached or not, so the output does not depend on what was cached.
     own = {int(r) for r in group_rows}
-    def word_local(int tt):
-        return all(templates[tt, aa, 0] == 0 or (templates[tt, aa, 2] == 0 and (
-            templates[tt, aa, 0] != KIND_TAG or int(templates[tt, aa, 1]) not in own)) for aa in range(ATOMS))
-    local_list = [tt for tt in range(n_templates) if word_local(tt)]
+    local_list = [tt for tt in range(n_templates) if not reads_own_column(templates, tt, own)
+                  and all(templates[tt, aa, 2] == 0 for aa in range(ATOMS) if templates[tt, aa, 0] != 0)]
     order_array = np.array(local_list + [tt for tt in range(n_templates) if tt not in local_list], dtype=np.int32)
     key_rows_array = np.array(sorted({int(templates[tt, aa, 1]) for tt in local_list for aa in range(ATOMS)
                                       if templates[tt, aa, 0] == KIND_TAG}), dtype=np.int32)
@@ -545,7 +549,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef int32_t[::1] key_rows = key_rows_array
     cdef int n_local = len(local_list)
     if cache_bytes < 0:
-        cache_bytes = STATIC_CACHE_BYTES
+        cache_bytes = LOCAL_SUMS_BYTES
     cdef int64_t max_types = cache_bytes // (n_classes * sizeof(float)) if n_local else 0
     type_array = np.full(values.shape[1], -1, dtype=np.int32)
     cdef int32_t[::1] type_of = type_array

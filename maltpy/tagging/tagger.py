@@ -188,6 +188,26 @@ class Tagger:
                 raise MaltpyError(f"{path}: no templates for {group[0]}")
         return found
 
+    def groups_to_learn(self, rows, log=None):
+        """The groups :meth:`fit` learns from training ``rows``: with "all" those whose columns the
+        data fills (an error when none is); otherwise every group, and a column the data leaves _
+        throughout is an error."""
+        empty = {c for g in self.groups for c in g if all(r[TAG_COLUMNS[c]] == "_" for r in rows)}
+        if not self.every_column:
+            for c in COLUMN_ORDER:
+                if c in empty:
+                    raise MaltpyError(f"the training data's {c} column is empty (_): the tagger cannot learn it; "
+                                      f"leave {c} out of the tagger's columns (or give 'all': the columns it has)")
+            return self.groups
+        groups = tuple(g for g in self.groups if g[0] not in empty)
+        if not groups:
+            raise MaltpyError("the training data's UPOS, XPOS, FEATS and LEMMA columns are all empty (_): "
+                              "there is nothing to learn a tagger from")
+        if empty and log is not None:
+            log(f"tagger: the training data has no {', '.join(c for c in COLUMN_ORDER if c in empty)} "
+                "(the column is _): not learned")
+        return groups
+
     def fit(self, sentences: Sequence, log=None) -> "Tagger":
         """Learn every group from the gold columns of ``sentences``; returns self."""
         from maltpy.tagging import perceptron
@@ -200,21 +220,7 @@ class Tagger:
         templates = self._templates()
         words = words_of(sentences)
         rows = [r for s in sentences for r in s.rows]
-        empty = {c for g in self.groups for c in g if all(r[TAG_COLUMNS[c]] == "_" for r in rows)}
-        groups = self.groups
-        if self.every_column:    # "all": the columns the data has
-            groups = tuple(g for g in groups if g[0] not in empty)
-            if not groups:
-                raise MaltpyError("the training data's UPOS, XPOS, FEATS and LEMMA columns are all empty (_): "
-                                  "there is nothing to learn a tagger from")
-            if empty and log is not None:
-                log(f"tagger: the training data has no {', '.join(c for c in COLUMN_ORDER if c in empty)} "
-                    "(the column is _): not learned")
-        else:
-            for c in COLUMN_ORDER:
-                if c in empty:
-                    raise MaltpyError(f"the training data's {c} column is empty (_): the tagger cannot learn it; "
-                                      f"leave {c} out of the tagger's columns (or give 'all': the columns it has)")
+        groups = self.groups_to_learn(rows, log)
         columns = [c for g in groups for c in g]
         values = np.full((N_ROWS, len(rows)), -1, dtype=np.int32)
         vocab = {}

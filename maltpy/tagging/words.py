@@ -72,22 +72,21 @@ def _character(cp: int):
 
 def words_from_arrays(cps: np.ndarray, wstart: np.ndarray, sstart: np.ndarray) -> Words:
     """:class:`Words` of code points already cut into words and sentences: lowercase and shape
-    symbols made one distinct character at a time, not one per word."""
+    symbols by table look-up for the Basic Multilingual Plane (its new characters met once), one
+    distinct character at a time beyond it."""
     cps = np.ascontiguousarray(cps, dtype=np.uint32)
-    wstart = np.ascontiguousarray(wstart, dtype=np.int64)
-    sstart = np.ascontiguousarray(sstart, dtype=np.int64)
-    if not len(cps) or int(cps.max()) < _BMP:     # table look-ups, no sort
-        present = np.zeros(_BMP, dtype=bool)
-        present[cps] = True
-        new = np.flatnonzero(present & ~_BMP_KNOWN)
-        for cp in new.tolist():
-            _BMP_LOWER[cp], _BMP_SHAPE[cp] = _character(cp)
-        _BMP_KNOWN[new] = True
-        return Words(cps, _BMP_LOWER[cps], _BMP_SHAPE[cps], wstart, sstart)
-    distinct, inverse = np.unique(cps, return_inverse=True)
-    lowered = np.empty(len(distinct), dtype=np.uint32)
-    shapes = np.empty(len(distinct), dtype=np.uint32)
-    for k, cp in enumerate(distinct.tolist()):
-        lowered[k], shapes[k] = _character(cp)
-    inverse = inverse.reshape(-1)
-    return Words(cps, lowered[inverse], shapes[inverse], wstart, sstart)
+    beyond = cps >= _BMP
+    index = np.where(beyond, 0, cps)
+    present = np.zeros(_BMP, dtype=bool)
+    present[index] = True
+    new = np.flatnonzero(present & ~_BMP_KNOWN)
+    for cp in new.tolist():
+        _BMP_LOWER[cp], _BMP_SHAPE[cp] = _character(cp)
+    _BMP_KNOWN[new] = True
+    lowered, shapes = _BMP_LOWER[index], _BMP_SHAPE[index]
+    if beyond.any():
+        distinct, inverse = np.unique(cps[beyond], return_inverse=True)
+        table = np.array([_character(cp) for cp in distinct.tolist()], dtype=np.uint32).reshape(-1, 2)
+        lowered[beyond], shapes[beyond] = table[inverse.reshape(-1), 0], table[inverse.reshape(-1), 1]
+    return Words(cps, lowered, shapes, np.ascontiguousarray(wstart, dtype=np.int64),
+                 np.ascontiguousarray(sstart, dtype=np.int64))

@@ -236,12 +236,12 @@ def test_fold_taggers_tag_what_the_parser_reads_as_full_ones_do():
     parser reads get the tags that fold taggers of every column give them, the others stay gold."""
     from maltpy.tagging.jackknife import fold_groups
     data = _toy_language(11, 120)
-    groups = parse_columns("upos,xpos,feats,lemma")
-    assert fold_groups(groups, ["upos"], data, False) == (("upos",),)
-    assert fold_groups(groups, ["xpos"], data, False) == (("upos",), ("xpos",))
-    assert fold_groups(groups, [], data, False) == ()
+    four = Tagger("upos,xpos,feats,lemma")
+    assert fold_groups(four, ["upos"], data) == (("upos",),)
+    assert fold_groups(four, ["xpos"], data) == (("upos",), ("xpos",))
+    assert fold_groups(four, [], data) == ()
     conllx = read_conll(TOY_TRAIN, "conllx")       # FEATS is _ throughout: "all" leaves it out
-    assert fold_groups(parse_columns("all"), ["lemma"], conllx, True) == (("upos",), ("xpos",), ("lemma",))
+    assert fold_groups(Tagger("all"), ["lemma"], conllx) == (("upos",), ("xpos",), ("lemma",))
     every = jackknife(data, lambda: Tagger("upos,xpos,feats,lemma", epochs=3), folds=3, jobs=2)[1]
     some = jackknife(data, lambda: Tagger("upos,xpos,feats,lemma", epochs=3), folds=3, jobs=2,
                      make_fold_tagger=lambda: Tagger("upos,xpos", epochs=3))[1]
