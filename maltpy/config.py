@@ -11,7 +11,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-import yaml
 
 from maltpy.errors import MaltpyError
 
@@ -417,6 +416,7 @@ def coerce(name: str, value, source: str):
 
 def load_config(path: str) -> dict:
     """Read a YAML configuration file into a dict of setting name -> value."""
+    import yaml
     try:
         with open(path, encoding="utf-8") as f:
             data = yaml.safe_load(f)

@@ -84,6 +84,8 @@ def _print_tagger(info, indent=""):
     accuracy = info.get("training accuracy (last epoch, %)", {})
     for group, classes in info["classes"].items():
         extra = f", {accuracy[group]:.2f} % of the training words in the last epoch" if group in accuracy else ""
+        sure = info.get("sure words (tagged unscored)", {}).get(group)
+        extra += f", {sure:,} sure forms" if sure else ""
         print(f"{indent}{group:<12} {classes:,} classes, {info['features'][group]:,} features{extra}")
     trained = [f"{info[k]:,.0f} {k}" for k in ("sentences", "words") if info.get(k)]
     trained.append(f"{info['epochs']} epochs")

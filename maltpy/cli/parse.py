@@ -45,8 +45,11 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     from maltpy.output import check_output_path
     check_output_path(settings.output)
     t0 = time.perf_counter()
-    from maltpy.components import load as load_pipeline
-    pipeline = load_pipeline(settings.model, **overrides)   # what the model file holds, run in order
+    from maltpy.components import TaggerComponent, TokenizerComponent, load as load_pipeline
+    # what the model file holds, run in order (-m tag leaves its parser unread, -m tokenize all but its tokenizer)
+    only = (TokenizerComponent.name,) if tokenize_only else (TokenizerComponent.name, TaggerComponent.name) \
+        if tag_only else None
+    pipeline = load_pipeline(settings.model, only, **overrides)
     if tag_only:
         pipeline = _taggers_of(pipeline, settings.model)
     if tokenize_only:
@@ -177,7 +180,7 @@ def _parse_files(settings, pairs, dask, log, overrides):
             results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
                                   log=log, on_error=_failed if len(pairs) > 1 else None, **overrides)
     else:
-        from maltpy.components import load as load_pipeline
+        from maltpy.components import TaggerComponent, TokenizerComponent, load as load_pipeline
         pipeline = load_pipeline(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
         results = []
         for src, dst in pairs:

@@ -12,9 +12,10 @@ from maltpy.components.tagger import TaggerComponent
 from maltpy.components.tokenizer import TokenizerComponent
 
 
-def load(path: str, **overrides) -> Pipeline:
-    """Any model file as a :class:`Pipeline` (a parser's alone: a pipeline of that parser)."""
-    return Pipeline.load(path, **overrides)
+def load(path: str, only=None, **overrides) -> Pipeline:
+    """Any model file as a :class:`Pipeline` (a parser's alone: a pipeline of that parser);
+    ``only``: the names of the components to read (the others are left out)."""
+    return Pipeline.load(path, only, **overrides)
 
 
 __all__ = ["COMPONENTS", "Component", "ParserComponent", "Pipeline", "TaggerComponent", "TokenizerComponent", "load"]

@@ -166,7 +166,8 @@ class Pipeline:
     def _run_compiled(self, steps, source, target, fmt, drop_extra, progress, jobs):
         """The compiled path: each chunk's bytes through every component's chunk step."""
         from maltpy.output import open_output
-        from maltpy.parsing.stream import run_chunks
+        from maltpy.components.tagger import TaggerComponent
+        from maltpy.parsing.stream import BLOCK_SIZE, TAGGED_BLOCK_SIZE, run_chunks
         from maltpy.progress import progress_bar
         bar = progress_bar(None, "running", progress, unit="tok")
         # the steps after the first read what the one before wrote (CoNLL-X once extra lines are dropped)
@@ -175,7 +176,9 @@ class Pipeline:
             with open_output(target, binary=True, stream=True) as out:
                 return run_chunks(lambda path: _ChunkSteps([make(path) for make in steps], between, path), source,
                                   out, fmt, drop_extra, jobs,
-                                  progress=(lambda n_sent, n_tok: bar.update(n_tok)) if bar else None)
+                                  progress=(lambda n_sent, n_tok: bar.update(n_tok)) if bar else None,
+                                  largest=TAGGED_BLOCK_SIZE if any(isinstance(c, TaggerComponent) for c in
+                                                                   self.components) else BLOCK_SIZE)
         finally:
             if bar:
                 bar.close()
@@ -210,18 +213,19 @@ class Pipeline:
         return cls._build(*load_model(path, data=data), path, overrides)
 
     @classmethod
-    def load(cls, path: str, **overrides) -> "Pipeline":
+    def load(cls, path: str, only=None, **overrides) -> "Pipeline":
         """A model file as a pipeline. ``overrides``: parse-time settings, for the components that
-        take them (a parser's ``beam_width``, ...)."""
+        take them (a parser's ``beam_width``, ...). ``only``: the registry names of the components
+        to read (``-m tag`` reads no parser); the others are left out unread."""
         from maltpy.parsing.modelfile import holds_components, load_model
         if not holds_components(path):     # a parser's model file: loaded as it always was
             from maltpy.components.parser import ParserComponent
             from maltpy.parsing.parser import Parser
             return cls([ParserComponent(Parser.load(path, **overrides))])
-        return cls._build(*load_model(path), path, overrides)
+        return cls._build(*load_model(path), path, overrides, only)
 
     @classmethod
-    def _build(cls, header, arrays, path, overrides) -> "Pipeline":
+    def _build(cls, header, arrays, path, overrides, only=None) -> "Pipeline":
         from maltpy.components.registry import COMPONENTS
         from maltpy.parsing.modelfile import HeaderReader, check_array
         h = HeaderReader(header, path)
@@ -235,6 +239,8 @@ class Pipeline:
             if kind is None:
                 h.fail(f"component {k + 1} is a {step['component']!r}, which this maltpy does not have "
                        f"(it has {', '.join(sorted(COMPONENTS))})")
+            if only is not None and step["component"] not in only:
+                continue
             blob = check_array(arrays, f"component{k}", path, "u", ndim=1).astype(np.uint8).tobytes()
             try:
                 components.append(kind.from_bytes(blob, **overrides))

@@ -26,7 +26,6 @@ import re
 from dataclasses import dataclass
 from typing import List, Tuple, Union
 
-import yaml
 
 from maltpy.errors import MaltpyError
 
@@ -406,12 +405,9 @@ class FeatureModel:
         return "\n".join(lines) + "\n"
 
 
-#: libyaml's loader where PyYAML was built with it (the same documents, several times faster)
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _feature_lines(text: str) -> List[int]:
     """The line of each entry of the 'features:' list (or of a top-level list), for messages."""
+    import yaml
     try:
         node = yaml.compose(text)
     except yaml.YAMLError:
@@ -425,8 +421,10 @@ def _feature_lines(text: str) -> List[int]:
 
 def load_feature_model(text: str, source: str = "<string>") -> FeatureModel:
     """Parse a YAML feature model (see module docstring)."""
+    import yaml   # here, not at import: -m tag and -m tokenize read no YAML (11 ms of start-up)
     try:
-        data = yaml.load(text, Loader=_SAFE_LOADER)
+        # libyaml's loader where PyYAML was built with it (the same documents, several times faster)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark is not None else source

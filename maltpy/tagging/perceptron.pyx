@@ -487,15 +487,62 @@ cdef int64_t word_types(const Words* w, int32_t* type_of, int64_t max_types, con
     return n
 
 
+def atom_kinds(template_arrays) -> np.ndarray:
+    """The distinct character atoms [kind, argument, 0] that compiled templates read at a word."""
+    found = sorted({(int(t[i, a, 0]), min(int(t[i, a, 1]), 64)) for t in template_arrays for i in range(t.shape[0])
+                    for a in range(ATOMS) if 0 < t[i, a, 0] < 8})
+    return np.array([[kind, arg, 0] for kind, arg in found], dtype=np.int32).reshape(-1, 3)
+
+
+def _covers(kinds, templates) -> bool:
+    """Whether the atoms ``kinds`` include every character atom of ``templates``."""
+    return set(map(tuple, atom_kinds([templates]).tolist())) <= set(map(tuple, np.asarray(kinds).tolist()))
+
+
+def word_atoms(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
+               const int64_t[::1] wstart, const int32_t[:, ::1] kinds, out=None):
+    """Each word's character atoms (``kinds``: from :func:`atom_kinds`) hashed once: (the hashes,
+    words x atoms; the slot of atom (kind, argument) at [(kind - 1) * 65 + argument]; ``kinds``).
+    ``out``: a uint64 array of at least words x atoms rows to write them in (a caller's buffer
+    reused chunk after chunk: a fresh array of megabytes is fresh pages the kernel zeroes)."""
+    cdef Py_ssize_t n_words = wstart.shape[0] - 1, n_atoms = kinds.shape[0], j, a
+    slot_array = np.zeros(7 * 65, dtype=np.int32)
+    for a in range(n_atoms):
+        slot_array[(kinds[a, 0] - 1) * 65 + kinds[a, 1]] = a
+    if out is not None and out.dtype == np.uint64 and out.ndim == 2 and out.shape[0] >= n_words \
+            and out.shape[1] == max(n_atoms, 1) and out.flags.c_contiguous:
+        cache_array = out[:n_words]
+    else:
+        cache_array = np.empty((n_words, max(n_atoms, 1)), dtype=np.uint64)
+    cdef uint64_t[:, ::1] cache = cache_array
+    cdef Words w
+    w.cps = &cps[0] if cps.shape[0] else NULL
+    w.low = &low[0] if low.shape[0] else NULL
+    w.shp = &shp[0] if shp.shape[0] else NULL
+    w.wstart = &wstart[0]
+    w.values = NULL
+    w.lexicon = NULL
+    w.n_words = n_words
+    w.cache = NULL
+    with nogil:
+        for j in range(n_words):
+            for a in range(n_atoms):
+                cache[j, a] = atom_hash(&w, &kinds[a, 0], j, 0, n_words)
+    return cache_array, slot_array, np.asarray(kinds)
+
+
 def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
             const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
             const int8_t[:, ::1] fixed, FeatMap fm, const int64_t[::1] indptr, const int32_t[::1] classes,
             const float[::1] weights, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
             const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None,
-            const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None, int64_t cache_bytes=-1):
+            const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None, int64_t cache_bytes=-1,
+            const int32_t[::1] preset=None, tuple atoms=None):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
     its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
-    ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1.
+    ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1. Words
+    with a class in ``preset`` (>= 0: the group's sure words) get it unscored. ``atoms``: the
+    words' character atoms from :func:`word_atoms` (made here when not given).
     ``dense``: the same weights as a features x classes matrix (a model of few classes), whose
     rows are added whole, in vector instructions, instead of entry by entry. ``cache_bytes``: memory
     for the per-word sums of the word-local templates (-1: the default; 0: none; the output is the
@@ -514,23 +561,15 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
     w.cache = NULL
     # each distinct character atom of the templates, hashed once per word instead of once per
-    # template that reads it (most templates share the lowercased form, suffixes and shapes)
-    atoms = sorted({(int(templates[tt, aa, 0]), min(int(templates[tt, aa, 1]), 64)) for tt in range(n_templates)
-                    for aa in range(ATOMS) if 0 < templates[tt, aa, 0] < 8})
-    slot_array = np.zeros(7 * 65, dtype=np.int32)
-    for slot_index, (atom_kind, atom_arg) in enumerate(atoms):
-        slot_array[(atom_kind - 1) * 65 + atom_arg] = slot_index
-    atom_array = np.array([[kind, arg, 0] for kind, arg in atoms], dtype=np.int32).reshape(-1, 3)
-    cache_array = np.empty((values.shape[1], max(len(atoms), 1)), dtype=np.uint64)
-    cdef int32_t[::1] slot_view = slot_array
-    cdef int32_t[:, ::1] atom_view = atom_array
+    # template that reads it (most templates share the lowercased form, suffixes and shapes); a
+    # caller tagging with several groups makes them once for all of them (``atoms``)
+    if atoms is None or not _covers(atoms[2], templates):
+        atoms = word_atoms(cps, low, shp, wstart, atom_kinds([templates]))
+    cache_array, slot_array = atoms[0], atoms[1]
+    if cache_array.shape[0] != values.shape[1]:
+        raise ValueError("the word atoms are not of these words")
     cdef uint64_t[:, ::1] cache_view = cache_array
-    cdef int n_atoms = len(atoms), ai
-    cdef int64_t jj
-    with nogil:
-        for jj in range(w.n_words):
-            for ai in range(n_atoms):
-                cache_view[jj, ai] = atom_hash(&w, &atom_view[ai, 0], jj, 0, w.n_words)
+    cdef int32_t[::1] slot_view = slot_array
     w.cache = &cache_view[0, 0]
     w.slot_of = &slot_view[0]
     w.n_slots = cache_array.shape[1]
@@ -550,14 +589,19 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef int n_local = len(local_list)
     if cache_bytes < 0:
         cache_bytes = LOCAL_SUMS_BYTES
-    cdef int64_t max_types = cache_bytes // (n_classes * sizeof(float)) if n_local else 0
+    # a group whose templates are all word-local (the lemma's) gives a distinct word one class:
+    # that class is kept per word type instead of the sums
+    cdef bint all_local = n_local == n_templates
+    cdef int64_t max_types = cache_bytes // (sizeof(int32_t) if all_local else n_classes * sizeof(float)) \
+        if n_local else 0
     type_array = np.full(values.shape[1], -1, dtype=np.int32)
     cdef int32_t[::1] type_of = type_array
     cdef int64_t n_types = 0
     if max_types > 0:
         n_types = word_types(&w, &type_of[0], max_types, &key_rows[0] if key_rows.shape[0] else NULL,
                              <int>key_rows.shape[0])
-    cdef float* partial = <float*>malloc(n_types * n_classes * sizeof(float)) if n_types else NULL
+    cdef float* partial = <float*>malloc(n_types * n_classes * sizeof(float)) if n_types and not all_local else NULL
+    cdef int32_t* class_of_type = <int32_t*>malloc(n_types * sizeof(int32_t)) if n_types and all_local else NULL
     cdef int8_t* filled = <int8_t*>calloc(n_types, 1) if n_types else NULL
     cdef uint64_t* keys = <uint64_t*>malloc((n_templates + 1) * sizeof(uint64_t))
     cdef int32_t* ids = <int32_t*>malloc((n_templates + 1) * sizeof(int32_t))
@@ -583,15 +627,18 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
         for e in range(indptr[bias_id], indptr[bias_id + 1]):
             bias[classes[e]] += weights[e]
     cdef const int8_t* skipped = &skip[0] if skip is not None and skip.shape[0] == values.shape[1] else NULL
+    cdef const int32_t* sure = &preset[0] if preset is not None and preset.shape[0] == values.shape[1] else NULL
     cdef int best
     cdef int32_t t
     cdef int64_t s, j
-    if keys == NULL or scores == NULL or ids == NULL or bias == NULL or (n_types and (partial == NULL or filled == NULL)):
+    if keys == NULL or scores == NULL or ids == NULL or bias == NULL or (n_types and (
+            (partial == NULL and class_of_type == NULL) or filled == NULL)):
         free(keys)
         free(scores)
         free(ids)
         free(bias)
         free(partial)
+        free(class_of_type)
         free(filled)
         raise MemoryError()
     with nogil:
@@ -600,18 +647,28 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                 if skipped != NULL and skipped[j]:
                     out[j] = -1
                     continue
+                if sure != NULL and sure[j] >= 0 and sure[j] < n_classes:
+                    out[j] = sure[j]
+                    set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, sure[j], j)
+                    continue
                 t = type_of[j]
-                if t >= 0 and filled[t]:
-                    memcpy(scores, partial + <int64_t>t * n_classes, n_classes * sizeof(float))
+                if all_local and t >= 0 and filled[t]:
+                    best = class_of_type[t]
                 else:
-                    memcpy(scores, bias, n_classes * sizeof(float))
-                    add_features(&table, &w, &order[0], n_local, j, sstart[s], sstart[s + 1], keys, ids, scores)
-                    if t >= 0:
-                        memcpy(partial + <int64_t>t * n_classes, scores, n_classes * sizeof(float))
+                    if t >= 0 and filled[t]:
+                        memcpy(scores, partial + <int64_t>t * n_classes, n_classes * sizeof(float))
+                    else:
+                        memcpy(scores, bias, n_classes * sizeof(float))
+                        add_features(&table, &w, &order[0], n_local, j, sstart[s], sstart[s + 1], keys, ids, scores)
+                        if t >= 0 and not all_local:
+                            memcpy(partial + <int64_t>t * n_classes, scores, n_classes * sizeof(float))
+                            filled[t] = 1
+                    add_features(&table, &w, &order[0] + n_local, n_templates - n_local, j, sstart[s],
+                                 sstart[s + 1], keys, ids, scores)
+                    best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
+                    if all_local and t >= 0:
+                        class_of_type[t] = best
                         filled[t] = 1
-                add_features(&table, &w, &order[0] + n_local, n_templates - n_local, j, sstart[s],
-                             sstart[s + 1], keys, ids, scores)
-                best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
                 out[j] = best
                 set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, fx, best, j)
     free(keys)
@@ -619,6 +676,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     free(scores)
     free(bias)
     free(partial)
+    free(class_of_type)
     free(filled)
 
 

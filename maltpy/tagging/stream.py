@@ -25,8 +25,10 @@ class ChunkTagger:
     def __init__(self, tagger, retag=None):
         from maltpy.features.featmap import FeatMap
         from maltpy.tagging import chunks, perceptron
+        import threading
         self.tagger = tagger
         self.model = model = tagger._fitted()
+        self._buffers = threading.local()    # per thread: threads share the tagger, not buffers
         self.retag = tagger.retag if retag is None else retag
         self.columns = model.columns
         self.runtime = tagger._runtime()
@@ -61,6 +63,14 @@ class ChunkTagger:
             self.dictionary = FeatMap.from_keys(keys)
             self.lemma_pool, self.lemma_offsets = _pool([l for _, _, l in entries])
 
+    def _atom_buffer(self, n_words: int, kinds) -> np.ndarray:
+        """This thread's buffer for the words' atoms, grown as chunks need."""
+        buffer = getattr(self._buffers, "atoms", None)
+        if buffer is None or buffer.shape[0] < n_words:
+            buffer = np.empty((max(n_words, 1) + (n_words >> 2), max(len(kinds), 1)), dtype=np.uint64)
+            self._buffers.atoms = buffer
+        return buffer
+
     def __call__(self, chunk) -> bytes:
         """The chunk's output bytes, its words tagged."""
         from maltpy.tagging import chunks, perceptron
@@ -83,12 +93,16 @@ class ChunkTagger:
                 kept = np.repeat(whole.astype(bool), lengths)
                 fixed[ROW[c]] = kept
                 values[ROW[c]] = np.where(kept, ids if c != "lemma" else len(model.vocab[c]), -1)
-        groups, _, maps = self.runtime
+        groups, _, maps, kinds = self.runtime
         lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart), maps) \
             if model.lexicons else None
         out = np.empty(n, dtype=np.int32)
         entries = None
-        for g, (fm, compiled, dense) in zip(model.groups, groups):
+        from maltpy.tagging.tagger import preset_classes, word_keys
+        exact = perceptron.form_hashes(words.cps, words.wstart)
+        atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, self._atom_buffer(n, kinds))
+        known = []
+        for g, (fm, compiled, dense, sure) in zip(model.groups, groups):
             skip = None
             if g.columns == ("lemma",):
                 upos = values[ROW["upos"]] if "upos" in model.vocab else np.full(n, -1, dtype=np.int32)
@@ -99,7 +113,9 @@ class ChunkTagger:
                 skip = (entries >= 0).astype(np.int8)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                                g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
-                               dense)
+                               dense, -1, preset_classes(word_keys(exact, values, known) if sure else exact, sure,
+                                                         g.sure_classes), atoms)
+            known += [ROW[c] for c in g.columns]
         columns = [c for c in self.columns if c != "lemma"]
         starts = np.full((len(self.columns), n), -1, dtype=np.int64)
         ends = np.full((len(self.columns), n), -1, dtype=np.int64)

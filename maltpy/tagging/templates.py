@@ -31,7 +31,6 @@ import os
 from typing import Dict, List, Sequence
 
 import numpy as np
-import yaml
 
 from maltpy.features.spec import FeatureSpecError, _CALL_RE, _column, _split_args, parse_address
 
@@ -55,6 +54,7 @@ def default_templates_path() -> str:
 
 def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
     """Column name -> template strings, from a YAML file's text."""
+    import yaml
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:

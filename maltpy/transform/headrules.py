@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from typing import List, Sequence
 
-import yaml
 
 from maltpy.errors import MaltpyError
 
@@ -38,6 +37,7 @@ class HeadRules:
     @classmethod
     def from_text(cls, text: str, source: str = "<head rules>") -> "HeadRules":
         """Rules from the YAML text of a rule file; a mistake is a one-line error naming ``source``."""
+        import yaml
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as e:

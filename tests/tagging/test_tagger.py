@@ -177,15 +177,21 @@ def test_any_words_get_valid_tags(toy_tagger, words):
 def test_the_per_word_sums_do_not_change_a_tag(toy_tagger, seed, cache_bytes):
     """predict sums the word-local templates once per (form, earlier groups' tags at the word):
     random given tags of the earlier columns make the same form recur with other tags, and any
-    cache size, none included, must give the tags that no cache gives."""
+    cache size, none included, must give the tags that no cache gives (the lemma's group, all of
+    whose templates are word-local, keeps a class per word type instead)."""
     from maltpy.tagging import perceptron
     from maltpy.tagging.tagger import N_ROWS
     from maltpy.tagging.words import words_of
     rng = np.random.default_rng(seed)
     sentences = _blank(_toy_language(seed % 1000, 40))
     words = words_of(sentences)
-    model, (groups, _, _) = toy_tagger.model_, toy_tagger._runtime()
+    model, (groups, _, _, kinds) = toy_tagger.model_, toy_tagger._runtime()
     given = {c: rng.random(words.n_words) < 0.5 for c in ("upos", "xpos")}     # given tags at random words
+    # the second run reads every group's character atoms from one table made for all, in a
+    # buffer longer than the words (as the compiled path reuses one chunk after chunk)
+    buffer = np.full((words.n_words + 7, max(len(kinds), 1)), 12345, dtype=np.uint64)
+    shared = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, buffer)
+    assert shared[0].base is buffer or shared[0].base is buffer.base
     given_values = {c: rng.integers(0, len(model.vocab[c]), int(given[c].sum())) for c in given}
     tagged = []
     for size in (0, cache_bytes):
@@ -195,15 +201,94 @@ def test_the_per_word_sums_do_not_change_a_tag(toy_tagger, seed, cache_bytes):
             values[ROW[c], given[c]] = given_values[c]
             fixed[ROW[c], given[c]] = 1
         outs = []
-        for g, (fm, compiled, dense) in zip(model.groups, groups):
+        for g, (fm, compiled, dense, _) in zip(model.groups, groups):
             out = np.empty(words.n_words, dtype=np.int32)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                                g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out,
-                               dense=dense, cache_bytes=size)
+                               dense=dense, cache_bytes=size, atoms=shared if size else None)
             outs.append(out)
         tagged.append((values, outs))
     assert np.array_equal(tagged[0][0], tagged[1][0])
     assert all(np.array_equal(a, b) for a, b in zip(tagged[0][1], tagged[1][1]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3)), max_size=200), st.integers(1, 6),
+       st.sampled_from([1.0, 0.9, 0.5]))
+def test_sure_words_are_the_forms_training_gave_one_class(pairs, count, share):
+    """sure_words against counting by hand: a form is sure when seen at least SURE_COUNT times
+    with its most frequent class at least SURE_SHARE of the time, and it gets that class."""
+    from collections import Counter
+    import maltpy.tagging.tagger as tagger_module
+    old = tagger_module.SURE_COUNT, tagger_module.SURE_SHARE
+    tagger_module.SURE_COUNT, tagger_module.SURE_SHARE = count, share
+    try:
+        forms = np.array([f * 1000003 + 7 for f, _ in pairs], dtype=np.uint64)
+        classes = np.array([c for _, c in pairs], dtype=np.int32)
+        keys, got = tagger_module.sure_words(forms, classes)
+    finally:
+        tagger_module.SURE_COUNT, tagger_module.SURE_SHARE = old
+    expected = {}
+    for f in set(forms.tolist()):
+        seen = Counter(c for g, c in zip(forms.tolist(), classes.tolist()) if g == f)
+        best = max(seen.values())
+        top = min(c for c, n in seen.items() if n == best)
+        if sum(seen.values()) >= count and best >= share * sum(seen.values()):
+            expected[f] = top
+    assert dict(zip(keys.tolist(), got.tolist())) == expected
+    assert len(keys) == len(expected)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31))
+def test_a_sure_word_takes_its_class_and_the_others_are_scored(toy_tagger, seed):
+    """predict's preset: the words it names get its class (and the next words read it), the
+    others are scored; a preset of none tags as no preset."""
+    from maltpy.tagging import perceptron
+    from maltpy.tagging.tagger import N_ROWS
+    from maltpy.tagging.words import words_of
+    rng = np.random.default_rng(seed)
+    words = words_of(_blank(_toy_language(seed % 1000, 20)))
+    model, (groups, _, _, _) = toy_tagger.model_, toy_tagger._runtime()
+    g, (fm, compiled, dense, _) = model.groups[0], groups[0]
+    n_classes = len(g.class_values)
+
+    def run(preset):
+        values = np.full((N_ROWS, words.n_words), -1, dtype=np.int32)
+        out = np.empty(words.n_words, dtype=np.int32)
+        perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values,
+                           np.zeros((N_ROWS, words.n_words), dtype=np.int8), fm, g.indptr, g.classes, g.weights,
+                           g.class_values, g.rows, compiled, out, dense=dense, preset=preset)
+        return out, values[ROW[g.columns[0]]].copy()
+
+    plain, plain_values = run(None)
+    none, _ = run(np.full(words.n_words, -1, dtype=np.int32))
+    assert np.array_equal(plain, none)
+    preset = np.where(rng.random(words.n_words) < 0.3, rng.integers(0, n_classes, words.n_words), -1).astype(np.int32)
+    out, values = run(preset)
+    named = preset >= 0
+    assert np.array_equal(out[named], preset[named])
+    assert np.array_equal(values[named], g.class_values[preset[named], 0])
+    assert ((out >= 0) & (out < n_classes)).all()
+
+
+def test_sure_words_are_kept_in_the_model_file_and_files_without_them_load(toy_tagger):
+    from dataclasses import replace
+    from maltpy.tagging.tagger import TaggerModel
+    model = toy_tagger.model_
+    assert any(len(g.sure_keys) for g in model.groups)      # the toy language's function words
+    again = Tagger.from_bytes(toy_tagger.to_bytes())
+    for a, b in zip(model.groups, again.model_.groups):
+        assert a.sure_keys.tolist() == b.sure_keys.tolist() and a.sure_classes.tolist() == b.sure_classes.tolist()
+    # a file from before the sure words: every word is scored, and tags are still right
+    bare = Tagger("upos,xpos,feats,lemma")
+    groups = tuple(replace(g, sure_keys=g.sure_keys[:0], sure_classes=g.sure_classes[:0]) for g in model.groups)
+    bare.model_ = TaggerModel(groups, model.vocab, model.lemmas, model.epochs, model.seed, model.statistics,
+                              model.lexicons)
+    loaded = Tagger.from_bytes(bare.to_bytes())
+    assert not any(len(g.sure_keys) for g in loaded.model_.groups)
+    test = _toy_language(9, 100)
+    assert _accuracy(test, loaded.tag(_blank(test)), 3) > 0.97
 
 
 def test_an_empty_column_cannot_be_learned():
@@ -301,6 +386,14 @@ def test_learn_parse_and_tag_untagged_words(toy_pipeline, tmp_path):
     assert [s.forms for s in tagged] == [s.forms for s in gold]
     assert all(r[6] == "_" for s in tagged for r in s.rows)      # -m tag does not parse
     assert _accuracy(gold, tagged, 4) > 0.9
+
+
+def test_only_the_components_asked_for_are_read(toy_pipeline):
+    """-m tag reads the tagger, not the parser behind it."""
+    from maltpy.components import load
+    assert [c.name for c in load(toy_pipeline).components] == ["tagger", "parser"]
+    assert [c.name for c in load(toy_pipeline, ("tokenizer", "tagger")).components] == ["tagger"]
+    assert load(toy_pipeline, ("tokenizer", "tagger")).parser is None
 
 
 def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
