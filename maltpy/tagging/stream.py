@@ -24,8 +24,9 @@ class ChunkTagger:
 
     def __init__(self, tagger, retag=None):
         from maltpy.features.featmap import FeatMap
-        from maltpy.tagging import chunks, perceptron
         import threading
+
+        from maltpy.tagging import chunks, perceptron
         self.tagger = tagger
         self.model = model = tagger._fitted()
         self._buffers = threading.local()    # per thread: threads share the tagger, not buffers
@@ -98,7 +99,7 @@ class ChunkTagger:
             if model.lexicons else None
         out = np.empty(n, dtype=np.int32)
         entries = None
-        from maltpy.tagging.tagger import preset_classes, word_keys
+        from maltpy.tagging.tagger import preset_classes
         exact = perceptron.form_hashes(words.cps, words.wstart)
         atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, self._atom_buffer(n, kinds))
         known = []
@@ -113,8 +114,7 @@ class ChunkTagger:
                 skip = (entries >= 0).astype(np.int8)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                                g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
-                               dense, -1, preset_classes(word_keys(exact, values, known) if sure else exact, sure,
-                                                         g.sure_classes), atoms)
+                               dense, -1, preset_classes(exact, values, known, sure, g.sure_classes), atoms)
             known += [ROW[c] for c in g.columns]
         columns = [c for c in self.columns if c != "lemma"]
         starts = np.full((len(self.columns), n), -1, dtype=np.int64)
