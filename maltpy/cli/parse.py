@@ -29,7 +29,7 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
                  "retag": settings.retag}
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
-                     and k not in ("input_format", "output_format"))
+                     and k not in ("input_format", "output_format", "presegmented"))
     if ignored:   # MaltParser ignores them silently; a user who typed them should know
         import sys
         flags = ", ".join(flag_of(k) for k in ignored)

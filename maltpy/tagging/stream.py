@@ -110,7 +110,7 @@ class ChunkTagger:
                 if "upos" in model.vocab:    # a given UPOS the tagger never saw finds no entry
                     upos = np.where(upos < len(model.vocab["upos"]), upos, -2).astype(np.int32)
                 entries = chunks.dictionary_entries(
-                    chunks.pair_keys(perceptron.form_hashes(words.cps, words.wstart), upos), self.dictionary)
+                    chunks.pair_keys(exact, upos), self.dictionary)
                 skip = (entries >= 0).astype(np.int8)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                                g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,

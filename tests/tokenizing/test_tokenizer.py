@@ -305,6 +305,17 @@ def test_raw_text_in_ud_trees_out(text_model, tmp_path):
     assert b"tokenizer" in r.stdout and b"multiword" in r.stdout
 
 
+def test_one_sentence_a_line_from_the_command_line(text_model):
+    """--presegmented true: each line is a sentence (and is not called a setting fixed when learning)."""
+    lines = b"This house arrived yesterday\nThe dog\nsees the house.\n"
+    r = _run("-c", text_model, "-if", "text", "--presegmented", "true", input=lines)
+    assert r.returncode == 0, r.stderr
+    assert b"fixed when learning" not in r.stderr
+    sentences = parse_conll(r.stdout.decode(), "conllu")
+    assert [s.forms for s in sentences] == [["This", "house", "arrived", "yesterday"], ["The", "dog"],
+                                            ["sees", "the", "house", "."]]
+
+
 def test_hostile_text_parses_or_fails_in_one_line(text_model, tmp_path):
     hostile = tmp_path / "hostile.txt"
     word = "x" * 10000
