@@ -247,6 +247,18 @@ def _stop_now(status: int) -> int:
     return status
 
 
+def _stop_behind(error: BaseException):
+    """The Ctrl-C or termination an exception was raised from, if any (numpy turns one that
+    arrives while it is imported into an ImportError)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, (KeyboardInterrupt, Terminated)):
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def _run(argv, debug: bool) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
@@ -298,6 +310,11 @@ def _run(argv, debug: bool) -> int:
         print("maltpy: error: out of memory", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - a bug in maltpy, not the user's doing
+        stop = _stop_behind(e)
+        if stop is not None:    # a signal that came while a library (numpy's import) wrapped it
+            print("maltpy: interrupted" if isinstance(stop, KeyboardInterrupt) else "maltpy: terminated",
+                  file=sys.stderr)
+            return _stop_now(130 if isinstance(stop, KeyboardInterrupt) else 128 + stop.signum)
         if debug:
             raise
         what = " ".join(f"{type(e).__name__}: {e}".split())[:300]

@@ -33,6 +33,8 @@ class ChunkTagger:
         self.retag = tagger.retag if retag is None else retag
         self.columns = model.columns
         self.runtime = tagger._runtime()
+        # the id of FEATS _ (no features), for sentences that give FEATS
+        self.empty_feats = tagger._runtime()[1].get("feats", {}).get("_", len(model.vocab.get("feats", ())))
         # each column's values as bytes (what is written) and as keys (what given fields are looked up by)
         self.pools, self.value_maps = {}, {}
         for c in self.columns:
@@ -90,7 +92,13 @@ class ChunkTagger:
             lengths = np.diff(sstart)
             for c in self.columns:
                 ids = chunks.field_ids(chunk, TAG_COLUMNS[c], self.value_maps[c], len(model.vocab[c]))
-                whole = np.minimum.reduceat(ids >= 0, sstart[:-1]) if len(sstart) > 1 else np.zeros(0, bool)
+                if not len(sstart) > 1:
+                    whole = np.zeros(0, bool)
+                elif c == "feats":    # _ is an empty feature set where other words have features
+                    whole = np.maximum.reduceat(ids >= 0, sstart[:-1])
+                    ids = np.where(ids >= 0, ids, self.empty_feats)
+                else:
+                    whole = np.minimum.reduceat(ids >= 0, sstart[:-1])
                 kept = np.repeat(whole.astype(bool), lengths)
                 fixed[ROW[c]] = kept
                 values[ROW[c]] = np.where(kept, ids if c != "lemma" else len(model.vocab[c]), -1)
@@ -120,10 +128,13 @@ class ChunkTagger:
         starts = np.full((len(self.columns), n), -1, dtype=np.int64)
         ends = np.full((len(self.columns), n), -1, dtype=np.int64)
         for k, c in enumerate(columns):
-            row, free = values[ROW[c]], fixed[ROW[c]] == 0
+            free = fixed[ROW[c]] == 0
+            # a given value keeps its bytes: its id (past the known ones when the tagger never saw
+            # it) indexes nothing
+            row = np.where(free, values[ROW[c]], 0)
             offsets = self.tag_offsets[c]
-            starts[k] = np.where(free, offsets[np.maximum(row, 0)], -1)
-            ends[k] = np.where(free, offsets[np.maximum(row, 0) + 1], -1)
+            starts[k] = np.where(free, offsets[row], -1)
+            ends[k] = np.where(free, offsets[row + 1], -1)
         pool = self.tag_pool
         if "lemma" in self.columns:
             wanted = (fixed[ROW["lemma"]] == 0).astype(np.int8)

@@ -328,7 +328,8 @@ class Tagger:
     # ------------------------------------------------------------------ tagging
     def tag(self, sentences: Sequence, retag: Optional[bool] = None) -> List:
         """Copies of ``sentences`` with the tagger's columns filled. A column a sentence gives
-        whole (no ``_``) is kept unless ``retag`` (default: the tagger's setting)."""
+        whole (no ``_``; FEATS: any word's features) is kept unless ``retag`` (default: the
+        tagger's setting)."""
         from maltpy.formats.conll import Sentence
         from maltpy.tagging import perceptron
         from maltpy.tagging.lemma import apply_rule
@@ -394,7 +395,8 @@ class Tagger:
 
     def _given(self, sentences, words, values, fixed):
         """Mark the columns each sentence gives whole as fixed, with their value ids (a value the
-        tagger never saw gets an id of its own, past the known ones)."""
+        tagger never saw gets an id of its own, past the known ones). FEATS counts as given when
+        any word of the sentence has features (_ is then an empty feature set)."""
         model, index = self.model_, self._runtime()[1]
         starts = words.sstart
         for k, s in enumerate(sentences):
@@ -402,7 +404,8 @@ class Tagger:
             for c in model.columns:
                 col = TAG_COLUMNS[c]
                 strings = [r[col] for r in s.rows]
-                if not strings or "_" in strings:
+                # FEATS _ is an empty feature set where other words of the sentence have features
+                if not strings or (all(v == "_" for v in strings) if c == "feats" else "_" in strings):
                     continue
                 unknown = len(model.vocab[c])
                 fixed[ROW[c], a:b] = 1

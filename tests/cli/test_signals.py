@@ -68,3 +68,23 @@ def test_the_command_restores_the_signal_handlers_it_sets(model, tmp_path):
     before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
     assert main(["-c", model, "-i", TEST, "-o", str(tmp_path / "p.conll"), "-q"]) == 0
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
+
+
+@pytest.mark.parametrize("stop,status", [(KeyboardInterrupt(), 130), ("terminated", 128 + 1)])
+def test_a_signal_a_library_wrapped_is_still_a_signal(monkeypatch, capsys, stop, status):
+    """numpy turns a signal that arrives while it is imported into an ImportError: the command
+    still stops as the signal asks (its exit status, no "internal error")."""
+    from maltpy.cli import main as cli
+    from maltpy.errors import Terminated
+    cause = Terminated(1) if stop == "terminated" else stop
+
+    class Importing:
+        def parse_args(self, argv):
+            raise ImportError("IMPORTANT: PLEASE READ THIS FOR ADVICE") from cause
+
+    monkeypatch.setattr(cli, "_main_parser", lambda with_choices=False: Importing())
+    # _stop_now exits at once when other threads run, as pytest's may: only its status is wanted here
+    monkeypatch.setattr(cli, "_stop_now", lambda status: status)
+    assert cli._run(["-c", "model.mpz"], False) == status
+    err = capsys.readouterr().err
+    assert "internal error" not in err and ("interrupted" in err or "terminated" in err)

@@ -160,6 +160,13 @@ def test_given_columns_are_kept_unless_retag(toy_tagger):
                for s in test]
     assert all(r[3] != "X" for s in toy_tagger.tag(partial) for r in s.rows)
     assert _accuracy(test, toy_tagger.tag(odd, retag=True), 3) > 0.97
+    # FEATS _ beside other words' features is an empty feature set: the sentence gives FEATS
+    marked = [Sentence([r[:5] + (["Odd=Yes"] if k == 0 else ["_"]) + r[6:] for k, r in enumerate(s.rows)],
+                       format="conllu") for s in test]
+    kept = toy_tagger.tag(marked)
+    assert [[r[5] for r in s.rows] for s in kept] == [[r[5] for r in s.rows] for s in marked]
+    blank_feats = [Sentence([r[:5] + ["_"] + r[6:] for r in s.rows], format="conllu") for s in test]
+    assert _accuracy(test, toy_tagger.tag(blank_feats), 5) > 0.97     # all _: FEATS is tagged
 
 
 @settings(max_examples=60, deadline=None)
@@ -401,7 +408,7 @@ def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
     behind = make_settings(tagger="all")
     preset = pipeline_parser(behind, {"tagger"})
     assert (preset.learner, preset.oracle, preset.features, preset.enforce_tree) == \
-        ("perceptron", "dynamic", "NivreEagerLean", True)
+        ("perceptron", "dynamic", "NivreEagerLeanWords", True)
     # a learner, its options, an oracle, features or a beam chosen: MaltParser's defaults, untouched
     for name, value in (("learner", "liblinear"), ("lib_options", "-s 4"), ("oracle", "static"),
                         ("features", "NivreEager"), ("beam_width", 4)):
@@ -419,9 +426,9 @@ def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
 def test_the_python_api_takes_the_same_parser_behind_a_tagger():
     import maltpy
     lean = maltpy.train(TOY_TRAIN, tagger="upos", verbose=False)
-    assert (lean.parser.settings.learner, lean.parser.settings.features) == ("perceptron", "NivreEagerLean")
+    assert (lean.parser.settings.learner, lean.parser.settings.features) == ("perceptron", "NivreEagerLeanWords")
     malt = maltpy.train(TOY_TRAIN, tagger="upos", learner="liblinear", verbose=False)
-    assert malt.parser.settings.learner == "liblinear" and malt.parser.settings.features != "NivreEagerLean"
+    assert malt.parser.settings.learner == "liblinear" and not (malt.parser.settings.features or "").startswith("NivreEagerLean")
 
 
 def test_the_learned_pipeline_says_which_parser_it_took(toy_pipeline, tmp_path):
@@ -535,6 +542,9 @@ def test_the_compiled_path_writes_what_the_python_path_writes(toy_pipeline, tmp_
             row = [v if k in keep or k in (0, 1) else "_" for k, v in enumerate(r)]
             if data.draw(st.integers(0, 30)) == 0:
                 row[data.draw(st.sampled_from([2, 3, 4]))] = "_"     # a gap: the column is tagged
+            if data.draw(st.integers(0, 30)) == 0:
+                column = data.draw(st.sampled_from([2, 3, 4]))
+                row[column] = "NEW" if row[column] != "_" else "_"   # a given value the tagger never saw
             lines.append("\t".join(row))
         lines.append("")
     if data.draw(st.booleans()):
@@ -582,6 +592,25 @@ def test_any_characters_tag_the_same_on_both_paths(toy_tagger, tmp_path_factory,
                    encoding="utf-8")
     tagger.parse_file(str(src), str(tmp / "out"), "conllu")
     assert (tmp / "out").read_bytes() == _python_path(tagger, str(src), "conllu", tag_only=True)
+
+
+def test_given_features_are_kept_alike_on_both_paths(toy_tagger, tmp_path):
+    """FEATS given at some words of a sentence (the others _, no features) are kept by the compiled
+    path as by the Python path; a sentence without any is tagged."""
+    from maltpy.components import Pipeline, TaggerComponent
+    tagger = Pipeline([TaggerComponent(toy_tagger)])
+    lines = []
+    for n, s in enumerate(_toy_language(11, 30)):
+        for k, r in enumerate(s.rows):
+            feats = "Odd=Yes" if (k == 0 and n % 2) else ("Number=Sing" if k == 1 and n % 3 == 0 else "_")
+            lines.append("\t".join([r[0], r[1], "_", "_", "_", feats, "_", "_", "_", "_"]))
+        lines.append("")
+    src = tmp_path / "in.conllu"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tagger.parse_file(str(src), str(tmp_path / "out"), "conllu")
+    written = (tmp_path / "out").read_bytes()
+    assert written == _python_path(tagger, str(src), "conllu", tag_only=True)
+    assert b"Odd=Yes" in written
 
 
 def test_lemma_rules_of_odd_lowercases():
