@@ -34,7 +34,7 @@ class ChunkTagger:
         self.columns = model.columns
         self.runtime = tagger._runtime()
         # the id of FEATS _ (no features), for sentences that give FEATS
-        self.empty_feats = tagger._runtime()[1].get("feats", {}).get("_", len(model.vocab.get("feats", ())))
+        self.empty_feats = self.runtime[1].get("feats", {}).get("_", len(model.vocab.get("feats", ())))
         # each column's values as bytes (what is written) and as keys (what given fields are looked up by)
         self.pools, self.value_maps = {}, {}
         for c in self.columns:
