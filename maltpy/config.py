@@ -218,7 +218,7 @@ class Settings:
                                "upos+xpos+feats); -m parse then tags the words whose columns are _. Behind a "
                                "tagger, a nivreeager parser whose -l, -lo, -or, -F and -b are not given learns "
                                "with -l perceptron -or dynamic -F NivreEagerLeanWords -nt true (better on predicted "
-                               "tags, as fast; -l liblinear for MaltParser's defaults) (default: no tagger)"))
+                               "tags, nearly as fast; -l liblinear for MaltParser's defaults) (default: no tagger)"))
     tagger_folds: int = _setting(1, Flag(
         "--tagger-folds", "K", "jackknifing: with K of 2 or more the parser learns from tags that a tagger trained "
                                "on the other K-1 parts of the training data gave each part (default 1: from the "
@@ -285,6 +285,8 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
+#: how one run reads and writes its files (a model keeps the format it learned from, not these)
+READ_WRITE_SETTINGS = ("input_format", "output_format", "presegmented")
 #: settings of the tagger and tokenizer components and of -m convert, not of the parser (not stored in a
 #: parser's model)
 NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag", "tokenizer",

@@ -5,7 +5,7 @@ import os
 import time
 
 from maltpy.cli.common import _detect, _input
-from maltpy.config import PARSE_SETTINGS, RUN_SETTINGS, flag_of
+from maltpy.config import PARSE_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS, flag_of
 from maltpy.errors import InputFormatError, MaltpyError
 
 
@@ -29,7 +29,7 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
                  "retag": settings.retag}
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
-                     and k not in ("input_format", "output_format", "presegmented"))
+                     and k not in READ_WRITE_SETTINGS)
     if ignored:   # MaltParser ignores them silently; a user who typed them should know
         import sys
         flags = ", ".join(flag_of(k) for k in ignored)
@@ -180,7 +180,7 @@ def _parse_files(settings, pairs, dask, log, overrides):
             results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
                                   log=log, on_error=_failed if len(pairs) > 1 else None, **overrides)
     else:
-        from maltpy.components import TaggerComponent, TokenizerComponent, load as load_pipeline
+        from maltpy.components import load as load_pipeline
         pipeline = load_pipeline(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
         results = []
         for src, dst in pairs:

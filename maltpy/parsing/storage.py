@@ -8,7 +8,7 @@ from typing import Optional
 
 import numpy as np
 
-from maltpy.config import NON_PARSER_SETTINGS, RUN_SETTINGS, Settings, coerce, make_settings
+from maltpy.config import NON_PARSER_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
@@ -163,8 +163,8 @@ def describe_parser(self) -> dict:
     self.check_fitted()
     defaults = Settings()
     changed = {k: v for k, v in self.settings.__dict__.items()
-               if k not in RUN_SETTINGS and k not in NON_PARSER_SETTINGS and k not in ("input_format", "output_format",   # of a run too
-                                                      "algorithm", "learner", "learner_options")  # keys of their own
+               if k not in RUN_SETTINGS and k not in NON_PARSER_SETTINGS and k not in READ_WRITE_SETTINGS
+               and k not in ("algorithm", "learner", "learner_options")  # keys of their own
                and v != getattr(defaults, k)}
     info = {
         # the version that wrote the model file (None: the file does not say); this one if not saved yet

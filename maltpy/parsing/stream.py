@@ -35,7 +35,7 @@ from maltpy.progress import progress_bar as _progress_bar
 #: (docs/benchmarks.md, "Figures behind choices in the code")
 BLOCK_SIZE = 256 << 10
 #: ... for a pipeline with a tagger, whose word-local sums are made once per distinct word of a
-#: chunk: 1 MB chunks tag EWT dev x10 7 % faster end to end (docs/tagging.md, "Sure words")
+#: chunk: 1 MB chunks tag EWT dev x10 7 % faster end to end (docs/tagging.md, "Sure words and other savings")
 TAGGED_BLOCK_SIZE = 1 << 20
 #: ... for kernel models, whose matrix products are faster the more sentences are in flight
 KERNEL_BLOCK_SIZE = 8 << 20

@@ -239,6 +239,20 @@ cdef inline uint64_t next_random(uint64_t* s) noexcept nogil:
     return s[0]
 
 
+cdef void point_words(Words* w, const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
+                      const int64_t[::1] wstart, int32_t[:, ::1] values, const int32_t[:, ::1] lexicon):
+    """Point ``w`` at the words' arrays (``values``, ``lexicon``: None where a caller reads
+    neither); the atom cache is left out."""
+    w.cps = &cps[0] if cps.shape[0] else NULL
+    w.low = &low[0] if low.shape[0] else NULL
+    w.shp = &shp[0] if shp.shape[0] else NULL
+    w.wstart = &wstart[0]
+    w.n_words = wstart.shape[0] - 1
+    w.values = &values[0, 0] if values is not None and values.shape[1] else NULL
+    w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == w.n_words and w.n_words else NULL
+    w.cache = NULL
+
+
 def reads_own_column(const int32_t[:, :, ::1] templates, int t, own) -> bool:
     """Whether template t reads a tag column the group itself predicts (``own``: its rows): its
     features change as the group tags the words before."""
@@ -256,14 +270,9 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     cdef Words w
-    w.cps = &cps[0] if cps.shape[0] else NULL
-    w.low = &low[0] if low.shape[0] else NULL
-    w.shp = &shp[0] if shp.shape[0] else NULL
-    w.wstart = &wstart[0]
-    w.values = &values[0, 0] if values.shape[1] else NULL
-    w.n_words = values.shape[1]
-    w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
-    w.cache = NULL
+    if wstart.shape[0] != values.shape[1] + 1:
+        raise ValueError("the words' starts and their tag values are of different words")
+    point_words(&w, cps, low, shp, wstart, values, lexicon)
     cdef FeatMap fm = FeatMap(FEATMAP_START)
     cdef Entries e
     memset(&e, 0, sizeof(Entries))
@@ -516,14 +525,7 @@ def word_atoms(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[
         cache_array = np.empty((n_words, max(n_atoms, 1)), dtype=np.uint64)
     cdef uint64_t[:, ::1] cache = cache_array
     cdef Words w
-    w.cps = &cps[0] if cps.shape[0] else NULL
-    w.low = &low[0] if low.shape[0] else NULL
-    w.shp = &shp[0] if shp.shape[0] else NULL
-    w.wstart = &wstart[0]
-    w.values = NULL
-    w.lexicon = NULL
-    w.n_words = n_words
-    w.cache = NULL
+    point_words(&w, cps, low, shp, wstart, None, None)
     with nogil:
         for j in range(n_words):
             for a in range(n_atoms):
@@ -552,14 +554,9 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     if values.shape[1] == 0 or n_classes == 0:
         return
     cdef Words w
-    w.cps = &cps[0] if cps.shape[0] else NULL
-    w.low = &low[0] if low.shape[0] else NULL
-    w.shp = &shp[0] if shp.shape[0] else NULL
-    w.wstart = &wstart[0]
-    w.values = &values[0, 0]
-    w.n_words = values.shape[1]
-    w.lexicon = &lexicon[0, 0] if lexicon is not None and lexicon.shape[1] == values.shape[1] and lexicon.shape[1] else NULL
-    w.cache = NULL
+    if wstart.shape[0] != values.shape[1] + 1:
+        raise ValueError("the words' starts and their tag values are of different words")
+    point_words(&w, cps, low, shp, wstart, values, lexicon)
     # each distinct character atom of the templates, hashed once per word instead of once per
     # template that reads it (most templates share the lowercased form, suffixes and shapes); a
     # caller tagging with several groups makes them once for all of them (``atoms``)

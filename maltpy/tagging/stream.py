@@ -76,8 +76,8 @@ class ChunkTagger:
 
     def __call__(self, chunk) -> bytes:
         """The chunk's output bytes, its words tagged."""
-        from maltpy.tagging import chunks, perceptron
-        from maltpy.tagging.tagger import N_ROWS, lexicon_array
+        from maltpy.tagging import chunks
+        from maltpy.tagging.tagger import N_ROWS
         from maltpy.tagging.words import words_from_arrays
         model = self.model
         if not chunk.n_sentences:     # the lines after the last sentence, or nothing
@@ -102,28 +102,18 @@ class ChunkTagger:
                 kept = np.repeat(whole.astype(bool), lengths)
                 fixed[ROW[c]] = kept
                 values[ROW[c]] = np.where(kept, ids if c != "lemma" else len(model.vocab[c]), -1)
-        groups, _, maps, kinds = self.runtime
-        lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart), maps) \
-            if model.lexicons else None
-        out = np.empty(n, dtype=np.int32)
         entries = None
-        from maltpy.tagging.tagger import preset_classes
-        exact = perceptron.form_hashes(words.cps, words.wstart)
-        atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, self._atom_buffer(n, kinds))
-        known = []
-        for g, (fm, compiled, dense, sure) in zip(model.groups, groups):
-            skip = None
-            if g.columns == ("lemma",):
-                upos = values[ROW["upos"]] if "upos" in model.vocab else np.full(n, -1, dtype=np.int32)
-                if "upos" in model.vocab:    # a given UPOS the tagger never saw finds no entry
-                    upos = np.where(upos < len(model.vocab["upos"]), upos, -2).astype(np.int32)
-                entries = chunks.dictionary_entries(
-                    chunks.pair_keys(exact, upos), self.dictionary)
-                skip = (entries >= 0).astype(np.int8)
-            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
-                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
-                               dense, -1, preset_classes(exact, values, known, sure, g.sure_classes), atoms)
-            known += [ROW[c] for c in g.columns]
+
+        def dictionary_words(form_keys):
+            nonlocal entries
+            upos = values[ROW["upos"]] if "upos" in model.vocab else np.full(n, -1, dtype=np.int32)
+            if "upos" in model.vocab:    # a given UPOS the tagger never saw finds no entry
+                upos = np.where(upos < len(model.vocab["upos"]), upos, -2).astype(np.int32)
+            entries = chunks.dictionary_entries(chunks.pair_keys(form_keys, upos), self.dictionary)
+            return (entries >= 0).astype(np.int8)
+
+        self.tagger._predict_groups(words, values, fixed, dictionary_words,
+                                    self._atom_buffer(n, self.runtime[3]))
         columns = [c for c in self.columns if c != "lemma"]
         starts = np.full((len(self.columns), n), -1, dtype=np.int64)
         ends = np.full((len(self.columns), n), -1, dtype=np.int64)

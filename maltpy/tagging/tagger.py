@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -167,8 +167,8 @@ class GroupModel:
     weights: np.ndarray        # float32
     accuracy: Tuple[float, ...] = ()   # training accuracy per epoch
     #: word keys (form and the earlier groups' tags, :func:`word_keys`) tagged unscored, and their class
-    sure_keys: np.ndarray = None
-    sure_classes: np.ndarray = None
+    sure_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    sure_classes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
 
     @property
     def rows(self) -> np.ndarray:
@@ -299,7 +299,7 @@ class Tagger:
             group, texts, compiled, class_values, gold, before = task
             # the lemma's dictionary does what sure words would
             sure_keys, sure_classes = sure_words(word_keys(exact, values, before), gold) \
-                if group != ("lemma",) else sure_words(exact[:0], gold[:0])
+                if group != ("lemma",) else (exact[:0], gold[:0])
             keys, indptr, classes, weights, correct = perceptron.train(
                 words.cps, words.low, words.shp, words.wstart, words.sstart, values.copy(), gold, class_values,
                 np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs, self.seed, lexicon)
@@ -331,7 +331,6 @@ class Tagger:
         whole (no ``_``; FEATS: any word's features) is kept unless ``retag`` (default: the
         tagger's setting)."""
         from maltpy.formats.conll import Sentence
-        from maltpy.tagging import perceptron
         from maltpy.tagging.lemma import apply_rule
         from maltpy.tagging.words import words_of
         model = self._fitted()
@@ -346,23 +345,14 @@ class Tagger:
         columns = model.columns
         if not retag:
             self._given(sentences, words, values, fixed)
-        out = np.empty(n, dtype=np.int32)
-        lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart),
-                                self._runtime()[2]) if model.lexicons else None
         forms = [r[1] for s in sentences for r in s.rows]
         lemmas = [None] * n
-        exact = perceptron.form_hashes(words.cps, words.wstart)
-        atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, self._runtime()[3])
-        known = []
-        for g, (fm, compiled, dense, sure) in zip(model.groups, self._runtime()[0]):
-            skip = None
-            if g.columns == ("lemma",):   # dictionary words need no classifier
-                lemmas = self._dictionary_lemmas(forms, values, fixed)
-                skip = np.fromiter((x is not None for x in lemmas), dtype=np.int8, count=n)
-            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
-                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
-                               dense, -1, preset_classes(exact, values, known, sure, g.sure_classes), atoms)
-            known += [ROW[c] for c in g.columns]
+
+        def dictionary_words(form_keys):
+            lemmas[:] = self._dictionary_lemmas(forms, values, fixed)
+            return np.fromiter((x is not None for x in lemmas), dtype=np.int8, count=n)
+
+        self._predict_groups(words, values, fixed, dictionary_words)
         written = [(TAG_COLUMNS[c], model.vocab[c], values[ROW[c]].tolist(), fixed[ROW[c]].tolist())
                    for c in columns if c != "lemma"]
         if "lemma" in columns:
@@ -381,6 +371,27 @@ class Tagger:
                 w += 1
             result.append(Sentence(rows, s.extra, s.first_line, s.source, s.format))
         return result
+
+    def _predict_groups(self, words, values, fixed, lemma_skip, atom_buffer=None):
+        """Tag ``words`` group by group into ``values`` (where ``fixed`` does not keep the input's),
+        for :meth:`tag` and the compiled path alike. ``lemma_skip(form_keys)``, called when the
+        groups before the lemma's are tagged, gives the words the lemma dictionary settles (their
+        rule is left unscored); ``atom_buffer``: memory for the words' atoms, reused by the caller."""
+        from maltpy.tagging import perceptron
+        model = self._fitted()
+        groups, _, maps, kinds = self._runtime()
+        lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart), maps) \
+            if model.lexicons else None
+        form_keys = perceptron.form_hashes(words.cps, words.wstart)
+        atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, atom_buffer)
+        out = np.empty(words.n_words, dtype=np.int32)
+        known = []
+        for g, (fm, compiled, dense, sure) in zip(model.groups, groups):
+            skip = lemma_skip(form_keys) if g.columns == ("lemma",) else None
+            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
+                               dense, -1, preset_classes(form_keys, values, known, sure, g.sure_classes), atoms)
+            known += [ROW[c] for c in g.columns]
 
     def _dictionary_lemmas(self, forms, values, fixed):
         """Per word the lemma the dictionary gives for its form and UPOS (None where it gives none)."""
@@ -425,7 +436,7 @@ class Tagger:
                 groups.append((FeatMap.from_keys(g.keys),
                                compile_templates(g.templates, known, own, f"templates for {g.columns[0]}"),
                                dense_weights(g),
-                               FeatMap.from_keys(g.sure_keys) if g.sure_keys is not None and len(g.sure_keys) else None))
+                               FeatMap.from_keys(g.sure_keys) if len(g.sure_keys) else None))
                 known += own
             index = {c: {v: i for i, v in enumerate(model.vocab[c])} for c in model.columns}
             maps = {row: FeatMap.from_keys(keys) for row, (keys, _) in (model.lexicons or {}).items()}
@@ -449,7 +460,7 @@ class Tagger:
         for k, g in enumerate(model.groups):
             arrays.update({f"g{k}_class_values": g.class_values, f"g{k}_keys": g.keys, f"g{k}_indptr": g.indptr,
                            f"g{k}_classes": g.classes, f"g{k}_weights": g.weights})
-            if g.sure_keys is not None and len(g.sure_keys):
+            if len(g.sure_keys):
                 arrays.update({f"g{k}_sure_keys": g.sure_keys, f"g{k}_sure_classes": g.sure_classes})
         header = {
             "maltpy_version": __version__, "component": "tagger",
@@ -554,6 +565,6 @@ class Tagger:
                 "training accuracy (last epoch, %)": {"+".join(g.columns): round(100 * g.accuracy[-1], 2)
                                                       for g in model.groups if g.accuracy},
                 "sure words (tagged unscored)": {"+".join(g.columns): int(len(g.sure_keys)) for g in model.groups
-                                                 if g.sure_keys is not None and len(g.sure_keys)},
+                                                 if len(g.sure_keys)},
                 "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics}
 
