@@ -136,12 +136,13 @@ cdef inline Py_ssize_t put_utf8(char* out, Py_ssize_t o, uint32_t c) noexcept no
 def make_lemmas(const uint32_t[::1] cps, const uint32_t[::1] low, const int64_t[::1] wstart,
                 const int32_t[::1] entries, const int32_t[::1] rules, const int8_t[::1] wanted,
                 bytes lemma_pool, const int64_t[::1] lemma_offsets,
-                const int8_t[::1] rule_lowers, const int32_t[::1] rule_cuts, const int32_t[::1] rule_tails,
+                const int8_t[::1] rule_cases, const int32_t[::1] rule_cuts, const int32_t[::1] rule_tails,
                 bytes add_pool, const int64_t[::1] add_offsets):
     """The lemma of each ``wanted`` word as UTF-8: the dictionary's (``entries``, into
     ``lemma_pool``) where it has the word, else its rule's edit of the form (``rules``; a rule
     that does not fit, or makes nothing, gives the form), as :func:`maltpy.tagging.lemma.apply_rule`.
-    Returns (bytes, starts, ends); starts are -1 for words not wanted."""
+    ``rule_cases``: 0 keeps the form's case, 1 lowercases it, 2 lowercases it after its first
+    character (:data:`maltpy.tagging.lemma.CASE_CODES`). Returns (bytes, starts, ends); starts are -1 for words not wanted."""
     cdef Py_ssize_t n = wstart.shape[0] - 1, j, size = 0, o = 0, i, a, b, length
     cdef int32_t r
     cdef int64_t e
@@ -164,7 +165,6 @@ def make_lemmas(const uint32_t[::1] cps, const uint32_t[::1] low, const int64_t[
         raise MemoryError()
     cdef const char* dict_bytes = lemma_pool
     cdef const char* add_bytes = add_pool
-    cdef const uint32_t* base
     cdef Py_ssize_t begin
     try:
         with nogil:
@@ -185,9 +185,9 @@ def make_lemmas(const uint32_t[::1] cps, const uint32_t[::1] low, const int64_t[
                 b = wstart[j + 1]
                 begin = o
                 if r >= 0 and rule_cuts[r] >= 0 and rule_tails[r] >= 0 and rule_cuts[r] + rule_tails[r] <= b - a:
-                    base = &low[0] if rule_lowers[r] else &cps[0]
                     for i in range(a + rule_cuts[r], b - rule_tails[r]):
-                        o = put_utf8(out, o, base[i])
+                        o = put_utf8(out, o, cps[i] if rule_cases[r] == 0 or (rule_cases[r] == 2 and i == a)
+                                     else low[i])
                     for i in range(add_offsets[r], add_offsets[r + 1]):
                         out[o] = add_bytes[i]
                         o += 1

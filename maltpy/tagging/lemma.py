@@ -1,7 +1,12 @@
-"""Lemmas as edits of the form (Chrupała 2008; UDPipe's lemmatizer): a rule says whether the form
-is lowercased, how many characters leave its start and its end, and what is added at the end.
-``running`` -> ``run``: ``k0|4|`` ... ``The`` -> ``the``: ``l0|0|``. A classifier picks the rule;
-a dictionary of (form, UPOS) -> lemma seen unambiguously in training comes first."""
+"""Lemmas as edits of the form (Chrupała 2008; UDPipe's lemmatizer): a rule says how the form's
+case changes (``k`` kept, ``l`` lowercased, ``t`` lowercased after its first character), how many
+characters leave its start and its end, and what is added at the end. ``running`` -> ``run``:
+``l0|4|`` ... ``The`` -> ``the``: ``l0|0|`` ... ``PHILLY`` -> ``Philly``: ``t0|0|``. A classifier
+picks the rule; a dictionary of (form, UPOS) -> lemma seen unambiguously in training comes first.
+
+A lowercase form's edit lowercases (``l``), which for it is the same as keeping: the rule learned
+from ``said`` -> ``say`` then makes ``say`` of ``SAID`` too, not ``SAy``. The form taken as it is
+stays one class, ``k0|0|``, whatever its case."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -26,6 +31,18 @@ def lower(text: str) -> str:
     return "".join(out)
 
 
+def initial(text: str) -> str:
+    """``text`` lowercased after its first character (``PHILLY`` -> ``Philly``), as :func:`lower`
+    lowercases: the same length."""
+    return text[:1] + lower(text[1:])
+
+
+#: a rule's case letter -> how it changes the form
+_CASES = {"k": lambda form: form, "l": lower, "t": initial}
+#: ... and as the compiled lemmatizer codes it
+CASE_CODES = {"k": 0, "l": 1, "t": 2}
+
+
 def _common_prefix(a: str, b: str) -> int:
     n = min(len(a), len(b))
     k = 0
@@ -37,9 +54,10 @@ def _common_prefix(a: str, b: str) -> int:
 def lemma_rule(form: str, lemma: str) -> str:
     """The rule that makes ``lemma`` from ``form`` (``apply_rule(form, lemma_rule(form, lemma)) == lemma``)."""
     best = None
-    for case, base in (("k", form), ("l", lower(form))):
-        if case == "l" and base == form:
-            continue
+    low = lower(form)
+    # ties go to the first: a lowercase form lowercases; others keep before they change case
+    cases = (("l", low),) if low == form else (("k", form), ("l", low), ("t", initial(form)))
+    for case, base in cases:
         for cut in range(min(MAX_PREFIX_CUT, len(base)) + 1):
             kept = _common_prefix(base[cut:], lemma)
             if kept and (best is None or kept > best[0]):
@@ -47,6 +65,8 @@ def lemma_rule(form: str, lemma: str) -> str:
     if best is None:
         return f"k0|{len(form)}|{lemma}"      # nothing in common: the lemma as it is
     _, case, cut, tail, add = best
+    if case == "l" and low == form and not (cut or tail or add):
+        case = "k"      # the form as it is: one class with the names' (Chinese, Japanese: most words)
     return f"{case}{cut}|{tail}|{add}"
 
 
@@ -55,8 +75,8 @@ def apply_rule(form: str, rule: str) -> str:
     parsed = parse_rule(rule)
     if parsed is None:
         return form
-    lowers, cut, tail, add = parsed
-    base = lower(form) if lowers else form
+    case, cut, tail, add = parsed
+    base = _CASES[case](form)
     if cut + tail > len(base):
         return form
     lemma = base[cut:len(base) - tail] + add
@@ -64,15 +84,16 @@ def apply_rule(form: str, rule: str) -> str:
 
 
 def parse_rule(rule: str):
-    """(lowercases, cut, tail, added text) of a rule, or None for a string that is not one."""
+    """(case letter: ``k``, ``l`` or ``t``, cut, tail, added text) of a rule, or None for a string
+    that is not one."""
     try:
         head, tail, add = rule.split("|", 2)
         cut, tail = int(head[1:]), int(tail)
     except ValueError:
         return None
-    if not head or cut < 0 or tail < 0:
+    if not head or head[0] not in _CASES or cut < 0 or tail < 0:
         return None
-    return head[0] == "l", cut, tail, add
+    return head[0], cut, tail, add
 
 
 def unambiguous_lemmas(pairs: Iterable[Tuple[str, str, str]]) -> Dict[Tuple[str, str], str]:

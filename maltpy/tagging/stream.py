@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from maltpy.tagging.lemma import parse_rule
+from maltpy.tagging.lemma import CASE_CODES, parse_rule
 from maltpy.tagging.templates import ROW, TAG_COLUMNS
 
 
@@ -51,7 +51,7 @@ class ChunkTagger:
                 shift += len(self.pools[c][0])
         if "lemma" in self.columns:
             rules = [parse_rule(r) for r in model.vocab["lemma"]]
-            self.rule_lowers = np.array([bool(r and r[0]) for r in rules], dtype=np.int8)
+            self.rule_cases = np.array([CASE_CODES[r[0]] if r else 0 for r in rules], dtype=np.int8)
             self.rule_cuts = np.array([r[1] if r else -1 for r in rules], dtype=np.int32)
             self.rule_tails = np.array([r[2] if r else -1 for r in rules], dtype=np.int32)
             self.add_pool, self.add_offsets = _pool([r[3] if r else "" for r in rules])
@@ -130,7 +130,7 @@ class ChunkTagger:
             wanted = (fixed[ROW["lemma"]] == 0).astype(np.int8)
             lemma_bytes, lemma_starts, lemma_ends = chunks.make_lemmas(
                 words.cps, words.low, words.wstart, entries, values[ROW["lemma"]], wanted,
-                self.lemma_pool, self.lemma_offsets, self.rule_lowers, self.rule_cuts, self.rule_tails,
+                self.lemma_pool, self.lemma_offsets, self.rule_cases, self.rule_cuts, self.rule_tails,
                 self.add_pool, self.add_offsets)
             k = len(columns)
             starts[k] = np.where(lemma_starts >= 0, lemma_starts + len(pool), -1)

@@ -33,8 +33,18 @@ def test_rules_generalize_over_forms():
     """A rule learned on one word applies to another of the same kind (what the classifier needs)."""
     assert apply_rule("walking", lemma_rule("running", "runn")) == "walk"
     assert apply_rule("Houses", lemma_rule("Cats", "cat")) == "house"
-    assert lemma_rule("walked", "walk") == lemma_rule("jumped", "jump") == "k0|2|"
+    assert lemma_rule("walked", "walk") == lemma_rule("jumped", "jump") == "l0|2|"
     assert lemma_rule("The", "the") == lemma_rule("A", "a") == "l0|0|"
+
+
+def test_case_rules_carry_over_to_words_in_capitals():
+    """A lowercase form's rule lowercases, so that it makes the same lemma of the word in capitals
+    (``SAID`` -> ``say``, not ``SAy``); a name in capitals takes its initial's case."""
+    assert apply_rule("SAID", lemma_rule("said", "say")) == "say"
+    assert lemma_rule("PHILLY", "Philly") == lemma_rule("WARWICK", "Warwick") == "t0|0|"
+    assert apply_rule("LOCUST", "t0|0|") == "Locust"
+    assert lemma_rule("Sears", "Sears") == lemma_rule("sears", "sears") == "k0|0|"   # the form as it is
+    assert apply_rule("Ok", "x0|0|") == "Ok"             # not a rule: the form
 
 
 def test_a_rule_that_does_not_fit_leaves_the_form():
