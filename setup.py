@@ -69,6 +69,8 @@ MODULES = [
     "maltpy.systems.covnonproj",
     "maltpy.systems.covproj",
     "maltpy.transform.reduce",
+    "maltpy.transform.discdecode",
+    "maltpy.formats.exportread",
 ]
 
 #: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially

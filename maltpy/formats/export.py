@@ -108,6 +108,17 @@ def _parse_line(fields: List[str], version: int, path: str, lineno: int) -> Expo
     return ExportLine(word, lemma, tag, morph, edge, parent_id, secedges)
 
 
+def header_version(line: str, version: Optional[int]) -> Optional[int]:
+    """The format a line before the first sentence says (``#FORMAT 3``, a ``%%`` header with or
+    without a lemma column), else ``version`` as it was."""
+    m = re.match(r"#FORMAT\s+([34])\s*$", line)
+    if m:
+        return int(m.group(1))
+    if line.startswith("%%") and version is None:
+        return 4 if "lemma" in line.split() else 3
+    return version
+
+
 def parse_export(text: str, path: str = "<input>") -> ExportFile:
     """The sentences of export text; a malformed line is an :class:`InputFormatError` naming its
     file and line."""
@@ -136,11 +147,7 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
                     _fail(path, lineno, "a line between sentences (after #EOS, before #BOS)")
                 continue
             preamble.append(line)
-            m = re.match(r"#FORMAT\s+([34])\s*$", line)
-            if m:
-                version = int(m.group(1))
-            elif line.startswith("%%") and version is None:
-                version = 4 if "lemma" in line.split() else 3
+            version = header_version(line, version)
             continue
         if line.startswith("#EOS"):
             key = line[len("#EOS"):].split()

@@ -19,6 +19,8 @@ import time
 from dataclasses import replace
 from typing import List, Optional
 
+import numpy as np
+
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.formats.conll import Sentence
 
@@ -146,6 +148,7 @@ class DiscontinuousReduction:
     def __init__(self, rules=None, unary: Optional[UnaryRules] = None):
         self.rules = rules
         self.unary = unary or UnaryRules()
+        self._unary_tables = None      # made from the unary rules when first needed (unary_tables)
 
     @classmethod
     def from_settings(cls, settings) -> "DiscontinuousReduction":
@@ -169,19 +172,80 @@ class DiscontinuousReduction:
         morphology of export sentences (their trees are not read)."""
         return self.parse_sentences(parser, *export_input(sentences))[1]
 
-    def parse_sentences(self, parser, words_tags, keys, lemmas=None, morphs=None):
-        """(words, tags) pairs parsed: (their (heads, labels), the trees as ExportSentence
-        objects keyed by ``keys``); ``lemmas`` and ``morphs``: per sentence, what the encoding
-        puts in LEMMA and XPOS (a feature model may read them; the trees keep them)."""
+    def _batch(self, words_tags, lemmas, morphs):
         from maltpy.formats.columns import ColumnBatch
-        from maltpy.formats.export import decode_discontinuous
         flat = lambda parts: [v for part in parts for v in part]     # noqa: E731
         columns = {1: flat(w for w, _ in words_tags), 3: flat(t for _, t in words_tags)}
         if lemmas:
             columns[2] = flat(lemmas)
         if morphs:
             columns[4] = flat(morphs)
-        parses = parser.parse_trees(ColumnBatch([len(w) for w, _ in words_tags], columns))
+        return ColumnBatch([len(w) for w, _ in words_tags], columns)
+
+    def unary_tables(self):
+        """The unary rules as :func:`maltpy.transform.discdecode.decode_export` reads them: their
+        symbols, a FeatMap of their keys and each key's symbol (index into the symbols)."""
+        if self._unary_tables is None or self._unary_tables[0] is not self.unary:
+            from maltpy.features.featmap import FeatMap
+            from maltpy.transform.discdecode import unary_key
+            items = sorted(self.unary.table.items())
+            names = sorted({v for _, v in items})
+            keys = np.array([unary_key(*(x.encode("utf-8") for x in k)) for k, _ in items], dtype=np.uint64)
+            self._unary_tables = (self.unary, names, FeatMap.from_keys(keys),
+                                  np.array([names.index(v) for _, v in items], dtype=np.int32))
+        return self._unary_tables[1:]
+
+    def export_text(self, parser, words_tags, keys, lemmas=None, morphs=None, version: int = 4) -> bytes:
+        """Export text of the trees parsed from (words, tags) pairs, keyed by ``keys``, as
+        :meth:`parse_sentences` and :func:`~maltpy.formats.export.format_export` make it, compiled
+        (:mod:`maltpy.transform.discdecode`)."""
+        if not words_tags:
+            return b""
+        offsets, heads, labels, names = self.parser_rows(parser, words_tags, lemmas, morphs)
+        return self.rows_text(offsets, heads, labels, names, words_tags, keys, lemmas, morphs, version)
+
+    def rows_text(self, offsets, heads, labels, names, words_tags, keys, lemmas=None, morphs=None,
+                  version: int = 4) -> bytes:
+        """Export text of parses given as corpus rows (each sentence's first row the root's;
+        ``names``: the label ids' names); the rest as :meth:`export_text`."""
+        from maltpy.transform.discdecode import Columns, decode_export
+        from maltpy.formats.export import VIRTUAL_ROOT
+        roots = np.asarray(offsets[:-1])
+        tok_heads = np.ascontiguousarray(np.delete(heads, roots), dtype=np.int32)
+        tok_labels = np.ascontiguousarray(np.delete(labels, roots), dtype=np.int32)
+        tok_offsets = np.ascontiguousarray(np.asarray(offsets, dtype=np.int64) - np.arange(len(offsets)))
+        unary_names, unary_map, unary_syms = self.unary_tables()
+        symbols = {VIRTUAL_ROOT: 0}
+        for name in unary_names:
+            symbols.setdefault(name, len(symbols))
+        label_z, label_k = [], []
+        for name in names:      # as decode_discontinuous reads a label: Z#k
+            z, _, k = name.rpartition("#")
+            label_z.append(symbols.setdefault(z or name, len(symbols)))
+            label_k.append(min(int(k), 2 ** 31 - 1) if k.isdigit() and k.isascii() else 0)
+        unary_syms = np.array([symbols[unary_names[i]] for i in unary_syms], dtype=np.int32)
+
+        def flat(parts, default):
+            return [("--" if v == "_" else v) for part in parts for v in part] if parts else \
+                [default] * len(tok_heads)
+        return decode_export(tok_offsets, tok_heads, tok_labels,
+                             Columns([w for w_, _ in words_tags for w in w_]), Columns(flat(lemmas, "--")),
+                             Columns([t for _, t_ in words_tags for t in t_]), Columns(flat(morphs, "--")),
+                             Columns(list(keys)), np.array(label_z, dtype=np.int32),
+                             np.array(label_k, dtype=np.int32), Columns(list(symbols)), 0, unary_map, unary_syms,
+                             version)
+
+    def parser_rows(self, parser, words_tags, lemmas=None, morphs=None):
+        """(offsets, heads, label ids, label names) of the parses of (words, tags) pairs, as
+        corpus rows (:meth:`~maltpy.parsing.parser.Parser.parse_rows`)."""
+        return parser.parse_rows(self._batch(words_tags, lemmas, morphs))
+
+    def parse_sentences(self, parser, words_tags, keys, lemmas=None, morphs=None):
+        """(words, tags) pairs parsed: (their (heads, labels), the trees as ExportSentence
+        objects keyed by ``keys``); ``lemmas`` and ``morphs``: per sentence, what the encoding
+        puts in LEMMA and XPOS (a feature model may read them; the trees keep them)."""
+        from maltpy.formats.export import decode_discontinuous
+        parses = parser.parse_trees(self._batch(words_tags, lemmas, morphs))
 
         def back(values):      # the encoding's "_" is export's "--"
             return [v if v != "_" else "--" for v in values] if values is not None else None
@@ -197,7 +261,8 @@ class DiscontinuousReduction:
         encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
         from maltpy.acyclic import acyclic
         from maltpy.formats.conll import FORMATS, read_conll, write_conll
-        from maltpy.formats.export import ExportFile, read_discbracket, read_export, write_discbracket, write_export
+        from maltpy.formats.export import ExportFile, read_discbracket, write_discbracket
+        from maltpy.output import open_output
         out_fmt = output_format or "export"
         if out_fmt not in TREE_FORMATS + FORMATS:
             raise MaltpyError(f"a discontinuous parser writes export, discbracket or the encoded trees as CoNLL-U, "
@@ -206,8 +271,10 @@ class DiscontinuousReduction:
         if fmt not in TREE_FORMATS + FORMATS:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
         with acyclic():     # the file's sentences and trees hold no reference cycles
-            if fmt in TREE_FORMATS:
-                doc = (read_export if fmt == "export" else read_discbracket)(source)
+            if fmt == "export":
+                words_tags, keys, lemmas, morphs, version = read_export_input(source)
+            elif fmt == "discbracket":
+                doc = read_discbracket(source)
                 words_tags, keys, lemmas, morphs = export_input(doc.sentences)
                 version = doc.version
             else:
@@ -225,6 +292,10 @@ class DiscontinuousReduction:
                 keys = [next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")), str(n))
                         for n, s in enumerate(sentences, 1)]
                 version = 4
+            if out_fmt == "export":
+                with open_output(target, binary=True) as f:
+                    f.write(self.export_text(parser, words_tags, keys, lemmas, morphs, version))
+                return len(words_tags), sum(len(w) for w, _ in words_tags)
             parses, trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)
             if out_fmt in FORMATS:
                 # the encoded trees, as -m convert writes them (# sent_id: the key), for -m convert back
@@ -233,8 +304,6 @@ class DiscontinuousReduction:
                                       0, "<input>", "conllu")._with_tree(h, lab)
                              for (w_, t_), lem, mor, (h, lab), key in zip(words_tags, lemmas, morphs, parses, keys)],
                             target)
-            elif out_fmt == "export":
-                write_export(ExportFile(trees, version), target)
             else:
                 write_discbracket(ExportFile(trees), target)
         return len(trees), sum(len(w) for w, _ in words_tags)
@@ -260,6 +329,28 @@ class DiscontinuousReduction:
             return cls(HeadRules.from_text(text, "the model's head rules"), unary)
         except MaltpyError as e:
             fail(str(e))
+
+
+def read_export_input(source):
+    """:func:`export_input` of an export file (a path, ``-`` for stdin) and its format (3 or 4):
+    read compiled (:mod:`maltpy.formats.exportread`) where the file is plain, valid export, else
+    by :func:`~maltpy.formats.export.parse_export`, which names what is wrong and where."""
+    import re
+    from maltpy.formats.conll import read_text
+    from maltpy.formats.export import header_version, parse_export
+    from maltpy.formats.exportread import export_words
+    text, path = read_text(source)
+    first = re.search(r"^#BOS", text, re.M)
+    if first is not None:
+        version = None
+        for line in text[:first.start()].split("\n"):
+            version = header_version(line.rstrip("\r"), version)
+        fast = export_words(text[first.start():].encode("utf-8"), version or 0)
+        if fast is not None:
+            keys, words, tags, lemmas, morphs, version = fast
+            return list(zip(words, tags)), keys, lemmas, morphs, version
+    doc = parse_export(text, path)
+    return export_input(doc.sentences) + (doc.version,)
 
 
 def export_input(sentences):

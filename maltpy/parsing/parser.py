@@ -110,17 +110,22 @@ class Parser(ParserBase):
         both directions combined for ``-dir both``, and one word on the root when ``one_root``
         (default: :meth:`one_root` of the model's format): the output tail the compiled path runs
         too (:mod:`maltpy.parsing.tail`). ``constraints``: see :meth:`parse`."""
-        mode = constraint_mode(self, constraints)
-        roots = one_root if one_root is not None else self.one_root()
         if not len(sentences):
             return []
+        return split_trees(*self.parse_rows(sentences, progress, one_root, constraints))
+
+    def parse_rows(self, sentences, progress: bool = False, one_root: Optional[bool] = None, constraints=None):
+        """:meth:`parse_trees` as corpus rows (each sentence's first row is the root's): (offsets,
+        heads, label ids, label names)."""
+        mode = constraint_mode(self, constraints)
+        roots = one_root if one_root is not None else self.one_root()
         given = None
         if mode == "false":
             offsets, heads, labels = self._raw_rows(sentences, progress)
         else:
             offsets, heads, labels, _, given = searched_rows(self, sentences, progress, mode, False, roots)
         other = self.reverse_parser._raw_rows(sentences)[1:] if self.reverse_parser is not None else None
-        return split_trees(offsets, *output_rows(self, offsets, heads, labels, roots, given, other))
+        return (offsets,) + tuple(output_rows(self, offsets, heads, labels, roots, given, other))
 
     def _raw_rows(self, sentences, progress: bool = False):
         """(offsets, heads, label ids) of the C loop's parses, in the model's view."""

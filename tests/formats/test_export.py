@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import event, given, settings, strategies as st
 
 from maltpy.errors import InputFormatError
 from maltpy.formats.export import (ExportFile, ExportLine, ExportSentence, format_discbracket, format_export,
@@ -262,3 +262,63 @@ def test_ten_thousand_nested_nodes_convert_both_ways():
     assert heads == [0, 1] and labels == ["ROOT", "NP#1"]
     assert decode_discontinuous(["a", "b"], ["n", "n"], heads, labels).nodes[0].tag == "NP"
     assert evaluate_brackets(doc, doc).all.exact == 1
+
+
+MUTATIONS = [
+    lambda line: line.replace("\t", "", 1),                  # a field fewer
+    lambda line: line + "\tsec\t0",                          # a secondary edge to the root
+    lambda line: line + "\tsec\t777",                        # ... to a node the sentence lacks
+    lambda line: line + "\tsec",                             # half a pair
+    lambda line: line.rsplit("\t", 1)[0] + "\t12",           # a parent below 500
+    lambda line: line.rsplit("\t", 1)[0] + "\t0500",         # leading zeros (a number still)
+    lambda line: line.rsplit("\t", 1)[0] + "\tx",            # not a number
+    lambda line: line.rsplit("\t", 1)[0] + "\t500",          # perhaps its own parent: a cycle
+    lambda line: line.rsplit("\t", 1)[0] + "\t 500",         # a space Python's int() takes
+    lambda line: "",                                         # an empty line
+    lambda line: line + "\r\r",                              # carriage returns
+    lambda line: "#BOSx" if line.startswith("#BOS") else line,
+    lambda line: line.replace("#BOS 1", "#BOS 1\u00a0a").replace("#EOS 1", "#EOS 1\u00a0b"),
+    lambda line: line.replace("#EOS 1", "#EOS 2"),
+    lambda line: "#" + "9" * 20 + line[line.index("\t"):] if "\t" in line else line,
+    lambda line: "#500" + line[line.index("\t"):] if "\t" in line else line,   # a token made a node
+    lambda line: "\t" + line,                                # an empty word
+    lambda line: line + "\n" + line,                         # a line twice
+    lambda line: "stray text\n" + line,
+    lambda line: line.replace("--", "", 1),                  # an empty lemma
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(discontinuous_trees(), min_size=1, max_size=3), st.sampled_from([3, 4]),
+       st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, len(MUTATIONS) - 1)), max_size=3),
+       st.sampled_from(["", "#FORMAT 3\n", "#FORMAT 4\n", "%% word lemma tag\n", "%% word tag\n"]))
+def test_the_compiled_reader_reads_what_python_reads_or_leaves_it_to_python(trees, version, mutations, header):
+    """Where the compiled reader of export words answers, parse_export reads the same words, tags,
+    lemmas and morphology (and the same format); anything it does not answer, parse_export
+    reads or names the error of, so both paths say the same of every input."""
+    from maltpy.formats.exportread import export_words
+    from maltpy.formats.export import header_version
+    from maltpy.parsing.discontinuous import export_input
+    for k, tree in enumerate(trees):
+        tree.key = str(k + 1)
+    lines = format_export(ExportFile(trees, version)).split("\n")
+    for at, which in mutations:
+        i = at % len(lines)
+        lines[i] = MUTATIONS[which](lines[i])
+    text = header + "\n".join(lines)
+    head = None
+    for line in header.split("\n"):
+        head = header_version(line, head)
+    fast = export_words(text[len(header):].encode("utf-8"), head or 0) if text[len(header):].startswith("#BOS") \
+        else None
+    try:
+        doc = parse_export(text)
+    except InputFormatError:
+        event("an error")
+        assert fast is None
+        return
+    event("read compiled" if fast is not None else "left to Python")
+    if fast is not None:
+        keys, words, tags, lemmas, morphs, found = fast
+        assert (list(zip(words, tags)), keys, lemmas, morphs) == export_input(doc.sentences)
+        assert found == doc.version

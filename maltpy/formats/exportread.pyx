@@ -1,0 +1,239 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Compiled reading of the words of export files, for parsing: each sentence's key, words, tags,
+lemmas and morphology, without the trees' objects. The input is checked as
+:func:`maltpy.formats.export.parse_export` checks it; where anything is amiss (or unusual) the
+caller reads the file with ``parse_export``, which names the error and its line, so both say the
+same of every input.
+"""
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memchr, memcmp
+
+DEF FIRST_NODE = 500
+#: fields of a line read here (a word and its columns, 21 secondary edges); longer lines are Python's
+DEF MAX_FIELDS = 48
+
+
+cdef inline bint blank(const char* p, int64_t n) noexcept nogil:
+    cdef int64_t i
+    for i in range(n):
+        if p[i] not in (b' ', b'\t', b'\r', b'\f', b'\v'):
+            return False
+    return True
+
+
+cdef inline int64_t key_start(const char* line, int64_t n) noexcept nogil:
+    """Where the key of a ``#BOS``/``#EOS`` line starts: after the spaces and tabs past its tag."""
+    cdef int64_t i = 4
+    while i < n and (line[i] == b' ' or line[i] == b'\t'):
+        i += 1
+    return i
+
+
+cdef inline int64_t key_end(const char* line, int64_t n, int64_t i) noexcept nogil:
+    while i < n and line[i] != b' ' and line[i] != b'\t':
+        i += 1
+    return i
+
+
+cdef inline int64_t number(const char* p, int64_t n) noexcept nogil:
+    """The decimal number of n ASCII digits (at most 15), or -1."""
+    cdef int64_t i, v = 0
+    if n == 0 or n > 15:
+        return -1
+    for i in range(n):
+        if p[i] < b'0' or p[i] > b'9':
+            return -1
+        v = v * 10 + (p[i] - 48)
+    return v
+
+
+cdef inline object text(const char* p, int64_t n):
+    return PyUnicode_DecodeUTF8(p, n, NULL)
+
+
+cdef inline object column_value(const char* p, int64_t n):
+    """A lemma or morphology as the encoding reads it: ``--`` and empty are ``_``."""
+    if n == 0 or (n == 2 and p[0] == b'-' and p[1] == b'-'):
+        return "_"
+    return PyUnicode_DecodeUTF8(p, n, NULL)
+
+
+cdef struct Nodes:
+    int64_t* ids
+    int64_t* parents
+    int64_t* refs        # parents the sentence's lines point to (tokens, nodes, secondary edges)
+    int64_t n, cap, n_refs, cap_refs
+
+
+cdef bint grow(int64_t** a, int64_t* cap, int64_t need) noexcept nogil:
+    cdef int64_t* q
+    if need <= cap[0]:
+        return True
+    while cap[0] < need:
+        cap[0] *= 2
+    q = <int64_t*>realloc(a[0], cap[0] * sizeof(int64_t))
+    if q == NULL:
+        return False
+    a[0] = q
+    return True
+
+
+cdef int64_t find(const int64_t* ids, int64_t n, int64_t x) noexcept nogil:
+    cdef int64_t i
+    for i in range(n):
+        if ids[i] == x:
+            return i
+    return -1
+
+
+cdef bint tree_ok(Nodes* t) noexcept nogil:
+    """The sentence's nodes are numbered apart, every parent is one of them, and no node is its
+    own ancestor (as ``_check_tree``). Sentences of more than 2,048 nodes are left to Python."""
+    cdef int64_t i, j, p, steps
+    if t.n > 2048:
+        return False
+    for i in range(t.n):
+        if find(t.ids, i, t.ids[i]) >= 0:
+            return False
+    for i in range(t.n_refs):
+        if t.refs[i] != 0 and find(t.ids, t.n, t.refs[i]) < 0:
+            return False
+    for i in range(t.n):
+        p = t.parents[i]
+        steps = 0
+        while p != 0:
+            steps += 1
+            if steps > t.n:
+                return False
+            j = find(t.ids, t.n, p)
+            p = t.parents[j]
+    return True
+
+
+def export_words(bytes data, int version):
+    """(keys, words, tags, lemmas, morphology) per sentence of export ``data`` (UTF-8, from its
+    first ``#BOS`` line on) in format ``version`` (3, 4, or 0: the first token line's field count
+    says), and the version; None where the data is not plain, valid export (the caller then reads
+    it with ``parse_export``)."""
+    cdef const char* p = data
+    cdef int64_t size = len(data), pos = 0, end, n, i, k, a, f, n_fields, base, v, n_tokens
+    cdef const char* line
+    cdef const char* q
+    cdef int64_t starts[MAX_FIELDS]
+    cdef int64_t ends[MAX_FIELDS]
+    cdef bint inside = False, seen_nodes = False
+    cdef bytes key = b""
+    cdef Nodes t
+    keys, words, tags, lemmas, morphs = [], [], [], [], []
+    cur_words = cur_tags = cur_lemmas = cur_morphs = None
+    t.cap = 64
+    t.cap_refs = 256
+    t.ids = <int64_t*>malloc(t.cap * sizeof(int64_t))
+    t.parents = <int64_t*>malloc(t.cap * sizeof(int64_t))
+    t.refs = <int64_t*>malloc(t.cap_refs * sizeof(int64_t))
+    if t.ids == NULL or t.parents == NULL or t.refs == NULL:
+        free(t.ids)
+        free(t.parents)
+        free(t.refs)
+        raise MemoryError()
+    try:
+        while pos < size:
+            q = <const char*>memchr(p + pos, b'\n', size - pos)
+            end = (q - p) if q != NULL else size
+            line = p + pos
+            n = end - pos
+            pos = end + 1
+            while n and line[n - 1] == b'\r':
+                n -= 1
+            if not inside:
+                if n >= 5 and memcmp(line, b"#BOS", 4) == 0 and (line[4] == b' ' or line[4] == b'\t'):
+                    i = key_start(line, n)
+                    k = key_end(line, n, i)
+                    if k == i or (k - i >= 2 and line[i] == b'%' and line[i + 1] == b'%'):
+                        return None
+                    for a in range(i, k):      # a key Python's split() would cut elsewhere: Python reads it
+                        if <unsigned char>line[a] < 0x21 or <unsigned char>line[a] >= 0x80:
+                            return None
+                    key = line[i:k]
+                    inside, seen_nodes = True, False
+                    t.n = 0
+                    t.n_refs = 0
+                    keys.append(text(line + i, k - i))
+                    cur_words, cur_tags, cur_lemmas, cur_morphs = [], [], [], []
+                    words.append(cur_words)
+                    tags.append(cur_tags)
+                    lemmas.append(cur_lemmas)
+                    morphs.append(cur_morphs)
+                    continue
+                if blank(line, n):
+                    continue
+                return None
+            if n >= 4 and memcmp(line, b"#EOS", 4) == 0:
+                i = key_start(line, n)
+                k = key_end(line, n, i)
+                if (i == 4 and n > 4) or line[i:k] != key or not cur_words or not tree_ok(&t):
+                    return None
+                inside = False
+                continue
+            # a token or node line: its tab-separated fields
+            n_fields = 0
+            a = 0
+            for i in range(n + 1):
+                if i == n or line[i] == b'\t':
+                    if n_fields == MAX_FIELDS:
+                        return None
+                    starts[n_fields] = a
+                    ends[n_fields] = i
+                    n_fields += 1
+                    a = i + 1
+            if version == 0:
+                version = 4 if n_fields % 2 == 0 else 3
+            base = 6 if version == 4 else 5
+            if n_fields < base or (n_fields - base) % 2 or ends[0] == starts[0]:
+                return None
+            v = number(line + starts[base - 1], ends[base - 1] - starts[base - 1])
+            if v < 0 or (v != 0 and v < FIRST_NODE):
+                return None
+            if not grow(&t.refs, &t.cap_refs, t.n_refs + 1 + (n_fields - base) // 2):
+                raise MemoryError()
+            t.refs[t.n_refs] = v
+            t.n_refs += 1
+            for f in range(base + 1, n_fields, 2):
+                k = number(line + starts[f], ends[f] - starts[f])
+                if k < 0 or (k != 0 and k < FIRST_NODE):
+                    return None
+                t.refs[t.n_refs] = k
+                t.n_refs += 1
+            # a phrasal node: #500 and up (in format 4 with lemma --)
+            k = number(line + 1, ends[0] - 1) if line[0] == b'#' else -1
+            if k < 0 and line[0] == b'#' and ends[0] > 16:
+                return None         # perhaps a node of a long number: Python reads it
+            if k >= FIRST_NODE and (version == 3 or (ends[1] - starts[1] == 2 and line[starts[1]] == b'-'
+                                                      and line[starts[1] + 1] == b'-')):
+                if not (grow(&t.ids, &t.cap, t.n + 1) and grow(&t.parents, &t.cap, t.n + 1)):
+                    raise MemoryError()
+                t.ids[t.n] = k
+                t.parents[t.n] = v
+                t.n += 1
+                seen_nodes = True
+                continue
+            if seen_nodes:
+                return None
+            cur_words.append(text(line, ends[0]))
+            if version == 4:
+                cur_lemmas.append(column_value(line + starts[1], ends[1] - starts[1]))
+                f = 2
+            else:
+                cur_lemmas.append("_")
+                f = 1
+            cur_tags.append(text(line + starts[f], ends[f] - starts[f]))
+            cur_morphs.append(column_value(line + starts[f + 1], ends[f + 1] - starts[f + 1]))
+        if inside or not keys:
+            return None
+        return keys, words, tags, lemmas, morphs, version
+    finally:
+        free(t.ids)
+        free(t.parents)
+        free(t.refs)
