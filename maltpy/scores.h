@@ -63,6 +63,57 @@ static int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int 
     return -1;
 }
 
+/* the highest score over the runs (-INFINITY when they are empty), four classes at a time
+   where SSE2 is there: a scan that keeps the maximum waits on each comparison in turn */
+static float maltpy_max_runs(const float* s, const int* lo, const int* hi, int n) {
+    float m = -INFINITY;
+    int r, c;
+#if defined(__SSE2__)
+    __m128 vm = _mm_set1_ps(-INFINITY);
+    float part[4];
+    for (r = 0; r < n; r++) {
+        for (c = lo[r]; c + 4 <= hi[r]; c += 4)
+            vm = _mm_max_ps(vm, _mm_loadu_ps(s + c));
+        for (; c < hi[r]; c++)
+            if (s[c] > m) m = s[c];
+    }
+    _mm_storeu_ps(part, vm);
+    for (c = 0; c < 4; c++)
+        if (part[c] > m) m = part[c];
+#else
+    for (r = 0; r < n; r++)
+        for (c = lo[r]; c < hi[r]; c++)
+            if (s[c] > m) m = s[c];
+#endif
+    return m;
+}
+
+/* the classes over the runs that score at least t, in ascending order, into out (room for
+   every class of the runs); how many. Four classes are compared at once where SSE2 is there:
+   most of a beam's classes fall below its floor, and a scan of them waits on each branch */
+static int maltpy_classes_at_least(const float* s, const int* lo, const int* hi, int n, float t, int* out) {
+    int r, c, k = 0;
+#if defined(__SSE2__)
+    __m128 vt = _mm_set1_ps(t);
+    for (r = 0; r < n; r++) {
+        for (c = lo[r]; c + 4 <= hi[r]; c += 4) {
+            int hit = _mm_movemask_ps(_mm_cmpge_ps(_mm_loadu_ps(s + c), vt));
+            while (hit) {
+                out[k++] = c + __builtin_ctz(hit);
+                hit &= hit - 1;
+            }
+        }
+        for (; c < hi[r]; c++)
+            if (s[c] >= t) out[k++] = c;
+    }
+#else
+    for (r = 0; r < n; r++)
+        for (c = lo[r]; c < hi[r]; c++)
+            if (s[c] >= t) out[k++] = c;
+#endif
+    return k;
+}
+
 /* how many classes over the runs score at least t: a loop the compiler vectorises, compiled
    for AVX2 and the baseline where it can choose at load time (MALTPY_CLONES) */
 MALTPY_CLONES

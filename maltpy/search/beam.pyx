@@ -33,7 +33,7 @@ from cython.parallel cimport prange, threadid
 from maltpy.errors import MaltpyError
 from maltpy.features.extract cimport Sent
 from maltpy.features.corpus cimport Corpus
-from maltpy.search.decision cimport Decision, argmax_runs
+from maltpy.search.decision cimport Decision, argmax_runs, classes_at_least, max_runs
 from maltpy.search.step cimport CACHED, EVERY_MOVE, Step, Workspace, decision_free, load_gold, oracle_class, workspace_free
 from maltpy.search.strategy import Strategy
 from maltpy.search.trainable cimport TrainableWeights
@@ -94,6 +94,7 @@ cdef struct Agendas:
     double* shift
     double* best       # per item: its best candidate's score
     float* top_class   # per item: its best class's score
+    int* hits          # the classes of one decision that reach the floor's bound (room for every class)
     Decision* ds
     Workspace ws       # the step's sums and scratch for these agendas' walks
 
@@ -111,9 +112,10 @@ cdef bint agendas_alloc(Agendas* r, Step step, int width, int max_n, int n_class
     r.shift = <double*>malloc(sizeof(double) * width)
     r.best = <double*>malloc(sizeof(double) * width)
     r.top_class = <float*>malloc(sizeof(float) * width)
+    r.hits = <int*>malloc(sizeof(int) * (n_classes + 1))
     r.ds = <Decision*>calloc(width, sizeof(Decision))
     if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL \
-            or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL:
+            or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL or r.hits == NULL:
         return False
     if not step.workspace_alloc(&r.ws):
         return False
@@ -149,9 +151,11 @@ cdef void agendas_free(Agendas* r) noexcept nogil:
     free(r.shift)
     free(r.best)
     free(r.top_class)
+    free(r.hits)
     r.children = NULL
     r.scale = r.shift = r.best = NULL
     r.top_class = NULL
+    r.hits = NULL
     free(r.ds)
     workspace_free(&r.ws)
     r.cur = r.nxt = NULL
@@ -180,7 +184,7 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
     item's best is a candidate, so ``width`` candidates score at least the lowest of them, and
     none below it can be selected (the candidates kept are those :func:`agendas_select` would
     consider, in the same order; most of a step's are not)."""
-    cdef int b, rr, c, n = 0
+    cdef int b, rr, c, q, n = 0
     cdef double top, z, scale, shift, floor, v
     cdef float cut
     cdef Item* it
@@ -196,11 +200,7 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
             continue
         all_done[0] = False
         step.score(&it.s, sent, d, &r.ws)
-        top = -INFINITY
-        for rr in range(d.n_runs):
-            for c in range(d.run_lo[rr], d.run_end[rr]):
-                if d.scores[c] > top:
-                    top = d.scores[c]
+        top = max_runs(d.scores, d.run_lo, d.run_end, d.n_runs)
         scale, shift = 1.0, 0.0     # raw scores; log-probabilities: T * score - log-sum-exp
         if temperature > 0:
             z = 0
@@ -236,15 +236,14 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
             cut = cut - 1e-5 * (fabs(cut) + 1)
             if not cut <= r.top_class[b]:      # never above the item's own best class (nor NaN)
                 cut = -INFINITY
-        for rr in range(d.n_runs):
-            for c in range(d.run_lo[rr], d.run_end[rr]):
-                if d.scores[c] >= cut:
-                    v = it.score + scale * d.scores[c] + shift
-                    if v >= floor:
-                        r.cand[n].score = v
-                        r.cand[n].item = b
-                        r.cand[n].cls = c
-                        n += 1
+        for q in range(classes_at_least(d.scores, d.run_lo, d.run_end, d.n_runs, cut, r.hits)):
+            c = r.hits[q]
+            v = it.score + scale * d.scores[c] + shift
+            if v >= floor:
+                r.cand[n].score = v
+                r.cand[n].item = b
+                r.cand[n].cls = c
+                n += 1
     return n
 
 

@@ -75,6 +75,11 @@ cdef extern from "maltpy/scores.h":
     void add_runs "maltpy_add_runs"(float* scores, const float* w, const int* lo, const int* hi, int n) nogil
     # THE arg-max of every search: the first class of the highest score over the runs (-1: none)
     int argmax_runs "maltpy_argmax_runs"(const float* scores, const int* lo, const int* hi, int n) nogil
+    # the highest score over the runs (-INFINITY: none)
+    float max_runs "maltpy_max_runs"(const float* scores, const int* lo, const int* hi, int n) nogil
+    # the classes over the runs that score at least t, ascending, into out; how many
+    int classes_at_least "maltpy_classes_at_least"(const float* scores, const int* lo, const int* hi, int n,
+                                                   float t, int* out) nogil
     # how many classes over the runs score at least t
     int count_at_least "maltpy_count_at_least"(const float* scores, const int* lo, const int* hi, int n,
                                                float t) nogil
