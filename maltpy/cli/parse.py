@@ -46,9 +46,11 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     check_output_path(settings.output)
     t0 = time.perf_counter()
     from maltpy.components import TaggerComponent, TokenizerComponent, load as load_pipeline
-    # what the model file holds, run in order (-m tag leaves its parser unread, -m tokenize all but its tokenizer)
-    only = (TokenizerComponent.name,) if tokenize_only else (TokenizerComponent.name, TaggerComponent.name) \
-        if tag_only else None
+    # what the model file holds, run in order (-m tag leaves its parser unread, and its tokenizer
+    # where the input is not raw text; -m tokenize all but its tokenizer)
+    only = (TokenizerComponent.name,) if tokenize_only else None
+    if tag_only:
+        only = (TokenizerComponent.name, TaggerComponent.name) if _may_be_text(settings) else (TaggerComponent.name,)
     pipeline = load_pipeline(settings.model, only, **overrides)
     if tag_only:
         pipeline = _taggers_of(pipeline, settings.model)
@@ -96,6 +98,14 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+
+
+def _may_be_text(settings) -> bool:
+    """Whether the input may be raw text for a tokenizer: ``-if text``, or no ``-if`` and a .txt
+    file or standard input (as :meth:`Pipeline.format_of` decides)."""
+    if settings.input_format is not None:
+        return settings.input_format == "text"
+    return settings.input in (None, "-") or str(settings.input).lower().endswith(".txt")
 
 
 def _taggers_of(pipeline, model):

@@ -305,6 +305,21 @@ def test_raw_text_in_ud_trees_out(text_model, tmp_path):
     assert b"tokenizer" in r.stdout and b"multiword" in r.stdout
 
 
+def test_tag_reads_text_through_the_tokenizer_and_words_without_it(text_model, tmp_path):
+    """-m tag of a model with a tokenizer: a .txt file (or -if text) is tokenized first; a CoNLL-U
+    file is not (its tokenizer is left unread), and its words get the same tags."""
+    from_text, from_words = tmp_path / "t.conllu", tmp_path / "w.conllu"
+    r = _run("-c", text_model, "-m", "tag", "-i", TEST_TEXT, "-o", str(from_text))
+    assert r.returncode == 0, r.stderr
+    r = _run("-c", text_model, "-m", "tag", "-i", str(from_text), "-o", str(from_words), "--retag", "true")
+    assert r.returncode == 0, r.stderr
+    tagged = [[row[1:6] for row in s.rows] for s in read_conll(str(from_text), "conllu")]
+    assert tagged and tagged == [[row[1:6] for row in s.rows] for s in read_conll(str(from_words), "conllu")]
+    with open(TEST_TEXT, "rb") as f:
+        piped = _run("-c", text_model, "-m", "tag", "-if", "text", input=f.read())
+    assert piped.returncode == 0 and piped.stdout == from_text.read_bytes()
+
+
 def test_one_sentence_a_line_from_the_command_line(text_model):
     """--presegmented true: each line is a sentence (and is not called a setting fixed when learning)."""
     lines = b"This house arrived yesterday\nThe dog\nsees the house.\n"
