@@ -23,6 +23,10 @@ Targets (``TARGETS``):
   against itself with EVALB's rules, and its words and tags parse with a
   constituent model into trees over the same words, by the compiled and the
   Python paths alike.
+- ``export``: Negra export text read for parsing by the compiled reader and by
+  ``parse_export`` (byte 0: the format a ``#FORMAT`` line names, or none): both refuse it, or
+  both read the same words, tags, lemmas and morphology; its trees, encoded and decoded, give
+  the same export text by the compiled writer and the Python one.
 - ``cli``: a command line (one argument per line) given to ``maltpy`` in a
   scratch directory holding a treebank, a model, a configuration and feature
   models, with stdin and stdout in memory: it ends with status 0, maltpy's
@@ -111,6 +115,14 @@ RICH_CONLLX = (b"# a comment\n"
                b"1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur|Case=Nom\t2\tnsubj\t2\tnsubj\n"
                b"2\tbark\tbark\tVERB\tVBP\tMood=Ind\t0\troot\t0\troot\n"
                b"3\tloudly\tloudly\tADV\tRB\t_\t2\tadvmod\t1\tdep\n\n")
+#: a discontinuous sentence and a plain one (export format 4, a secondary edge, punctuation on the root)
+EXPORT_TEXT = (b"%% word\tlemma\ttag\tmorph\tedge\tparent\tsecedge\n"
+               b"#BOS 7 %% a comment\n"
+               b"Gelezen\tlezen\tww\tWW(vd)\thd\t501\nheeft\thebben\tww\tWW(pv)\thd\t502\n"
+               b"hij\thij\tvnw\tVNW()\tsu\t502\tsu\t501\nboeken\tboek\tn\tN(mv)\tobj1\t501\n"
+               b".\t.\tlet\tLET()\t--\t0\n#501\t--\tPPART\t--\tvc\t502\n#502\t--\tSMAIN\t--\t--\t0\n"
+               b"#EOS 7\n#BOS 8\nJa\tja\ttsw\tTSW()\t--\t0\n#EOS 8\n")
+
 RICH_CONLLU = (b"# text = Don't go\n1-2\tDon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
                b"1\tDo\tdo\tAUX\tVBP\tMood=Ind\t3\taux\t3:aux\t_\n"
                b"2\tn't\tnot\tPART\tRB\t_\t3\tadvmod\t3:advmod\tSpaceAfter=No\n"
@@ -418,6 +430,45 @@ class Harness:
             if any(a.tolist() != b.tolist() for a, b in zip(kept, fresh)):
                 raise FuzzFailure("kept scores decided otherwise than scores computed afresh")
 
+    def export(self, data: bytes) -> None:
+        """Read ``data[1:]`` as export (``data[0]`` % 3: no header line, ``#FORMAT 3`` or
+        ``#FORMAT 4`` before it) by both readers; decode its trees by both writers."""
+        from maltpy.formats.export import ExportFile, encode_discontinuous, format_export, parse_export
+        from maltpy.parsing.discontinuous import DiscontinuousReduction, UnaryRules, export_input, read_export_input
+        if not data:
+            return
+        text = [b"", b"#FORMAT 3\n", b"#FORMAT 4\n"][data[0] % 3] + data[1:]
+        try:
+            fast = read_export_input(io.BytesIO(text))
+        except MaltpyError:
+            fast = None
+        try:
+            doc = parse_export(text.decode("utf-8"))
+        except (MaltpyError, UnicodeDecodeError):
+            if fast is not None:
+                raise AssertionError("the compiled reader read what parse_export refuses")
+            return
+        if fast != export_input(doc.sentences) + (doc.version,):
+            raise AssertionError("the compiled reader and parse_export read different words")
+        words_tags, keys, lemmas, morphs, version = fast
+        encoded = [encode_discontinuous(t) for t in doc.sentences]
+        names = sorted({x for _, labels in encoded for x in labels})
+        offsets, heads, label_ids = [0], [], []
+        for h, labels in encoded:
+            heads += [-1] + h
+            label_ids += [0] + [names.index(x) for x in labels]
+            offsets.append(len(heads))
+        unary = UnaryRules.learn(doc.sentences)
+        compiled = DiscontinuousReduction(None, unary).rows_text(
+            np.array(offsets), np.array(heads, dtype=np.int32), np.array(label_ids, dtype=np.int32), names,
+            words_tags, keys, lemmas, morphs, version)
+        from maltpy.formats.export import decode_discontinuous
+        back = lambda values: [v if v != "_" else "--" for v in values]    # noqa: E731
+        trees = [unary.apply(decode_discontinuous(list(w), list(t), h, lab, key, back(lem), back(mor)))
+                 for (w, t), (h, lab), key, lem, mor in zip(words_tags, encoded, keys, lemmas, morphs)]
+        if compiled != format_export(ExportFile(trees, version)).encode("utf-8"):
+            raise AssertionError("the compiled and the Python decoders write different export text")
+
     def ptb(self, data: bytes) -> None:
         """Read ``data[1:]`` as bracketed trees (bit 0 of ``data[0]``: raw, as EVALB reads them)."""
         from maltpy.evaluation.evalb import evalb
@@ -488,6 +539,8 @@ class Harness:
                                                                               for k in range(len(self.parsers))]
         if target == "ptb":
             return [bytes([k]) + PTB_TREES for k in range(4)]
+        if target == "export":
+            return [bytes([k]) + EXPORT_TEXT for k in range(3)]
         if target == "cli":
             # spaces break arguments; '_' stands for a space inside one
             return ["\n".join(a.replace("_", " ") for a in line.split(" ")).encode("utf-8") for line in CLI_SEEDS]
@@ -498,7 +551,7 @@ class Harness:
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb", "cli", "config", "api")
+TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "cli", "config", "api")
 
 #: seed command lines of the cli target (spaces become argument breaks)
 CLI_SEEDS = [
