@@ -72,9 +72,17 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
         from maltpy.config import threads
         # by the file's name, not by the stream -ic may make of it
         fmt = given_format or (pipeline.format_of(settings.input) if settings.input not in (None, "-") else None)
-        n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, fmt,
-                                                    settings.output_format, progress=settings.verbose,
-                                                    jobs=threads(settings.jobs), lines=settings.presegmented)
+        try:
+            n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, fmt,
+                                                        settings.output_format, progress=settings.verbose,
+                                                        jobs=threads(settings.jobs), lines=settings.presegmented)
+        except InputFormatError as e:
+            # raw text read as CoNLL (standard input has no name that says which): say what to give
+            if fmt is None and pipeline.tokenizer is not None and "tab-separated columns" in e.reason \
+                    and "found 1 " in e.reason:
+                raise InputFormatError(e.path, e.line, e.reason + "; raw text for the model's tokenizer? "
+                                                                  "give -if text") from None
+            raise
         wall = time.perf_counter() - t0
         log(f"ran {len(pipeline.components)} components ({', '.join(c.name for c in pipeline.components)}) on "
             f"{n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s")

@@ -320,6 +320,15 @@ def test_tag_reads_text_through_the_tokenizer_and_words_without_it(text_model, t
     assert piped.returncode == 0 and piped.stdout == from_text.read_bytes()
 
 
+def test_raw_text_on_standard_input_without_if_text_says_to_give_it(text_model):
+    """Standard input has no name to say it is raw text: read as CoNLL-U, its first line is one
+    error that tells the user what to give."""
+    for mode in ("parse", "tag"):
+        r = _run("-c", text_model, "-m", mode, input=b"The dog barks.\n")
+        assert r.returncode == 1 and r.stdout == b""
+        assert r.stderr.decode().strip().endswith("give -if text") and len(r.stderr.decode().strip().splitlines()) == 1
+
+
 def test_one_sentence_a_line_from_the_command_line(text_model):
     """--presegmented true: each line is a sentence (and is not called a setting fixed when learning)."""
     lines = b"This house arrived yesterday\nThe dog\nsees the house.\n"
