@@ -68,15 +68,30 @@ cdef struct Nodes:
 
 
 cdef bint grow(int64_t** a, int64_t* cap, int64_t need) noexcept nogil:
+    """Room for ``need`` numbers in ``a[0]`` (``cap[0]``: its room, updated once it has grown)."""
     cdef int64_t* q
-    if need <= cap[0]:
+    cdef int64_t room = cap[0]
+    if need <= room:
         return True
-    while cap[0] < need:
-        cap[0] *= 2
-    q = <int64_t*>realloc(a[0], cap[0] * sizeof(int64_t))
+    while room < need:
+        room *= 2
+    q = <int64_t*>realloc(a[0], room * sizeof(int64_t))
     if q == NULL:
         return False
     a[0] = q
+    cap[0] = room
+    return True
+
+
+cdef bint grow_nodes(Nodes* t, int64_t need) noexcept nogil:
+    """Room for ``need`` nodes in both of the node arrays, which share their room."""
+    cdef int64_t room = t.cap
+    if not grow(&t.ids, &room, need):
+        return False
+    room = t.cap
+    if not grow(&t.parents, &room, need):
+        return False
+    t.cap = room
     return True
 
 
@@ -126,6 +141,7 @@ def export_words(bytes data, int version):
     cdef bint inside = False, seen_nodes = False
     cdef bytes key = b""
     cdef Nodes t
+    cdef Nodes* t_ptr = &t
     keys, words, tags, lemmas, morphs = [], [], [], [], []
     cur_words = cur_tags = cur_lemmas = cur_morphs = None
     t.cap = 64
@@ -212,7 +228,7 @@ def export_words(bytes data, int version):
                 return None         # perhaps a node of a long number: Python reads it
             if k >= FIRST_NODE and (version == 3 or (ends[1] - starts[1] == 2 and line[starts[1]] == b'-'
                                                       and line[starts[1] + 1] == b'-')):
-                if not (grow(&t.ids, &t.cap, t.n + 1) and grow(&t.parents, &t.cap, t.n + 1)):
+                if not grow_nodes(t_ptr, t.n + 1):
                     raise MemoryError()
                 t.ids[t.n] = k
                 t.parents[t.n] = v

@@ -322,3 +322,36 @@ def test_the_compiled_reader_reads_what_python_reads_or_leaves_it_to_python(tree
         keys, words, tags, lemmas, morphs, found = fast
         assert (list(zip(words, tags)), keys, lemmas, morphs) == export_input(doc.sentences)
         assert found == doc.version
+
+
+@pytest.mark.parametrize("n_nodes", [63, 64, 65, 200, 2048, 2049, 3000])
+def test_the_compiled_reader_reads_sentences_of_many_nodes(n_nodes):
+    """A chain of phrasal nodes over two tokens: the compiled reader grows its node arrays (past
+    64), and past 2,048 nodes leaves the sentence to parse_export; both give the same words."""
+    from maltpy.parsing.discontinuous import export_input, read_export_input
+    import io
+    chain = "".join(f"#{500 + i}\t--\tNP\t--\t--\t{0 if i == 0 else 500 + i - 1}\n" for i in range(n_nodes))
+    text = (f"#BOS 1\nDe\tde\tlid\tLID()\tdet\t{500 + n_nodes - 1}\nman\tman\tn\tN()\thd\t500\t--\t{500 + n_nodes // 2}\n"
+            + chain + "#EOS 1\n#BOS 2\nJa\tja\ttsw\tTSW()\t--\t0\n#EOS 2\n")
+    doc = parse_export(text)
+    assert read_export_input(io.BytesIO(text.encode("utf-8"))) == export_input(doc.sentences) + (doc.version,)
+
+
+def test_a_sentence_of_ten_thousand_nodes_parses(tmp_path):
+    """The issue's bad input that is valid: 10,000 phrasal nodes in one sentence parse into a tree
+    (export in, export out)."""
+    chain = "".join(f"#{500 + i}\t--\tNP\t--\t--\t{0 if i == 0 else 500 + i - 1}\n" for i in range(10000))
+    big = tmp_path / "big.export"
+    big.write_text("#BOS 1\nDe\tde\tlid\tLID()\tdet\t10499\nman\tman\tn\tN()\thd\t500\n" + chain + "#EOS 1\n"
+                   + SMALL.split("\n", 1)[1], encoding="utf-8")
+    model = tmp_path / "m.mpz"
+    train = tmp_path / "train.export"
+    train.write_text(SMALL, encoding="utf-8")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True)  # noqa: E731
+    r = run("-c", str(model), "-m", "learn", "-i", str(train), "-a", "stacklazy")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out.export"
+    r = run("-c", str(model), "-i", str(big), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    trees = parse_export(out.read_text(encoding="utf-8")).sentences
+    assert [t.words for t in trees] == [["De", "man"], ["Gelezen", "heeft", "hij", "boeken", "."]]
