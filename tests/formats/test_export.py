@@ -347,7 +347,7 @@ def test_a_sentence_of_ten_thousand_nodes_parses(tmp_path):
     model = tmp_path / "m.mpz"
     train = tmp_path / "train.export"
     train.write_text(SMALL, encoding="utf-8")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True)  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True, cwd=tmp_path)  # noqa: E731
     r = run("-c", str(model), "-m", "learn", "-i", str(train), "-a", "stacklazy")
     assert r.returncode == 0, r.stderr
     out = tmp_path / "out.export"
