@@ -61,7 +61,11 @@ cdef struct Work:
     int* node_new_parent
     int* ks
     int* members
-    int* token_unary   # per token: the symbol of the unary node put over it, or -1
+    int* token_unary   # per token: the symbol of the unary node put over it, or -1 ...
+    int* token_unary_id      # ... that node's number
+    int* token_unary_parent  # ... and its parent's
+    int* node_unary    # per node: the symbol of the unary node put over it, or -1 ...
+    int* node_unary_id       # ... that node's number (its parent: node_new_parent)
 
 
 cdef void work_free(Work* w) noexcept nogil:
@@ -77,6 +81,10 @@ cdef void work_free(Work* w) noexcept nogil:
     free(w.ks)
     free(w.members)
     free(w.token_unary)
+    free(w.token_unary_id)
+    free(w.token_unary_parent)
+    free(w.node_unary)
+    free(w.node_unary_id)
 
 
 cdef bint work_alloc(Work* w, int64_t n) noexcept nogil:
@@ -93,7 +101,12 @@ cdef bint work_alloc(Work* w, int64_t n) noexcept nogil:
     w.ks = <int*>malloc((n + 1) * sizeof(int))
     w.members = <int*>malloc((n + 1) * sizeof(int))
     w.token_unary = <int*>malloc((n + 1) * sizeof(int))
-    return (w.token_unary != NULL and w.dep_start != NULL and w.dep_list != NULL and w.fill != NULL and w.order != NULL
+    w.token_unary_id = <int*>malloc((n + 1) * sizeof(int))
+    w.token_unary_parent = <int*>malloc((n + 1) * sizeof(int))
+    w.node_unary = <int*>malloc((n + 1) * sizeof(int))
+    w.node_unary_id = <int*>malloc((n + 1) * sizeof(int))
+    return (w.token_unary != NULL and w.token_unary_id != NULL and w.token_unary_parent != NULL
+            and w.node_unary != NULL and w.node_unary_id != NULL and w.dep_start != NULL and w.dep_list != NULL and w.fill != NULL and w.order != NULL
             and w.stack != NULL and w.psi != NULL and w.parent != NULL and w.node_sym != NULL
             and w.node_new_parent != NULL and w.ks != NULL and w.members != NULL)
 
@@ -299,15 +312,15 @@ def decode_export(const int64_t[::1] offsets, const int32_t[::1] heads, const in
                     w.token_unary[j] = unary_symbols[f] if f >= 0 else -1
                     if f >= 0:
                         put_int(&o, next_id)
-                        w.ks[j] = next_id           # the unary node added above token j
-                        w.members[j] = p            # ... and its parent
+                        w.token_unary_id[j] = next_id
+                        w.token_unary_parent[j] = p
                         next_id += 1
                     else:
                         put_int(&o, p)
                     put(&o, "\n", 1)
                 # the nodes, then the unary nodes over tokens (in token order), then over nodes
                 for q in range(n_nodes):
-                    w.node_new_parent[q] = -1
+                    w.node_unary[q] = -1
                     if w.node_sym[q] == root_symbol:
                         continue
                     p = w.parent[n + q]
@@ -318,23 +331,23 @@ def decode_export(const int64_t[::1] offsets, const int32_t[::1] heads, const in
                                sp + symbols.starts[sym], symbols.ends[sym] - symbols.starts[sym], sp, 0)
                     f = probe(unary_keys.keys, unary_keys.vals, unary_keys.cap - 1, key) if unary_keys.size else -1
                     if f >= 0:
+                        w.node_unary[q] = unary_symbols[f]
+                        w.node_unary_id[q] = next_id
                         w.node_new_parent[q] = p
-                        w.fill[q] = unary_symbols[f]
-                        w.order[q] = next_id
                         p = next_id
                         next_id += 1
                     put_node(&o, FIRST_NODE + q, sp + symbols.starts[c], symbols.ends[c] - symbols.starts[c], p,
                              version)
                 # the added nodes, numbered in the order tokens then nodes took them
                 for j in range(n):
-                    if w.token_unary[j] >= 0:
-                        put_node(&o, w.ks[j], sp + symbols.starts[w.token_unary[j]],
-                                 symbols.ends[w.token_unary[j]] - symbols.starts[w.token_unary[j]], w.members[j],
-                                 version)
+                    c = w.token_unary[j]
+                    if c >= 0:
+                        put_node(&o, w.token_unary_id[j], sp + symbols.starts[c], symbols.ends[c] - symbols.starts[c],
+                                 w.token_unary_parent[j], version)
                 for q in range(n_nodes):
-                    if w.node_new_parent[q] >= 0:
-                        c = w.fill[q]
-                        put_node(&o, w.order[q], sp + symbols.starts[c], symbols.ends[c] - symbols.starts[c],
+                    c = w.node_unary[q]
+                    if c >= 0:
+                        put_node(&o, w.node_unary_id[q], sp + symbols.starts[c], symbols.ends[c] - symbols.starts[c],
                                  w.node_new_parent[q], version)
                 put(&o, "#EOS ", 5)
                 put(&o, <const char*>kp + keys.starts[s], keys.ends[s] - keys.starts[s])
