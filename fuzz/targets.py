@@ -434,7 +434,8 @@ class Harness:
         """Read ``data[1:]`` as export (``data[0]`` % 3: no header line, ``#FORMAT 3`` or
         ``#FORMAT 4`` before it) by both readers; decode its trees by both writers."""
         from maltpy.formats.export import ExportFile, encode_discontinuous, format_export, parse_export
-        from maltpy.parsing.discontinuous import DiscontinuousReduction, UnaryRules, export_input, read_export_input
+        from maltpy.parsing.discontinuous import (DiscontinuousReduction, UnaryRules, export_input, read_export_input,
+                                                  to_export)
         if not data:
             return
         text = [b"", b"#FORMAT 3\n", b"#FORMAT 4\n"][data[0] % 3] + data[1:]
@@ -459,12 +460,13 @@ class Harness:
             label_ids += [0] + [names.index(x) for x in labels]
             offsets.append(len(heads))
         unary = UnaryRules.learn(doc.sentences)
-        compiled = DiscontinuousReduction(None, unary).rows_text(
+        reduction = DiscontinuousReduction(None, unary)
+        compiled = reduction.rows_text(
             np.array(offsets), np.array(heads, dtype=np.int32), np.array(label_ids, dtype=np.int32), names,
-            words_tags, keys, lemmas, morphs, version)
+            reduction.column_batch(words_tags, lemmas, morphs), keys, version)
         from maltpy.formats.export import decode_discontinuous
-        back = lambda values: [v if v != "_" else "--" for v in values]    # noqa: E731
-        trees = [unary.apply(decode_discontinuous(list(w), list(t), h, lab, key, back(lem), back(mor)))
+        trees = [unary.apply(decode_discontinuous(list(w), list(t), h, lab, key, [to_export(v) for v in lem],
+                                                  [to_export(v) for v in mor]))
                  for (w, t), (h, lab), key, lem, mor in zip(words_tags, encoded, keys, lemmas, morphs)]
         if compiled != format_export(ExportFile(trees, version)).encode("utf-8"):
             raise AssertionError("the compiled and the Python decoders write different export text")

@@ -20,49 +20,6 @@ static void maltpy_add_runs(float* scores, const float* w, const int* lo, const 
             scores[c] += w[c];
 }
 
-/* THE arg-max of every search: the first class of the highest score over the runs of
-   permissible classes (what a scan that keeps the first of equal scores finds): the
-   maximum, then the first class that has it, four classes at a time where SSE2 is there
-   (every x86-64); without a branch per class that a new maximum mispredicts. A NaN score
-   (never from finite weights) cannot make it return a class outside the runs. -1 when the
-   runs are empty. */
-static int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) {
-    float m = -INFINITY;
-    int r, c;
-#if defined(__SSE2__)
-    __m128 vm = _mm_set1_ps(-INFINITY);
-    float part[4];
-    for (r = 0; r < n; r++) {
-        for (c = lo[r]; c + 4 <= hi[r]; c += 4)
-            vm = _mm_max_ps(vm, _mm_loadu_ps(s + c));
-        for (; c < hi[r]; c++)
-            if (s[c] > m) m = s[c];
-    }
-    _mm_storeu_ps(part, vm);
-    for (c = 0; c < 4; c++)
-        if (part[c] > m) m = part[c];
-    vm = _mm_set1_ps(m);
-    for (r = 0; r < n; r++) {
-        for (c = lo[r]; c + 4 <= hi[r]; c += 4) {
-            int hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(s + c), vm));
-            if (hit) return c + __builtin_ctz(hit);
-        }
-        for (; c < hi[r]; c++)
-            if (s[c] == m) return c;
-    }
-#else
-    for (r = 0; r < n; r++)
-        for (c = lo[r]; c < hi[r]; c++)
-            if (s[c] > m) m = s[c];
-    for (r = 0; r < n; r++)
-        for (c = lo[r]; c < hi[r]; c++)
-            if (s[c] == m) return c;
-#endif
-    for (r = 0; r < n; r++)
-        if (lo[r] < hi[r]) return lo[r];
-    return -1;
-}
-
 /* the highest score over the runs (-INFINITY when they are empty), four classes at a time
    where SSE2 is there: a scan that keeps the maximum waits on each comparison in turn */
 static float maltpy_max_runs(const float* s, const int* lo, const int* hi, int n) {
@@ -86,6 +43,35 @@ static float maltpy_max_runs(const float* s, const int* lo, const int* hi, int n
             if (s[c] > m) m = s[c];
 #endif
     return m;
+}
+
+/* THE arg-max of every search: the first class of the highest score over the runs of
+   permissible classes (what a scan that keeps the first of equal scores finds): the
+   maximum (maltpy_max_runs), then the first class that has it, four classes at a time where
+   SSE2 is there (every x86-64); without a branch per class that a new maximum mispredicts. A NaN score
+   (never from finite weights) cannot make it return a class outside the runs. -1 when the
+   runs are empty. */
+static int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) {
+    float m = maltpy_max_runs(s, lo, hi, n);
+    int r, c;
+#if defined(__SSE2__)
+    __m128 vm = _mm_set1_ps(m);
+    for (r = 0; r < n; r++) {
+        for (c = lo[r]; c + 4 <= hi[r]; c += 4) {
+            int hit = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(s + c), vm));
+            if (hit) return c + __builtin_ctz(hit);
+        }
+        for (; c < hi[r]; c++)
+            if (s[c] == m) return c;
+    }
+#else
+    for (r = 0; r < n; r++)
+        for (c = lo[r]; c < hi[r]; c++)
+            if (s[c] == m) return c;
+#endif
+    for (r = 0; r < n; r++)
+        if (lo[r] < hi[r]) return lo[r];
+    return -1;
 }
 
 /* the classes over the runs that score at least t, in ascending order, into out (room for

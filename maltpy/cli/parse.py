@@ -77,11 +77,10 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
                                                         settings.output_format, progress=settings.verbose,
                                                         jobs=threads(settings.jobs), lines=settings.presegmented)
         except InputFormatError as e:
-            # raw text read as CoNLL (standard input has no name that says which): say what to give
-            if fmt is None and pipeline.tokenizer is not None and "tab-separated columns" in e.reason \
-                    and "found 1 " in e.reason:
-                raise InputFormatError(e.path, e.line, e.reason + "; raw text for the model's tokenizer? "
-                                                                  "give -if text") from None
+            # an input with no name (standard input) that says it is raw text was read as CoNLL
+            if fmt is None and pipeline.tokenizer is not None:
+                raise InputFormatError(e.path, e.line, e.reason + "; read as CoNLL: for raw text, give -if text") \
+                    from None
             raise
         wall = time.perf_counter() - t0
         log(f"ran {len(pipeline.components)} components ({', '.join(c.name for c in pipeline.components)}) on "

@@ -478,6 +478,17 @@ def encode_discontinuous(sentence: ExportSentence, rules=None) -> Tuple[List[int
     return heads, labels
 
 
+#: the largest attachment event a label may say (larger ones count as it: the compiled decoder's int)
+MAX_EVENT = 2 ** 31 - 1
+
+
+def split_label(label: str) -> Tuple[str, int]:
+    """(the constituent, the attachment event) of an encoded label ``Z#k``; a label without an
+    event (``ROOT``, ``Z#x``) has event 0, and one without ``#`` is its own constituent."""
+    z, _, k = label.rpartition("#")
+    return z or label, min(int(k), MAX_EVENT) if k.isascii() and k.isdigit() else 0
+
+
 def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], labels: List[str],
                          key: str = "1", lemmas: Optional[List[str]] = None,
                          morphs: Optional[List[str]] = None) -> ExportSentence:
@@ -504,12 +515,11 @@ def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], la
         psi[h] = ("token", h - 1)
         classes: Dict[int, List[int]] = {}
         for m in dependents[h]:
-            label, _, k = labels[m - 1].rpartition("#")
-            classes.setdefault(int(k) if k.isdigit() else 0, []).append(m)
+            classes.setdefault(split_label(labels[m - 1])[1], []).append(m)
         for k in sorted(classes):
             members = classes[k]
             closest = min(members, key=lambda m: (abs(m - h), m))
-            label = labels[closest - 1].rpartition("#")[0] or labels[closest - 1]
+            label = split_label(labels[closest - 1])[0]
             node_id = FIRST_NODE + len(nodes)
             nodes.append((node_id, label, [psi[h]] + [psi[m] for m in members]))
             psi[h] = ("node", node_id)

@@ -56,6 +56,7 @@ class UnaryRules:
     def __init__(self, table=None):
         #: (child label, parent label, child's morphology class) -> the unary node's label
         self.table = dict(table or {})
+        self._tables = None     # the table compiled (tables), when first asked for
 
     @classmethod
     def learn(cls, trees) -> "UnaryRules":
@@ -128,6 +129,20 @@ class UnaryRules:
                 next_id += 1
         return replace(sentence, tokens=tokens, nodes=new_nodes + added) if added else sentence
 
+    def tables(self):
+        """The rules as :func:`maltpy.transform.discdecode.decode_export` reads them: the unary
+        nodes' labels, a FeatMap of the keys (:func:`~maltpy.transform.discdecode.unary_key`) and
+        each key's label (an index into the labels); made once."""
+        if self._tables is None:
+            from maltpy.features.featmap import FeatMap
+            from maltpy.transform.discdecode import unary_key
+            items = sorted(self.table.items())
+            names = sorted({v for _, v in items})
+            keys = np.array([unary_key(*(x.encode("utf-8") for x in k)) for k, _ in items], dtype=np.uint64)
+            self._tables = (names, FeatMap.from_keys(keys),
+                            np.array([names.index(v) for _, v in items], dtype=np.int32))
+        return self._tables
+
     def header(self):
         return [list(k) + [v] for k, v in sorted(self.table.items())]
 
@@ -148,7 +163,6 @@ class DiscontinuousReduction:
     def __init__(self, rules=None, unary: Optional[UnaryRules] = None):
         self.rules = rules
         self.unary = unary or UnaryRules()
-        self._unary_tables = None      # made from the unary rules when first needed (unary_tables)
 
     @classmethod
     def from_settings(cls, settings) -> "DiscontinuousReduction":
@@ -172,7 +186,10 @@ class DiscontinuousReduction:
         morphology of export sentences (their trees are not read)."""
         return self.parse_sentences(parser, *export_input(sentences))[1]
 
-    def _batch(self, words_tags, lemmas, morphs):
+    @staticmethod
+    def column_batch(words_tags, lemmas=None, morphs=None):
+        """(words, tags) pairs and per sentence their lemmas and morphology as the parser reads
+        them: a :class:`~maltpy.formats.columns.ColumnBatch` (FORM, LEMMA, UPOS, XPOS)."""
         from maltpy.formats.columns import ColumnBatch
         flat = lambda parts: [v for part in parts for v in part]     # noqa: E731
         columns = {1: flat(w for w, _ in words_tags), 3: flat(t for _, t in words_tags)}
@@ -182,73 +199,47 @@ class DiscontinuousReduction:
             columns[4] = flat(morphs)
         return ColumnBatch([len(w) for w, _ in words_tags], columns)
 
-    def unary_tables(self):
-        """The unary rules as :func:`maltpy.transform.discdecode.decode_export` reads them: their
-        symbols, a FeatMap of their keys and each key's symbol (index into the symbols)."""
-        if self._unary_tables is None or self._unary_tables[0] is not self.unary:
-            from maltpy.features.featmap import FeatMap
-            from maltpy.transform.discdecode import unary_key
-            items = sorted(self.unary.table.items())
-            names = sorted({v for _, v in items})
-            keys = np.array([unary_key(*(x.encode("utf-8") for x in k)) for k, _ in items], dtype=np.uint64)
-            self._unary_tables = (self.unary, names, FeatMap.from_keys(keys),
-                                  np.array([names.index(v) for _, v in items], dtype=np.int32))
-        return self._unary_tables[1:]
-
     def export_text(self, parser, words_tags, keys, lemmas=None, morphs=None, version: int = 4) -> bytes:
         """Export text of the trees parsed from (words, tags) pairs, keyed by ``keys``, as
         :meth:`parse_sentences` and :func:`~maltpy.formats.export.format_export` make it, compiled
         (:mod:`maltpy.transform.discdecode`)."""
         if not words_tags:
             return b""
-        offsets, heads, labels, names = self.parser_rows(parser, words_tags, lemmas, morphs)
-        return self.rows_text(offsets, heads, labels, names, words_tags, keys, lemmas, morphs, version)
+        batch = self.column_batch(words_tags, lemmas, morphs)
+        return self.rows_text(*parser.parse_rows(batch), batch, keys, version)
 
-    def rows_text(self, offsets, heads, labels, names, words_tags, keys, lemmas=None, morphs=None,
-                  version: int = 4) -> bytes:
+    def rows_text(self, offsets, heads, labels, names, batch, keys, version: int = 4) -> bytes:
         """Export text of parses given as corpus rows (each sentence's first row the root's;
-        ``names``: the label ids' names); the rest as :meth:`export_text`."""
+        ``names``: the label ids' names) of the words, tags, lemmas and morphology of ``batch``
+        (a :class:`~maltpy.formats.columns.ColumnBatch`); the rest as :meth:`export_text`."""
         from maltpy.transform.discdecode import Columns, decode_export
-        from maltpy.formats.export import VIRTUAL_ROOT
+        from maltpy.formats.export import VIRTUAL_ROOT, split_label
         roots = np.asarray(offsets[:-1])
         tok_heads = np.ascontiguousarray(np.delete(heads, roots), dtype=np.int32)
         tok_labels = np.ascontiguousarray(np.delete(labels, roots), dtype=np.int32)
         tok_offsets = np.ascontiguousarray(np.asarray(offsets, dtype=np.int64) - np.arange(len(offsets)))
-        unary_names, unary_map, unary_syms = self.unary_tables()
-        symbols = {VIRTUAL_ROOT: 0}
-        for name in unary_names:
-            symbols.setdefault(name, len(symbols))
-        label_z, label_k = [], []
-        for name in names:      # as decode_discontinuous reads a label: Z#k
-            z, _, k = name.rpartition("#")
-            label_z.append(symbols.setdefault(z or name, len(symbols)))
-            label_k.append(min(int(k), 2 ** 31 - 1) if k.isdigit() and k.isascii() else 0)
-        unary_syms = np.array([symbols[unary_names[i]] for i in unary_syms], dtype=np.int32)
-
-        def flat(parts, default):
-            return [("--" if v == "_" else v) for part in parts for v in part] if parts else \
-                [default] * len(tok_heads)
-        return decode_export(tok_offsets, tok_heads, tok_labels,
-                             Columns([w for w_, _ in words_tags for w in w_]), Columns(flat(lemmas, "--")),
-                             Columns([t for _, t_ in words_tags for t in t_]), Columns(flat(morphs, "--")),
-                             Columns(list(keys)), np.array(label_z, dtype=np.int32),
-                             np.array(label_k, dtype=np.int32), Columns(list(symbols)), 0, unary_map, unary_syms,
-                             version)
-
-    def parser_rows(self, parser, words_tags, lemmas=None, morphs=None):
-        """(offsets, heads, label ids, label names) of the parses of (words, tags) pairs, as
-        corpus rows (:meth:`~maltpy.parsing.parser.Parser.parse_rows`)."""
-        return parser.parse_rows(self._batch(words_tags, lemmas, morphs))
+        unary_names, unary_map, unary_of = self.unary.tables()
+        symbols = dict.fromkeys([VIRTUAL_ROOT] + unary_names)          # symbol -> its number, in order
+        parts = [split_label(name) for name in names]
+        symbols.update((z, None) for z, _ in parts if z not in symbols)
+        number = {z: i for i, z in enumerate(symbols)}
+        return decode_export(tok_offsets, tok_heads, tok_labels, Columns(batch.column(1)),
+                             Columns([to_export(v) for v in batch.column(2)]), Columns(batch.column(3)),
+                             Columns([to_export(v) for v in batch.column(4)]), Columns(list(keys)),
+                             np.array([number[z] for z, _ in parts], dtype=np.int32),
+                             np.array([k for _, k in parts], dtype=np.int32), Columns(list(symbols)),
+                             number[VIRTUAL_ROOT], unary_map,
+                             np.array([number[unary_names[i]] for i in unary_of], dtype=np.int32), version)
 
     def parse_sentences(self, parser, words_tags, keys, lemmas=None, morphs=None):
         """(words, tags) pairs parsed: (their (heads, labels), the trees as ExportSentence
         objects keyed by ``keys``); ``lemmas`` and ``morphs``: per sentence, what the encoding
         puts in LEMMA and XPOS (a feature model may read them; the trees keep them)."""
         from maltpy.formats.export import decode_discontinuous
-        parses = parser.parse_trees(self._batch(words_tags, lemmas, morphs))
+        parses = parser.parse_trees(self.column_batch(words_tags, lemmas, morphs))
 
-        def back(values):      # the encoding's "_" is export's "--"
-            return [v if v != "_" else "--" for v in values] if values is not None else None
+        def back(values):
+            return [to_export(v) for v in values] if values is not None else None
         trees = [self.unary.apply(decode_discontinuous(list(w), list(t), heads, labels, key,
                                                        back(lemmas[j] if lemmas else None),
                                                        back(morphs[j] if morphs else None)))
@@ -329,6 +320,11 @@ class DiscontinuousReduction:
             return cls(HeadRules.from_text(text, "the model's head rules"), unary)
         except MaltpyError as e:
             fail(str(e))
+
+
+def to_export(value: str) -> str:
+    """A LEMMA or XPOS value of the encoding as export writes it: the encoding's ``_`` is ``--``."""
+    return value if value != "_" else "--"
 
 
 def read_export_input(source):

@@ -142,7 +142,8 @@ def make_lemmas(const uint32_t[::1] cps, const uint32_t[::1] low, const int64_t[
     ``lemma_pool``) where it has the word, else its rule's edit of the form (``rules``; a rule
     that does not fit, or makes nothing, gives the form), as :func:`maltpy.tagging.lemma.apply_rule`.
     ``rule_cases``: 0 keeps the form's case, 1 lowercases it, 2 lowercases it after its first
-    character (:data:`maltpy.tagging.lemma.CASE_CODES`). Returns (bytes, starts, ends); starts are -1 for words not wanted."""
+    character (:data:`maltpy.tagging.lemma.CASE_CODES`). Returns (bytes, starts, ends); starts are
+    -1 for words not wanted."""
     cdef Py_ssize_t n = wstart.shape[0] - 1, j, size = 0, o = 0, i, a, b, length
     cdef int32_t r
     cdef int64_t e

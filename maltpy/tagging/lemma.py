@@ -53,6 +53,8 @@ def _common_prefix(a: str, b: str) -> int:
 
 def lemma_rule(form: str, lemma: str) -> str:
     """The rule that makes ``lemma`` from ``form`` (``apply_rule(form, lemma_rule(form, lemma)) == lemma``)."""
+    if lemma == form:
+        return "k0|0|"      # the form as it is: one class, whatever its case (Chinese, Japanese: most words)
     best = None
     low = lower(form)
     # ties go to the first: a lowercase form lowercases; others keep before they change case
@@ -65,8 +67,6 @@ def lemma_rule(form: str, lemma: str) -> str:
     if best is None:
         return f"k0|{len(form)}|{lemma}"      # nothing in common: the lemma as it is
     _, case, cut, tail, add = best
-    if case == "l" and low == form and not (cut or tail or add):
-        case = "k"      # the form as it is: one class with the names' (Chinese, Japanese: most words)
     return f"{case}{cut}|{tail}|{add}"
 
 

@@ -58,9 +58,10 @@ def compiled_text(sentences, table, version):
         labels += [0] + [names.index(x) for x in lab]
         offsets.append(len(heads))
     reduction = DiscontinuousReduction(None, UnaryRules(table))
+    batch = reduction.column_batch([(s[1], s[2]) for s in sentences], [s[3] for s in sentences],
+                                   [s[4] for s in sentences])
     return reduction.rows_text(np.array(offsets), np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32),
-                               names, [(s[1], s[2]) for s in sentences], [s[0] for s in sentences],
-                               [s[3] for s in sentences], [s[4] for s in sentences], version)
+                               names, batch, [s[0] for s in sentences], version)
 
 
 @settings(max_examples=400, deadline=None)
