@@ -26,8 +26,9 @@ def parses(draw):
         heads = [0] * n
         for i, m in enumerate(order[1:], 1):
             heads[m - 1] = order[draw(st.integers(0, i - 1))]
-        labels = [draw(st.sampled_from(CATEGORIES)) + draw(st.sampled_from(["#1", "#2", "#3", "", "#x", "#12"]))
-                  for _ in range(n)]
+        # events: small, none, not a number, a digit int() refuses (2 superscript), past int32
+        events = ["#1", "#2", "#3", "", "#x", "#12", "#\u00b2", "#99999999999"]
+        labels = [draw(st.sampled_from(CATEGORIES)) + draw(st.sampled_from(events)) for _ in range(n)]
         words = [draw(st.sampled_from(["a", "b(", "é", "#5", "x y"])) for _ in range(n)]
         tags = [draw(st.sampled_from(TAGS)) for _ in range(n)]
         lemmas = [draw(st.sampled_from(["_", "loop", "é"])) for _ in range(n)]
