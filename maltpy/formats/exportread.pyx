@@ -9,6 +9,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp
+from maltpy.bytebuf cimport Buf, put, put_int
 
 DEF FIRST_NODE = 500
 #: fields of a line read here (a word and its columns, 21 secondary edges); longer lines are Python's
@@ -51,6 +52,14 @@ cdef inline int64_t number(const char* p, int64_t n) noexcept nogil:
 
 cdef inline object text(const char* p, int64_t n):
     return PyUnicode_DecodeUTF8(p, n, NULL)
+
+
+cdef inline void put_column(Buf* o, const char* p, int64_t n) noexcept nogil:
+    """A lemma or morphology in a CoNLL line as the encoding reads it (as :func:`column_value`)."""
+    if n == 0 or (n == 2 and p[0] == b'-' and p[1] == b'-'):
+        put(o, "_", 1)
+    else:
+        put(o, p, n)
 
 
 cdef inline object column_value(const char* p, int64_t n):
@@ -127,129 +136,156 @@ cdef bint tree_ok(Nodes* t) noexcept nogil:
     return True
 
 
-def export_words(bytes data, int version):
+def export_words(bytes data, int version, bint conll=False):
     """(keys, words, tags, lemmas, morphology) per sentence of export ``data`` (UTF-8, from its
     first ``#BOS`` line on) in format ``version`` (3, 4, or 0: the first token line's field count
     says), and the version; None where the data is not plain, valid export (the caller then reads
-    it with ``parse_export``)."""
+    it with ``parse_export``). ``conll``: (keys, the words as CoNLL-U lines, version) instead:
+    each word's FORM, LEMMA, UPOS (the tag) and XPOS (the morphology) as the encoding writes
+    them, the rest ``_``, for the compiled parse path (no Python object per word)."""
+    cdef Nodes t
+    cdef Buf o
+    o.data, o.n, o.cap, o.failed = NULL, 0, 0, False
+    t.cap = 64
+    t.cap_refs = 256
+    t.ids = <int64_t*>malloc(t.cap * sizeof(int64_t))
+    t.parents = <int64_t*>malloc(t.cap * sizeof(int64_t))
+    t.refs = <int64_t*>malloc(t.cap_refs * sizeof(int64_t))
+    try:
+        if t.ids == NULL or t.parents == NULL or t.refs == NULL:
+            raise MemoryError()
+        return _export_words(data, version, conll, &t, &o)
+    finally:
+        free(t.ids)
+        free(t.parents)
+        free(t.refs)
+        free(o.data)
+
+
+cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o):
     cdef const char* p = data
-    cdef int64_t size = len(data), pos = 0, end, n, i, k, a, f, n_fields, base, v, n_tokens
+    cdef int64_t size = len(data), pos = 0, end, n, i, k, a, f, n_fields, base, v, n_words = 0
     cdef const char* line
     cdef const char* q
     cdef int64_t starts[MAX_FIELDS]
     cdef int64_t ends[MAX_FIELDS]
     cdef bint inside = False, seen_nodes = False
     cdef bytes key = b""
-    cdef Nodes t
-    cdef Nodes* t_ptr = &t
     keys, words, tags, lemmas, morphs = [], [], [], [], []
     cur_words = cur_tags = cur_lemmas = cur_morphs = None
-    t.cap = 64
-    t.cap_refs = 256
-    t.ids = <int64_t*>malloc(t.cap * sizeof(int64_t))
-    t.parents = <int64_t*>malloc(t.cap * sizeof(int64_t))
-    t.refs = <int64_t*>malloc(t.cap_refs * sizeof(int64_t))
-    if t.ids == NULL or t.parents == NULL or t.refs == NULL:
-        free(t.ids)
-        free(t.parents)
-        free(t.refs)
-        raise MemoryError()
-    try:
-        while pos < size:
-            q = <const char*>memchr(p + pos, b'\n', size - pos)
-            end = (q - p) if q != NULL else size
-            line = p + pos
-            n = end - pos
-            pos = end + 1
-            while n and line[n - 1] == b'\r':
-                n -= 1
-            if not inside:
-                if n >= 5 and memcmp(line, b"#BOS", 4) == 0 and (line[4] == b' ' or line[4] == b'\t'):
-                    i = key_start(line, n)
-                    k = key_end(line, n, i)
-                    if k == i or (k - i >= 2 and line[i] == b'%' and line[i + 1] == b'%'):
+    while pos < size:
+        q = <const char*>memchr(p + pos, b'\n', size - pos)
+        end = (q - p) if q != NULL else size
+        line = p + pos
+        n = end - pos
+        pos = end + 1
+        while n and line[n - 1] == b'\r':
+            n -= 1
+        if not inside:
+            if n >= 5 and memcmp(line, b"#BOS", 4) == 0 and (line[4] == b' ' or line[4] == b'\t'):
+                i = key_start(line, n)
+                k = key_end(line, n, i)
+                if k == i or (k - i >= 2 and line[i] == b'%' and line[i + 1] == b'%'):
+                    return None
+                for a in range(i, k):      # a key Python's split() would cut elsewhere: Python reads it
+                    if <unsigned char>line[a] < 0x21 or <unsigned char>line[a] >= 0x80:
                         return None
-                    for a in range(i, k):      # a key Python's split() would cut elsewhere: Python reads it
-                        if <unsigned char>line[a] < 0x21 or <unsigned char>line[a] >= 0x80:
-                            return None
-                    key = line[i:k]
-                    inside, seen_nodes = True, False
-                    t.n = 0
-                    t.n_refs = 0
-                    keys.append(text(line + i, k - i))
+                key = line[i:k]
+                inside, seen_nodes = True, False
+                t.n = 0
+                t.n_refs = 0
+                n_words = 0
+                keys.append(text(line + i, k - i))
+                if not conll:
                     cur_words, cur_tags, cur_lemmas, cur_morphs = [], [], [], []
                     words.append(cur_words)
                     tags.append(cur_tags)
                     lemmas.append(cur_lemmas)
                     morphs.append(cur_morphs)
-                    continue
-                if blank(line, n):
-                    continue
-                return None
-            if n >= 4 and memcmp(line, b"#EOS", 4) == 0:
-                i = key_start(line, n)
-                k = key_end(line, n, i)
-                if (i == 4 and n > 4) or line[i:k] != key or not cur_words or not tree_ok(&t):
-                    return None
-                inside = False
                 continue
-            # a token or node line: its tab-separated fields
-            n_fields = 0
-            a = 0
-            for i in range(n + 1):
-                if i == n or line[i] == b'\t':
-                    if n_fields == MAX_FIELDS:
-                        return None
-                    starts[n_fields] = a
-                    ends[n_fields] = i
-                    n_fields += 1
-                    a = i + 1
-            if version == 0:
-                version = 4 if n_fields % 2 == 0 else 3
-            base = 6 if version == 4 else 5
-            if n_fields < base or (n_fields - base) % 2 or ends[0] == starts[0]:
-                return None
-            v = number(line + starts[base - 1], ends[base - 1] - starts[base - 1])
-            if v < 0 or (v != 0 and v < FIRST_NODE):
-                return None
-            if not grow(&t.refs, &t.cap_refs, t.n_refs + 1 + (n_fields - base) // 2):
-                raise MemoryError()
-            t.refs[t.n_refs] = v
-            t.n_refs += 1
-            for f in range(base + 1, n_fields, 2):
-                k = number(line + starts[f], ends[f] - starts[f])
-                if k < 0 or (k != 0 and k < FIRST_NODE):
-                    return None
-                t.refs[t.n_refs] = k
-                t.n_refs += 1
-            # a phrasal node: #500 and up (in format 4 with lemma --)
-            k = number(line + 1, ends[0] - 1) if line[0] == b'#' else -1
-            if k < 0 and line[0] == b'#' and ends[0] > 16:
-                return None         # perhaps a node of a long number: Python reads it
-            if k >= FIRST_NODE and (version == 3 or (ends[1] - starts[1] == 2 and line[starts[1]] == b'-'
-                                                      and line[starts[1] + 1] == b'-')):
-                if not grow_nodes(t_ptr, t.n + 1):
-                    raise MemoryError()
-                t.ids[t.n] = k
-                t.parents[t.n] = v
-                t.n += 1
-                seen_nodes = True
+            if blank(line, n):
                 continue
-            if seen_nodes:
-                return None
-            cur_words.append(text(line, ends[0]))
-            if version == 4:
-                cur_lemmas.append(column_value(line + starts[1], ends[1] - starts[1]))
-                f = 2
-            else:
-                cur_lemmas.append("_")
-                f = 1
-            cur_tags.append(text(line + starts[f], ends[f] - starts[f]))
-            cur_morphs.append(column_value(line + starts[f + 1], ends[f + 1] - starts[f + 1]))
-        if inside or not keys:
             return None
-        return keys, words, tags, lemmas, morphs, version
-    finally:
-        free(t.ids)
-        free(t.parents)
-        free(t.refs)
+        if n >= 4 and memcmp(line, b"#EOS", 4) == 0:
+            i = key_start(line, n)
+            k = key_end(line, n, i)
+            if (i == 4 and n > 4) or line[i:k] != key or n_words == 0 or not tree_ok(t):
+                return None
+            inside = False
+            if conll:
+                put(o, "\n", 1)
+            continue
+        # a token or node line: its tab-separated fields
+        n_fields = 0
+        a = 0
+        for i in range(n + 1):
+            if i == n or line[i] == b'\t':
+                if n_fields == MAX_FIELDS:
+                    return None
+                starts[n_fields] = a
+                ends[n_fields] = i
+                n_fields += 1
+                a = i + 1
+        if version == 0:
+            version = 4 if n_fields % 2 == 0 else 3
+        base = 6 if version == 4 else 5
+        if n_fields < base or (n_fields - base) % 2 or ends[0] == starts[0]:
+            return None
+        v = number(line + starts[base - 1], ends[base - 1] - starts[base - 1])
+        if v < 0 or (v != 0 and v < FIRST_NODE):
+            return None
+        if not grow(&t.refs, &t.cap_refs, t.n_refs + 1 + (n_fields - base) // 2):
+            raise MemoryError()
+        t.refs[t.n_refs] = v
+        t.n_refs += 1
+        for f in range(base + 1, n_fields, 2):
+            k = number(line + starts[f], ends[f] - starts[f])
+            if k < 0 or (k != 0 and k < FIRST_NODE):
+                return None
+            t.refs[t.n_refs] = k
+            t.n_refs += 1
+        # a phrasal node: #500 and up (in format 4 with lemma --)
+        k = number(line + 1, ends[0] - 1) if line[0] == b'#' else -1
+        if k < 0 and line[0] == b'#' and ends[0] > 16:
+            return None         # perhaps a node of a long number: Python reads it
+        if k >= FIRST_NODE and (version == 3 or (ends[1] - starts[1] == 2 and line[starts[1]] == b'-'
+                                                  and line[starts[1] + 1] == b'-')):
+            if not grow_nodes(t, t.n + 1):
+                raise MemoryError()
+            t.ids[t.n] = k
+            t.parents[t.n] = v
+            t.n += 1
+            seen_nodes = True
+            continue
+        if seen_nodes:
+            return None
+        n_words += 1
+        f = 2 if version == 4 else 1
+        if conll:
+            if ends[f] == starts[f]:
+                return None     # an empty tag: not a CoNLL field
+            put_int(o, n_words)
+            put(o, "\t", 1)
+            put(o, line, ends[0])
+            put(o, "\t", 1)
+            if version == 4:
+                put_column(o, line + starts[1], ends[1] - starts[1])
+            else:
+                put(o, "_", 1)
+            put(o, "\t", 1)
+            put(o, line + starts[f], ends[f] - starts[f])
+            put(o, "\t", 1)
+            put_column(o, line + starts[f + 1], ends[f + 1] - starts[f + 1])
+            put(o, "\t_\t_\t_\t_\t_\n", 11)
+            continue
+        cur_words.append(text(line, ends[0]))
+        cur_lemmas.append(column_value(line + starts[1], ends[1] - starts[1]) if version == 4 else "_")
+        cur_tags.append(text(line + starts[f], ends[f] - starts[f]))
+        cur_morphs.append(column_value(line + starts[f + 1], ends[f + 1] - starts[f + 1]))
+    if inside or not keys:
+        return None
+    if conll:
+        if o.failed:
+            raise MemoryError()
+        return keys, o.data[:o.n], version
+    return keys, words, tags, lemmas, morphs, version

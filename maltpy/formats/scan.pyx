@@ -247,6 +247,21 @@ cdef class Chunk:
                     r += 1
         return self.data, start, end
 
+    def word_spans(self, int k):
+        """(data, start, end): the bytes the chunk was read from and each word's byte span of
+        field ``k`` as it is (no root rows; a field a short line lacks is empty)."""
+        start = np.zeros(self.n_words, dtype=np.int64)
+        end = np.zeros(self.n_words, dtype=np.int64)
+        cdef int64_t[::1] a = start
+        cdef int64_t[::1] b = end
+        cdef Py_ssize_t w
+        with nogil:
+            for w in range(self.n_words):
+                if k < self.words[w].nf:
+                    a[w] = self.words[w].f[k]
+                    b[w] = self.words[w].f[k + 1] - 1
+        return self.data, start, end
+
     def render(self, const int[::1] heads, const int[::1] labels, list label_bytes):
         """The chunk's output: every line as read, word rows with HEAD and DEPREL from
         ``heads``/``labels`` (indexed by corpus row: one root row before each sentence),

@@ -206,12 +206,40 @@ class DiscontinuousReduction:
         if not words_tags:
             return b""
         batch = self.column_batch(words_tags, lemmas, morphs)
-        return self.rows_text(*parser.parse_rows(batch), batch, keys, version)
+        return self.rows_text(*parser.parse_rows(batch), batch_columns(batch), keys, version)
 
-    def rows_text(self, offsets, heads, labels, names, batch, keys, version: int = 4) -> bytes:
+    def conll_export_text(self, parser, keys, conll: bytes, version: int = 4, source: str = "<input>"):
+        """(:meth:`export_text`, the number of words) of words given as the CoNLL-U lines that
+        :func:`~maltpy.formats.exportread.export_words` writes, parsed by the compiled chunk path
+        (:class:`~maltpy.parsing.stream.ChunkParser`) without a Python object per word; None
+        where that path cannot parse them (the caller then takes :meth:`export_text`'s)."""
+        from maltpy.config import threads
+        from maltpy.formats.scan import Scanner
+        from maltpy.parsing.stream import ChunkParser, unsupported
+        from maltpy.transform.discdecode import Columns
+        if unsupported(parser) is not None:
+            return None
+        scanner = Scanner("conllu", "<export words>")
+        try:
+            chunks = [c for c in (scanner.feed(conll), scanner.finish()) if c is not None and c.n_sentences]
+        except MaltpyError:
+            return None     # a word the CoNLL reader refuses: the Python path reads the export
+        if sum(c.n_sentences for c in chunks) != len(keys):
+            return None
+        step = ChunkParser(parser, threads(parser.settings.jobs), one_root=parser.one_root())
+        out, first = [], 0
+        for chunk in chunks:
+            columns = [Columns.of_spans(*chunk.word_spans(k)) for k in (1, 2, 3, 4)]
+            rows = step.output_rows(chunk, lambda k, first=first: f"{source}: sentence {keys[first + k]}")
+            out.append(self.rows_text(*rows, columns, keys[first:first + chunk.n_sentences], version))
+            first += chunk.n_sentences
+        return b"".join(out), sum(c.n_words for c in chunks)
+
+    def rows_text(self, offsets, heads, labels, names, columns, keys, version: int = 4) -> bytes:
         """Export text of parses given as corpus rows (each sentence's first row the root's;
-        ``names``: the label ids' names) of the words, tags, lemmas and morphology of ``batch``
-        (a :class:`~maltpy.formats.columns.ColumnBatch`); the rest as :meth:`export_text`."""
+        ``names``: the label ids' names) of words whose FORM, LEMMA, UPOS and XPOS (the tag and
+        morphology) are ``columns``, four :class:`~maltpy.transform.discdecode.Columns` as the
+        encoding reads them (:func:`batch_columns`); the rest as :meth:`export_text`."""
         from maltpy.transform.discdecode import Columns, decode_export
         from maltpy.formats.export import VIRTUAL_ROOT, split_label
         roots = np.asarray(offsets[:-1])
@@ -223,9 +251,7 @@ class DiscontinuousReduction:
         parts = [split_label(name) for name in names]
         symbols.update((z, None) for z, _ in parts if z not in symbols)
         number = {z: i for i, z in enumerate(symbols)}
-        return decode_export(tok_offsets, tok_heads, tok_labels, Columns(batch.column(1)),
-                             Columns([to_export(v) for v in batch.column(2)]), Columns(batch.column(3)),
-                             Columns([to_export(v) for v in batch.column(4)]), Columns(list(keys)),
+        return decode_export(tok_offsets, tok_heads, tok_labels, *columns, Columns(list(keys)),
                              np.array([number[z] for z, _ in parts], dtype=np.int32),
                              np.array([k for _, k in parts], dtype=np.int32), Columns(list(symbols)),
                              number[VIRTUAL_ROOT], unary_map,
@@ -251,7 +277,7 @@ class DiscontinuousReduction:
         """Tagged words (export, discbracket or CoNLL) -> trees (export, discbracket) or the
         encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
         from maltpy.acyclic import acyclic
-        from maltpy.formats.conll import FORMATS, read_conll, write_conll
+        from maltpy.formats.conll import FORMATS, read_conll, read_text, write_conll
         from maltpy.formats.export import ExportFile, read_discbracket, write_discbracket
         from maltpy.output import open_output
         out_fmt = output_format or "export"
@@ -263,7 +289,14 @@ class DiscontinuousReduction:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
         with acyclic():     # the file's sentences and trees hold no reference cycles
             if fmt == "export":
-                words_tags, keys, lemmas, morphs, version = read_export_input(source)
+                text, path = read_text(source)
+                fast = compiled_export_words(text, conll=True) if out_fmt == "export" else None
+                parsed = self.conll_export_text(parser, *fast, source=path) if fast is not None else None
+                if parsed is not None:
+                    with open_output(target, binary=True) as f:
+                        f.write(parsed[0])
+                    return len(fast[0]), parsed[1]
+                words_tags, keys, lemmas, morphs, version = export_input_of_text(text, path)
             elif fmt == "discbracket":
                 doc = read_discbracket(source)
                 words_tags, keys, lemmas, morphs = export_input(doc.sentences)
@@ -322,6 +355,13 @@ class DiscontinuousReduction:
             fail(str(e))
 
 
+def batch_columns(batch):
+    """The FORM, LEMMA, UPOS and XPOS of a :meth:`DiscontinuousReduction.column_batch` as
+    :class:`~maltpy.transform.discdecode.Columns` for :meth:`DiscontinuousReduction.rows_text`."""
+    from maltpy.transform.discdecode import Columns
+    return [Columns(batch.column(k)) for k in (1, 2, 3, 4)]
+
+
 def to_export(value: str) -> str:
     """A LEMMA or XPOS value of the encoding as export writes it: the encoding's ``_`` is ``--``."""
     return value if value != "_" else "--"
@@ -331,22 +371,34 @@ def read_export_input(source):
     """:func:`export_input` of an export file (a path, ``-`` for stdin) and its format (3 or 4):
     read compiled (:mod:`maltpy.formats.exportread`) where the file is plain, valid export, else
     by :func:`~maltpy.formats.export.parse_export`, which names what is wrong and where."""
-    import re
     from maltpy.formats.conll import read_text
-    from maltpy.formats.export import header_version, parse_export
-    from maltpy.formats.exportread import export_words
-    text, path = read_text(source)
-    first = re.search(r"^#BOS", text, re.M)
-    if first is not None:
-        version = None
-        for line in text[:first.start()].split("\n"):
-            version = header_version(line.rstrip("\r"), version)
-        fast = export_words(text[first.start():].encode("utf-8"), version or 0)
-        if fast is not None:
-            keys, words, tags, lemmas, morphs, version = fast
-            return list(zip(words, tags)), keys, lemmas, morphs, version
+    return export_input_of_text(*read_text(source))
+
+
+def export_input_of_text(text: str, path: str):
+    """:func:`read_export_input` of the file's text."""
+    from maltpy.formats.export import parse_export
+    fast = compiled_export_words(text)
+    if fast is not None:
+        keys, words, tags, lemmas, morphs, version = fast
+        return list(zip(words, tags)), keys, lemmas, morphs, version
     doc = parse_export(text, path)
     return export_input(doc.sentences) + (doc.version,)
+
+
+def compiled_export_words(text: str, conll: bool = False):
+    """:func:`~maltpy.formats.exportread.export_words` of export text (``conll``: as CoNLL-U
+    lines), the format taken from the header; None where the text is not plain, valid export."""
+    import re
+    from maltpy.formats.export import header_version
+    from maltpy.formats.exportread import export_words
+    first = re.search(r"^#BOS", text, re.M)
+    if first is None:
+        return None
+    version = None
+    for line in text[:first.start()].split("\n"):
+        version = header_version(line.rstrip("\r"), version)
+    return export_words(text[first.start():].encode("utf-8"), version or 0, conll)
 
 
 def export_input(sentences):

@@ -81,20 +81,22 @@ class ChunkParser:
         label_bytes = self.label_bytes + [n.encode("utf-8", "surrogatepass") for n in names[len(self.names):]]
         return chunk.render(heads, labels, label_bytes)
 
-    def output_rows(self, chunk):
+    def output_rows(self, chunk, place=None):
         """(offsets, heads, label ids, label names) of what is written for the chunk: its parse
-        through the output tail (:func:`maltpy.parsing.tail.output_rows`)."""
-        offsets, heads, labels, given_heads = self.trees(chunk)
+        through the output tail (:func:`maltpy.parsing.tail.output_rows`); ``place``: as
+        :meth:`trees`."""
+        offsets, heads, labels, given_heads = self.trees(chunk, place)
         other = self.other.trees(chunk)[1:3] if self.other is not None else None
         return (offsets,) + output_rows(self.parser, offsets, heads, labels, self.one_root, given_heads, other)
 
-    def trees(self, chunk):
+    def trees(self, chunk, place=None):
         """(offsets, heads, label ids, the given heads or None) of the chunk's parses as the C loop
-        made them, in the model's view (constraints checked and reported)."""
+        made them, in the model's view (constraints checked and reported). ``place(k)``: where
+        the chunk's sentence k is, for a message (default: the input's file and line)."""
         corpus = self.encoder.encode(chunk)
         given_heads = None
         self.parser.check_input(corpus, lambda ci: _first_values(chunk, ci),
-                                lambda k: f"{self.source}:{chunk.word_line(k, 1)}")
+                                place or (lambda k: f"{self.source}:{chunk.word_line(k, 1)}"))
         if self.label_table is None:
             heads, labels = self.strategy.parse(self.model, corpus, n_threads=self.threads_each)
         else:

@@ -131,6 +131,18 @@ cdef class Columns:
         self.starts = starts
         self.ends = ends
 
+    @staticmethod
+    def of_spans(bytes pool, starts, ends):
+        """A column whose row i is ``pool[starts[i]:ends[i]]`` (spans into a chunk's bytes, say)."""
+        cdef Columns c = Columns.__new__(Columns)
+        starts = np.ascontiguousarray(starts, dtype=np.int64)
+        ends = np.ascontiguousarray(ends, dtype=np.int64)
+        if starts.shape[0] != ends.shape[0] or (starts.shape[0] and (
+                starts.min() < 0 or ends.max() > len(pool) or (ends < starts).any())):
+            raise ValueError("Columns.of_spans: spans outside the pool")
+        c.pool, c.starts, c.ends = pool, starts, ends
+        return c
+
     cdef Span span(self):
         cdef Span v
         v.pool = self.pool
@@ -141,6 +153,16 @@ cdef class Columns:
 
 cdef inline void put_field(Buf* o, const Span* c, int64_t i) noexcept nogil:
     put(o, <const char*>c.pool + c.starts[i], c.ends[i] - c.starts[i])
+
+
+cdef inline const unsigned char* export_value(const Span* c, int64_t i, int64_t* n) noexcept nogil:
+    """A LEMMA or XPOS value of the encoding as export writes it (``n``: its length): the
+    encoding's ``_`` is ``--`` (as ``to_export``)."""
+    n[0] = c.ends[i] - c.starts[i]
+    if n[0] == 1 and c.pool[c.starts[i]] == 95:     # "_"
+        n[0] = 2
+        return <const unsigned char*>"--"
+    return c.pool + c.starts[i]
 
 
 cdef inline void put_node(Buf* o, int64_t node_id, const Span* sym, int label, int64_t parent,
@@ -279,7 +301,8 @@ cdef void write_tree(Buf* o, Work* w, int n, int n_nodes, int64_t r0, const Span
     unary nodes the rules put over tokens, then over nodes (numbered in that order after the
     others), ``#EOS``."""
     cdef int j, q, p, c, next_id, max_written = 499
-    cdef int64_t i
+    cdef int64_t i, value_n
+    cdef const unsigned char* value
     for q in range(n_nodes):
         if w.node_sym[q] != root_symbol and FIRST_NODE + q > max_written:
             max_written = FIRST_NODE + q
@@ -292,17 +315,18 @@ cdef void write_tree(Buf* o, Work* w, int n, int n_nodes, int64_t r0, const Span
         put_field(o, &cols[0], i)
         put(o, "\t", 1)
         if version == 4:
-            put_field(o, &cols[1], i)
+            value = export_value(&cols[1], i, &value_n)
+            put(o, <const char*>value, value_n)
             put(o, "\t", 1)
         put_field(o, &cols[2], i)
         put(o, "\t", 1)
-        put_field(o, &cols[3], i)
+        value = export_value(&cols[3], i, &value_n)
+        put(o, <const char*>value, value_n)
         put(o, "\t--\t", 4)
         p = w.parent[j]
         p = 0 if p < 0 or w.node_sym[p] == root_symbol else FIRST_NODE + p
         c = unary_symbol(u, sym, -1, cols[2].pool + cols[2].starts[i], cols[2].ends[i] - cols[2].starts[i],
-                         root_symbol if p == 0 else w.node_sym[p - FIRST_NODE], cols[3].pool + cols[3].starts[i],
-                         morph_class(cols[3].pool + cols[3].starts[i], cols[3].ends[i] - cols[3].starts[i]))
+                         root_symbol if p == 0 else w.node_sym[p - FIRST_NODE], value, morph_class(value, value_n))
         w.token_unary[j] = c
         if c >= 0:
             w.token_unary_id[j], w.token_unary_parent[j] = next_id, p

@@ -192,3 +192,35 @@ def test_unary_rules_put_back_the_common_unary_nodes():
     assert again.table == rules.table
     with pytest.raises(ValueError):
         UnaryRules.from_header([["a", "b"]], lambda what: (_ for _ in ()).throw(ValueError(what)))
+
+
+@pytest.fixture(scope="module")
+def toy_parsers():
+    """Two toy discontinuous parsers: greedy covnonproj, and stacklazy with StackSwapMorph (which
+    reads the lemma and morphology columns) and a beam of 3."""
+    from maltpy.parsing.discontinuous import fit_discontinuous_parser
+    from maltpy.parsing.parser import Parser
+    train = parse_export(_toy_trees(60, 1)).sentences
+    return [fit_discontinuous_parser(Parser(algorithm="covnonproj", verbose=False), train),
+            fit_discontinuous_parser(Parser(algorithm="stacklazy", features="StackSwapMorph", learner="perceptron",
+                                            learner_options="-i 2", beam_width=3, verbose=False), train)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(discontinuous_trees(), min_size=1, max_size=4), st.sampled_from([3, 4]))
+def test_export_parsed_through_the_compiled_path_is_the_python_paths_text(toy_parsers, trees, version):
+    """Export words read as CoNLL-U lines and parsed by the compiled chunk path
+    (conll_export_text) give the bytes of the Python path (export_text), unknown words, lemmas
+    and morphology included."""
+    from maltpy.parsing.discontinuous import compiled_export_words, export_input_of_text
+    for k, tree in enumerate(trees):
+        tree.key = str(k + 1)
+    text = format_export(ExportFile(trees, version))
+    fast = compiled_export_words(text, conll=True)
+    assert fast is not None and fast[2] == version
+    words_tags, keys, lemmas, morphs, _ = export_input_of_text(text, "<test>")
+    for parser in toy_parsers:
+        compiled = parser.reduction.conll_export_text(parser, *fast)
+        assert compiled is not None
+        assert compiled == (parser.reduction.export_text(parser, words_tags, keys, lemmas, morphs, version),
+                            sum(len(w) for w, _ in words_tags))

@@ -318,10 +318,22 @@ def test_the_compiled_reader_reads_what_python_reads_or_leaves_it_to_python(tree
         assert fast is None
         return
     event("read compiled" if fast is not None else "left to Python")
+    conll = export_words(text[len(header):].encode("utf-8"), head or 0, True) if fast is not None else None
     if fast is not None:
         keys, words, tags, lemmas, morphs, found = fast
         assert (list(zip(words, tags)), keys, lemmas, morphs) == export_input(doc.sentences)
         assert found == doc.version
+        # the same words as CoNLL-U lines (None only where a tag is empty: not a CoNLL field)
+        if conll is None:
+            assert any("" in t for t in tags)
+        else:
+            assert conll[0] == keys and conll[2] == found
+            blocks = conll[1].decode("utf-8").split("\n\n")
+            assert blocks[-1] == "" and len(blocks) == len(keys) + 1
+            for block, w, t, lem, mor in zip(blocks, words, tags, lemmas, morphs):
+                rows = [line.split("\t") for line in block.split("\n")]
+                assert rows == [[str(i), *v, "_", "_", "_", "_", "_"]
+                                for i, v in enumerate(zip(w, lem, t, mor), 1)]
 
 
 @pytest.mark.parametrize("n_nodes", [63, 64, 65, 200, 2048, 2049, 3000])

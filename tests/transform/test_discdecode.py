@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import MaltpyError
 from maltpy.formats.export import ExportFile, decode_discontinuous, format_export
-from maltpy.parsing.discontinuous import DiscontinuousReduction, UnaryRules
+from maltpy.parsing.discontinuous import DiscontinuousReduction, UnaryRules, batch_columns
 
 from conftest import shared_file
 
@@ -62,7 +62,7 @@ def compiled_text(sentences, table, version):
     batch = reduction.column_batch([(s[1], s[2]) for s in sentences], [s[3] for s in sentences],
                                    [s[4] for s in sentences])
     return reduction.rows_text(np.array(offsets), np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32),
-                               names, batch, [s[0] for s in sentences], version)
+                               names, batch_columns(batch), [s[0] for s in sentences], version)
 
 
 @settings(max_examples=400, deadline=None)
