@@ -434,8 +434,8 @@ class Harness:
         """Read ``data[1:]`` as export (``data[0]`` % 3: no header line, ``#FORMAT 3`` or
         ``#FORMAT 4`` before it) by both readers; decode its trees by both writers."""
         from maltpy.formats.export import ExportFile, encode_discontinuous, format_export, parse_export
-        from maltpy.parsing.discontinuous import (DiscontinuousReduction, UnaryRules, export_input, read_export_input,
-                                                  to_export)
+        from maltpy.parsing.discontinuous import (DiscontinuousReduction, UnaryRules, batch_columns, export_input,
+                                                  read_export_input, to_export)
         if not data:
             return
         text = [b"", b"#FORMAT 3\n", b"#FORMAT 4\n"][data[0] % 3] + data[1:]
@@ -463,7 +463,7 @@ class Harness:
         reduction = DiscontinuousReduction(None, unary)
         compiled = reduction.rows_text(
             np.array(offsets), np.array(heads, dtype=np.int32), np.array(label_ids, dtype=np.int32), names,
-            reduction.column_batch(words_tags, lemmas, morphs), keys, version)
+            batch_columns(reduction.column_batch(words_tags, lemmas, morphs)), keys, version)
         from maltpy.formats.export import decode_discontinuous
         trees = [unary.apply(decode_discontinuous(list(w), list(t), h, lab, key, [to_export(v) for v in lem],
                                                   [to_export(v) for v in mor]))

@@ -2,6 +2,7 @@
 spec's test cases 1, 2, 3 and 5 of beam.md §6)."""
 import math
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -14,6 +15,7 @@ from maltpy.search.step import Scoring, Walk
 
 TRAIN = f"{EXAMPLES}/toy-train.conll"
 TEST = f"{EXAMPLES}/toy-test.conll"
+STACK_WORDS = Path(__file__).with_name("stack_words.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -86,26 +88,32 @@ def _sequences(walker, corpus, k, temperature=0.0, prefix=()):
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 4), scores=st.sampled_from(["sum", "local:0.5"]))
-def test_a_wide_beam_finds_the_best_complete_sequence(seed, n, scores):
-    """Random weights (a perceptron trained a few epochs on random trees with one label), short
-    sentences: the beam's tree is a best-scoring complete sequence's, found by enumeration, with
-    raw scores and with log-probabilities."""
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 4), scores=st.sampled_from(["sum", "local:0.5"]),
+       algorithm=st.sampled_from(["nivreeager", "stackproj"]))
+def test_a_wide_beam_finds_the_best_complete_sequence(seed, n, scores, algorithm):
+    """Random weights (a perceptron trained a few epochs on random trees with one label; for the
+    stack system, two labels and features that read none: its items that differ only in a label
+    share their scores), short sentences: the beam's tree is a best-scoring complete sequence's,
+    found by enumeration, with raw scores and with log-probabilities."""
     rnd = random.Random(seed)
     train = []
+    labels = ["dep"] if algorithm == "nivreeager" else ["dep", "obj"]
     for _ in range(8):
         m = rnd.randint(2, 5)
         words = [f"w{rnd.randrange(6)}" for _ in range(m)]
         heads = [0] + [rnd.randint(1, i) for i in range(1, m)]     # projective: each to an earlier word
-        train.append(Sentence.from_words(words, postags=["X"] * m).with_tree(heads, ["dep"] * m))
-    p = Parser(learner="perceptron", learner_options=f"-i 2 -s {seed % 100}", verbose=False, jobs=1,
-               root_label="dep").fit(train)
+        train.append(Sentence.from_words(words, postags=["X"] * m).with_tree(
+            heads, ["dep"] + [rnd.choice(labels) for _ in range(m - 1)]))
+    features = {} if algorithm == "nivreeager" else {"features": str(STACK_WORDS)}
+    p = Parser(algorithm=algorithm, learner="perceptron", learner_options=f"-i 2 -s {seed % 100}", verbose=False,
+               jobs=1, root_label="dep", **features).fit(train)
     test = Sentence.from_words([f"w{rnd.randrange(6)}" for _ in range(n)], postags=["X"] * n)
     corpus = p.encode([test])
     # as the beam walks: every move scored, arc-eager's end pops too
     walker = p.search_model().step(corpus.max_n, Scoring.KEPT_AFRESH).walker(Walk.EVERY_MOVE)
     found = list(_sequences(walker, corpus, 0, 0.5 if scores == "local:0.5" else 0.0))
-    # spec 1.1 (a): with the end pops scored, every complete arc-eager sequence has 2n moves
+    # spec 1.1 (a): with the end pops scored, every complete arc-eager sequence has 2n moves;
+    # the projective stack system shifts each word once and attaches it once
     assert {len(seq) for seq, _, _ in found} == {2 * n}
     best = max(s for _, s, _ in found)
     p.settings.beam_width = max(len(found), 2)
