@@ -25,7 +25,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memcpy, memset
 from libc.math cimport INFINITY, exp, fabs, log
 from libc.stdint cimport int64_t
 from cython.parallel cimport prange, threadid
@@ -34,7 +34,7 @@ from maltpy.errors import MaltpyError
 from maltpy.features.extract cimport Sent
 from maltpy.features.corpus cimport Corpus
 from maltpy.search.decision cimport Decision, argmax_runs, classes_at_least, max_runs
-from maltpy.search.step cimport CACHED, EVERY_MOVE, FRESH, Step, Workspace, decision_free, load_gold, oracle_class, workspace_free
+from maltpy.search.step cimport CACHED, EVERY_MOVE, Step, Workspace, decision_free, load_gold, oracle_class, workspace_free
 from maltpy.search.strategy import Strategy
 from maltpy.search.trainable cimport TrainableWeights
 from maltpy.systems.base cimport gold_free
@@ -173,43 +173,6 @@ cdef int agendas_start(Agendas* r, Step step, const Sent* sent) noexcept nogil:
     return 1
 
 
-cdef inline int same_decision(const Agendas* r, const Decision* d, int b) noexcept nogil:
-    """An item before ``b`` still parsing whose decision has ``d``'s feature keys, split model and
-    permissible classes, or -1: its scores are ``d``'s (siblings that differ in a label no
-    feature reads, or in nothing the features see, are common: 18 % of the decisions of the
-    Alpino beam of 4)."""
-    cdef int o, q
-    cdef const Decision* e
-    for o in range(b):
-        e = &r.ds[o]
-        if r.cur[o].done or e.nk != d.nk or e.split != d.split or e.n_runs != d.n_runs:
-            continue
-        for q in range(d.n_runs):
-            if e.run_lo[q] != d.run_lo[q] or e.run_end[q] != d.run_end[q]:
-                break
-        else:
-            if memcmp(e.keys, d.keys, sizeof(d.keys[0]) * d.nk) == 0:
-                return o
-    return -1
-
-
-cdef inline void score_item(Agendas* r, Step step, const State* s, const Sent* sent, int b) noexcept nogil:
-    """Item ``b``'s decision scored: where the step adds every feature afresh through its
-    parse-time table, an earlier item's scores for the same decision are copied (the same
-    floats); otherwise :meth:`Step.score`."""
-    cdef Decision* d = &r.ds[b]
-    cdef int o
-    if step.scoring != FRESH or step.table is None:
-        step.score(s, sent, d, &r.ws)
-        return
-    step.features(s, sent, d)
-    o = same_decision(r, d, b)
-    if o >= 0:
-        memcpy(d.scores, r.ds[o].scores, sizeof(float) * step.C)
-    else:
-        step.add(d.split, d.keys, d.nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, True)
-
-
 cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bint* all_done,
                      double temperature) noexcept nogil:
     """Advance and score each item; its candidates into ``r.cand``; how many. ``temperature``
@@ -236,7 +199,7 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
             r.best[b] = it.score
             continue
         all_done[0] = False
-        score_item(r, step, &it.s, sent, b)
+        step.score(&it.s, sent, d, &r.ws)
         top = max_runs(d.scores, d.run_lo, d.run_end, d.n_runs)
         scale, shift = 1.0, 0.0     # raw scores; log-probabilities: T * score - log-sum-exp
         if temperature > 0:

@@ -92,9 +92,9 @@ def _sequences(walker, corpus, k, temperature=0.0, prefix=()):
        algorithm=st.sampled_from(["nivreeager", "stackproj"]))
 def test_a_wide_beam_finds_the_best_complete_sequence(seed, n, scores, algorithm):
     """Random weights (a perceptron trained a few epochs on random trees with one label; for the
-    stack system, two labels and features that read none: its items that differ only in a label
-    share their scores), short sentences: the beam's tree is a best-scoring complete sequence's,
-    found by enumeration, with raw scores and with log-probabilities."""
+    stack system, which scores without caches, two labels and features that read none, so that
+    items differ in what no feature sees), short sentences: the beam's tree is a best-scoring
+    complete sequence's, found by enumeration, with raw scores and with log-probabilities."""
     rnd = random.Random(seed)
     train = []
     labels = ["dep"] if algorithm == "nivreeager" else ["dep", "obj"]
