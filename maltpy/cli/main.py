@@ -207,8 +207,21 @@ def main(argv=None):
         return _run(argv, debug)
 
 
+#: the last SIGINT, SIGTERM or SIGHUP that reached the command while it ran (None: none), for an
+#: exception that a library raised in its place without keeping it (numpy's import)
+_signal_seen = None
+
+
 def _raise_terminated(signum, frame):
+    global _signal_seen
+    _signal_seen = signum
     raise Terminated(signum)
+
+
+def _raise_interrupted(signum, frame):
+    global _signal_seen
+    _signal_seen = signum
+    raise KeyboardInterrupt
 
 
 class _terminate_as_exception:
@@ -218,6 +231,8 @@ class _terminate_as_exception:
 
     def __enter__(self):
         import signal
+        global _signal_seen
+        _signal_seen = None
         self.saved = {}
         if threading.current_thread() is not threading.main_thread():
             return self
@@ -225,6 +240,8 @@ class _terminate_as_exception:
             signum = getattr(signal, name, None)
             if signum is not None:
                 self.saved[signum] = signal.signal(signum, _raise_terminated)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:   # Python's own: the same, noted
+            self.saved[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupted)
         return self
 
     def __exit__(self, *exc):
@@ -248,15 +265,19 @@ def _stop_now(status: int) -> int:
 
 
 def _stop_behind(error: BaseException):
-    """The Ctrl-C or termination an exception was raised from, if any (numpy turns one that
-    arrives while it is imported into an ImportError)."""
+    """The Ctrl-C or termination an exception was raised from, if any: numpy turns one that
+    arrives while it is imported into an ImportError, chained to it or not (then the signal
+    noted by the handler stands for it)."""
+    import signal
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
         if isinstance(error, (KeyboardInterrupt, Terminated)):
             return error
         error = error.__cause__ or error.__context__
-    return None
+    if _signal_seen is None:
+        return None
+    return KeyboardInterrupt() if _signal_seen == signal.SIGINT else Terminated(_signal_seen)
 
 
 def _run(argv, debug: bool) -> int:
