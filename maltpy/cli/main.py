@@ -232,10 +232,10 @@ class _terminate_as_exception:
     def __enter__(self):
         import signal
         global _signal_seen
-        _signal_seen = None
         self.saved = {}
         if threading.current_thread() is not threading.main_thread():
             return self
+        _signal_seen = None     # noted by this run's handlers only
         for name in ("SIGTERM", "SIGHUP"):
             signum = getattr(signal, name, None)
             if signum is not None:

@@ -110,9 +110,10 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
 def _may_be_text(settings) -> bool:
     """Whether the input may be raw text for a tokenizer: ``-if text``, or no ``-if`` and a .txt
     file or standard input (as :meth:`Pipeline.format_of` decides)."""
+    from maltpy.components.pipeline import names_text
     if settings.input_format is not None:
         return settings.input_format == "text"
-    return settings.input in (None, "-") or str(settings.input).lower().endswith(".txt")
+    return settings.input in (None, "-") or names_text(settings.input)
 
 
 def _taggers_of(pipeline, model):
@@ -184,8 +185,8 @@ def _file_pairs(pattern, output, dask):
 def _output_name(name: str) -> str:
     """An output file's name in an output directory: the input's, but a text file's (.txt: raw
     text or words a line) is written as the CoNLL-U it becomes (.conllu)."""
-    stem, ext = os.path.splitext(name)
-    return stem + ".conllu" if ext.lower() == ".txt" else name
+    from maltpy.components.pipeline import names_text
+    return os.path.splitext(name)[0] + ".conllu" if names_text(name) else name
 
 
 def _parse_files(settings, pairs, dask, log, overrides):

@@ -16,6 +16,12 @@ import numpy as np
 from maltpy.errors import MaltpyError, ModelFileError
 
 
+def names_text(path) -> bool:
+    """Whether an input's name says raw text (a ``.txt`` file), which a model with a tokenizer
+    reads as text (:meth:`Pipeline.format_of`)."""
+    return str(path).lower().endswith(".txt")
+
+
 class Pipeline:
     """Components run in order: each reads the columns the ones before it wrote."""
 
@@ -146,7 +152,7 @@ class Pipeline:
     def format_of(self, path) -> str:
         """An input's format by its name: with a tokenizer, a .txt file is raw text."""
         from maltpy.formats.conll import detect_format
-        if self.tokenizer is not None and str(path).lower().endswith(".txt"):
+        if self.tokenizer is not None and names_text(path):
             return "text"
         return detect_format(path)
 

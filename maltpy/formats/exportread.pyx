@@ -54,9 +54,14 @@ cdef inline object text(const char* p, int64_t n):
     return PyUnicode_DecodeUTF8(p, n, NULL)
 
 
+cdef inline bint no_value(const char* p, int64_t n) noexcept nogil:
+    """Whether a lemma or morphology field is empty or ``--``: the encoding's ``_``."""
+    return n == 0 or (n == 2 and p[0] == b'-' and p[1] == b'-')
+
+
 cdef inline void put_column(Buf* o, const char* p, int64_t n) noexcept nogil:
     """A lemma or morphology in a CoNLL line as the encoding reads it (as :func:`column_value`)."""
-    if n == 0 or (n == 2 and p[0] == b'-' and p[1] == b'-'):
+    if no_value(p, n):
         put(o, "_", 1)
     else:
         put(o, p, n)
@@ -64,7 +69,7 @@ cdef inline void put_column(Buf* o, const char* p, int64_t n) noexcept nogil:
 
 cdef inline object column_value(const char* p, int64_t n):
     """A lemma or morphology as the encoding reads it: ``--`` and empty are ``_``."""
-    if n == 0 or (n == 2 and p[0] == b'-' and p[1] == b'-'):
+    if no_value(p, n):
         return "_"
     return PyUnicode_DecodeUTF8(p, n, NULL)
 
