@@ -192,7 +192,9 @@ class Settings:
     beam_width: int = _setting(1, Flag(
         "-b", "WIDTH", "beam width (default 1: greedy search); wider: beam search over the same decision step, with "
                        "any linear model, and with -l perceptron global training (a structured perceptron, "
-                       "max-violation updates; -lo '-u early' for early update); a parse-time option",
+                       "max-violation updates; -lo '-u early' for early update); a parse-time option: -m parse "
+                       "-b K parses a model with K instead of its own width (a narrower beam is faster: "
+                       "docs/discontinuous.md)",
         long="--beam"))
     beam_scores: str = _setting("auto", Flag(
         "--beam-scores", "MODE", "what a beam (-b) adds up: sum (each decision's raw score, as global training "
