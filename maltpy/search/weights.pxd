@@ -20,6 +20,8 @@ cdef extern from "maltpy/search/table.h":
         int32_t cls
         float w
     # the rows found (NULL: none) added to the scores in their order, every class in [lo, hi)
+    # tests: the narrow (0) or the wide (1) version of add_rows where both run; whether the wide runs
+    int set_wide_tiles "maltpy_set_wide_tiles"(int wide) nogil
     void add_rows "maltpy_add_rows"(float* scores, const WSlot** found, int nk, const float* dense, int stride,
                                     const WEntry* entries, int lo, int hi) nogil
 

@@ -22,6 +22,12 @@ cdef enum:
     PREFETCH_AHEAD = 16
 
 
+def _set_wide_tiles(bint wide):
+    """Tests: this module's row sums (:meth:`Weights.scores`) by the AVX-512 version (True, where
+    the processor has it) or the narrow one (False); returns whether the wide version now runs."""
+    return bool(set_wide_tiles(wide))
+
+
 def sparse_rows(W):
     """A dense (rows x classes) weight matrix as its non-zero entries per row:
     (indptr int64, class int32, weight float32, low part float32 or None), rows in order, classes

@@ -1,15 +1,16 @@
 """The parse-time weight table (maltpy.search.weights): a decision's scores are the bias plus its
 features' rows, added in the features' order, class by class, bit for bit as float32 adds of
-dense rows would give, whatever the number of classes and whichever rows are kept sparse."""
+dense rows would give, whatever the number of classes and whichever rows are kept sparse, by the
+narrow version of the sums and by the AVX-512 one where the processor has it."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from maltpy.search.weights import DENSE_ROW, Weights, sparse_rows
+from maltpy.search.weights import DENSE_ROW, Weights, _set_wide_tiles, sparse_rows
 
 
 @st.composite
 def tables(draw):
-    n_classes = draw(st.sampled_from([1, 2, 7, 8, 9, 15, 16, 17, 107, 111, 112, 113, 120, 200, 225, 300]))
+    n_classes = draw(st.sampled_from([1, 2, 7, 8, 9, 15, 16, 17, 107, 111, 112, 113, 120, 126, 127, 128, 129, 136, 200, 225, 256, 300]))
     seed = draw(st.integers(0, 2 ** 32 - 1))
     rng = np.random.default_rng(seed)
     keys = np.unique(rng.integers(0, 2 ** 64 - 1, size=draw(st.integers(0, 40)), dtype=np.uint64))
@@ -36,13 +37,17 @@ def runs_of(draw, n_classes):
 
 
 @settings(max_examples=300, deadline=None)
-@given(tables(), st.booleans(), st.data())
-def test_scores_are_the_rows_added_in_order_class_by_class(table, as_sparse_rows, data):
+@given(tables(), st.booleans(), st.booleans(), st.data())
+def test_scores_are_the_rows_added_in_order_class_by_class(table, as_sparse_rows, wide, data):
     keys, W, bias, asked = table
     n_classes = len(bias)
     runs = data.draw(st.one_of(st.none(), runs_of(n_classes)))
     w = sparse_rows(W) if as_sparse_rows else W
-    scores = Weights([(keys, w, bias)], np.zeros(1, dtype=np.int32), 0, n_classes).scores(asked, runs=runs)
+    try:
+        _set_wide_tiles(wide)
+        scores = Weights([(keys, w, bias)], np.zeros(1, dtype=np.int32), 0, n_classes).scores(asked, runs=runs)
+    finally:
+        _set_wide_tiles(True)       # as the processor allows, for the other tests
     row = {int(k): r for r, k in enumerate(keys)}
     expected = bias.copy()
     for k in asked:
