@@ -202,6 +202,12 @@ class Settings:
                                  "its scores times the learner's temperature, for models trained on single "
                                  "decisions), local:T (temperature T), or auto (default: sum for a model trained "
                                  "with a beam, local otherwise); a parse-time option"))
+    beam_margin: str = _setting("none", Flag(
+        "--beam-margin", "M", "with a beam (-b): drop the candidates that score more than M below the best "
+                              "one of their step, so that a step whose best move stands out keeps fewer "
+                              "items (faster; M in what the beam adds up: raw scores for a model trained "
+                              "with a beam); default none; a parse-time option, kept in the model when "
+                              "given to -m learn (docs/discontinuous.md: a margin chosen on held-out data)"))
     nbest: int = _setting(1, Flag(
         "--nbest", "K", "with a beam (-b): write the K best parses of each sentence, best first, each with "
                         "# nbest and # score comments (default 1; a parse-time option)"))
@@ -295,7 +301,7 @@ NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templa
                        "tokenizer_epochs", "presegmented", "secondary_edges")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
-                  "nbest", "confidence")
+                  "beam_margin", "nbest", "confidence")
 
 
 #: the settings whose choice by the user leaves a parser behind a tagger at MaltParser's defaults
@@ -398,6 +404,13 @@ def coerce(name: str, value, source: str):
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
         return str(value)
+    if name == "beam_margin":
+        from maltpy.search.strategy import parse_beam_margin
+        try:
+            parse_beam_margin(value)
+            return str(value).strip().lower()
+        except MaltpyError as e:
+            raise MaltpyError(f"{source}: {e}") from None
     if name == "beam_scores":
         from maltpy.search.strategy import parse_beam_scores
         try:

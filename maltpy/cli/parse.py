@@ -9,9 +9,10 @@ from maltpy.config import PARSE_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS, fla
 from maltpy.errors import InputFormatError, MaltpyError
 
 
-#: parse-time settings a model keeps unless the command line names them: its beam, and its tree
-#: constraint (MaltParser keeps a model's process options when it parses; -nt false turns it off)
-MODEL_DEFAULTS = ("beam_width", "beam_scores", "enforce_tree")
+#: parse-time settings a model keeps unless the command line names them: its beam (width, scores,
+#: margin), and its tree constraint (MaltParser keeps a model's process options when it parses;
+#: -nt false turns it off)
+MODEL_DEFAULTS = ("beam_width", "beam_scores", "beam_margin", "enforce_tree")
 
 
 def parse_overrides(settings, explicit) -> dict:

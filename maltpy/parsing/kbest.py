@@ -14,7 +14,7 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     """Parsed copies of Sentence objects: with ``nbest`` > 1 a list of up to ``nbest`` parses per
     sentence (``# nbest = k`` and ``# score = s`` comments, best first), else one parse each;
     with ``confidence``, ``Conf=`` in each word's MISC (CoNLL-U)."""
-    from maltpy.search import beam_temperature
+    from maltpy.search import beam_temperature, parse_beam_margin
     from maltpy.search.beam import beam_parse
     from maltpy.parsing.tail import output_rows, split_trees
     if parser.settings.beam_width < 2:
@@ -29,7 +29,8 @@ def beam_sentences(parser, sentences, progress: bool, one_root, nbest: int, conf
     conf = np.empty(corpus.n_rows, dtype=np.float32) if confidence else None
     step = parser.search_model().step(corpus.max_n, Scoring.CACHED_AFRESH)
     out = beam_parse(step, corpus, parser.settings.beam_width, nbest=max(nbest, 1), confidence_out=conf,
-                     temperature=beam_temperature(parser.settings, parser.model.trained_globally))
+                     temperature=beam_temperature(parser.settings, parser.model.trained_globally),
+                     margin=parse_beam_margin(parser.settings.beam_margin))
     roots = one_root if one_root is not None else parser.one_root()
     # every sentence's candidate trees as rows of their own, through the output tail at once
     lengths = [len(heads) for candidates in out[2] for heads, _, _ in candidates]

@@ -9,7 +9,7 @@ plus an entry here; the ``search`` setting names it.
 from importlib import import_module
 
 from maltpy.errors import MaltpyError
-from maltpy.search.strategy import SearchModel, Strategy, parse_beam_scores
+from maltpy.search.strategy import SearchModel, Strategy, parse_beam_margin, parse_beam_scores
 
 #: parse strategies: setting value -> "module:class" (imported when asked for) or a Strategy
 STRATEGIES = {
@@ -34,7 +34,8 @@ def for_settings(settings, trained_globally: bool = False) -> Strategy:
     """The strategy of a parser's settings: ``search``, where a beam wider than 1 (``-b``) turns
     greedy search into beam search (``trained_globally``: see :func:`beam_temperature`)."""
     name = "beam" if settings.search == "greedy" and settings.beam_width > 1 else settings.search
-    return strategy(name, beam_width=settings.beam_width, temperature=beam_temperature(settings, trained_globally))
+    return strategy(name, beam_width=settings.beam_width, temperature=beam_temperature(settings, trained_globally),
+                    margin=parse_beam_margin(settings.beam_margin))
 
 
 def trains_globally(settings) -> bool:
@@ -58,5 +59,5 @@ def beam_temperature(settings, trained_globally: bool = False) -> float:
     return learner.local_temperature if learner is not None else 1.0
 
 
-__all__ = ["STRATEGIES", "SearchModel", "Strategy", "beam_temperature", "for_settings", "strategy",
+__all__ = ["STRATEGIES", "SearchModel", "Strategy", "beam_temperature", "for_settings", "parse_beam_margin", "strategy",
            "trains_globally"]

@@ -174,7 +174,7 @@ cdef int agendas_start(Agendas* r, Step step, const Sent* sent) noexcept nogil:
 
 
 cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bint* all_done,
-                     double temperature) noexcept nogil:
+                     double temperature, double margin) noexcept nogil:
     """Advance and score each item; its candidates into ``r.cand``; how many. ``temperature``
     above 0: a decision adds the log-probability of its class, a softmax over the permissible
     classes' scores times ``temperature``, instead of the raw score (the scores of a model
@@ -183,7 +183,10 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
     With a full agenda, the candidates that score below every item's best are left out: each
     item's best is a candidate, so ``width`` candidates score at least the lowest of them, and
     none below it can be selected (the candidates kept are those :func:`agendas_select` would
-    consider, in the same order; most of a step's are not)."""
+    consider, in the same order; most of a step's are not). ``margin`` (INFINITY: none): the
+    candidates that score more than ``margin`` below the step's best are left out too, and so
+    never reach the next agenda (a threshold beam: a step whose best move stands out keeps
+    fewer items)."""
     cdef int b, rr, c, q, n = 0
     cdef double top, z, scale, shift, floor, v
     cdef float cut
@@ -217,6 +220,11 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
         for b in range(n_items):
             if r.best[b] < floor:
                 floor = r.best[b]
+    if margin < INFINITY:
+        top = -INFINITY
+        for b in range(n_items):
+            top = max(top, r.best[b])
+        floor = max(floor, top - margin)
     for b in range(n_items):
         it = &r.cur[b]
         if it.done:
@@ -321,8 +329,9 @@ cdef class HeldAgendas:
 
 
 def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, confidence_out=None,
-               double temperature=0):
+               double temperature=0, double margin=INFINITY):
     """Parse every sentence with a beam of ``width``; heads and label ids per corpus row.
+    ``margin``: a step keeps only the candidates within it of its best (:func:`agendas_expand`).
 
     ``confidence_out`` (float32, one per row): each arc's confidence, the summed probability of
     the final agenda's parses that have it (a softmax over their scores; spec §1.2).
@@ -356,7 +365,7 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
             r0 = corpus.off_p[k]
             n_items = agendas_start(ag, step, &sent)
             while True:
-                n_cand = agendas_expand(ag, step, &sent, n_items, &all_done, temperature)
+                n_cand = agendas_expand(ag, step, &sent, n_items, &all_done, temperature, margin)
                 if all_done:
                     break
                 n_items = agendas_select(ag, step, n_cand, NULL)
@@ -408,9 +417,10 @@ class Beam(Strategy):
 
     name = "beam"
 
-    def __init__(self, beam_width=1, temperature=0.0, **settings):
+    def __init__(self, beam_width=1, temperature=0.0, margin=float("inf"), **settings):
         self.width = max(1, int(beam_width))
         self.temperature = float(temperature)     # 0: raw scores; above: log-probabilities (beam_parse)
+        self.margin = float(margin)               # --beam-margin: a threshold beam (agendas_expand)
 
     def parse(self, model, corpus, progress=None, record_end=False, moves_out=None, n_threads=1, given=None,
               confidence_out=None):
@@ -424,7 +434,7 @@ class Beam(Strategy):
             raise MaltpyError("with a beam (-b > 1), fragmentation records, constraints and arc scores are not "
                               "available yet")
         return beam_parse(model.step(corpus.max_n, CACHED), corpus, self.width, progress,
-                          temperature=self.temperature)
+                          temperature=self.temperature, margin=self.margin)
 
 
 cdef bint replay_update(Step step, TrainableWeights w, const Sent* sent, const int* hist, int n, int skip,
@@ -543,7 +553,7 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
                     out.cap_gold = 2 * (out.cap_gold + 32)
                 out.gold_hist[out.n_gold] = gcls
                 out.n_gold += 1
-        n_cand = agendas_expand(ag, step, &sent, n_items, &all_done, 0)
+        n_cand = agendas_expand(ag, step, &sent, n_items, &all_done, 0, INFINITY)
         if gold_item >= 0 and gcls >= 0 and not gold_scored:
             gold_score += ag.ds[gold_item].scores[gcls]
         if all_done:

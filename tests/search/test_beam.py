@@ -235,6 +235,35 @@ def test_a_model_trained_with_a_beam_parses_with_it_unless_told_otherwise(toy, t
     assert outs[0] == outs[1]
 
 
+def test_a_beam_margin_is_checked_kept_by_the_model_and_changed_at_parse_time(toy, tmp_path, capsys):
+    """--beam-margin: a number of at least 0 or none (anything else a one-line error naming the
+    flag); learned with it, a model parses with its margin unless the command line names another;
+    a margin of 0 keeps only each step's best candidates, a huge one is the plain beam."""
+    train, test = toy
+    from maltpy.cli.main import main
+    for wrong in ("-1", "abc", "nan", "1e999x", ""):
+        with pytest.raises(MaltpyError, match="beam_margin"):
+            Parser(beam_margin=wrong)
+    assert Parser(beam_margin=" None ").settings.beam_margin == "none"
+    model = str(tmp_path / "m.mpz")
+    assert main(["-c", model, "-m", "learn", "-i", TRAIN, "-l", "perceptron", "-lo", "-i 3", "-b", "4",
+                 "--beam-margin", "0", "-q"]) == 0
+    assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", str(tmp_path / "x.conll"), "--beam-margin", "-2",
+                 "-q"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--beam-margin" in err[0] and not (tmp_path / "x.conll").exists()
+    assert Parser.load(model).settings.beam_margin == "0"
+    outs = {}
+    for name, extra in (("kept", []), ("zero", ["--beam-margin", "0"]), ("none", ["--beam-margin", "none"]),
+                        ("huge", ["--beam-margin", "1e30"]), ("greedy", ["-b", "1"])):
+        out = tmp_path / f"{name}.conll"
+        assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", str(out), "-q"] + extra) == 0
+        outs[name] = out.read_bytes()
+    assert outs["kept"] == outs["zero"] and outs["none"] == outs["huge"]
+    assert main(["info", model]) == 0
+    assert "--beam-margin 0" in capsys.readouterr().out
+
+
 def test_k_best_parses_and_confidences_come_from_the_final_beam(tmp_path):
     """Spec 6 and 7: the k trees are distinct, well formed, in descending score order, the first
     the 1-best; confidences lie in [0, 1]."""
@@ -438,6 +467,56 @@ def test_dynamic_gold_takes_the_models_best_move_among_those_that_lose_no_gold_a
             assert [p.labels[l] for l in tree_labels] == [r[7] for r in x.rows]
         else:
             assert algorithm != "nivreeager"        # every arc-eager sequence has 2n moves
+
+
+def _threshold_beam(walker, corpus, k, width, margin):
+    """A beam replayed in Python (every item walked again from the start) that keeps, at each step,
+    the best ``width`` of the candidates within ``margin`` of the step's best (better score first,
+    then earlier item, then lower class): the final agenda as (decisions, score), best first."""
+    agenda = [((), 0.0)]
+    while True:
+        candidates = []
+        for prefix, score in agenda:
+            decision = _replay(walker, corpus, k, prefix)
+            if decision is None:
+                candidates.append((prefix, score))
+                continue
+            classes, scores = decision
+            candidates.extend((prefix + (c,), score + x) for c, x in zip(classes, scores))
+        if all(len(c[0]) == len(agenda[0][0]) for c in candidates):     # every item done
+            return agenda
+        top = max(score for _, score in candidates)
+        agenda = sorted((c for c in candidates if c[1] >= top - margin), key=lambda c: -c[1])[:width]
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), width=st.integers(2, 6), margin=st.sampled_from([0.0, 0.01, 0.1, 0.3, 1.0]),
+       algorithm=st.sampled_from(["nivreeager", "stackproj", "covnonproj"]))
+def test_a_beam_margin_keeps_only_the_candidates_near_each_steps_best(seed, width, margin, algorithm):
+    """--beam-margin M (a threshold beam): each step keeps, of its best ``width`` candidates, those
+    within M of its best, as a beam replayed in Python finds on random weights and short sentences;
+    no margin (infinity) is the plain beam, and any margin gives trees."""
+    import numpy as np
+    from maltpy.search.beam import beam_parse
+    train, p, corpus, heads, label_ids, step = _random_treebank_step(seed, 5, algorithm)
+    walker = step.walker(Walk.EVERY_MOVE)     # as the beam walks
+    narrowed = beam_parse(step, corpus, width, margin=margin)
+    plain = beam_parse(step, corpus, width)
+    assert [a.tolist() for a in beam_parse(step, corpus, width, margin=float("inf"))] == [a.tolist() for a in plain]
+    for k in range(len(train)):
+        r0, r1 = corpus.offsets[k], corpus.offsets[k + 1]
+        agenda = _threshold_beam(walker, corpus, k, width, margin)
+        walker.begin(corpus, k)
+        for c in agenda[0][0]:
+            assert walker.next_decision()
+            walker.take(c)
+        assert not walker.next_decision()
+        want = walker.tree()
+        got = (narrowed[0][r0 + 1:r1].tolist(), narrowed[1][r0 + 1:r1].tolist())
+        # the same best sequence, unless two of the final agenda tie (rounding may order them)
+        tied = len(agenda) > 1 and abs(agenda[0][1] - agenda[1][1]) <= 1e-9 * max(1.0, abs(agenda[0][1]))
+        assert got == want or tied
+        assert np.all(narrowed[0][r0 + 1:r1] >= 0)
 
 
 @pytest.mark.parametrize("algorithm", sorted(__import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS))
