@@ -404,17 +404,11 @@ def coerce(name: str, value, source: str):
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
         return str(value)
-    if name == "beam_margin":
-        from maltpy.search.strategy import parse_beam_margin
+    if name in ("beam_scores", "beam_margin"):     # text that the beam's own parsers check
+        from maltpy.search.strategy import parse_beam_margin, parse_beam_scores
+        check = parse_beam_scores if name == "beam_scores" else parse_beam_margin
         try:
-            parse_beam_margin(value)
-            return str(value).strip().lower()
-        except MaltpyError as e:
-            raise MaltpyError(f"{source}: {e}") from None
-    if name == "beam_scores":
-        from maltpy.search.strategy import parse_beam_scores
-        try:
-            parse_beam_scores(value)
+            check(value)
             return str(value).strip().lower()
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
