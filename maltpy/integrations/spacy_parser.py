@@ -260,13 +260,16 @@ class MaltpyParser:
     """The spaCy pipeline component: parses each doc with a maltpy model."""
 
     def __init__(self, nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]] = None,
-                 batch_size: int = 1000, beam_width: Optional[int] = None, retag: bool = False):
+                 batch_size: int = 1000, beam_width: Optional[int] = None, retag: bool = False,
+                 beam_margin: Optional[float] = None):
         self.name = name
         #: with a model that has a tagger: whether it replaces the tags a doc already has
         self.retag = bool(retag)
         self.tagger = None
         #: the beam to parse with (None: the model's own, 1 for a greedy model)
         self.beam_width = beam_width
+        #: the beam's margin (--beam-margin; None: the model's own)
+        self.beam_margin = beam_margin
         self.vocab = nlp.vocab
         self.columns = dict(columns) if columns else None
         self.batch_size = int(batch_size)
@@ -278,7 +281,10 @@ class MaltpyParser:
 
     def _load(self, path: str):
         from maltpy.components import Pipeline, TaggerComponent
-        self.pipeline = Pipeline.load(str(path), **({"beam_width": self.beam_width} if self.beam_width else {}))
+        overrides = {"beam_width": self.beam_width} if self.beam_width else {}
+        if self.beam_margin is not None:
+            overrides["beam_margin"] = self.beam_margin
+        self.pipeline = Pipeline.load(str(path), **overrides)
         self.parser = self.pipeline.parser
         if self.parser is None:
             raise MaltpyError(f"{path}: this model file has no parser for maltpy_parser")
@@ -413,11 +419,12 @@ class MaltpyParser:
 
 
 @Language.factory("maltpy_parser", default_config={"model": None, "columns": None, "batch_size": 1000,
-                                                   "beam_width": None, "retag": False})
+                                                   "beam_width": None, "retag": False, "beam_margin": None})
 def make_maltpy_parser(nlp: Language, name: str, model: Optional[str], columns: Optional[Dict[str, str]],
-                       batch_size: int, beam_width: Optional[int], retag: bool):
+                       batch_size: int, beam_width: Optional[int], retag: bool, beam_margin: Optional[float]):
     """spaCy factory: ``nlp.add_pipe("maltpy_parser", config={"model": "model.mpz"})``;
-    ``beam_width``: parse with a beam of that width (default: the model's own). A model with a
+    ``beam_width``: parse with a beam of that width (default: the model's own); ``beam_margin``: a
+    threshold beam's margin (``--beam-margin``; default: the model's own). A model with a
     tagger (``-m learn --tagger``) also sets ``pos_``, ``tag_``, ``morph`` and ``lemma_``, where
     the doc has none of them (``retag``: everywhere)."""
-    return MaltpyParser(nlp, name, model, columns, batch_size, beam_width, retag)
+    return MaltpyParser(nlp, name, model, columns, batch_size, beam_width, retag, beam_margin)

@@ -133,20 +133,22 @@ def test_no_model_is_a_clear_error(tmp_path):
 
 
 def test_the_component_parses_with_a_beam_as_the_command_line_does(tmp_path):
-    """config beam_width: the component searches with that beam, as maltpy -m parse -b does."""
+    """config beam_width and beam_margin: the component searches with that beam, as maltpy -m parse
+    -b and --beam-margin do."""
     model = str(tmp_path / "beam.mpz")
     assert main(["-c", model, "-m", "learn", "-i", TRAIN, "-l", "perceptron", "-lo", "-i 3", "-b", "4", "-q"]) == 0
     out = str(tmp_path / "out.conll")
     assert main(["-c", model, "-m", "parse", "-i", TEST, "-o", out, "-q"]) == 0
     nlp = spacy.blank("en")
     pipe = nlp.add_pipe("maltpy_parser", config={"model": model, "beam_width": 4})
-    assert pipe.parser.settings.beam_width == 4
-    words = read_conll(out)
-    for sentence in words[:10]:
+    assert pipe.parser.settings.beam_width == 4 and pipe.parser.strategy().margin == float("inf")
+    for sentence in read_conll(out)[:10]:
         doc = nlp(sentences_to_doc(nlp.vocab, [sentence]))
-        assert [t.head.i - t.i if t.head.i != t.i else None for t in doc] is not None
         heads = [0 if t.head.i == t.i else t.head.i + 1 for t in doc]
         assert heads == sentence.heads
+    # the margin reaches the search as --beam-margin does
+    pipe = spacy.blank("en").add_pipe("maltpy_parser", config={"model": model, "beam_margin": 2.5})
+    assert pipe.parser.settings.beam_margin == "2.5" and pipe.parser.strategy().margin == 2.5
 
 
 # ---------------------------------------------------------------- whitespace tokens, odd text, long docs

@@ -475,15 +475,16 @@ def _threshold_beam(walker, corpus, k, width, margin):
     then earlier item, then lower class): the final agenda as (decisions, score), best first."""
     agenda = [((), 0.0)]
     while True:
-        candidates = []
+        candidates, moved = [], False
         for prefix, score in agenda:
             decision = _replay(walker, corpus, k, prefix)
-            if decision is None:
+            if decision is None:        # a finished item is carried forward with its score
                 candidates.append((prefix, score))
                 continue
             classes, scores = decision
             candidates.extend((prefix + (c,), score + x) for c, x in zip(classes, scores))
-        if all(len(c[0]) == len(agenda[0][0]) for c in candidates):     # every item done
+            moved = True
+        if not moved:       # every item done
             return agenda
         top = max(score for _, score in candidates)
         agenda = sorted((c for c in candidates if c[1] >= top - margin), key=lambda c: -c[1])[:width]
