@@ -75,9 +75,9 @@ def parse_beam_scores(value) -> tuple:
 
 
 def parse_beam_margin(value) -> float:
-    """A ``beam_margin`` value as a number: ``none`` (no margin: infinity) or a number of at least 0,
-    the score below a step's best candidate at which a beam drops the others; MaltpyError for
-    anything else."""
+    """A ``beam_margin`` value as a number: ``none`` (no margin: infinity, as an infinite number is)
+    or a number of at least 0, the score below a step's best candidate at which a beam drops the
+    others; MaltpyError for anything else."""
     text = str(value).strip().lower()
     if text in ("none", "inf", "infinity"):
         return float("inf")
@@ -85,7 +85,7 @@ def parse_beam_margin(value) -> float:
         margin = float(text)
     except ValueError:
         margin = float("nan")
-    if not 0 <= margin < float("inf"):
+    if not margin >= 0:     # NaN too; an infinite margin is none
         raise MaltpyError(f"beam_margin (--beam-margin) {value!r}: use a number of at least 0 (how far below a "
                           f"step's best candidate the beam still keeps one) or none")
     return margin

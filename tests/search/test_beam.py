@@ -245,6 +245,7 @@ def test_a_beam_margin_is_checked_kept_by_the_model_and_changed_at_parse_time(to
         with pytest.raises(MaltpyError, match="beam_margin"):
             Parser(beam_margin=wrong)
     assert Parser(beam_margin=" None ").settings.beam_margin == "none"
+    assert Parser(beam_width=2, beam_margin="1e400").strategy().margin == float("inf")     # infinite: none
     model = str(tmp_path / "m.mpz")
     assert main(["-c", model, "-m", "learn", "-i", TRAIN, "-l", "perceptron", "-lo", "-i 3", "-b", "4",
                  "--beam-margin", "0", "-q"]) == 0
