@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 import threading
 import warnings
@@ -213,15 +214,11 @@ _signal_seen = None
 
 
 def _raise_terminated(signum, frame):
+    """The command's handler of SIGTERM and SIGHUP (Terminated) and of SIGINT (KeyboardInterrupt,
+    as Python's own), which also notes the signal (:func:`_stop_behind`)."""
     global _signal_seen
     _signal_seen = signum
-    raise Terminated(signum)
-
-
-def _raise_interrupted(signum, frame):
-    global _signal_seen
-    _signal_seen = signum
-    raise KeyboardInterrupt
+    raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
 
 class _terminate_as_exception:
@@ -230,7 +227,6 @@ class _terminate_as_exception:
     is left behind; the handlers before are restored after (``main`` is also called in-process)."""
 
     def __enter__(self):
-        import signal
         global _signal_seen
         self.saved = {}
         if threading.current_thread() is not threading.main_thread():
@@ -241,11 +237,10 @@ class _terminate_as_exception:
             if signum is not None:
                 self.saved[signum] = signal.signal(signum, _raise_terminated)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:   # Python's own: the same, noted
-            self.saved[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupted)
+            self.saved[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_terminated)
         return self
 
     def __exit__(self, *exc):
-        import signal
         for signum, handler in self.saved.items():
             signal.signal(signum, handler)
         return False
@@ -268,7 +263,6 @@ def _stop_behind(error: BaseException):
     """The Ctrl-C or termination an exception was raised from, if any: numpy turns one that
     arrives while it is imported into an ImportError, chained to it or not (then the signal
     noted by the handler stands for it)."""
-    import signal
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))

@@ -296,7 +296,9 @@ class DiscontinuousReduction:
                     with open_output(target, binary=True) as f:
                         f.write(parsed[0])
                     return len(fast[0]), parsed[1]
-                words_tags, keys, lemmas, morphs, version = export_input_of_text(text, path)
+                # the compiled reader, where it already refused the text, is not asked again
+                words_tags, keys, lemmas, morphs, version = export_input_of_text(
+                    text, path, compiled=out_fmt != "export" or fast is not None)
             elif fmt == "discbracket":
                 doc = read_discbracket(source)
                 words_tags, keys, lemmas, morphs = export_input(doc.sentences)
@@ -375,10 +377,11 @@ def read_export_input(source):
     return export_input_of_text(*read_text(source))
 
 
-def export_input_of_text(text: str, path: str):
-    """:func:`read_export_input` of the file's text."""
+def export_input_of_text(text: str, path: str, compiled: bool = True):
+    """:func:`read_export_input` of the file's text (``compiled`` False: by ``parse_export`` alone,
+    for text the compiled reader refused)."""
     from maltpy.formats.export import parse_export
-    fast = compiled_export_words(text)
+    fast = compiled_export_words(text) if compiled else None
     if fast is not None:
         keys, words, tags, lemmas, morphs, version = fast
         return list(zip(words, tags)), keys, lemmas, morphs, version

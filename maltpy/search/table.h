@@ -105,14 +105,16 @@ mp_add_tile(float* scores, int base, const int nv, const mp_slot* const* found, 
 }
 
 #define MP_TILE_CASE(n) case n: mp_add_tile(scores, base, n, found, nk, dense, stride, entries, tiles); break;
+#define MP_TILE_CASES_TO_14 \
+    MP_TILE_CASE(1) MP_TILE_CASE(2) MP_TILE_CASE(3) MP_TILE_CASE(4) MP_TILE_CASE(5) MP_TILE_CASE(6) \
+    MP_TILE_CASE(7) MP_TILE_CASE(8) MP_TILE_CASE(9) MP_TILE_CASE(10) MP_TILE_CASE(11) MP_TILE_CASE(12) \
+    MP_TILE_CASE(13) MP_TILE_CASE(14)
 
 MALTPY_CLONES
 static void maltpy_add_rows_tile(float* scores, int base, int nv, const mp_slot* const* found, int nk,
                                  const float* dense, int stride, const mp_entry* entries, int tiles) {
     switch (nv) {
-        MP_TILE_CASE(1) MP_TILE_CASE(2) MP_TILE_CASE(3) MP_TILE_CASE(4) MP_TILE_CASE(5) MP_TILE_CASE(6)
-        MP_TILE_CASE(7) MP_TILE_CASE(8) MP_TILE_CASE(9) MP_TILE_CASE(10) MP_TILE_CASE(11) MP_TILE_CASE(12)
-        MP_TILE_CASE(13) MP_TILE_CASE(14)
+        MP_TILE_CASES_TO_14
     }
 }
 
@@ -125,9 +127,7 @@ __attribute__((target("avx2,avx512f,avx512vl")))
 static void maltpy_add_rows_tile_wide(float* scores, int base, int nv, const mp_slot* const* found, int nk,
                                       const float* dense, int stride, const mp_entry* entries, int tiles) {
     switch (nv) {
-        MP_TILE_CASE(1) MP_TILE_CASE(2) MP_TILE_CASE(3) MP_TILE_CASE(4) MP_TILE_CASE(5) MP_TILE_CASE(6)
-        MP_TILE_CASE(7) MP_TILE_CASE(8) MP_TILE_CASE(9) MP_TILE_CASE(10) MP_TILE_CASE(11) MP_TILE_CASE(12)
-        MP_TILE_CASE(13) MP_TILE_CASE(14) MP_TILE_CASE(15) MP_TILE_CASE(16)
+        MP_TILE_CASES_TO_14 MP_TILE_CASE(15) MP_TILE_CASE(16)
     }
 }
 
