@@ -52,7 +52,9 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     only = (TokenizerComponent.name,) if tokenize_only else None
     if tag_only:
         only = (TokenizerComponent.name, TaggerComponent.name) if _may_be_text(settings) else (TaggerComponent.name,)
-    pipeline = load_pipeline(settings.model, only, **overrides)
+    from maltpy.acyclic import acyclic
+    with acyclic(keep=True):    # the model lives until the command ends: no collection walks it
+        pipeline = load_pipeline(settings.model, only, **overrides)
     if tag_only:
         pipeline = _taggers_of(pipeline, settings.model)
     if tokenize_only:

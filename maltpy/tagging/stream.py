@@ -4,6 +4,8 @@ is the bytes :meth:`maltpy.tagging.tagger.Tagger.tag` and ``write_conll`` give f
 sentences; Python works per chunk (and per distinct non-ASCII character), not per word."""
 from __future__ import annotations
 
+from itertools import compress, repeat
+
 import numpy as np
 
 from maltpy.tagging.lemma import CASE_CODES, parse_rule
@@ -12,10 +14,15 @@ from maltpy.tagging.templates import ROW, TAG_COLUMNS
 
 def _pool(strings):
     """(UTF-8 bytes of the strings one after another, offsets: string k is [off[k], off[k + 1]))."""
-    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    return b"".join(encoded), offsets
+    strings = list(strings)
+    joined = "".join(strings).encode("utf-8", "surrogatepass")
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    if len(joined) != lengths.sum():    # not all ASCII: the lengths in bytes, string by string
+        lengths = np.fromiter((len(s.encode("utf-8", "surrogatepass")) for s in strings), dtype=np.int64,
+                              count=len(strings))
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return joined, offsets
 
 
 class ChunkTagger:
@@ -55,16 +62,23 @@ class ChunkTagger:
             self.rule_cuts = np.array([r[1] if r else -1 for r in rules], dtype=np.int32)
             self.rule_tails = np.array([r[2] if r else -1 for r in rules], dtype=np.int32)
             self.add_pool, self.add_offsets = _pool([r[3] if r else "" for r in rules])
-            upos_ids = {v: i for i, v in enumerate(model.vocab.get("upos", ()))}
-            entries = [(f, upos_ids.get(u, None) if "upos" in model.vocab else -1, l)
-                       for (f, u), l in model.lemmas.items()]
-            entries = [e for e in entries if e[1] is not None]
+            # the (form, UPOS) -> lemma dictionary as hashed keys and a pool of lemmas; tens of
+            # thousands of entries, so column by column (map and compress run in C), not entry by entry
+            form_list = [f for f, _ in model.lemmas]
+            lemma_list = list(model.lemmas.values())
+            if "upos" in model.vocab:
+                upos_ids = {v: i for i, v in enumerate(model.vocab["upos"])}
+                ids = list(map(upos_ids.get, (u for _, u in model.lemmas), repeat(-2)))
+                known = [i != -2 for i in ids]    # a UPOS the tagger never gives: not looked up
+                if not all(known):
+                    form_list, lemma_list, ids = (list(compress(x, known)) for x in (form_list, lemma_list, ids))
+            else:
+                ids = [-1] * len(form_list)
             from maltpy.tagging.words import words_from_forms
-            forms = words_from_forms([f for f, _, _ in entries])
-            keys = chunks.pair_keys(perceptron.form_hashes(forms.cps, forms.wstart),
-                                    np.array([u for _, u, _ in entries], dtype=np.int32))
+            forms = words_from_forms(form_list)
+            keys = chunks.pair_keys(perceptron.form_hashes(forms.cps, forms.wstart), np.array(ids, dtype=np.int32))
             self.dictionary = FeatMap.from_keys(keys)
-            self.lemma_pool, self.lemma_offsets = _pool([l for _, _, l in entries])
+            self.lemma_pool, self.lemma_offsets = _pool(lemma_list)
 
     def _atom_buffer(self, n_words: int, kinds) -> np.ndarray:
         """This thread's buffer for the words' atoms, grown as chunks need."""

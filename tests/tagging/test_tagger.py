@@ -646,3 +646,15 @@ def test_pre_tokenized_text_takes_the_compiled_path_with_the_same_bytes(toy_pipe
             expected = runner.tag(list(iter_plain(str(src), fmt))) if tag_only else \
                 runner.parse(list(iter_plain(str(src), fmt)))
             assert out.read_bytes() == format_sentences(expected).encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=6), max_size=8))
+def test_a_pool_holds_each_string_at_its_offsets(strings):
+    """The compiled path's string pools (values, lemmas) give back every string, ASCII or not
+    (lone surrogates too, as the model's strings may hold them)."""
+    from maltpy.tagging.stream import _pool
+    data, offsets = _pool(strings)
+    assert offsets.shape == (len(strings) + 1,) and offsets[0] == 0 and offsets[-1] == len(data)
+    for k, s in enumerate(strings):
+        assert data[offsets[k]:offsets[k + 1]] == s.encode("utf-8", "surrogatepass")
