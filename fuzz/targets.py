@@ -38,6 +38,10 @@ Targets (``TARGETS``):
   (in range, out of it, negative, huge, cycles), labels (None, numbers, tabs, spaces) and
   sentence lengths for ``Sentence.from_words(...).with_tree(...)``, then ``maltpy.train`` with
   an algorithm they choose and ``parse``; the outputs must be trees that read back.
+- ``tag``: words (CoNLL-U or CoNLL-X with their tag columns ``_`` or given, horizontal, vertical)
+  or raw text through a tokenizer, tagger and parser learned from the example treebank, on one
+  or two threads, tagging only or parsing too: refused input leaves no output file; accepted
+  input comes out as CoNLL that reads back, and CoNLL input as the Python path writes it.
 
 :class:`Harness` trains the small models once (about a second); its
 ``seeds()`` give valid inputs to start mutating from, and :func:`mutate` is a
@@ -45,6 +49,7 @@ structure-blind mutator for runs without atheris (the test suite's short run).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import copy
 import io
@@ -188,6 +193,7 @@ class Harness:
         self.parsers = []
         self.model_bytes = []
         self.tmp = tempfile.mkdtemp(prefix="maltpy-fuzz-")
+        atexit.register(shutil.rmtree, self.tmp, True)    # the scratch files go with the process
         for settings in [{"algorithm": a} for a in ALGORITHMS] + VARIANTS:
             p = Parser(verbose=False, jobs=1, **settings).fit(self.gold, fmt="conllx")
             path = os.path.join(self.tmp, "m.mpz")
@@ -207,6 +213,7 @@ class Harness:
         self.features_path = os.path.join(self.tmp, "fuzzed.yaml")
         self.cli_dir = os.path.join(self.tmp, "cli")
         self._cli_files = self._write_cli_files()
+        self._pipeline = None     # the tag target's, learned when first used
 
     def _write_cli_files(self) -> dict:
         """The scratch directory of the ``cli`` target: name -> content (restored after every case)."""
@@ -516,6 +523,61 @@ class Harness:
         if [x.tree.to_string() for x in parsed] != [x.tree.to_string() for x in parse_ptb(outputs[1], "<p>", False)]:
             raise FuzzFailure("the compiled (CoNLL) and Python (.mrg) constituent paths differ")
 
+    def _tag_pipeline(self):
+        """A tokenizer, tagger and parser learned once from the example treebank's sentences as
+        CoNLL-U with their text (the ``tag`` target's model)."""
+        if self._pipeline is None:
+            lines = []
+            for s in self.gold:
+                lines.append("# text = " + " ".join(s.forms))
+                lines += ["\t".join(r[:8] + ["_", "_"]) for r in s.rows]
+                lines.append("")
+            path = os.path.join(self.tmp, "tag-train.conllu")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+            self._pipeline = maltpy.train(path, tagger="all", tokenizer=True, tagger_epochs=2, input_format="conllu",
+                                          verbose=False, jobs=1)
+        return self._pipeline
+
+    def tag(self, data: bytes) -> None:
+        """``data[1:]`` through the tokenizer, tagger and parser; ``data[0]`` % 5 picks the input
+        format (bits 0-2 % 5: CoNLL-U, CoNLL-X, horizontal, vertical, raw text), bit 3 tagging only, bit 4 two
+        threads. Refused input leaves no output; accepted input comes out as CoNLL that reads
+        back (with a tree unless only tagged), and CoNLL input as the Python path writes it."""
+        from maltpy.components import Pipeline, TaggerComponent, TokenizerComponent
+        if not data:
+            return
+        fmt = ("conllu", "conllx", "horizontal", "vertical", "text")[(data[0] & 7) % 5]
+        tag_only, jobs = bool(data[0] & 8), 2 if data[0] & 16 else 1
+        pipeline = self._tag_pipeline()
+        runner = Pipeline([c for c in pipeline.components if isinstance(c, (TokenizerComponent, TaggerComponent))]) \
+            if tag_only else pipeline
+        src, out = os.path.join(self.tmp, "tag-in"), os.path.join(self.tmp, "tag-out")
+        with open(src, "wb") as f:
+            f.write(data[1:])
+        if os.path.exists(out):
+            os.remove(out)
+        try:
+            runner.parse_file(src, out, fmt, jobs=jobs)
+        except MaltpyError:
+            if os.path.exists(out):
+                raise FuzzFailure("refused input left an output file")
+            return
+        with open(out, "rb") as f:
+            written = f.read()
+        out_fmt = "conllx" if fmt == "conllx" else "conllu"
+        again = parse_conll(written.decode("utf-8", "surrogatepass"), out_fmt, "<tagged>", need_heads=not tag_only)
+        if fmt in ("conllu", "conllx"):
+            try:
+                sentences = read_conll(io.BytesIO(data[1:]), fmt)
+            except MaltpyError:
+                raise FuzzFailure("the pipeline accepted input that the reader refuses") from None
+            done = pipeline.tag(sentences) if tag_only else pipeline.parse(sentences)
+            if format_sentences(done).encode("utf-8", "surrogatepass") != written:
+                raise FuzzFailure("the compiled tagging path wrote other bytes than the Python path")
+            if len(again) != len(sentences):
+                raise FuzzFailure("the output has another number of sentences than the input")
+
     def seeds(self, target: str):
         """Valid inputs for ``target`` to start mutating from."""
         with open(TRAIN, "rb") as f:
@@ -548,12 +610,23 @@ class Harness:
             return ["\n".join(a.replace("_", " ") for a in line.split(" ")).encode("utf-8") for line in CLI_SEEDS]
         if target == "config":
             return CONFIG_SEEDS
+        if target == "tag":
+            words = [b" ".join(r.split(b"\t")[1] for r in block.split(b"\n") if r) for block in sample.split(b"\n\n")
+                     if block.strip()]
+            untagged = b"\n\n".join(b"\n".join(b"\t".join(r.split(b"\t")[:2] + [b"_"] * 8) for r in block.split(b"\n")
+                                                if r) for block in sample.split(b"\n\n") if block.strip()) + b"\n\n"
+            return ([bytes([k]) + untagged for k in (0, 1, 8, 17)] + [bytes([k]) + sample for k in (1, 9)]
+                    + [bytes([k]) + RICH_CONLLU for k in (0, 8)]
+                    + [bytes([2 + k]) + b"\n".join(words) + b"\n" for k in (0, 8, 16)]
+                    + [bytes([3]) + b"\n\n".join(w.replace(b" ", b"\n") for w in words) + b"\n"]
+                    + [bytes([4 + k]) + b" ".join(words) + b" Don't go! \xc3\x89t\xc3\xa9 \xe6\xbc\xa2\xe5\xad\x97.\n"
+                       for k in (0, 8, 16)])
         if target == "api":
             return [bytes(rng.randrange(256) for _ in range(64)) for rng in map(random.Random, range(16))]
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "cli", "config", "api")
+TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "cli", "config", "api", "tag")
 
 #: seed command lines of the cli target (spaces become argument breaks)
 CLI_SEEDS = [
