@@ -38,6 +38,8 @@ Targets (``TARGETS``):
   (in range, out of it, negative, huge, cycles), labels (None, numbers, tabs, spaces) and
   sentence lengths for ``Sentence.from_words(...).with_tree(...)``, then ``maltpy.train`` with
   an algorithm they choose and ``parse``; the outputs must be trees that read back.
+- ``pipeline_model``: a model file of a tokenizer, tagger and parser with one component's
+  JSON header or one of its arrays damaged: it loads, tags and parses, or is refused in one line.
 - ``tag``: words (CoNLL-U or CoNLL-X with their tag columns ``_`` or given, horizontal, vertical)
   or raw text through a tokenizer, tagger and parser learned from the example treebank, on one
   or two threads, tagging only or parsing too: refused input leaves no output file; accepted
@@ -214,6 +216,7 @@ class Harness:
         self.cli_dir = os.path.join(self.tmp, "cli")
         self._cli_files = self._write_cli_files()
         self._pipeline = None     # the tag target's, learned when first used
+        self._bytes_of_pipeline = None
 
     def _write_cli_files(self) -> dict:
         """The scratch directory of the ``cli`` target: name -> content (restored after every case)."""
@@ -539,6 +542,13 @@ class Harness:
                                           verbose=False, jobs=1)
         return self._pipeline
 
+    def _pipeline_bytes(self):
+        """The tag target's model file as bytes, and each of its components' bytes."""
+        if getattr(self, "_bytes_of_pipeline", None) is None:
+            pipeline = self._tag_pipeline()
+            self._bytes_of_pipeline = pipeline.to_bytes(), [c.to_bytes() for c in pipeline.components]
+        return self._bytes_of_pipeline
+
     def tag(self, data: bytes) -> None:
         """``data[1:]`` through the tokenizer, tagger and parser; ``data[0]`` % 5 picks the input
         format (bits 0-2 % 5: CoNLL-U, CoNLL-X, horizontal, vertical, raw text), bit 3 tagging only, bit 4 two
@@ -578,6 +588,34 @@ class Harness:
             if len(again) != len(sentences):
                 raise FuzzFailure("the output has another number of sentences than the input")
 
+    def pipeline_model(self, data: bytes) -> None:
+        """A model file of a tokenizer, tagger and parser (the ``tag`` target's) with one
+        component's bytes damaged: ``data[0]`` % 3 picks the component, bit 2 how (its JSON header
+        with values replaced, seeded by ``data[1:]``; or ``data[1:]`` as ``NAME\\n`` + the raw
+        ``.npy`` bytes of its array NAME). A file that loads tags and parses words and raw text
+        into CoNLL-U that reads back; else maltpy's one-line error."""
+        if not data:
+            return
+        whole, parts = self._pipeline_bytes()
+        k = data[0] % 3
+        damaged = _replace_array(parts[k], data[1:]) if data[0] & 4 else \
+            _replace_member(parts[k], HEADER, _mutate_header(parts[k], data[1:]))
+        whole = _replace_member(whole, f"arrays/component{k}.npy", _npy(np.frombuffer(damaged, np.uint8)))
+        path = os.path.join(self.tmp, "pipeline.mpz")
+        with open(path, "wb") as f:
+            f.write(whole)
+        try:
+            loaded = maltpy.load(path)
+            words = [Sentence([r[:2] + ["_"] * 8 for r in s.rows], format="conllu") for s in self.gold[:6]]
+            parsed = loaded.parse(words) + loaded.parse_text("Two dogs barked. A cat, it slept!")
+        except MaltpyError as e:
+            if "\n" in str(e):
+                raise FuzzFailure(f"an error of more than one line: {e!r}")
+            return
+        again = parse_conll(format_sentences(parsed), "conllu", "<parsed>", need_heads=True)
+        if len(again) < len(words):
+            raise FuzzFailure("parsed output has fewer sentences than the input")
+
     def seeds(self, target: str):
         """Valid inputs for ``target`` to start mutating from."""
         with open(TRAIN, "rb") as f:
@@ -610,6 +648,15 @@ class Harness:
             return ["\n".join(a.replace("_", " ") for a in line.split(" ")).encode("utf-8") for line in CLI_SEEDS]
         if target == "config":
             return CONFIG_SEEDS
+        if target == "pipeline_model":
+            out = []
+            for k, blob in enumerate(self._pipeline_bytes()[1]):
+                with zipfile.ZipFile(io.BytesIO(blob)) as z:
+                    names = [n[len("arrays/"):-len(".npy")] for n in z.namelist() if n.startswith("arrays/")]
+                out += [bytes([k]) + k.to_bytes(4, "little"), bytes([k + 24]) + b"seed"]
+                out += [bytes([k | 4]) + name.encode("utf-8") + b"\n" + _npy(np.zeros(2, dtype=np.int32))
+                        for name in names[:4]]
+            return out
         if target == "tag":
             words = [b" ".join(r.split(b"\t")[1] for r in block.split(b"\n") if r) for block in sample.split(b"\n\n")
                      if block.strip()]
@@ -626,7 +673,8 @@ class Harness:
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "cli", "config", "api", "tag")
+TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "cli", "config", "api", "tag",
+           "pipeline_model")
 
 #: seed command lines of the cli target (spaces become argument breaks)
 CLI_SEEDS = [
