@@ -179,7 +179,8 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
 
 
 def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
-    """Every parent exists and the nodes form a tree under the root (no cycle)."""
+    """Every parent exists, the nodes form a tree under the root (no cycle) and every node has a
+    word under it."""
     ids = sentence.node_ids()
     if len(set(ids)) != len(ids):
         _fail(path, bos_line, f"sentence {sentence.key} numbers two nodes alike")
@@ -195,6 +196,15 @@ def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
                 _fail(path, bos_line, f"sentence {sentence.key}: node #{i} is its own ancestor")
             seen.add(p)
             p = parents[p]
+    covering = set()    # the nodes with a word under them: a constituent is a set of words
+    for token in sentence.tokens:
+        p = token.parent
+        while p and p not in covering:
+            covering.add(p)
+            p = parents[p]
+    for i in ids:
+        if i not in covering:
+            _fail(path, bos_line, f"sentence {sentence.key}: node #{i} has no word under it")
 
 
 def read_export(source) -> ExportFile:

@@ -58,6 +58,8 @@ def test_format_3_has_no_lemma_column():
     ("#BOS 1\na\tb\tc\td\te\t500\n#EOS 1\n", 1, "does not have"),
     ("#BOS 1\na\tb\tc\td\te\t500\n#500\t--\tS\t--\t--\t501\n#501\t--\tS\t--\t--\t500\n#EOS 1\n", 1, "own ancestor"),
     ("#BOS 1\na\tb\tc\td\te\t500\n#500\t--\tS\t--\t--\t0\nb\tb\tc\td\te\t0\n#EOS 1\n", 4, "after the phrasal"),
+    ("#BOS 1\na\tb\tc\td\te\t500\n#500\t--\tS\t--\t--\t0\n#501\t--\tNP\t--\t--\t500\n#EOS 1\n", 1, "no word under it"),
+    ("#BOS 1\na\tb\tc\td\te\t0\n#500\t--\tS\t--\t--\t0\n#501\t--\tNP\t--\t--\t500\n#EOS 1\n", 1, "no word under it"),
     ("#BOS 1\na\tb\tc\td\te\t0\n#EOS 2\n", 3, "closes #BOS 1"),
     ("#BOS 1\na\tb\tc\n#EOS 1\n", 2, "fields"),
     ("", 0, "no sentences"),
@@ -67,6 +69,10 @@ def test_bad_export_is_one_error_with_its_line(text, where, what):
         parse_export(text, "x.export")
     assert what in str(e.value) and (e.value.line == where or where == 0)
     assert str(e.value).startswith("x.export")
+    # the compiled reader leaves what Python refuses to Python, which names it
+    from maltpy.formats.exportread import export_words
+    start = text.find("#BOS")
+    assert start < 0 or export_words(text[start:].encode("utf-8"), 4) is None
 
 
 @pytest.mark.parametrize("line, what", [("(S (A 0=a) (B 0=b))", "twice"), ("(S (A 0=a) (B 2=b))", "indices"),
