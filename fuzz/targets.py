@@ -38,6 +38,9 @@ Targets (``TARGETS``):
   (in range, out of it, negative, huge, cycles), labels (None, numbers, tabs, spaces) and
   sentence lengths for ``Sentence.from_words(...).with_tree(...)``, then ``maltpy.train`` with
   an algorithm they choose and ``parse``; the outputs must be trees that read back.
+- ``discbracket``: disco-dop's bracketed discontinuous trees read; whatever is accepted writes
+  back to the same lines, goes to export and back unchanged, and encodes and decodes over the
+  same words.
 - ``pipeline_model``: a model file of a tokenizer, tagger and parser with one component's
   JSON header or one of its arrays damaged: it loads, tags and parses, or is refused in one line.
 - ``tag``: words (CoNLL-U or CoNLL-X with their tag columns ``_`` or given, horizontal, vertical)
@@ -129,6 +132,10 @@ EXPORT_TEXT = (b"%% word\tlemma\ttag\tmorph\tedge\tparent\tsecedge\n"
                b"hij\thij\tvnw\tVNW()\tsu\t502\tsu\t501\nboeken\tboek\tn\tN(mv)\tobj1\t501\n"
                b".\t.\tlet\tLET()\t--\t0\n#501\t--\tPPART\t--\tvc\t502\n#502\t--\tSMAIN\t--\t--\t0\n"
                b"#EOS 7\n#BOS 8\nJa\tja\ttsw\tTSW()\t--\t0\n#EOS 8\n")
+
+#: discontinuous trees in disco-dop's bracketed form (a gap, a unary, escaped brackets, a one-word tree)
+DISCBRACKET_TEXT = (b"(ROOT (SMAIN (PPART (ww 0=Gelezen) (n 3=boeken)) (ww 1=heeft) (vnw 2=hij)) (let 4=.))\n"
+                    b"(ROOT (NP (NP (n 0=-LRB-a-RRB-)) (adj 1=\xc3\xa9t\xc3\xa9)))\n(ROOT (tsw 0=Ja))\n")
 
 RICH_CONLLU = (b"# text = Don't go\n1-2\tDon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
                b"1\tDo\tdo\tAUX\tVBP\tMood=Ind\t3\taux\t3:aux\t_\n"
@@ -481,6 +488,31 @@ class Harness:
         if compiled != format_export(ExportFile(trees, version)).encode("utf-8"):
             raise AssertionError("the compiled and the Python decoders write different export text")
 
+    def discbracket(self, data: bytes) -> None:
+        """Read ``data`` as discbracket trees (one a line): accepted trees write back to the same
+        lines, go to export and back to the same trees, and encode and decode (with the unaries
+        kept apart) back to them."""
+        from maltpy.formats.export import (ExportFile, decode_discontinuous, encode_discontinuous, format_discbracket,
+                                           format_export, parse_export, read_discbracket, same_trees)
+        from maltpy.parsing.discontinuous import UnaryRules
+        doc = read_discbracket(io.BytesIO(data))
+        written = format_discbracket(doc)
+        again = read_discbracket(io.BytesIO(written.encode("utf-8", "surrogatepass")))
+        if format_discbracket(again) != written or not all(same_trees(a, b) for a, b in zip(doc.sentences,
+                                                                                          again.sentences)):
+            raise FuzzFailure("discbracket trees do not read back as written")
+        exported = parse_export(format_export(ExportFile(doc.sentences)), "<written>")
+        if not all(same_trees(a, b) for a, b in zip(doc.sentences, exported.sentences)):
+            raise FuzzFailure("discbracket trees change through export")
+        unary = UnaryRules.learn(doc.sentences)
+        for t in doc.sentences:
+            heads, labels = encode_discontinuous(t)
+            words = [x.word for x in t.tokens]
+            tags = [x.tag for x in t.tokens]
+            back = unary.apply(decode_discontinuous(words, tags, heads, labels, t.key))
+            if [x.word for x in back.tokens] != words:
+                raise FuzzFailure("encoding and decoding changed the words")
+
     def ptb(self, data: bytes) -> None:
         """Read ``data[1:]`` as bracketed trees (bit 0 of ``data[0]``: raw, as EVALB reads them)."""
         from maltpy.evaluation.evalb import evalb
@@ -648,6 +680,8 @@ class Harness:
             return ["\n".join(a.replace("_", " ") for a in line.split(" ")).encode("utf-8") for line in CLI_SEEDS]
         if target == "config":
             return CONFIG_SEEDS
+        if target == "discbracket":
+            return [DISCBRACKET_TEXT, DISCBRACKET_TEXT.split(b"\n")[0] + b"\n"]
         if target == "pipeline_model":
             out = []
             for k, blob in enumerate(self._pipeline_bytes()[1]):
@@ -673,7 +707,7 @@ class Harness:
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "cli", "config", "api", "tag",
+TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "discbracket", "cli", "config", "api", "tag",
            "pipeline_model")
 
 #: seed command lines of the cli target (spaces become argument breaks)
