@@ -179,8 +179,7 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
 
 
 def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
-    """Every parent exists, the nodes form a tree under the root (no cycle) and every node has a
-    word under it."""
+    """Every parent exists and the nodes form a tree under the root (no cycle)."""
     ids = sentence.node_ids()
     if len(set(ids)) != len(ids):
         _fail(path, bos_line, f"sentence {sentence.key} numbers two nodes alike")
@@ -196,15 +195,6 @@ def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
                 _fail(path, bos_line, f"sentence {sentence.key}: node #{i} is its own ancestor")
             seen.add(p)
             p = parents[p]
-    covering = set()    # the nodes with a word under them: a constituent is a set of words
-    for token in sentence.tokens:
-        p = token.parent
-        while p and p not in covering:
-            covering.add(p)
-            p = parents[p]
-    for i in ids:
-        if i not in covering:
-            _fail(path, bos_line, f"sentence {sentence.key}: node #{i} has no word under it")
 
 
 def read_export(source) -> ExportFile:
@@ -462,8 +452,8 @@ def encode_discontinuous(sentence: ExportSentence, rules=None) -> Tuple[List[int
     """A (possibly discontinuous) tree as a head-ordered dependency tree, direct encoding
     (Algorithm 1 of Fernández-González & Martins 2015): 1-based heads (0: the root word) and
     labels ``Z#k`` (Z: the constituent the word attaches at, k: the attachment event on its
-    head's spine; the root word ``ROOT``). Unary constituents leave no trace. ``rules``: head
-    rules (see :func:`head_child`)."""
+    head's spine; the root word ``ROOT``). Unary constituents and constituents with no word under
+    them leave no trace. ``rules``: head rules (see :func:`head_child`)."""
     kids = _children(sentence)
     nodes_by_id = dict(zip(sentence.node_ids(), sentence.nodes))
     labels_of = {i: n.tag for i, n in nodes_by_id.items()}
@@ -473,7 +463,8 @@ def encode_discontinuous(sentence: ExportSentence, rules=None) -> Tuple[List[int
     lexical: Dict[object, int] = {("token", k): k + 1 for k in range(n)}
     events = [1] * (n + 1)
     for node_id in _postorder(0, lambda i: [c[1] for _, c in kids[i] if c[0] == "node"]):
-        children = [c for _, c in kids[node_id]]
+        # a node with no word under it (an empty constituent: no bracket) leaves no trace either
+        children = [c for _, c in kids[node_id] if c in lexical]
         if not children:
             continue
         head = head_child(sentence, nodes_by_id, children, labels_of[node_id], rules)

@@ -78,9 +78,7 @@ cdef struct Nodes:
     int64_t* ids
     int64_t* parents
     int64_t* refs        # parents the sentence's lines point to (tokens, nodes, secondary edges)
-    int64_t* word_parents    # each word's parent
-    int64_t* covering    # per node: 1 when a word is under it (tree_ok's)
-    int64_t n, cap, n_refs, cap_refs, n_words, cap_words
+    int64_t n, cap, n_refs, cap_refs
 
 
 cdef bint grow(int64_t** a, int64_t* cap, int64_t need) noexcept nogil:
@@ -100,15 +98,12 @@ cdef bint grow(int64_t** a, int64_t* cap, int64_t need) noexcept nogil:
 
 
 cdef bint grow_nodes(Nodes* t, int64_t need) noexcept nogil:
-    """Room for ``need`` nodes in the node arrays, which share their room."""
+    """Room for ``need`` nodes in both of the node arrays, which share their room."""
     cdef int64_t room = t.cap
     if not grow(&t.ids, &room, need):
         return False
     room = t.cap
     if not grow(&t.parents, &room, need):
-        return False
-    room = t.cap
-    if not grow(&t.covering, &room, need):
         return False
     t.cap = room
     return True
@@ -124,8 +119,7 @@ cdef int64_t find(const int64_t* ids, int64_t n, int64_t x) noexcept nogil:
 
 cdef bint tree_ok(Nodes* t) noexcept nogil:
     """The sentence's nodes are numbered apart, every parent is one of them, and no node is its
-    own ancestor, and every node has a word under it (as ``_check_tree``). Sentences of more than
-    2,048 nodes are left to Python."""
+    own ancestor (as ``_check_tree``). Sentences of more than 2,048 nodes are left to Python."""
     cdef int64_t i, j, p, steps
     if t.n > 2048:
         return False
@@ -144,20 +138,6 @@ cdef bint tree_ok(Nodes* t) noexcept nogil:
                 return False
             j = find(t.ids, t.n, p)
             p = t.parents[j]
-    # every node has a word under it (a constituent is a set of words)
-    for i in range(t.n):
-        t.covering[i] = 0
-    for i in range(t.n_words):
-        p = t.word_parents[i]
-        while p != 0:
-            j = find(t.ids, t.n, p)
-            if t.covering[j]:
-                break
-            t.covering[j] = 1
-            p = t.parents[j]
-    for i in range(t.n):
-        if not t.covering[i]:
-            return False
     return True
 
 
@@ -173,22 +153,17 @@ def export_words(bytes data, int version, bint conll=False):
     o.data, o.n, o.cap, o.failed = NULL, 0, 0, False
     t.cap = 64
     t.cap_refs = 256
-    t.cap_words = 256
     t.ids = <int64_t*>malloc(t.cap * sizeof(int64_t))
     t.parents = <int64_t*>malloc(t.cap * sizeof(int64_t))
-    t.covering = <int64_t*>malloc(t.cap * sizeof(int64_t))
     t.refs = <int64_t*>malloc(t.cap_refs * sizeof(int64_t))
-    t.word_parents = <int64_t*>malloc(t.cap_words * sizeof(int64_t))
     try:
-        if t.ids == NULL or t.parents == NULL or t.covering == NULL or t.refs == NULL or t.word_parents == NULL:
+        if t.ids == NULL or t.parents == NULL or t.refs == NULL:
             raise MemoryError()
         return _export_words(data, version, conll, &t, &o)
     finally:
         free(t.ids)
         free(t.parents)
-        free(t.covering)
         free(t.refs)
-        free(t.word_parents)
         free(o.data)
 
 
@@ -224,7 +199,6 @@ cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o)
                 inside, seen_nodes = True, False
                 t.n = 0
                 t.n_refs = 0
-                t.n_words = 0
                 n_words = 0
                 keys.append(text(line + i, k - i))
                 if not conll:
@@ -291,10 +265,6 @@ cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o)
         if seen_nodes:
             return None
         n_words += 1
-        if not grow(&t.word_parents, &t.cap_words, t.n_words + 1):
-            raise MemoryError()
-        t.word_parents[t.n_words] = v
-        t.n_words += 1
         f = 2 if version == 4 else 1
         if conll:
             if ends[f] == starts[f]:
