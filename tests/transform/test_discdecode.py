@@ -102,3 +102,17 @@ def test_alpino_dev_trees_encoded_and_decoded_give_the_same_text():
     table = UnaryRules.learn(trees).table
     assert table
     assert compiled_text(sentences, table, 4) == python_text(sentences, table, 4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parses(), st.sampled_from([3, 4]))
+def test_what_the_decoder_writes_reads_back_and_encodes(batch, version):
+    """Whatever the classifier predicted, the export text maltpy writes is a file maltpy reads
+    again (to score it, to convert it) with the same words, and encodes."""
+    from maltpy.formats.export import encode_discontinuous, parse_export
+    sentences, table = batch
+    doc = parse_export(python_text(sentences, table, version).decode("utf-8"), "<decoded>")
+    assert [[t.word for t in s.tokens] for s in doc.sentences] == [s[1] for s in sentences]
+    for tree in doc.sentences:
+        heads, labels = encode_discontinuous(tree)
+        assert len(heads) == len(labels) == len(tree.tokens)
