@@ -338,6 +338,10 @@ INT_MINIMUM = {
 
 #: integer settings -> (largest value, why): each is a size the C loops allocate by
 INT_MAXIMUM = {
+    "jobs": (4096, "threads at once; 0 means all cores"),
+    "tagger_folds": (1000, "taggers learned to tag the parser's training data"),
+    "tagger_epochs": (10000, "passes over the training data"),
+    "tokenizer_epochs": (10000, "passes over the training text"),
     "beam_width": (4096, "items kept at each step of the search"),
     "nbest": (4096, "parses written per sentence, at most the beam's width"),
 }

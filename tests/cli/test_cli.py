@@ -426,6 +426,16 @@ def test_every_flag_refuses_a_value_its_setting_does_not_take_in_one_line(tmp_pa
     # a negative number after a flag is its value, not a flag (argparse takes "-2" for "-2pr")
     assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, "-j", "-2", "-q"]) == 2
     assert "jobs must be at least 0" in capsys.readouterr().err
+    # a number too large for the C loops is one line too (it was an OverflowError; found by atheris)
+    from maltpy.config import INT_MAXIMUM
+    huge = "1" + "8" * 28
+    for name, flag in cli_flags():
+        if name in INT_MAXIMUM:
+            assert main(["-c", str(m), "-m", "learn", "-i", TRAIN, flag.flag, huge, "-q"]) == 2, flag.flag
+            err = capsys.readouterr().err
+            assert f"{name} must be at most {INT_MAXIMUM[name][0]}" in err and err.count("\n") == 1, err
+    assert {"jobs", "beam_width", "tagger_epochs"} <= set(INT_MAXIMUM)
+    assert not m.exists()
 
 
 def test_the_readme_lists_every_setting_with_its_flags():
