@@ -576,15 +576,15 @@ class Harness:
 
     def _pipeline_bytes(self):
         """The tag target's model file as bytes, and each of its components' bytes."""
-        if getattr(self, "_bytes_of_pipeline", None) is None:
+        if self._bytes_of_pipeline is None:
             pipeline = self._tag_pipeline()
             self._bytes_of_pipeline = pipeline.to_bytes(), [c.to_bytes() for c in pipeline.components]
         return self._bytes_of_pipeline
 
     def tag(self, data: bytes) -> None:
-        """``data[1:]`` through the tokenizer, tagger and parser; ``data[0]`` % 5 picks the input
-        format (bits 0-2 % 5: CoNLL-U, CoNLL-X, horizontal, vertical, raw text), bit 3 tagging only, bit 4 two
-        threads. Refused input leaves no output; accepted input comes out as CoNLL that reads
+        """``data[1:]`` through the tokenizer, tagger and parser; bits 0-2 of ``data[0]`` (modulo 5)
+        pick the input format (CoNLL-U, CoNLL-X, horizontal, vertical, raw text), bit 3 tagging
+        only, bit 4 two threads. Refused input leaves no output; accepted input comes out as CoNLL that reads
         back (with a tree unless only tagged), and CoNLL input as the Python path writes it."""
         from maltpy.components import Pipeline, TaggerComponent, TokenizerComponent
         if not data:

@@ -336,7 +336,8 @@ INT_MINIMUM = {
 }
 
 
-#: integer settings -> (largest value, why): each is a size the C loops allocate by
+#: integer settings -> (largest value, why): each is a size the C loops allocate by or a count
+#: they hold in a C integer
 INT_MAXIMUM = {
     "jobs": (4096, "threads at once; 0 means all cores"),
     "tagger_folds": (1000, "taggers learned to tag the parser's training data"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import time
 
-from maltpy.cli.common import _detect, _input
+from maltpy.cli.common import _detect, _input, _read_for_good
 from maltpy.config import PARSE_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS, flag_of
 from maltpy.errors import InputFormatError, MaltpyError
 
@@ -52,9 +52,7 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     only = (TokenizerComponent.name,) if tokenize_only else None
     if tag_only:
         only = (TokenizerComponent.name, TaggerComponent.name) if _may_be_text(settings) else (TaggerComponent.name,)
-    from maltpy.acyclic import acyclic
-    with acyclic(keep=True):    # the model lives until the command ends: no collection walks it
-        pipeline = load_pipeline(settings.model, only, **overrides)
+    pipeline = _read_for_good(load_pipeline, settings.model, only, **overrides)   # lives until the command ends
     if tag_only:
         pipeline = _taggers_of(pipeline, settings.model)
     if tokenize_only:
@@ -202,7 +200,8 @@ def _parse_files(settings, pairs, dask, log, overrides):
                                   log=log, on_error=_failed if len(pairs) > 1 else None, **overrides)
     else:
         from maltpy.components import load as load_pipeline
-        pipeline = load_pipeline(settings.model, verbose=settings.verbose, jobs=settings.jobs, **overrides)
+        pipeline = _read_for_good(load_pipeline, settings.model, verbose=settings.verbose, jobs=settings.jobs,
+                                  **overrides)
         results = []
         for src, dst in pairs:
             try:

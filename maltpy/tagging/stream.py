@@ -14,15 +14,10 @@ from maltpy.tagging.templates import ROW, TAG_COLUMNS
 
 def _pool(strings):
     """(UTF-8 bytes of the strings one after another, offsets: string k is [off[k], off[k + 1]))."""
-    strings = list(strings)
-    joined = "".join(strings).encode("utf-8", "surrogatepass")
-    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-    if len(joined) != lengths.sum():    # not all ASCII: the lengths in bytes, string by string
-        lengths = np.fromiter((len(s.encode("utf-8", "surrogatepass")) for s in strings), dtype=np.int64,
-                              count=len(strings))
-    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return joined, offsets
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    return b"".join(encoded), offsets
 
 
 class ChunkTagger:
