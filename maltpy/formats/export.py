@@ -266,9 +266,17 @@ def _escape(text: str) -> str:
 
 
 def to_discbracket(sentence: ExportSentence, root: str = "ROOT") -> str:
-    """One tree in discbracket notation (``index=word`` leaves under their tags)."""
+    """One tree in discbracket notation (``index=word`` leaves under their tags). A phrasal node
+    with no word under it, which export allows and discbracket cannot hold, is left out."""
     kids = _children(sentence)
     labels = {i: n.tag for i, n in zip(sentence.node_ids(), sentence.nodes)}
+    parents = {i: n.parent for i, n in zip(sentence.node_ids(), sentence.nodes)}
+    covering = set()
+    for t in sentence.tokens:
+        p = t.parent
+        while p and p not in covering:
+            covering.add(p)
+            p = parents[p]
 
     # written with a stack, not recursion: a tree may be thousands of nodes deep
     parts: List[str] = []
@@ -283,7 +291,7 @@ def to_discbracket(sentence: ExportSentence, root: str = "ROOT") -> str:
         if kind == "token":
             t = sentence.tokens[i]
             parts.append(f" ({_escape(t.tag)} {i}={_escape(t.word)})")
-        else:
+        elif i in covering:
             parts.append(f" ({_escape(labels[i])}")
             stack.append(")")
             stack.extend(reversed([c for _, c in kids[i]]))

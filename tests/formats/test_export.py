@@ -84,6 +84,10 @@ def test_a_constituent_with_no_word_under_it_leaves_no_trace_in_the_encoding():
     doc = parse_export(with_empty)
     assert format_export(doc) == with_empty
     assert encode_discontinuous(doc.sentences[0]) == encode_discontinuous(parse_export(without).sentences[0])
+    # discbracket cannot hold one: it is left out there, so that maltpy reads back what it writes
+    line = to_discbracket(doc.sentences[0])
+    assert line == to_discbracket(parse_export(without).sentences[0])
+    assert same_trees(parse_discbracket(line, "1"), parse_export(without).sentences[0])
 
 
 @pytest.mark.parametrize("line, what", [("(S (A 0=a) (B 0=b))", "twice"), ("(S (A 0=a) (B 2=b))", "indices"),
