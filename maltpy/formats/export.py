@@ -504,7 +504,7 @@ def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], la
     """A head-ordered dependency tree back to a tree (Algorithm 2): each head's modifiers in
     classes by their event index, one constituent per class, labelled as the class's modifier
     closest to the head says; constituents may be discontinuous. A ``ROOT`` constituent is the
-    sentence's root. The dependency tree must be a tree with one root word. ``lemmas`` and ``morphs``:
+    sentence's root (one below another constituent, from an ill-formed parse, dissolves into it). The dependency tree must be a tree with one root word. ``lemmas`` and ``morphs``:
     the tokens' (``--`` where not given)."""
     n = len(words)
     if not (len(tags) == len(heads) == len(labels) == n):
@@ -538,9 +538,14 @@ def decode_discontinuous(words: List[str], tags: List[str], heads: List[int], la
             parent[c] = node_id
     roots = {node_id for node_id, label, _ in nodes if label == VIRTUAL_ROOT}
 
-    for c, p in parent.items():      # the export parent: a ROOT constituent is the root itself (0)
-        if p in roots:
-            parent[c] = 0
+    # A ROOT constituent is the root itself (export parent 0) where it is the top of the tree;
+    # one that an ill-formed parse puts lower dissolves into the constituent above it, so that
+    # no constituent is left without a word under it.
+    def above(p):
+        while p in roots:
+            p = parent.get(("node", p), 0)
+        return p
+    parent = {c: above(p) for c, p in parent.items()}
     lemmas, morphs = lemmas or ["--"] * n, morphs or ["--"] * n
     tokens = [ExportLine(words[k], lemmas[k], tags[k], morphs[k], "--", parent.get(("token", k), 0))
               for k in range(n)]

@@ -294,10 +294,19 @@ cdef int decode_tree(Work* w, const int32_t* heads, const int32_t* labels, const
     return n_nodes
 
 
+cdef inline int node_above(const Work* w, int n, int p, int root_symbol) noexcept nogil:
+    """The export parent of a child whose node is ``p`` (-1: none): a root-symbol node is the
+    root itself (0) at the top of the tree, and one lower down (an ill-formed parse) dissolves
+    into the node above it, so that no node is left without a word under it."""
+    while p >= 0 and w.node_sym[p] == root_symbol:
+        p = w.parent[n + p]
+    return 0 if p < 0 else FIRST_NODE + p
+
+
 cdef void write_tree(Buf* o, Work* w, int n, int n_nodes, int64_t r0, const Span* cols, const Span* key,
                      int64_t s, const Span* sym, int root_symbol, const Unary* u, int version) noexcept nogil:
     """Sentence s as ``format_export`` writes it: ``#BOS``, its tokens (``cols``: words, lemmas,
-    tags, morphology, rows from r0), its nodes (a root-symbol node is the root itself, 0), the
+    tags, morphology, rows from r0), its nodes (a root-symbol node is the root itself, 0, or dissolves into the node above it), the
     unary nodes the rules put over tokens, then over nodes (numbered in that order after the
     others), ``#EOS``."""
     cdef int j, q, p, c, next_id, max_written = 499
@@ -323,8 +332,7 @@ cdef void write_tree(Buf* o, Work* w, int n, int n_nodes, int64_t r0, const Span
         value = export_value(&cols[3], i, &value_n)
         put(o, <const char*>value, value_n)
         put(o, "\t--\t", 4)
-        p = w.parent[j]
-        p = 0 if p < 0 or w.node_sym[p] == root_symbol else FIRST_NODE + p
+        p = node_above(w, n, w.parent[j], root_symbol)
         c = unary_symbol(u, sym, -1, cols[2].pool + cols[2].starts[i], cols[2].ends[i] - cols[2].starts[i],
                          root_symbol if p == 0 else w.node_sym[p - FIRST_NODE], value, morph_class(value, value_n))
         w.token_unary[j] = c
@@ -338,8 +346,7 @@ cdef void write_tree(Buf* o, Work* w, int n, int n_nodes, int64_t r0, const Span
         w.node_unary[q] = -1
         if w.node_sym[q] == root_symbol:
             continue
-        p = w.parent[n + q]
-        p = 0 if p < 0 or w.node_sym[p] == root_symbol else FIRST_NODE + p
+        p = node_above(w, n, w.parent[n + q], root_symbol)
         c = unary_symbol(u, sym, w.node_sym[q], NULL, 0, root_symbol if p == 0 else w.node_sym[p - FIRST_NODE],
                          sym.pool, 0)
         w.node_unary[q] = c

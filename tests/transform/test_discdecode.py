@@ -116,3 +116,16 @@ def test_what_the_decoder_writes_reads_back_and_encodes(batch, version):
     for tree in doc.sentences:
         heads, labels = encode_discontinuous(tree)
         assert len(heads) == len(labels) == len(tree.tokens)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parses(), st.sampled_from([3, 4]))
+def test_every_constituent_the_decoder_writes_has_a_word_under_it(batch, version):
+    """A ROOT label below the top of the tree (an ill-formed parse) dissolves into the
+    constituent above it instead of leaving that constituent with no word (export allows one;
+    no evaluator counts it as disco-dop's brackets are sets of words)."""
+    from maltpy.formats.export import parse_export
+    sentences, table = batch
+    doc = parse_export(python_text(sentences, table, version).decode("utf-8"), "<decoded>")
+    for tree in doc.sentences:
+        assert all(span for _, span in tree.constituents()), tree
