@@ -35,9 +35,10 @@ def check_settings(s, system_cls) -> None:
                           "(none is impossible with binarized features, as in MaltParser)")
 
 
-def assemble(s: Settings, fmt: str, feature_text: Optional[str] = None) -> Parts:
+def assemble(s: Settings, fmt: str, feature_text: Optional[str] = None, feature_model=None) -> Parts:
     """A parser's :class:`~maltpy.parsing.model.Parts` for settings ``s``: its format, system
-    class, feature model (``feature_text``: a model file's, else from the settings), compiled
+    class, feature model (``feature_text``: a model file's, else from the settings;
+    ``feature_model``: the model file's parsed, which spares parsing its text), compiled
     extraction and view."""
     if fmt not in FORMATS:
         raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
@@ -50,7 +51,8 @@ def assemble(s: Settings, fmt: str, feature_text: Optional[str] = None) -> Parts
         source = s.features or f"the default {s.algorithm} feature model"
     else:
         source = "the model file's feature model"
-        feature_model = load_feature_model(feature_text, source)
+        if feature_model is None:
+            feature_model = load_feature_model(feature_text, source)
     split = (s.split_column, s.split_structure) if s.split_column else None
     try:
         compiled = compile_model(feature_model, fmt, system_cls, split)

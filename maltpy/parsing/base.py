@@ -36,9 +36,10 @@ class ParserBase:
         self.warned_long = False    # a long sentence for a quadratic system: warned once
 
     # ------------------------------------------------------------------ parts
-    def _setup(self, fmt: str, feature_text: Optional[str] = None):
-        """Build the parts for this format (``feature_text``: a model file's feature model)."""
-        self.parts = assemble(self.settings, fmt, feature_text)
+    def _setup(self, fmt: str, feature_text: Optional[str] = None, feature_model=None):
+        """Build the parts for this format (``feature_text``: a model file's feature model;
+        ``feature_model``: the same parsed, where the file has it)."""
+        self.parts = assemble(self.settings, fmt, feature_text, feature_model)
         self.model = None
         self._weights = None
         self.unseen_tags = UnseenTags(self.parts.compiled, fmt)

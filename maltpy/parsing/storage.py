@@ -10,6 +10,7 @@ import numpy as np
 
 from maltpy.config import NON_PARSER_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
+from maltpy.features.spec import FeatureModel, FeatureSpecError, parse_feature
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
 from maltpy.parsing.model import ParserModel
@@ -42,6 +43,9 @@ def _contents(self):
         "settings": train_settings,
         "format": self.format,
         "feature_model": self.feature_text,
+        # the same features parsed, as strings: loading reads these, without PyYAML (12 ms of
+        # start-up); the text above is kept for maltpy info --features
+        "feature_list": {"name": self.feature_model.name, "features": [str(f) for f in self.feature_model.features]},
         "labels": self.labels,
         "token_tables": [t.symbols() for t in self.token_tables],
         # the multi-valued (Split) columns' tables; the key keeps its first name, which model
@@ -67,6 +71,24 @@ def _contents(self):
     return header, arrays
 
 
+def _stored_features(h: HeaderReader):
+    """The model file's parsed feature model (its ``feature_list``), or None for a file written
+    before it had one (its YAML text is read then)."""
+    v = h.get("feature_list", optional=True)
+    if v is None:
+        return None
+    if not isinstance(v, dict) or not isinstance(v.get("name"), str) or not isinstance(v.get("features"), list) \
+            or not v["features"] or not all(isinstance(x, str) for x in v["features"]):
+        h.fail("feature_list must name a feature model and list its features as strings")
+    features = []
+    for k, text in enumerate(v["features"]):
+        try:
+            features.append(parse_feature(text))
+        except FeatureSpecError as e:
+            h.fail(f"feature_list's feature {k + 1}: {e}")
+    return FeatureModel(v["name"], features)
+
+
 def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
     """A ``cls`` (:class:`~maltpy.parsing.parser.Parser`) loaded from a model file (``Parser.load``). ``overrides``: parse-time settings (e.g. ``enforce_tree=True``).
 
@@ -83,12 +105,13 @@ def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
                              "with maltpy.load (or maltpy.components.load)")
     h = HeaderReader(header, path)
     stored = {k: v for k, v in h.mapping("settings").items() if k not in RUN_SETTINGS and k not in NON_PARSER_SETTINGS}
+    stored_features = _stored_features(h)
     try:
         settings = make_settings(**stored)
         for k, v in overrides.items():
             setattr(settings, k, v)
         parser = cls(settings)
-        parser._setup(h.text("format"), h.text("feature_model"))
+        parser._setup(h.text("format"), h.text("feature_model"), stored_features)
     except MaltpyError as e:
         raise ModelFileError(f"{path}: inconsistent model file ({e})") from None
     labels = h.strings("labels")

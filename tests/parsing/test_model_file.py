@@ -87,3 +87,53 @@ def test_a_model_goes_to_bytes_and_back_in_memory(monkeypatch):
     assert [s.rows for s in again.parse(test)] == [s.rows for s in parser.parse(test)]
     with pytest.raises(ModelFileError, match="<model bytes>: corrupt or truncated"):
         Parser.from_bytes(data[:len(data) // 2])
+
+
+def _with_header(data: bytes, change) -> bytes:
+    """A model file's bytes with its JSON header changed by ``change`` (the arrays as they are)."""
+    import io
+    import json
+    src, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            payload = src.read(info)
+            if info.filename == "maltpy.json":
+                header = json.loads(payload)
+                change(header)
+                payload = json.dumps(header).encode("utf-8")
+            dst.writestr(info, payload)
+    return out.getvalue()
+
+
+def test_the_parsed_feature_model_is_stored_and_read_without_yaml():
+    """A model file keeps its features parsed (``feature_list``) beside the YAML text: loading
+    reads them (no YAML parsed), a file without them reads the text as before, and a damaged
+    list is refused on one line."""
+    import subprocess
+    import sys
+    import maltpy
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing.parser import Parser
+    from conftest import EXAMPLES
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    test = read_conll(f"{EXAMPLES}/toy-test.conll")
+    parser = maltpy.train(train, verbose=False, jobs=1, features="NivreEagerLeanWords")
+    data = parser.to_bytes()
+    loaded = Parser.from_bytes(data)
+    assert loaded.feature_model == parser.feature_model
+    assert loaded.feature_text == parser.feature_text
+    old = Parser.from_bytes(_with_header(data, lambda h: h.pop("feature_list")))    # a file of before
+    assert old.feature_model == parser.feature_model
+    assert [s.rows for s in old.parse(test)] == [s.rows for s in loaded.parse(test)] == \
+        [s.rows for s in parser.parse(test)]
+    code = ("import sys, maltpy.parsing.parser as p; p.Parser.from_bytes(sys.stdin.buffer.read()); "
+            "print('yaml' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], input=data, capture_output=True,
+                          check=True).stdout.strip() == b"False"
+
+    def damage(h):
+        h["feature_list"]["features"][0] = "InputColumn(FORM, Input[0]"
+    for change in (damage, lambda h: h.update(feature_list=[]), lambda h: h["feature_list"].update(features=[3])):
+        with pytest.raises(ModelFileError, match="feature_list") as e:
+            Parser.from_bytes(_with_header(data, change))
+        assert "\n" not in str(e.value)
