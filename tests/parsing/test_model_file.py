@@ -105,7 +105,7 @@ def _with_header(data: bytes, change) -> bytes:
     return out.getvalue()
 
 
-def test_the_parsed_feature_model_is_stored_and_read_without_yaml():
+def test_the_parsed_feature_model_is_stored_and_read_without_yaml(tmp_path):
     """A model file keeps its features parsed (``feature_list``) beside the YAML text: loading
     reads them (no YAML parsed), a file without them reads the text as before, and a damaged
     list is refused on one line."""
@@ -128,7 +128,8 @@ def test_the_parsed_feature_model_is_stored_and_read_without_yaml():
         [s.rows for s in parser.parse(test)]
     code = ("import sys, maltpy.parsing.parser as p; p.Parser.from_bytes(sys.stdin.buffer.read()); "
             "print('yaml' in sys.modules)")
-    assert subprocess.run([sys.executable, "-c", code], input=data, capture_output=True,
+    # started outside the clone, as a user's Python: in it the uncompiled source would come first
+    assert subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, cwd=tmp_path,
                           check=True).stdout.strip() == b"False"
 
     def damage(h):
