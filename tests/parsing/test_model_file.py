@@ -138,3 +138,21 @@ def test_the_parsed_feature_model_is_stored_and_read_without_yaml(tmp_path):
         with pytest.raises(ModelFileError, match="feature_list") as e:
             Parser.from_bytes(_with_header(data, change))
         assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda t: t.append(7),                 # not a string
+    lambda t: t.append(t[-1]),             # a symbol twice
+    lambda t: t.append([t[-1]]),           # a list inside
+])
+def test_symbol_tables_that_are_not_distinct_strings_are_refused_on_one_line(damage):
+    import maltpy
+    from maltpy.formats.conll import read_conll
+    from maltpy.parsing.parser import Parser
+    from conftest import EXAMPLES
+    parser = maltpy.train(read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True), verbose=False, jobs=1)
+    data = parser.to_bytes()
+    assert Parser.from_bytes(_with_header(data, lambda h: None)).to_bytes() == data
+    with pytest.raises(ModelFileError, match="token_tables must hold lists of distinct strings") as e:
+        Parser.from_bytes(_with_header(data, lambda h: damage(next(t for t in h["token_tables"] if t))))
+    assert "\n" not in str(e.value)
