@@ -231,8 +231,17 @@ def write_export(doc: ExportFile, target) -> None:
 
 # ---------------------------------------------------------------- discbracket
 def _children(sentence: ExportSentence) -> Dict[int, List[Tuple[int, object]]]:
-    """Node id (0: the root) -> its children as (first terminal, token index or node id)."""
-    spans = {i: min(c) for (_, c), i in zip(sentence.constituents(), sentence.node_ids()) if c}
+    """Node id (0: the root) -> its children as (first terminal, token index or node id); a node
+    with no word under it has the first terminal ``len(sentence.tokens)``, after every word."""
+    # each token goes up until a node that an earlier (smaller) token already reached: every
+    # node is passed once, where the nodes' whole spans would take time of tokens x depth
+    parents = {i: n.parent for i, n in zip(sentence.node_ids(), sentence.nodes)}
+    spans: Dict[int, int] = {}
+    for k, t in enumerate(sentence.tokens):
+        p = t.parent
+        while p in parents and p not in spans:
+            spans[p] = k
+            p = parents[p]
     kids: Dict[int, List[Tuple[int, object]]] = {0: []}
     for i in sentence.node_ids():
         kids.setdefault(i, [])
@@ -270,17 +279,11 @@ def to_discbracket(sentence: ExportSentence, root: str = "ROOT") -> str:
     with no word under it, which export allows and discbracket cannot hold, is left out."""
     kids = _children(sentence)
     labels = {i: n.tag for i, n in zip(sentence.node_ids(), sentence.nodes)}
-    parents = {i: n.parent for i, n in zip(sentence.node_ids(), sentence.nodes)}
-    covering = set()
-    for t in sentence.tokens:
-        p = t.parent
-        while p and p not in covering:
-            covering.add(p)
-            p = parents[p]
+    empty = len(sentence.tokens)      # the first terminal _children gives a node with no word
 
     # written with a stack, not recursion: a tree may be thousands of nodes deep
     parts: List[str] = []
-    stack: List[object] = [")", *reversed([c for _, c in kids[0]])]
+    stack: List[object] = [")", *reversed([c for first, c in kids[0] if first < empty])]
     parts.append(f"({root}")
     while stack:
         item = stack.pop()
@@ -291,10 +294,10 @@ def to_discbracket(sentence: ExportSentence, root: str = "ROOT") -> str:
         if kind == "token":
             t = sentence.tokens[i]
             parts.append(f" ({_escape(t.tag)} {i}={_escape(t.word)})")
-        elif i in covering:
+        else:
             parts.append(f" ({_escape(labels[i])}")
             stack.append(")")
-            stack.extend(reversed([c for _, c in kids[i]]))
+            stack.extend(reversed([c for first, c in kids[i] if first < empty]))
     return "".join(parts)
 
 
