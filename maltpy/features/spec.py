@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 
 from maltpy.errors import MaltpyError
@@ -430,6 +430,14 @@ def load_feature_model(text: str, source: str = "<string>") -> FeatureModel:
         where = f"{source}:{mark.line + 1}" if mark is not None else source
         what = " ".join(str(x) for x in (getattr(e, "context", None), getattr(e, "problem", None)) if x) or str(e)
         raise FeatureSpecError(f"{where}: not valid YAML: {what}".replace("\n", " ")) from None
+    return feature_model_from_data(data, source, text)
+
+
+def feature_model_from_data(data, source: str = "<data>", text: Optional[str] = None) -> FeatureModel:
+    """A feature model from what its YAML holds (a mapping with ``name`` and a ``features:``
+    list, or the list alone), as :func:`load_feature_model` reads it; a model file keeps its
+    features this way too (no YAML to parse at load). ``text``: the YAML, to name the line of a
+    bad feature (else its number)."""
     if isinstance(data, list):
         data = {"features": data}
     if not isinstance(data, dict) or not isinstance(data.get("features"), list):
@@ -439,7 +447,7 @@ def load_feature_model(text: str, source: str = "<string>") -> FeatureModel:
         try:
             features.append(parse_feature(_item_to_string(item)))
         except FeatureSpecError as e:
-            lines = _feature_lines(text)     # only for the message: composing costs a second parse
+            lines = _feature_lines(text) if text is not None else []  # only for the message: a second parse
             where = f"{source}:{lines[k]}" if k < len(lines) else f"{source}: feature {k + 1}"
             raise FeatureSpecError(f"{where}: {e}") from None
     if not features:

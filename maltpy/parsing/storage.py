@@ -10,7 +10,7 @@ import numpy as np
 
 from maltpy.config import NON_PARSER_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS, Settings, coerce, make_settings
 from maltpy.errors import MaltpyError, ModelFileError
-from maltpy.features.spec import FeatureModel, FeatureSpecError, parse_feature
+from maltpy.features.spec import FeatureSpecError, feature_model_from_data
 from maltpy.learners import make_learner
 from maltpy.parsing.encode import SymbolTable
 from maltpy.parsing.model import ParserModel
@@ -77,16 +77,12 @@ def _stored_features(h: HeaderReader):
     v = h.get("feature_list", optional=True)
     if v is None:
         return None
-    if not isinstance(v, dict) or not isinstance(v.get("name"), str) or not isinstance(v.get("features"), list) \
-            or not v["features"] or not all(isinstance(x, str) for x in v["features"]):
-        h.fail("feature_list must name a feature model and list its features as strings")
-    features = []
-    for k, text in enumerate(v["features"]):
-        try:
-            features.append(parse_feature(text))
-        except FeatureSpecError as e:
-            h.fail(f"feature_list's feature {k + 1}: {e}")
-    return FeatureModel(v["name"], features)
+    if not isinstance(v, dict) or not isinstance(v.get("name"), str):
+        h.fail("feature_list must name a feature model and list its features")
+    try:
+        return feature_model_from_data(v, "feature_list")
+    except FeatureSpecError as e:
+        h.fail(str(e))
 
 
 def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):

@@ -105,20 +105,28 @@ def _with_header(data: bytes, change) -> bytes:
     return out.getvalue()
 
 
-def test_the_parsed_feature_model_is_stored_and_read_without_yaml(tmp_path):
+@pytest.fixture(scope="module")
+def toy_parser():
+    """A parser learned from the example treebank, and its model file's bytes."""
+    import maltpy
+    from maltpy.formats.conll import read_conll
+    from conftest import EXAMPLES
+    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
+    parser = maltpy.train(train, verbose=False, jobs=1, features="NivreEagerLeanWords")
+    return parser, parser.to_bytes()
+
+
+def test_the_parsed_feature_model_is_stored_and_read_without_yaml(tmp_path, toy_parser):
     """A model file keeps its features parsed (``feature_list``) beside the YAML text: loading
     reads them (no YAML parsed), a file without them reads the text as before, and a damaged
     list is refused on one line."""
     import subprocess
     import sys
-    import maltpy
     from maltpy.formats.conll import read_conll
     from maltpy.parsing.parser import Parser
     from conftest import EXAMPLES
-    train = read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True)
     test = read_conll(f"{EXAMPLES}/toy-test.conll")
-    parser = maltpy.train(train, verbose=False, jobs=1, features="NivreEagerLeanWords")
-    data = parser.to_bytes()
+    parser, data = toy_parser
     loaded = Parser.from_bytes(data)
     assert loaded.feature_model == parser.feature_model
     assert loaded.feature_text == parser.feature_text
@@ -145,13 +153,9 @@ def test_the_parsed_feature_model_is_stored_and_read_without_yaml(tmp_path):
     lambda t: t.append(t[-1]),             # a symbol twice
     lambda t: t.append([t[-1]]),           # a list inside
 ])
-def test_symbol_tables_that_are_not_distinct_strings_are_refused_on_one_line(damage):
-    import maltpy
-    from maltpy.formats.conll import read_conll
+def test_symbol_tables_that_are_not_distinct_strings_are_refused_on_one_line(damage, toy_parser):
     from maltpy.parsing.parser import Parser
-    from conftest import EXAMPLES
-    parser = maltpy.train(read_conll(f"{EXAMPLES}/toy-train.conll", need_heads=True), verbose=False, jobs=1)
-    data = parser.to_bytes()
+    data = toy_parser[1]
     assert Parser.from_bytes(_with_header(data, lambda h: None)).to_bytes() == data
     with pytest.raises(ModelFileError, match="token_tables must hold lists of distinct strings") as e:
         Parser.from_bytes(_with_header(data, lambda h: damage(next(t for t in h["token_tables"] if t))))
