@@ -364,9 +364,9 @@ def open_input(source):
         raise MaltpyError(f"{path}: cannot read it ({e.strerror or e})") from None
 
 
-def read_text(source):
-    """(text, name for messages) of a whole input (a path, ``-``/None for standard input, or a
-    file object), decoded as UTF-8; invalid UTF-8 is a one-line error with its line."""
+def read_bytes(source):
+    """(bytes, name for messages) of a whole input (a path, ``-``/None for standard input, or a
+    file object; a text stream's text as UTF-8)."""
     stream, name, close = open_input(source)
     try:
         data = stream.read()
@@ -375,6 +375,13 @@ def read_text(source):
             stream.close()
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
+    return data, name
+
+
+def read_text(source):
+    """(text, name for messages) of a whole input (as :func:`read_bytes`), decoded as UTF-8;
+    invalid UTF-8 is a one-line error with its line."""
+    data, name = read_bytes(source)
     return _decode(data, name), name
 
 

@@ -122,6 +122,8 @@ def header_version(line: str, version: Optional[int]) -> Optional[int]:
 def parse_export(text: str, path: str = "<input>") -> ExportFile:
     """The sentences of export text; a malformed line is an :class:`InputFormatError` naming its
     file and line."""
+    if text.startswith("\ufeff"):     # a byte-order mark, dropped as the CoNLL readers drop it
+        text = text[1:]
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -411,6 +413,8 @@ def read_discbracket(source) -> ExportFile:
     """A discbracket file (one tree a line; blank lines skipped); keys are line numbers."""
     from maltpy.formats.conll import read_text
     text, path = read_text(source)
+    if text.startswith("\ufeff"):     # a byte-order mark, dropped as the other readers drop it
+        text = text[1:]
     sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), 1)
                  if line.strip()]
     if not sentences:

@@ -5,11 +5,13 @@ lemmas and morphology, without the trees' objects. The input is checked as
 caller reads the file with ``parse_export``, which names the error and its line, so both say the
 same of every input.
 """
+from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp
 from maltpy.bytebuf cimport Buf, put, put_int
+from maltpy.formats.scan cimport Chunk, Item, Word, ITEM_CLOSE, ITEM_WORD
 
 DEF FIRST_NODE = 500
 #: fields of a line read here (a word and its columns, 21 secondary edges); longer lines are Python's
@@ -147,7 +149,9 @@ def export_words(bytes data, int version, bint conll=False):
     says), and the version; None where the data is not plain, valid export (the caller then reads
     it with ``parse_export``). ``conll``: (keys, the words as CoNLL-U lines, version) instead:
     each word's FORM, LEMMA, UPOS (the tag) and XPOS (the morphology) as the encoding writes
-    them, the rest ``_``, for the compiled parse path (no Python object per word)."""
+    them, the rest ``_``, for the compiled parse path (no Python object per word); the lines as
+    the :class:`~maltpy.formats.scan.Chunk` the CoNLL-U scanner would make of them (``data``:
+    their bytes), built as they are written instead of scanned again."""
     cdef Nodes t
     cdef Buf o
     o.data, o.n, o.cap, o.failed = NULL, 0, 0, False
@@ -167,6 +171,42 @@ def export_words(bytes data, int version, bint conll=False):
         free(o.data)
 
 
+cdef inline bint add_word(Chunk ch, const int64_t* f) noexcept nogil:
+    """A CoNLL-U line of ten fields at ``f`` (each field's first byte, then one past the line's
+    newline) as the chunk's next word, as the scanner enters it; False when memory runs out."""
+    cdef Word* word
+    cdef Item* item
+    cdef int k
+    if not ch._reserve():
+        return False
+    word = &ch.words[ch.n_words]
+    for k in range(11):
+        word.f[k] = f[k]
+    word.nf = 10
+    item = &ch.items[ch.n_items]
+    item.start = f[0]
+    item.end = f[10] - 1
+    item.kind = ITEM_WORD
+    ch.n_items += 1
+    ch.n_words += 1
+    return True
+
+
+cdef inline bint close_sentence(Chunk ch, int64_t first_word, int64_t at) noexcept nogil:
+    """The sentence from word ``first_word`` closed by the blank line at ``at``."""
+    cdef Item* item
+    if not ch._reserve():
+        return False
+    ch.sent_first[ch.n_sentences] = first_word
+    item = &ch.items[ch.n_items]
+    item.start = item.end = at
+    item.kind = ITEM_CLOSE
+    ch.n_items += 1
+    ch.sent_first[ch.n_sentences + 1] = ch.n_words
+    ch.n_sentences += 1
+    return True
+
+
 cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o):
     cdef const char* p = data
     cdef int64_t size = len(data), pos = 0, end, n, i, k, a, f, n_fields, base, v, n_words = 0
@@ -176,6 +216,9 @@ cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o)
     cdef int64_t ends[MAX_FIELDS]
     cdef bint inside = False, seen_nodes = False
     cdef bytes key = b""
+    cdef int64_t fields[11]
+    cdef int64_t first_word = 0
+    cdef Chunk ch = Chunk.__new__(Chunk) if conll else None
     keys, words, tags, lemmas, morphs = [], [], [], [], []
     cur_words = cur_tags = cur_lemmas = cur_morphs = None
     while pos < size:
@@ -200,6 +243,8 @@ cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o)
                 t.n = 0
                 t.n_refs = 0
                 n_words = 0
+                if conll:
+                    first_word = ch.n_words
                 keys.append(text(line + i, k - i))
                 if not conll:
                     cur_words, cur_tags, cur_lemmas, cur_morphs = [], [], [], []
@@ -218,6 +263,8 @@ cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o)
                 return None
             inside = False
             if conll:
+                if not close_sentence(ch, first_word, o.n):
+                    raise MemoryError()
                 put(o, "\n", 1)
             continue
         # a token or node line: its tab-separated fields
@@ -269,19 +316,28 @@ cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o)
         if conll:
             if ends[f] == starts[f]:
                 return None     # an empty tag: not a CoNLL field
+            fields[0] = o.n
             put_int(o, n_words)
             put(o, "\t", 1)
+            fields[1] = o.n
             put(o, line, ends[0])
             put(o, "\t", 1)
+            fields[2] = o.n
             if version == 4:
                 put_column(o, line + starts[1], ends[1] - starts[1])
             else:
                 put(o, "_", 1)
             put(o, "\t", 1)
+            fields[3] = o.n
             put(o, line + starts[f], ends[f] - starts[f])
             put(o, "\t", 1)
+            fields[4] = o.n
             put_column(o, line + starts[f + 1], ends[f + 1] - starts[f + 1])
+            for k in range(5, 11):      # "\t_" five times, then the newline
+                fields[k] = o.n + 2 * (k - 5) + 1
             put(o, "\t_\t_\t_\t_\t_\n", 11)
+            if not add_word(ch, fields):
+                raise MemoryError()
             continue
         cur_words.append(text(line, ends[0]))
         cur_lemmas.append(column_value(line + starts[1], ends[1] - starts[1]) if version == 4 else "_")
@@ -292,5 +348,9 @@ cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o)
     if conll:
         if o.failed:
             raise MemoryError()
-        return keys, o.data[:o.n], version
+        ch.data = o.data[:o.n]
+        ch.p = <const unsigned char*>PyBytes_AS_STRING(ch.data)
+        ch.final = True
+        ch.conllu = True
+        return keys, ch, version
     return keys, words, tags, lemmas, morphs, version

@@ -208,24 +208,18 @@ class DiscontinuousReduction:
         batch = self.column_batch(words_tags, lemmas, morphs)
         return self.rows_text(*parser.parse_rows(batch), batch_columns(batch), keys, version)
 
-    def conll_export_text(self, parser, keys, conll: bytes, version: int = 4, source: str = "<input>"):
+    def conll_export_text(self, parser, keys, chunk, version: int = 4, source: str = "<input>"):
         """(:meth:`export_text`, the number of words) of words given as the CoNLL-U lines that
-        :func:`~maltpy.formats.exportread.export_words` writes, parsed by the compiled chunk path
+        :func:`~maltpy.formats.exportread.export_words` writes (``chunk``: as the CoNLL-U
+        scanner's :class:`~maltpy.formats.scan.Chunk`), parsed by the compiled chunk path
         (:class:`~maltpy.parsing.stream.ChunkParser`) without a Python object per word; None
         where that path cannot parse them (the caller then takes :meth:`export_text`'s)."""
         from maltpy.config import threads
-        from maltpy.formats.scan import Scanner
         from maltpy.parsing.stream import ChunkParser, unsupported
         from maltpy.transform.discdecode import Columns
-        if unsupported(parser) is not None:
+        if unsupported(parser) is not None or chunk.n_sentences != len(keys):
             return None
-        scanner = Scanner("conllu", "<export words>")
-        try:
-            chunks = [c for c in (scanner.feed(conll), scanner.finish()) if c is not None and c.n_sentences]
-        except MaltpyError:
-            return None     # a word the CoNLL reader refuses: the Python path reads the export
-        if sum(c.n_sentences for c in chunks) != len(keys):
-            return None
+        chunks = [chunk]
         step = ChunkParser(parser, threads(parser.settings.jobs), one_root=parser.one_root())
         out, first = [], 0
         for chunk in chunks:
@@ -277,7 +271,7 @@ class DiscontinuousReduction:
         """Tagged words (export, discbracket or CoNLL) -> trees (export, discbracket) or the
         encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
         from maltpy.acyclic import acyclic
-        from maltpy.formats.conll import FORMATS, read_conll, read_text, write_conll
+        from maltpy.formats.conll import FORMATS, _decode, read_bytes, read_conll, write_conll
         from maltpy.formats.export import ExportFile, read_discbracket, write_discbracket
         from maltpy.output import open_output
         out_fmt = output_format or "export"
@@ -289,8 +283,9 @@ class DiscontinuousReduction:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
         with acyclic():     # the file's sentences and trees hold no reference cycles
             if fmt == "export":
-                text, path = read_text(source)
-                fast = compiled_export_words(text, conll=True) if out_fmt == "export" else None
+                data, path = read_bytes(source)
+                text = _decode(data, path)
+                fast = compiled_export_words(text, conll=True, raw=data) if out_fmt == "export" else None
                 parsed = self.conll_export_text(parser, *fast, source=path) if fast is not None else None
                 if parsed is not None:
                     with open_output(target, binary=True) as f:
@@ -389,19 +384,24 @@ def export_input_of_text(text: str, path: str, compiled: bool = True):
     return export_input(doc.sentences) + (doc.version,)
 
 
-def compiled_export_words(text: str, conll: bool = False):
+def compiled_export_words(text: str, conll: bool = False, raw: Optional[bytes] = None):
     """:func:`~maltpy.formats.exportread.export_words` of export text (``conll``: as CoNLL-U
-    lines), the format taken from the header; None where the text is not plain, valid export."""
+    lines), the format taken from the header; None where the text is not plain, valid export.
+    ``raw``: the UTF-8 bytes ``text`` was decoded from, read instead of encoding it again."""
     import re
     from maltpy.formats.export import header_version
     from maltpy.formats.exportread import export_words
+    if text.startswith("\ufeff"):     # a byte-order mark: dropped, as parse_export drops it
+        text, raw = text[1:], raw[3:] if raw is not None else None
     first = re.search(r"^#BOS", text, re.M)
     if first is None:
         return None
     version = None
     for line in text[:first.start()].split("\n"):
         version = header_version(line.rstrip("\r"), version)
-    return export_words(text[first.start():].encode("utf-8"), version or 0, conll)
+    body = raw[len(text[:first.start()].encode("utf-8")):] if raw is not None \
+        else text[first.start():].encode("utf-8")
+    return export_words(body, version or 0, conll)
 
 
 def export_input(sentences):

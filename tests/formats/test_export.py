@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from hypothesis import event, given, settings, strategies as st
 
@@ -44,6 +45,24 @@ def test_discbracket_keeps_words_tags_and_discontinuous_constituents():
     assert text == "(ROOT (SMAIN (PPART (ww 0=Gelezen) (n 3=boeken)) (ww 1=heeft) (vnw 2=hij)) (let 4=.))"
     back = parse_discbracket(text, "7")
     assert same_trees(s, back) and to_discbracket(back) == text
+
+
+def test_a_byte_order_mark_is_dropped_not_read_as_a_preamble(tmp_path):
+    """A file that starts with a byte-order mark (as Windows editors write them) reads as the
+    same sentences, by the Python reader, the compiled one and the discbracket reader; before,
+    the first sentence's lines became the preamble and the sentence was lost without a word."""
+    from maltpy.formats.export import read_discbracket
+    from maltpy.parsing.discontinuous import compiled_export_words
+    two = SMALL + SMALL.split("\n", 1)[1].replace(" 7", " 8")
+    for text in (two, two.split("\n", 1)[1]):      # with a header line first, and #BOS first
+        plain, marked = parse_export(text), parse_export("\ufeff" + text)
+        assert [s.key for s in marked.sentences] == ["7", "8"] and format_export(marked) == format_export(plain)
+        for conll in (False, True):
+            fast = compiled_export_words("\ufeff" + text, conll, raw=("\ufeff" + text).encode("utf-8"))
+            assert fast is not None and fast[0] == ["7", "8"]
+    bracketed = tmp_path / "bom.discbracket"
+    bracketed.write_bytes(b"\xef\xbb\xbf" + format_discbracket(plain).encode("utf-8"))
+    assert [s.words for s in read_discbracket(str(bracketed)).sentences] == [s.words for s in plain.sentences]
 
 
 def test_format_3_has_no_lemma_column():
@@ -319,6 +338,7 @@ def test_the_compiled_reader_reads_what_python_reads_or_leaves_it_to_python(tree
     reads or names the error of, so both paths say the same of every input."""
     from maltpy.formats.exportread import export_words
     from maltpy.formats.export import header_version
+    from maltpy.formats.scan import Scanner
     from maltpy.parsing.discontinuous import export_input
     for k, tree in enumerate(trees):
         tree.key = str(k + 1)
@@ -349,12 +369,25 @@ def test_the_compiled_reader_reads_what_python_reads_or_leaves_it_to_python(tree
             assert any("" in t for t in tags)
         else:
             assert conll[0] == keys and conll[2] == found
-            blocks = conll[1].decode("utf-8").split("\n\n")
+            chunk = conll[1]
+            data = chunk.word_spans(0)[0]
+            blocks = data.decode("utf-8").split("\n\n")
             assert blocks[-1] == "" and len(blocks) == len(keys) + 1
             for block, w, t, lem, mor in zip(blocks, words, tags, lemmas, morphs):
                 rows = [line.split("\t") for line in block.split("\n")]
                 assert rows == [[str(i), *v, "_", "_", "_", "_", "_"]
                                 for i, v in enumerate(zip(w, lem, t, mor), 1)]
+            # the chunk, built as the lines were written, is the one the CoNLL-U scanner makes of them
+            scanner = Scanner("conllu", "<lines>")
+            scanned = [c for c in (scanner.feed(data), scanner.finish()) if c is not None and c.n_sentences]
+            assert len(scanned) == 1
+            assert (chunk.n_words, chunk.n_items, chunk.lengths()) == \
+                (scanned[0].n_words, scanned[0].n_items, scanned[0].lengths())
+            for k in range(10):
+                assert all((a == b).all() for a, b in zip(chunk.word_spans(k)[1:], scanned[0].word_spans(k)[1:]))
+            rows = chunk.n_words + chunk.n_sentences
+            heads, labels = np.arange(rows, dtype=np.int32) % 3, np.arange(rows, dtype=np.int32) % 2
+            assert chunk.render(heads, labels, [b"a", b"b"]) == scanned[0].render(heads, labels, [b"a", b"b"])
 
 
 @pytest.mark.parametrize("n_nodes", [63, 64, 65, 200, 2048, 2049, 3000])
