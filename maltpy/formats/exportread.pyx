@@ -143,7 +143,7 @@ cdef bint tree_ok(Nodes* t) noexcept nogil:
     return True
 
 
-def export_words(bytes data, int version, bint conll=False):
+def export_words(bytes data, int version, bint conll=False, Py_ssize_t start=0):
     """(keys, words, tags, lemmas, morphology) per sentence of export ``data`` (UTF-8, from its
     first ``#BOS`` line on) in format ``version`` (3, 4, or 0: the first token line's field count
     says), and the version; None where the data is not plain, valid export (the caller then reads
@@ -151,7 +151,8 @@ def export_words(bytes data, int version, bint conll=False):
     each word's FORM, LEMMA, UPOS (the tag) and XPOS (the morphology) as the encoding writes
     them, the rest ``_``, for the compiled parse path (no Python object per word); the lines as
     the :class:`~maltpy.formats.scan.Chunk` the CoNLL-U scanner would make of them (``data``:
-    their bytes), built as they are written instead of scanned again."""
+    their bytes), built as they are written instead of scanned again. ``start``: where in
+    ``data`` the export text starts (the bytes before it are not read)."""
     cdef Nodes t
     cdef Buf o
     o.data, o.n, o.cap, o.failed = NULL, 0, 0, False
@@ -163,7 +164,9 @@ def export_words(bytes data, int version, bint conll=False):
     try:
         if t.ids == NULL or t.parents == NULL or t.refs == NULL:
             raise MemoryError()
-        return _export_words(data, version, conll, &t, &o)
+        if not 0 <= start <= len(data):
+            raise ValueError("start lies outside the data")
+        return _export_words(data, start, version, conll, &t, &o)
     finally:
         free(t.ids)
         free(t.parents)
@@ -207,9 +210,9 @@ cdef inline bint close_sentence(Chunk ch, int64_t first_word, int64_t at) noexce
     return True
 
 
-cdef object _export_words(bytes data, int version, bint conll, Nodes* t, Buf* o):
+cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll, Nodes* t, Buf* o):
     cdef const char* p = data
-    cdef int64_t size = len(data), pos = 0, end, n, i, k, a, f, n_fields, base, v, n_words = 0
+    cdef int64_t size = len(data), pos = start, end, n, i, k, a, f, n_fields, base, v, n_words = 0
     cdef const char* line
     cdef const char* q
     cdef int64_t starts[MAX_FIELDS]

@@ -286,6 +286,7 @@ class DiscontinuousReduction:
                 data, path = read_bytes(source)
                 text = _decode(data, path)
                 fast = compiled_export_words(text, conll=True, raw=data) if out_fmt == "export" else None
+                del data    # not held while the words are parsed
                 parsed = self.conll_export_text(parser, *fast, source=path) if fast is not None else None
                 if parsed is not None:
                     with open_output(target, binary=True) as f:
@@ -391,17 +392,18 @@ def compiled_export_words(text: str, conll: bool = False, raw: Optional[bytes] =
     import re
     from maltpy.formats.export import header_version
     from maltpy.formats.exportread import export_words
-    if text.startswith("\ufeff"):     # a byte-order mark: dropped, as parse_export drops it
-        text, raw = text[1:], raw[3:] if raw is not None else None
+    bom = 3 if text.startswith("\ufeff") else 0     # a byte-order mark: dropped, as parse_export drops it
+    if bom:
+        text = text[1:]
     first = re.search(r"^#BOS", text, re.M)
     if first is None:
         return None
     version = None
     for line in text[:first.start()].split("\n"):
         version = header_version(line.rstrip("\r"), version)
-    body = raw[len(text[:first.start()].encode("utf-8")):] if raw is not None \
-        else text[first.start():].encode("utf-8")
-    return export_words(body, version or 0, conll)
+    if raw is None:
+        return export_words(text[first.start():].encode("utf-8"), version or 0, conll)
+    return export_words(raw, version or 0, conll, len(text[:first.start()].encode("utf-8")) + bom)
 
 
 def export_input(sentences):
