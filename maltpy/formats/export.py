@@ -87,6 +87,39 @@ def _fail(path, lineno, message):
     raise InputFormatError(path, lineno, message)
 
 
+def _fits(fields: List[str], version: int) -> bool:
+    """Whether ``fields`` make a token or node line of format ``version``: a word, the columns,
+    a parent that is 0 or a node number, and pairs of secondary edges to such parents."""
+    base = 6 if version == 4 else 5
+    if len(fields) < base or (len(fields) - base) % 2 or not fields[0]:
+        return False
+    parents = [fields[base - 1]] + fields[base + 1::2]
+    return all(p.isdigit() and p.isascii() and (int(p) == 0 or int(p) >= FIRST_NODE) for p in parents)
+
+
+def _split_line(line: str, version: Optional[int]) -> Tuple[List[str], int]:
+    """A token or node line's fields and the file's format (``version`` None: no header said it,
+    so the first such line's field count says). Fields are split at each tab, as maltpy and
+    disco-dop write them; a line that does not fit so (or whose fields begin or end with a
+    space) but fits split at runs of tabs and spaces is split so, as disco-dop reads it: TIGER's
+    and NEGRA's own files align their columns with several tabs."""
+    tabbed = line.split("\t")
+    # spaces that pad a column: the line is split at runs of blanks only
+    padded = " " in line and any(f[:1] == " " or f[-1:] == " " for f in tabbed)
+    if not padded:
+        v = version if version is not None else 4 if len(tabbed) % 2 == 0 else 3
+        if _fits(tabbed, v):
+            return tabbed, v
+    spaced = _RUNS.split(line.strip(" \t"))
+    v = version if version is not None else 4 if len(spaced) % 2 == 0 else 3
+    if _fits(spaced, v):
+        return spaced, v
+    return tabbed, version if version is not None else 4 if len(tabbed) % 2 == 0 else 3   # refused, with its reason
+
+
+_RUNS = re.compile(r"[ \t]+")
+
+
 def _parse_line(fields: List[str], version: int, path: str, lineno: int) -> ExportLine:
     base = 6 if version == 4 else 5
     if len(fields) < base or (len(fields) - base) % 2:
@@ -161,9 +194,12 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
             sentences.append(current)
             current = None
             continue
-        fields = line.split("\t")
-        if version is None:       # no header: the first token line's field count says
-            version = 4 if len(fields) % 2 == 0 else 3
+        if "\t\t" in line or " " in line:      # perhaps aligned columns (or empty fields)
+            fields, version = _split_line(line, version)
+        else:
+            fields = line.split("\t")
+            if version is None:       # no header: the first token line's field count says
+                version = 4 if len(fields) % 2 == 0 else 3
         item = _parse_line(fields, version, path, lineno)
         m = _NODE.match(item.word)
         # a phrasal node: #500 and up (in format 4 with lemma --); a token such as #5 stays a token

@@ -281,6 +281,9 @@ cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll,
                 ends[n_fields] = i
                 n_fields += 1
                 a = i + 1
+        for f in range(n_fields):
+            if ends[f] > starts[f] and (line[starts[f]] == b' ' or line[ends[f] - 1] == b' '):
+                return None     # columns padded with spaces: Python splits them at runs of blanks
         if version == 0:
             version = 4 if n_fields % 2 == 0 else 3
         base = 6 if version == 4 else 5

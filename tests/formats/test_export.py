@@ -65,6 +65,30 @@ def test_a_byte_order_mark_is_dropped_not_read_as_a_preamble(tmp_path):
     assert [s.words for s in read_discbracket(str(bracketed)).sentences] == [s.words for s in plain.sentences]
 
 
+def test_columns_aligned_with_runs_of_tabs_or_spaces_read_as_disco_dop_reads_them():
+    """TIGER's and NEGRA's own export files align their columns with several tabs (and some
+    files use spaces): such lines are split at runs of whitespace, as disco-dop splits them,
+    with or without a header (format 4, and format 3 without its lemma column); single-tab
+    lines keep their empty fields."""
+    plain = parse_export(SMALL)
+    aligned = "\n".join(line if line.startswith(("#", "%%")) else line.replace("\t", "\t\t\t", 1).replace("\t", "  ", 2)
+                        for line in SMALL.split("\n"))
+    for text in (aligned, aligned.split("\n", 1)[1]):          # with the %% header, and without it
+        doc = parse_export(text)
+        assert doc.version == 4
+        assert format_export(ExportFile(doc.sentences, 4)) == format_export(ExportFile(plain.sentences, 4))
+    three = format_export(ExportFile(plain.sentences, 3))
+    aligned3 = "\n".join(line if line.startswith(("#", "%%")) else line.replace("\t", "\t\t\t", 1)
+                         for line in three.split("\n"))
+    doc = parse_export(aligned3)     # no header: the first token line says format 3
+    assert doc.version == 3 and same_trees(doc.sentences[0], plain.sentences[0])
+    # a single-tab line with an empty field is read as it was: the field empty
+    empty = SMALL.replace("hij\thij\t", "hij\t\t")
+    assert parse_export(empty).sentences[0].tokens[2].lemma == ""
+    with pytest.raises(InputFormatError, match=":2:"):
+        parse_export("#BOS 1\na  b  c\n#EOS 1\n")
+
+
 def test_format_3_has_no_lemma_column():
     text = "#FORMAT 3\n#BOS 1\nDogs\tNN\t--\tSB\t500\nbark\tVB\t--\tHD\t500\n#500\tS\t--\t--\t0\n#EOS 1\n"
     doc = parse_export(text)
@@ -325,6 +349,9 @@ MUTATIONS = [
     lambda line: line + "\n" + line,                         # a line twice
     lambda line: "stray text\n" + line,
     lambda line: line.replace("--", "", 1),                  # an empty lemma
+    lambda line: line.replace("\t", "\t\t\t"),                 # columns aligned with runs of tabs
+    lambda line: line.replace("\t", "  \t", 1),               # ... padded with spaces
+    lambda line: line.replace("\t", " ", 1),                  # a space for a tab
 ]
 
 
