@@ -2,50 +2,70 @@
 from __future__ import annotations
 
 
-from maltpy.cli.common import _detect, _read_for_good
+import os
+
+from maltpy.cli.common import _detect, _input, _read_for_good
 
 
 def run_convert(settings, log):
+    """-m convert, reading -i in -ic's encoding and writing -o in -oc's (the input's by default),
+    as -m parse does."""
+    from maltpy.formats.charset import is_utf8
+    out_charset = settings.output_charset or settings.input_charset
+    if is_utf8(out_charset):
+        return _convert(settings, log, _input(settings), settings.output)
+    # converted to UTF-8, then written in -oc's encoding (whole or not at all, as always)
+    import tempfile
+    from maltpy.formats.charset import write_transcoded
+    with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+        utf8 = os.path.join(tmp, "out")
+        _convert(settings, log, _input(settings), utf8)
+        write_transcoded(utf8, settings.output, out_charset)
+
+
+def _convert(settings, log, source, target):
+    """-m convert from ``source`` (what the readers read) to ``target`` (UTF-8); the formats from
+    -if/-of or the file names."""
     from maltpy.formats.conll import read_conll, to_conllx, write_conll
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
     fmt = _detect(settings.input, settings.input_format) or "conllu"
     named = _detect(settings.output, None)
     out_fmt = settings.output_format or (named if named in ("ptb",) + DISCONTINUOUS_FORMATS else "conllx")
     if fmt in DISCONTINUOUS_FORMATS or out_fmt in DISCONTINUOUS_FORMATS:
-        return _convert_discontinuous(settings, log, fmt, out_fmt)
+        return _convert_discontinuous(settings, log, fmt, out_fmt, source, target)
     if fmt == "ptb" or out_fmt == "ptb":
-        return _convert_constituents(settings, log, fmt, out_fmt)
-    sentences = _read_for_good(read_conll, settings.input, fmt)
+        return _convert_constituents(settings, log, fmt, out_fmt, source, target)
+    sentences = _read_for_good(read_conll, source, fmt)
     if out_fmt == "conllx":
         sentences = [to_conllx(s) for s in sentences]
-    write_conll(sentences, settings.output)
+    write_conll(sentences, target)
     log(f"converted {len(sentences)} sentences from {fmt} to {out_fmt}")
 
 
-def _convert_constituents(settings, log, fmt, out_fmt):
+def _convert_constituents(settings, log, fmt, out_fmt, source, target):
     """-m convert between bracketed trees and their head-ordered dependency encoding."""
     from maltpy.formats.conll import read_conll, write_conll
     from maltpy.formats.ptb import read_ptb, write_ptb
     from maltpy.parsing.constituent import convert_conll_to_trees, convert_trees_to_conll
     from maltpy.transform.headrules import HeadRules
     if fmt == "ptb" and out_fmt == "ptb":
-        trees = _read_for_good(read_ptb, settings.input)
-        write_ptb(trees, settings.output)
+        trees = _read_for_good(read_ptb, source)
+        write_ptb(trees, target)
         log(f"cleaned {len(trees)} trees (-NONE- elements and function tags removed)")
     elif fmt == "ptb":
-        trees = _read_for_good(read_ptb, settings.input)
+        trees = _read_for_good(read_ptb, source)
         sentences = convert_trees_to_conll(trees, HeadRules.load(settings.head_rules), settings.constituent_encoding)
-        write_conll(sentences, settings.output)
+        write_conll(sentences, target)
         log(f"encoded {len(trees)} trees as dependency trees ({settings.constituent_encoding} encoding, "
             f"{settings.head_rules} head rules; unary chains in the last column)")
     else:
-        trees = convert_conll_to_trees(_read_for_good(read_conll, settings.input, fmt, need_heads=True),
+        trees = convert_conll_to_trees(_read_for_good(read_conll, source, fmt, need_heads=True),
                                        settings.constituent_encoding)
-        write_ptb(trees, settings.output)
+        write_ptb(trees, target)
         log(f"decoded {len(trees)} dependency trees into bracketed trees ({settings.constituent_encoding} encoding)")
 
 
-def _convert_discontinuous(settings, log, fmt, out_fmt):
+def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
     """-m convert between export and discbracket (discontinuous constituent trees)."""
     from maltpy.errors import MaltpyError
     from maltpy.formats.export import (DISCONTINUOUS_FORMATS, read_discbracket, read_export, write_discbracket,
@@ -53,33 +73,33 @@ def _convert_discontinuous(settings, log, fmt, out_fmt):
     from maltpy.formats.conll import read_conll, write_conll
     from maltpy.formats.export import ExportFile, from_conll, to_conll
     if fmt in DISCONTINUOUS_FORMATS and out_fmt in ("conllu", "conllx"):
-        doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
+        doc = _read_for_good(read_export if fmt == "export" else read_discbracket, source)
         # head rules: -hr alpino, negra or a file; the default (collins, for bracketed trees) leaves the
         # export file's own hd/HD edges and the first phrasal child
         rules = None
         if settings.head_rules != "collins":
             from maltpy.transform.headrules import HeadRules
             rules = HeadRules.load(settings.head_rules)
-        write_conll([to_conll(s, rules) for s in doc.sentences], settings.output)
+        write_conll([to_conll(s, rules) for s in doc.sentences], target)
         log(f"encoded {len(doc.sentences)} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
             "each #BOS key)")
         return
     if fmt in ("conllu", "conllx") and out_fmt in DISCONTINUOUS_FORMATS:
-        sentences = _read_for_good(read_conll, settings.input, fmt, need_heads=True)
+        sentences = _read_for_good(read_conll, source, fmt, need_heads=True)
         doc = ExportFile([from_conll(s, k) for k, s in enumerate(sentences, 1)])
-        (write_export if out_fmt == "export" else write_discbracket)(doc, settings.output)
+        (write_export if out_fmt == "export" else write_discbracket)(doc, target)
         log(f"decoded {len(sentences)} head-ordered dependency trees into {out_fmt} trees")
         return
     if fmt not in DISCONTINUOUS_FORMATS or out_fmt not in DISCONTINUOUS_FORMATS:
         raise MaltpyError(f"-m convert turns export and discbracket into each other and into their encoded "
                           f"dependency trees (conllu); {fmt} to {out_fmt} is not one of those")
-    doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
+    doc = _read_for_good(read_export if fmt == "export" else read_discbracket, source)
     if not settings.secondary_edges:      # --secondary-edges false: the primary tree alone
         from dataclasses import replace
         doc = replace(doc, sentences=[replace(s, tokens=[replace(t, secedges=()) for t in s.tokens],
                                               nodes=[replace(n, secedges=()) for n in s.nodes])
                                       for s in doc.sentences])
-    (write_export if out_fmt == "export" else write_discbracket)(doc, settings.output)
+    (write_export if out_fmt == "export" else write_discbracket)(doc, target)
     log(f"converted {len(doc.sentences)} trees from {fmt} to {out_fmt}"
         + (" (words, tags and labelled constituents; lemmas, morphology, edge labels and secondary edges are "
            "export's alone)" if out_fmt == "discbracket" and fmt == "export" else ""))

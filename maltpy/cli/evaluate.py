@@ -141,7 +141,7 @@ def _eval_discontinuous(a):
     def read(path):
         fmt = a.fmt if a.fmt in ("export", "discbracket") else detect_format(path)
         reader = read_discbracket if fmt == "discbracket" else read_export
-        return _read_for_good(reader, path)
+        return _read_for_good(reader, _decoded(path, a.charset))
     params = read_params(a.param) if a.param else BracketParams()
     if a.disc_only:
         params = dataclasses.replace(params, disc_only=True)
@@ -154,7 +154,8 @@ def _eval_discontinuous(a):
 def _eval_constituents(a):
     from maltpy.evaluation.evalb import evalb, format_evalb
     from maltpy.formats.ptb import read_ptb
-    result = evalb(_read_for_good(read_ptb, a.gold, clean=False), _read_for_good(read_ptb, a.system, clean=False),
+    result = evalb(_read_for_good(read_ptb, _decoded(a.gold, a.charset), clean=False),
+                   _read_for_good(read_ptb, _decoded(a.system, a.charset), clean=False),
                    a.ignore_wrapper, names=(a.gold, a.system))
     for message in result.messages[:10]:
         print(f"maltpy: {message}", file=sys.stderr)

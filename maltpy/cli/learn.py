@@ -30,7 +30,7 @@ def run_learn(settings, log, chosen=frozenset()):
         from maltpy.formats.export import read_discbracket, read_export
         from maltpy.parsing.discontinuous import fit_discontinuous_parser
         t0 = time.perf_counter()
-        doc = _read_for_good(read_export if fmt == "export" else read_discbracket, settings.input)
+        doc = _read_for_good(read_export if fmt == "export" else read_discbracket, _input(settings))
         log(f"read {len(doc.sentences)} trees ({fmt}) from {settings.input or 'stdin'}")
         fit_discontinuous_parser(Parser(settings), doc.sentences, log).save(settings.model)
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
@@ -46,7 +46,7 @@ def run_learn(settings, log, chosen=frozenset()):
     if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
         from maltpy.formats.ptb import read_ptb
         from maltpy.parsing.constituent import fit_constituent_parser
-        trees = _read_for_good(read_ptb, settings.input)
+        trees = _read_for_good(read_ptb, _input(settings))
         log(f"read {len(trees)} trees (ptb) from {settings.input or 'stdin'}")
         parser = fit_constituent_parser(Parser(settings), trees, log)
         parser.save(settings.model)

@@ -38,18 +38,34 @@ class TranscodedInput:
         self.decoder = codecs.getincrementaldecoder(self.charset)()
         self.lines = 0   # lines decoded so far, to place a decoding error
 
-    def read(self, size: int = -1) -> bytes:
-        block = self.raw.read(size if size and size > 0 else 1 << 20)
-        try:
-            text = self.decoder.decode(block, final=not block)
-        except UnicodeDecodeError as e:
-            line = self.lines + block.count(b"\n", 0, e.start) + 1
-            raise MaltpyError(f"{self.name}:{line}: byte 0x{block[e.start]:02x} is not {self.charset} "
-                              "(give the input's encoding with -ic)") from None
-        self.lines += block.count(b"\n")
-        return text.encode("utf-8", "surrogatepass")
+    def read1(self, size: int = -1) -> bytes:
+        """What the next block of the file (``size`` bytes of it, or a megabyte) decodes to; b""
+        only at the end (a block whose last character is cut reads on)."""
+        while True:
+            block = self.raw.read(size if size and size > 0 else 1 << 20)
+            try:
+                text = self.decoder.decode(block, final=not block)
+            except UnicodeDecodeError as e:
+                line = self.lines + block.count(b"\n", 0, e.start) + 1
+                raise MaltpyError(f"{self.name}:{line}: byte 0x{block[e.start]:02x} is not {self.charset} "
+                                  "(give the input's encoding with -ic)") from None
+            self.lines += block.count(b"\n")
+            if text or not block:
+                return text.encode("utf-8", "surrogatepass")
 
-    read1 = read
+    def read(self, size: int = -1) -> bytes:
+        """As a file's ``read``: with no size (or a negative one) everything up to the end, as the
+        readers that take a whole file ask for it; else :meth:`read1`."""
+        if size == 0:
+            return b""
+        if size is not None and size > 0:
+            return self.read1(size)
+        parts = []
+        while True:
+            part = self.read1()
+            if not part:
+                return b"".join(parts)
+            parts.append(part)
 
     def close(self) -> None:
         if self._close:

@@ -172,6 +172,34 @@ def test_other_input_and_output_charsets(tmp_path, capsys):
     assert "unknown character encoding" in capsys.readouterr().err
 
 
+def test_other_charsets_reach_every_reader_whole(tmp_path, capsys):
+    """-ic reaches the readers of whole files too (export, discbracket, bracketed trees) in
+    -m convert, -m learn, -m parse and maltpy eval, past the first megabyte: before, the
+    transcoding stream gave a whole-file read one megabyte, and convert and eval read export
+    files as UTF-8 whatever -ic said."""
+    from maltpy.formats.charset import TranscodedInput
+    block = ("#BOS {k}\nGelezen\tlezen\tww\tWW(vd)\thd\t501\nhé\thij\tvnw\tVNW()\tsu\t502\n"
+             "#501\t--\tPPART\t--\tvc\t502\n#502\t--\tSMAIN\t--\t--\t0\n#EOS {k}\n")
+    text = "".join(block.format(k=k) for k in range(1, 12001))
+    latin = tmp_path / "big.export"
+    latin.write_bytes(text.encode("latin-1"))
+    assert latin.stat().st_size > 1 << 20
+    assert TranscodedInput(str(latin), "ISO-8859-1").read() == text.encode("utf-8")
+    assert TranscodedInput(str(latin), "ISO-8859-1").read(1) == b"#"
+    out = tmp_path / "big.discbracket"
+    assert main(["-m", "convert", "-i", str(latin), "-ic", "ISO-8859-1", "-o", str(out), "-q"]) == 0
+    lines = out.read_bytes().decode("latin-1").splitlines()        # written in the input's encoding
+    assert len(lines) == 12000 and all("hé" in line for line in lines)
+    model = str(tmp_path / "m")
+    assert main(["-c", model, "-m", "learn", "-i", str(latin), "-ic", "ISO-8859-1", "-a", "stacklazy", "-q"]) == 0
+    parsed = tmp_path / "parsed.export"
+    assert main(["-c", model, "-i", str(latin), "-ic", "ISO-8859-1", "-o", str(parsed), "-q"]) == 0
+    assert parsed.read_bytes().decode("latin-1").count("#BOS") == 12000
+    capsys.readouterr()
+    assert main(["eval", "-ic", "ISO-8859-1", str(latin), str(parsed)]) == 0
+    assert "labeled f-measure" in capsys.readouterr().out
+
+
 def test_a_bare_model_name_in_a_configuration_gets_mpz_everywhere(tmp_path, capsys):
     config = tmp_path / "abc.yaml"
     config.write_text(f"model: abc\nlearn_input: {TRAIN}\n")
