@@ -194,6 +194,8 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
             sentences.append(current)
             current = None
             continue
+        if "%%" in line:     # a comment at the end of a token or node line: dropped, as disco-dop drops it
+            line = line[:line.index("%%")].rstrip(" \t")
         if "\t\t" in line or " " in line:      # perhaps aligned columns (or empty fields)
             fields, version = _split_line(line, version)
         else:

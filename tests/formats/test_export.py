@@ -69,7 +69,7 @@ def test_columns_aligned_with_runs_of_tabs_or_spaces_read_as_disco_dop_reads_the
     """TIGER's and NEGRA's own export files align their columns with several tabs (and some
     files use spaces): such lines are split at runs of whitespace, as disco-dop splits them,
     with or without a header (format 4, and format 3 without its lemma column); single-tab
-    lines keep their empty fields."""
+    lines keep their empty fields; a %% comment at the end of a token line is dropped."""
     plain = parse_export(SMALL)
     aligned = "\n".join(line if line.startswith(("#", "%%")) else line.replace("\t", "\t\t\t", 1).replace("\t", "  ", 2)
                         for line in SMALL.split("\n"))
@@ -82,6 +82,11 @@ def test_columns_aligned_with_runs_of_tabs_or_spaces_read_as_disco_dop_reads_the
                          for line in three.split("\n"))
     doc = parse_export(aligned3)     # no header: the first token line says format 3
     assert doc.version == 3 and same_trees(doc.sentences[0], plain.sentences[0])
+    # NEGRA's header tables, and a comment at the end of a token line (dropped, as disco-dop drops it)
+    negra = "#FORMAT 3\n#BOT ORIGIN\n0\tnegra\n#EOT ORIGIN\n" + aligned3.replace("\t501\n", "\t501\t%% seen\n", 1)
+    doc = parse_export(negra)
+    assert doc.version == 3 and same_trees(doc.sentences[0], plain.sentences[0])
+    assert "seen" not in format_export(doc) and format_export(doc).startswith("#FORMAT 3\n#BOT ORIGIN\n")
     # a single-tab line with an empty field is read as it was: the field empty
     empty = SMALL.replace("hij\thij\t", "hij\t\t")
     assert parse_export(empty).sentences[0].tokens[2].lemma == ""
@@ -352,6 +357,7 @@ MUTATIONS = [
     lambda line: line.replace("\t", "\t\t\t"),                 # columns aligned with runs of tabs
     lambda line: line.replace("\t", "  \t", 1),               # ... padded with spaces
     lambda line: line.replace("\t", " ", 1),                  # a space for a tab
+    lambda line: line + "\t%% a note",                        # a comment at the end of a line
 ]
 
 
