@@ -52,6 +52,48 @@ cdef inline int64_t number(const char* p, int64_t n) noexcept nogil:
     return v
 
 
+cdef inline int parent_fits(const char* p, int64_t n) noexcept nogil:
+    """1 where a parent field is 0 or a node number, 0 where it is not, -1 where Python must say
+    (digits too many for :func:`number`)."""
+    cdef int64_t i
+    if n > 15:
+        for i in range(n):
+            if p[i] < b'0' or p[i] > b'9':
+                return 0
+        return -1
+    i = number(p, n)
+    return 1 if i == 0 or i >= FIRST_NODE else 0
+
+
+cdef inline int fits(const char* line, const int64_t* starts, const int64_t* ends, int64_t n_fields,
+                     int version) noexcept nogil:
+    """As ``_fits`` of :mod:`maltpy.formats.export`: whether the fields make a line of format
+    ``version`` (1), not (0), or Python must say (-1)."""
+    cdef int64_t base = 6 if version == 4 else 5, f
+    cdef int r, worst = 1
+    if n_fields < base or (n_fields - base) % 2 or ends[0] == starts[0]:
+        return 0
+    r = parent_fits(line + starts[base - 1], ends[base - 1] - starts[base - 1])
+    if r == 0:
+        return 0
+    worst = min(worst, r)
+    for f in range(base + 1, n_fields, 2):
+        r = parent_fits(line + starts[f], ends[f] - starts[f])
+        if r == 0:
+            return 0
+        worst = min(worst, r)
+    return worst
+
+
+cdef inline bint has_tab_run(const char* p, int64_t n) noexcept nogil:
+    """Whether two tabs follow each other (Python's reader then tries runs of blanks)."""
+    cdef int64_t i
+    for i in range(n - 1):
+        if p[i] == b'\t' and p[i + 1] == b'\t':
+            return True
+    return False
+
+
 cdef inline object text(const char* p, int64_t n):
     return PyUnicode_DecodeUTF8(p, n, NULL)
 
@@ -217,6 +259,7 @@ cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll,
     cdef const char* q
     cdef int64_t starts[MAX_FIELDS]
     cdef int64_t ends[MAX_FIELDS]
+    cdef int r
     cdef bint inside = False, seen_nodes = False
     cdef bytes key = b""
     cdef int64_t fields[11]
@@ -287,6 +330,26 @@ cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll,
         for f in range(n_fields):
             if ends[f] > starts[f] and (line[starts[f]] == b' ' or line[ends[f] - 1] == b' '):
                 return None     # columns padded with spaces: Python splits them at runs of blanks
+        # columns aligned with runs of tabs (TIGER's and NEGRA's files): where the fields between
+        # single tabs do not make a line, those between runs of tabs may (as _split_line says)
+        r = fits(line, starts, ends, n_fields, version if version else 4 if n_fields % 2 == 0 else 3)
+        if r < 0:
+            return None
+        if r == 0 and memchr(line, b' ', n) == NULL and line[0] != b'\t' and has_tab_run(line, n):
+            n_fields = 0
+            a = 0
+            while a < n:
+                if n_fields == MAX_FIELDS:
+                    return None
+                starts[n_fields] = a
+                while a < n and line[a] != b'\t':
+                    a += 1
+                ends[n_fields] = a
+                n_fields += 1
+                while a < n and line[a] == b'\t':
+                    a += 1
+            if fits(line, starts, ends, n_fields, version if version else 4 if n_fields % 2 == 0 else 3) != 1:
+                return None
         if version == 0:
             version = 4 if n_fields % 2 == 0 else 3
         base = 6 if version == 4 else 5
