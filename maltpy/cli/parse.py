@@ -67,16 +67,24 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     from maltpy.formats.text import TEXT_FORMATS
     given_format = "text" if tokenize_only else settings.input_format
     if len(pipeline.components) > 1 or pipeline.parser is None or given_format in PLAIN_FORMATS + TEXT_FORMATS:
-        if not is_utf8(out_charset):
-            raise MaltpyError("a model file of several components writes UTF-8: give -oc UTF-8 (-ic may name "
-                              "the input's encoding)")
         from maltpy.config import threads
         # by the file's name, not by the stream -ic may make of it
         fmt = given_format or (pipeline.format_of(settings.input) if settings.input not in (None, "-") else None)
+
+        def run(target):
+            return pipeline.parse_file(_input(settings), target, fmt, settings.output_format,
+                                       progress=settings.verbose, jobs=threads(settings.jobs),
+                                       lines=settings.presegmented)
         try:
-            n_sentences, n_tokens = pipeline.parse_file(_input(settings), settings.output, fmt,
-                                                        settings.output_format, progress=settings.verbose,
-                                                        jobs=threads(settings.jobs), lines=settings.presegmented)
+            if is_utf8(out_charset):
+                n_sentences, n_tokens = run(settings.output)
+            else:   # run to UTF-8, then written in -oc's encoding (whole or not at all), as below
+                import tempfile
+                from maltpy.formats.charset import write_transcoded
+                with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+                    utf8 = os.path.join(tmp, "out")
+                    n_sentences, n_tokens = run(utf8)
+                    write_transcoded(utf8, settings.output, out_charset)
         except InputFormatError as e:
             # an input with no name (standard input) that says it is raw text was read as CoNLL
             if fmt is None and pipeline.tokenizer is not None:

@@ -1,4 +1,5 @@
 """The tagger and lemmatizer (maltpy.tagging) and the component, jackknifing and CLI around it."""
+import io
 import os
 import random
 import subprocess
@@ -403,6 +404,26 @@ def test_learn_parse_and_tag_untagged_words(toy_pipeline, tmp_path):
     assert [s.forms for s in tagged] == [s.forms for s in gold]
     assert all(r[6] == "_" for s in tagged for r in s.rows)      # -m tag does not parse
     assert _accuracy(gold, tagged, 4) > 0.9
+
+
+def test_a_pipeline_reads_and_writes_other_charsets(toy_pipeline, tmp_path):
+    """-ic and -oc with a model of several components, as with a parser alone: the output in the
+    input's encoding unless -oc says otherwise (before, such a model asked for -oc UTF-8)."""
+    gold = read_conll(TOY_TEST, "conllx")[:20]
+    words = "".join(" ".join(s.forms[:-1] + [s.forms[-1] + "é"]) + "\n" for s in gold)
+    latin = tmp_path / "words.txt"
+    latin.write_bytes(words.encode("latin-1"))
+    out = tmp_path / "out.conllu"
+    r = _run("-c", toy_pipeline, "-m", "parse", "-i", str(latin), "-if", "horizontal", "-ic", "ISO-8859-1",
+             "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    parsed = read_conll(io.BytesIO(out.read_bytes().decode("latin-1").encode("utf-8")), "conllu")
+    assert [s.forms for s in parsed] == [line.split() for line in words.splitlines()]
+    r = _run("-c", toy_pipeline, "-m", "tag", "-i", str(latin), "-if", "horizontal", "-ic", "ISO-8859-1",
+             "-oc", "UTF-8")
+    assert r.returncode == 0, r.stderr
+    assert [s.forms for s in read_conll(io.BytesIO(r.stdout.encode("utf-8")), "conllu")] == \
+        [line.split() for line in words.splitlines()]
 
 
 def test_only_the_components_asked_for_are_read(toy_pipeline):
