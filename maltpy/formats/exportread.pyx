@@ -11,7 +11,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp
 from maltpy.bytebuf cimport Buf, put, put_int
-from maltpy.formats.scan cimport Chunk, Item, Word, ITEM_CLOSE, ITEM_WORD
+from maltpy.formats.scan cimport Chunk, Item, Word, ITEM_WORD
 
 DEF FIRST_NODE = 500
 #: fields of a line read here (a word and its columns, 21 secondary edges); longer lines are Python's
@@ -239,17 +239,10 @@ cdef inline bint add_word(Chunk ch, const int64_t* f) noexcept nogil:
 
 cdef inline bint close_sentence(Chunk ch, int64_t first_word, int64_t at) noexcept nogil:
     """The sentence from word ``first_word`` closed by the blank line at ``at``."""
-    cdef Item* item
     if not ch._reserve():
         return False
     ch.sent_first[ch.n_sentences] = first_word
-    item = &ch.items[ch.n_items]
-    item.start = item.end = at
-    item.kind = ITEM_CLOSE
-    ch.n_items += 1
-    ch.sent_first[ch.n_sentences + 1] = ch.n_words
-    ch.n_sentences += 1
-    return True
+    return ch.close_sentence(at)
 
 
 cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll, Nodes* t, Buf* o):

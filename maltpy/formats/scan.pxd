@@ -34,6 +34,7 @@ cdef class Chunk:
     cdef readonly Py_ssize_t lines_before   # the input's lines before ``data``
 
     cdef bint _reserve(self) noexcept nogil
+    cdef bint close_sentence(self, int64_t at) noexcept nogil
     cdef Py_ssize_t _deps_room(self, Py_ssize_t max_label) noexcept nogil
     cdef Py_ssize_t _render(self, char* out, const int* heads, const int* labels, const char* lab_pool,
                             const int64_t* lab_off, Py_ssize_t n_labels) noexcept nogil

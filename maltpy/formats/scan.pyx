@@ -189,6 +189,20 @@ cdef class Chunk:
             self.cap_sent = max(64, 2 * self.cap_sent)
         return True
 
+    cdef bint close_sentence(self, int64_t at) noexcept nogil:
+        """End the sentence whose first word ``sent_first[n_sentences]`` holds at its last word
+        so far, by the blank line at ``at``; False when memory runs out."""
+        cdef Item* item
+        if not self._reserve():
+            return False
+        item = &self.items[self.n_items]
+        item.start = item.end = at
+        item.kind = ITEM_CLOSE
+        self.n_items += 1
+        self.sent_first[self.n_sentences + 1] = self.n_words
+        self.n_sentences += 1
+        return True
+
     @property
     def n_tokens(self):
         return self.n_words
@@ -689,18 +703,9 @@ cdef class Scanner:
     cdef int _close(self, Chunk ch, Py_ssize_t first_word, Py_ssize_t rows, Py_ssize_t at) noexcept nogil:
         """End the sentence of ``rows`` words from ``first_word`` (its HEAD values checked): OK,
         BAD_LINE or NO_MEMORY."""
-        cdef Item* item
         if not self._heads_ok(ch, first_word, rows):
             return BAD_LINE
-        if not ch._reserve():
-            return NO_MEMORY
-        item = &ch.items[ch.n_items]
-        item.start = item.end = at
-        item.kind = ITEM_CLOSE
-        ch.n_items += 1
-        ch.sent_first[ch.n_sentences + 1] = ch.n_words
-        ch.n_sentences += 1
-        return OK
+        return OK if ch.close_sentence(at) else NO_MEMORY
 
     cdef bint _heads_ok(self, Chunk ch, Py_ssize_t first, Py_ssize_t n) noexcept nogil:
         """HEAD of every word of a sentence: ``_`` or an integer from 0 to n, not the word itself."""
