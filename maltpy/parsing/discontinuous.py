@@ -219,15 +219,10 @@ class DiscontinuousReduction:
         from maltpy.transform.discdecode import Columns
         if unsupported(parser) is not None or chunk.n_sentences != len(keys):
             return None
-        chunks = [chunk]
         step = ChunkParser(parser, threads(parser.settings.jobs), one_root=parser.one_root())
-        out, first = [], 0
-        for chunk in chunks:
-            columns = [Columns.of_spans(*chunk.word_spans(k)) for k in (1, 2, 3, 4)]
-            rows = step.output_rows(chunk, lambda k, first=first: f"{source}: sentence {keys[first + k]}")
-            out.append(self.rows_text(*rows, columns, keys[first:first + chunk.n_sentences], version))
-            first += chunk.n_sentences
-        return b"".join(out), sum(c.n_words for c in chunks)
+        columns = [Columns.of_spans(*chunk.word_spans(k)) for k in (1, 2, 3, 4)]
+        rows = step.output_rows(chunk, lambda k: f"{source}: sentence {keys[k]}")
+        return self.rows_text(*rows, columns, keys, version), chunk.n_words
 
     def rows_text(self, offsets, heads, labels, names, columns, keys, version: int = 4) -> bytes:
         """Export text of parses given as corpus rows (each sentence's first row the root's;
