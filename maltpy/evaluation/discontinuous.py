@@ -76,10 +76,15 @@ def read_params(path: str) -> BracketParams:
     numbers = {"CUTOFF_LEN": 40, "LABELED": 1, "DISC_ONLY": 0}
     ignored = {"DEBUG", "MAX_ERROR", "LA", "TED", "DEP", "DELETE_ROOT_PRETERMS"}
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as e:
         raise MaltpyError(f"{path}: cannot read the parameter file ({e.strerror or e})") from None
+    try:
+        lines = raw.decode("utf-8-sig").splitlines()     # a byte-order mark dropped
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise MaltpyError(f"{path}:{line}: the parameter file is not UTF-8 (byte 0x{raw[e.start]:02x})") from None
     for lineno, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
             continue

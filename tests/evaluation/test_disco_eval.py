@@ -75,6 +75,13 @@ def test_parameter_files(tmp_path):
     prm.write_text("NONSENSE 1\n")
     with pytest.raises(MaltpyError, match="my.prm:1: unknown parameter NONSENSE"):
         read_params(str(prm))
+    # a byte-order mark is dropped; bytes that are not UTF-8 are a one-line error with their line
+    # (before: "unknown parameter \ufeffDEBUG", and an internal error)
+    prm.write_bytes(b"\xef\xbb\xbfDEBUG 0\nCUTOFF_LEN 30\n")
+    assert read_params(str(prm)).cutoff == 30
+    prm.write_bytes(b"DEBUG 0\nDELETE_LABEL caf\xe9\n")
+    with pytest.raises(MaltpyError, match="my.prm:2: the parameter file is not UTF-8"):
+        read_params(str(prm))
 
 
 def test_a_system_sentence_must_match_the_gold(tmp_path):
