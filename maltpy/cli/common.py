@@ -43,6 +43,23 @@ def _decoded(path, charset):
     return path if is_utf8(charset) else TranscodedInput(path, charset)
 
 
+def _in_output_charset(settings, write):
+    """``write(target)`` (which writes UTF-8 to ``target``) made to leave -o in -oc's encoding,
+    the input's (-ic) by default: written to a temporary UTF-8 file first, then copied in that
+    encoding, whole or not at all. Returns what ``write`` returns."""
+    from maltpy.formats.charset import is_utf8
+    charset = settings.output_charset or settings.input_charset
+    if is_utf8(charset):
+        return write(settings.output)
+    import tempfile
+    from maltpy.formats.charset import write_transcoded
+    with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+        utf8 = os.path.join(tmp, "out")
+        result = write(utf8)
+        write_transcoded(utf8, settings.output, charset)
+    return result
+
+
 def _read_for_good(read, *args, **kwargs):
     """``read(*args, **kwargs)`` for objects that live until the command ends (a treebank read
     whole, a model loaded to parse with): the cyclic garbage collector is paused while they are made and exempts them

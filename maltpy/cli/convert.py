@@ -2,25 +2,13 @@
 from __future__ import annotations
 
 
-import os
-
-from maltpy.cli.common import _detect, _input, _read_for_good
+from maltpy.cli.common import _detect, _in_output_charset, _input, _read_for_good
 
 
 def run_convert(settings, log):
     """-m convert, reading -i in -ic's encoding and writing -o in -oc's (the input's by default),
     as -m parse does."""
-    from maltpy.formats.charset import is_utf8
-    out_charset = settings.output_charset or settings.input_charset
-    if is_utf8(out_charset):
-        return _convert(settings, log, _input(settings), settings.output)
-    # converted to UTF-8, then written in -oc's encoding (whole or not at all, as always)
-    import tempfile
-    from maltpy.formats.charset import write_transcoded
-    with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
-        utf8 = os.path.join(tmp, "out")
-        _convert(settings, log, _input(settings), utf8)
-        write_transcoded(utf8, settings.output, out_charset)
+    return _in_output_charset(settings, lambda target: _convert(settings, log, _input(settings), target))
 
 
 def _convert(settings, log, source, target):

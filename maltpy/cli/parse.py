@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import time
 
-from maltpy.cli.common import _detect, _input, _read_for_good
+from maltpy.cli.common import _detect, _in_output_charset, _input, _read_for_good
 from maltpy.config import PARSE_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS, flag_of
 from maltpy.errors import InputFormatError, MaltpyError
 
@@ -76,15 +76,7 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
                                        progress=settings.verbose, jobs=threads(settings.jobs),
                                        lines=settings.presegmented)
         try:
-            if is_utf8(out_charset):
-                n_sentences, n_tokens = run(settings.output)
-            else:   # run to UTF-8, then written in -oc's encoding (whole or not at all), as below
-                import tempfile
-                from maltpy.formats.charset import write_transcoded
-                with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
-                    utf8 = os.path.join(tmp, "out")
-                    n_sentences, n_tokens = run(utf8)
-                    write_transcoded(utf8, settings.output, out_charset)
+            n_sentences, n_tokens = _in_output_charset(settings, run)
         except InputFormatError as e:
             # an input with no name (standard input) that says it is raw text was read as CoNLL
             if fmt is None and pipeline.tokenizer is not None:
@@ -100,17 +92,8 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     # read, parsed and written chunk by chunk: memory stays flat, a pipe sees output early,
     # and a file appears only when everything is written
     out_fmt = settings.output_format or _output_format(settings.output, parser)
-    if is_utf8(out_charset):
-        n_sentences, n_tokens = parser.parse_file(_input(settings), settings.output, fmt, out_fmt,
-                                                  progress=settings.verbose)
-    else:   # parsed to UTF-8, then written in -oc's encoding (whole or not at all, as always)
-        import tempfile
-        from maltpy.formats.charset import write_transcoded
-        with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
-            utf8 = os.path.join(tmp, "out")
-            n_sentences, n_tokens = parser.parse_file(_input(settings), utf8, fmt, out_fmt,
-                                                      progress=settings.verbose)
-            write_transcoded(utf8, settings.output, out_charset)
+    n_sentences, n_tokens = _in_output_charset(
+        settings, lambda target: parser.parse_file(_input(settings), target, fmt, out_fmt, progress=settings.verbose))
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")

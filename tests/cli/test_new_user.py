@@ -198,6 +198,13 @@ def test_other_charsets_reach_every_reader_whole(tmp_path, capsys):
     capsys.readouterr()
     assert main(["eval", "-ic", "ISO-8859-1", str(latin), str(parsed)]) == 0
     assert "labeled f-measure" in capsys.readouterr().out
+    # -m proj too (MaltParser's pseudo-projective transformation of a file): -ic read, -oc written
+    conll = tmp_path / "encoded.conll"
+    assert main(["-m", "convert", "-i", str(latin), "-ic", "ISO-8859-1", "-o", str(conll), "-q"]) == 0
+    projective = tmp_path / "projective.conll"
+    assert main(["-m", "proj", "-pp", "head", "-i", str(conll), "-if", "conllu", "-ic", "ISO-8859-1",
+                 "-o", str(projective), "-q"]) == 0
+    assert projective.read_bytes().decode("latin-1").count("hé") == 12000
 
 
 def test_a_bare_model_name_in_a_configuration_gets_mpz_everywhere(tmp_path, capsys):
