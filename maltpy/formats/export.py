@@ -106,15 +106,18 @@ def _split_line(line: str, version: Optional[int]) -> Tuple[List[str], int]:
     tabbed = line.split("\t")
     # spaces that pad a column: the line is split at runs of blanks only
     padded = " " in line and any(f[:1] == " " or f[-1:] == " " for f in tabbed)
-    if not padded:
-        v = version if version is not None else 4 if len(tabbed) % 2 == 0 else 3
-        if _fits(tabbed, v):
-            return tabbed, v
+    if not padded and _fits(tabbed, _format_of(version, tabbed)):
+        return tabbed, _format_of(version, tabbed)
     spaced = _RUNS.split(line.strip(" \t"))
-    v = version if version is not None else 4 if len(spaced) % 2 == 0 else 3
-    if _fits(spaced, v):
-        return spaced, v
-    return tabbed, version if version is not None else 4 if len(tabbed) % 2 == 0 else 3   # refused, with its reason
+    if _fits(spaced, _format_of(version, spaced)):
+        return spaced, _format_of(version, spaced)
+    return tabbed, _format_of(version, tabbed)      # refused by _parse_line, with its reason
+
+
+def _format_of(version: Optional[int], fields: List[str]) -> int:
+    """The file's format: ``version``, or where no header said it the first token line's field
+    count (even: 4, odd: 3)."""
+    return version if version is not None else 4 if len(fields) % 2 == 0 else 3
 
 
 _RUNS = re.compile(r"[ \t]+")
@@ -200,8 +203,7 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
             fields, version = _split_line(line, version)
         else:
             fields = line.split("\t")
-            if version is None:       # no header: the first token line's field count says
-                version = 4 if len(fields) % 2 == 0 else 3
+            version = _format_of(version, fields)
         item = _parse_line(fields, version, path, lineno)
         m = _NODE.match(item.word)
         # a phrasal node: #500 and up (in format 4 with lemma --); a token such as #5 stays a token

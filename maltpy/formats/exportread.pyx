@@ -85,6 +85,12 @@ cdef inline int fits(const char* line, const int64_t* starts, const int64_t* end
     return worst
 
 
+cdef inline int format_of(int version, int64_t n_fields) noexcept nogil:
+    """The file's format: ``version``, or where no header said it (0) the first token line's
+    field count (even: 4, odd: 3), as ``_split_line`` infers it."""
+    return version if version else 4 if n_fields % 2 == 0 else 3
+
+
 cdef inline bint has_tab_run(const char* p, int64_t n) noexcept nogil:
     """Whether two tabs follow each other (Python's reader then tries runs of blanks)."""
     cdef int64_t i
@@ -323,11 +329,9 @@ cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll,
         for f in range(n_fields):
             if ends[f] > starts[f] and (line[starts[f]] == b' ' or line[ends[f] - 1] == b' '):
                 return None     # columns padded with spaces: Python splits them at runs of blanks
-        # columns aligned with runs of tabs (TIGER's and NEGRA's files): where the fields between
-        # single tabs do not make a line, those between runs of tabs may (as _split_line says)
-        r = fits(line, starts, ends, n_fields, version if version else 4 if n_fields % 2 == 0 else 3)
-        if r < 0:
-            return None
+        # where the fields between single tabs do not make a line, those between runs of tabs
+        # may (TIGER's and NEGRA's aligned columns), as _split_line says
+        r = fits(line, starts, ends, n_fields, format_of(version, n_fields))
         if r == 0 and memchr(line, b' ', n) == NULL and line[0] != b'\t' and has_tab_run(line, n):
             n_fields = 0
             a = 0
@@ -341,25 +345,19 @@ cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll,
                 n_fields += 1
                 while a < n and line[a] == b'\t':
                     a += 1
-            if fits(line, starts, ends, n_fields, version if version else 4 if n_fields % 2 == 0 else 3) != 1:
-                return None
-        if version == 0:
-            version = 4 if n_fields % 2 == 0 else 3
+            r = fits(line, starts, ends, n_fields, format_of(version, n_fields))
+        if r != 1:
+            return None         # not a line, or one whose numbers Python must read
+        version = format_of(version, n_fields)
         base = 6 if version == 4 else 5
-        if n_fields < base or (n_fields - base) % 2 or ends[0] == starts[0]:
-            return None
-        v = number(line + starts[base - 1], ends[base - 1] - starts[base - 1])
-        if v < 0 or (v != 0 and v < FIRST_NODE):
-            return None
+        # the parents (fits checked them), for tree_ok
         if not grow(&t.refs, &t.cap_refs, t.n_refs + 1 + (n_fields - base) // 2):
             raise MemoryError()
+        v = number(line + starts[base - 1], ends[base - 1] - starts[base - 1])
         t.refs[t.n_refs] = v
         t.n_refs += 1
         for f in range(base + 1, n_fields, 2):
-            k = number(line + starts[f], ends[f] - starts[f])
-            if k < 0 or (k != 0 and k < FIRST_NODE):
-                return None
-            t.refs[t.n_refs] = k
+            t.refs[t.n_refs] = number(line + starts[f], ends[f] - starts[f])
             t.n_refs += 1
         # a phrasal node: #500 and up (in format 4 with lemma --)
         k = number(line + 1, ends[0] - 1) if line[0] == b'#' else -1
