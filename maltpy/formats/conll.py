@@ -379,10 +379,11 @@ def read_bytes(source):
 
 
 def read_text(source):
-    """(text, name for messages) of a whole input (as :func:`read_bytes`), decoded as UTF-8;
-    invalid UTF-8 is a one-line error with its line."""
+    """(text, name for messages) of a whole input (as :func:`read_bytes`), decoded as UTF-8, a
+    byte-order mark dropped; invalid UTF-8 is a one-line error with its line."""
     data, name = read_bytes(source)
-    return _decode(data, name), name
+    text = _decode(data, name)
+    return (text[1:] if text.startswith("\ufeff") else text), name
 
 
 def _numbered_lines(stream, path: str, block_size: int):

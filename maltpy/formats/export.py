@@ -453,8 +453,6 @@ def read_discbracket(source) -> ExportFile:
     """A discbracket file (one tree a line; blank lines skipped); keys are line numbers."""
     from maltpy.formats.conll import read_text
     text, path = read_text(source)
-    if text.startswith("\ufeff"):     # a byte-order mark, dropped as the other readers drop it
-        text = text[1:]
     sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), 1)
                  if line.strip()]
     if not sentences:
