@@ -71,6 +71,7 @@ MODULES = [
     "maltpy.transform.reduce",
     "maltpy.transform.discdecode",
     "maltpy.formats.exportread",
+    "maltpy.formats.discbracketio",
 ]
 
 #: modules with prange loops; elsewhere (e.g. Apple clang without libomp) they build and run serially

@@ -7,7 +7,7 @@
 
 ``train`` trains UDPipe's tagger, lemmatizer and parser on a CoNLL-U file (a tokenizer too with
 ``--tokenizer-epochs``: UDPipe's GRU tokenizer, trained that many epochs; its authors use 100), with
-``--iterations`` passes of each (the authors' models use 20 and more for the tagger and 10 for
+``--iterations`` passes of each (0: UDPipe's defaults, 20 for the tagger and 10 for the parser; the authors' models use 20 and more for the tagger and 10 for
 the parser; fewer passes give worse models of the same size, which run at the same speed).
 ``run`` tags (and parses) a CoNLL-U file whose words it reads, one thread, as ``udpipe --tag
 --parse`` does (``--raw``: raw text, tokenized first, as ``udpipe --tokenize --tag --parse``):
@@ -42,8 +42,10 @@ def train(a):
     t0 = time.perf_counter()
     error = ProcessingError()
     tokenizer = f"epochs={a.tokenizer_epochs}" if getattr(a, "tokenizer_epochs", 0) else "none"
+    # 0 iterations: UDPipe's own defaults (20 passes of the tagger, 10 of the parser)
+    passes = f"iterations={a.iterations}" if a.iterations > 0 else ""
     model = Trainer.train("morphodita_parsito", _sentences(a.train), Sentences(), tokenizer,
-                          f"iterations={a.iterations}", f"iterations={a.iterations}", error)
+                          passes, passes, error)
     if error.occurred():
         sys.exit(error.message)
     with open(a.model, "wb") as f:
@@ -105,7 +107,7 @@ def main():
     t = sub.add_parser("train")
     t.add_argument("train")
     t.add_argument("model")
-    t.add_argument("--iterations", type=int, default=1)
+    t.add_argument("--iterations", type=int, default=1, help="passes of the tagger and the parser (0: UDPipe's defaults)")
     t.add_argument("--tokenizer-epochs", type=int, default=0)
     r = sub.add_parser("run")
     r.add_argument("model")
@@ -116,7 +118,7 @@ def main():
     g = sub.add_parser("languages")
     g.add_argument("--shared", required=True)
     g.add_argument("--out", required=True)
-    g.add_argument("--iterations", type=int, default=1)
+    g.add_argument("--iterations", type=int, default=1, help="passes of the tagger and the parser (0: UDPipe's defaults)")
     g.add_argument("--languages", nargs="+", default=LANGUAGES)
     a = ap.parse_args()
     {"train": train, "run": run, "languages": languages}[a.command](a)

@@ -40,7 +40,8 @@ Targets (``TARGETS``):
   an algorithm they choose and ``parse``; the outputs must be trees that read back.
 - ``discbracket``: disco-dop's bracketed discontinuous trees read; whatever is accepted writes
   back to the same lines, goes to export and back unchanged, and encodes and decodes over the
-  same words.
+  same words; the compiled reader and writer of ``-m parse`` read the same words and write the
+  same lines, or leave the text to Python.
 - ``pipeline_model``: a model file of a tokenizer, tagger and parser with one component's
   JSON header or one of its arrays damaged: it loads, tags and parses, or is refused in one line.
 - ``tag``: words (CoNLL-U or CoNLL-X with their tag columns ``_`` or given, horizontal, vertical)
@@ -504,6 +505,18 @@ class Harness:
         exported = parse_export(format_export(ExportFile(doc.sentences)), "<written>")
         if not all(same_trees(a, b) for a, b in zip(doc.sentences, exported.sentences)):
             raise FuzzFailure("discbracket trees change through export")
+        # the compiled reader of -m parse reads the same words and tags, or leaves the file to Python
+        from maltpy.formats.discbracketio import discbracket_export, export_discbracket
+        fast = discbracket_export(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        if fast is not None and [(s.key, [(x.word, x.tag) for x in s.tokens]) for s in
+                                 parse_export(fast.decode("utf-8"), "<compiled>").sentences] != \
+                [(s.key, [(x.word, x.tag) for x in s.tokens]) for s in doc.sentences]:
+            raise AssertionError("the compiled discbracket reader reads other words or tags")
+        # ... and its writer writes the same lines of the export text, or leaves it to Python
+        for version in (3, 4):
+            back = export_discbracket(format_export(ExportFile(doc.sentences, version)).encode("utf-8"), version)
+            if back is not None and back.decode("utf-8") != written:
+                raise AssertionError("the compiled discbracket writer writes other lines")
         unary = UnaryRules.learn(doc.sentences)
         for t in doc.sentences:
             heads, labels = encode_discontinuous(t)

@@ -369,7 +369,7 @@ def parse_discbracket(line: str, key: str, path: str = "<input>", lineno: int = 
         pos += 1
         if pos < len(tokens) and tokens[pos] not in "()" and "=" in tokens[pos]:   # (TAG i=word)
             index, _, word = tokens[pos].partition("=")
-            if not index.isdigit() or not word:
+            if not index.isdecimal() or not word:      # isdigit() would let a superscript through to int()
                 fail(f"a leaf must be index=word, not {tokens[pos]!r}")
             pos += 1
             if pos >= len(tokens) or tokens[pos] != ")":
@@ -452,7 +452,13 @@ def _unescape(text: str) -> str:
 def read_discbracket(source) -> ExportFile:
     """A discbracket file (one tree a line; blank lines skipped); keys are line numbers."""
     from maltpy.formats.conll import read_text
-    text, path = read_text(source)
+    return read_discbracket_text(*read_text(source))
+
+
+def read_discbracket_text(text: str, path: str = "<input>") -> ExportFile:
+    """:func:`read_discbracket` of a file's text (a byte-order mark dropped)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
     sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), 1)
                  if line.strip()]
     if not sentences:

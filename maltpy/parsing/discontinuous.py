@@ -267,7 +267,7 @@ class DiscontinuousReduction:
         encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
         from maltpy.acyclic import acyclic
         from maltpy.formats.conll import FORMATS, _decode, read_bytes, read_conll, write_conll
-        from maltpy.formats.export import ExportFile, read_discbracket, write_discbracket
+        from maltpy.formats.export import ExportFile, read_discbracket_text, write_discbracket
         from maltpy.output import open_output
         out_fmt = output_format or "export"
         if out_fmt not in TREE_FORMATS + FORMATS:
@@ -277,23 +277,31 @@ class DiscontinuousReduction:
         if fmt not in TREE_FORMATS + FORMATS:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
         with acyclic():     # the file's sentences and trees hold no reference cycles
-            if fmt == "export":
+            if fmt in TREE_FORMATS:
                 data, path = read_bytes(source)
                 text = _decode(data, path)
-                fast = compiled_export_words(text, conll=True, raw=data) if out_fmt == "export" else None
+                fast = None
+                if out_fmt in TREE_FORMATS:
+                    fast = compiled_export_words(text, conll=True, raw=data) if fmt == "export" else \
+                        compiled_discbracket_words(text, data)
                 del data    # not held while the words are parsed
                 parsed = self.conll_export_text(parser, *fast, source=path) if fast is not None else None
-                if parsed is not None:
+                out = parsed[0] if parsed is not None and out_fmt == "export" else None
+                if parsed is not None and out_fmt == "discbracket":
+                    from maltpy.formats.discbracketio import export_discbracket
+                    out = export_discbracket(parsed[0], fast[2])
+                if out is not None:
                     with open_output(target, binary=True) as f:
-                        f.write(parsed[0])
+                        f.write(out)
                     return len(fast[0]), parsed[1]
-                # the compiled reader, where it already refused the text, is not asked again
-                words_tags, keys, lemmas, morphs, version = export_input_of_text(
-                    text, path, compiled=out_fmt != "export" or fast is not None)
-            elif fmt == "discbracket":
-                doc = read_discbracket(source)
-                words_tags, keys, lemmas, morphs = export_input(doc.sentences)
-                version = doc.version
+                if fmt == "export":
+                    # the compiled reader, where it already refused the text, is not asked again
+                    words_tags, keys, lemmas, morphs, version = export_input_of_text(
+                        text, path, compiled=out_fmt not in TREE_FORMATS or fast is not None)
+                else:
+                    doc = read_discbracket_text(text, path)
+                    words_tags, keys, lemmas, morphs = export_input(doc.sentences)
+                    version = doc.version
             else:
                 sentences = read_conll(source, fmt)
                 tag = 3 if fmt == "conllu" else 4
@@ -378,6 +386,17 @@ def export_input_of_text(text: str, path: str, compiled: bool = True):
         return list(zip(words, tags)), keys, lemmas, morphs, version
     doc = parse_export(text, path)
     return export_input(doc.sentences) + (doc.version,)
+
+
+def compiled_discbracket_words(text: str, raw: bytes):
+    """:func:`compiled_export_words` (as CoNLL-U lines) of discbracket text: the words and tags of
+    each tree, keyed by its line's number; None where the text is anything
+    :func:`~maltpy.formats.export.read_discbracket` might read otherwise or refuse (the caller
+    then reads it so, and an error names its line). ``raw``: the UTF-8 bytes of ``text``."""
+    from maltpy.formats.discbracketio import discbracket_export
+    from maltpy.formats.exportread import export_words
+    export = discbracket_export(raw, 3 if text.startswith("\ufeff") else 0)
+    return export_words(export, 4, True) if export is not None else None
 
 
 def compiled_export_words(text: str, conll: bool = False, raw: Optional[bytes] = None):

@@ -2,6 +2,7 @@
 on .export and .discbracket files). disco-dop itself gave the same summaries on the Alpino dev
 set, for proper.prm, --disconly, another cutoff and discbracket input (docs/discontinuous.md)."""
 import dataclasses
+import os
 import subprocess
 import sys
 
@@ -231,3 +232,57 @@ def test_export_parsed_through_the_compiled_path_is_the_python_paths_text(toy_pa
         assert compiled is not None
         assert compiled == (parser.reduction.export_text(parser, words_tags, keys, lemmas, morphs, version),
                             sum(len(w) for w, _ in words_tags))
+
+
+def _parse_file_both_ways(parser, text, in_fmt, out_fmt):
+    """parse_file's output (or its error) for ``text``, by the compiled path and by Python's
+    (the compiled readers made to refuse everything)."""
+    import contextlib
+    import tempfile
+    from unittest import mock
+    from maltpy.errors import InputFormatError
+    import maltpy.parsing.discontinuous as disc
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, f"in.{in_fmt}")
+        with open(src, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        for python in (False, True):
+            out = os.path.join(tmp, f"out{python}.{out_fmt}")
+            with contextlib.ExitStack() as patches:
+                if python:
+                    for reader in ("compiled_export_words", "compiled_discbracket_words"):
+                        patches.enter_context(mock.patch.object(disc, reader, return_value=None))
+                try:
+                    parser.reduction.parse_file(parser, src, out, in_fmt, out_fmt)
+                    with open(out, "rb") as f:
+                        results.append(f.read())
+                except InputFormatError as e:
+                    results.append(str(e))
+    return results
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(discontinuous_trees(), min_size=1, max_size=4), st.sampled_from([3, 4]),
+       st.sampled_from(["export", "discbracket"]), st.integers(0, 3))
+def test_discbracket_parsed_through_the_compiled_path_is_the_python_paths_text(toy_parsers, trees, version, out_fmt,
+                                                                                damage):
+    """-m parse of discbracket words, and trees written as discbracket, through the compiled
+    readers and writer give the bytes of the Python path (parse_discbracket, to_discbracket), or
+    the same error, for both toy parsers; ``damage``: a bracket or a leaf broken in the text."""
+    from maltpy.formats.export import format_discbracket
+    for k, tree in enumerate(trees):
+        tree.key = str(k + 1)
+    doc = ExportFile(trees, version)
+    texts = {"export": format_export(doc), "discbracket": format_discbracket(doc)}
+    if damage == 1:
+        texts["discbracket"] = texts["discbracket"].replace(")", "", 1)
+    elif damage == 2:
+        texts["discbracket"] = texts["discbracket"].replace("=", " ", 1)
+    if not damage:      # the compiled reader takes the file (the test is not of Python's path twice)
+        from maltpy.parsing.discontinuous import compiled_discbracket_words
+        assert compiled_discbracket_words(texts["discbracket"], texts["discbracket"].encode("utf-8")) is not None
+    for parser in toy_parsers:
+        for in_fmt, text in texts.items():
+            compiled, python = _parse_file_both_ways(parser, text, in_fmt, out_fmt)
+            assert compiled == python

@@ -140,7 +140,8 @@ def test_a_constituent_with_no_word_under_it_leaves_no_trace_in_the_encoding():
 
 @pytest.mark.parametrize("line, what", [("(S (A 0=a) (B 0=b))", "twice"), ("(S (A 0=a) (B 2=b))", "indices"),
                                         ("(S (A 0=a)", "unbalanced"), ("(S)", "no children"),
-                                        ("(S (A a))", "index=word"), ("(S (A 0=a)) x", "after the tree")])
+                                        ("(S (A a))", "index=word"), ("(S (A 0=a)) x", "after the tree"),
+                                        ("(S (A \u00b2=a))", "index=word")])
 def test_bad_discbracket_is_one_error(line, what):
     with pytest.raises(InputFormatError, match=what):
         parse_discbracket(line, "1", "x.discbracket", 3)
@@ -454,3 +455,58 @@ def test_a_sentence_of_ten_thousand_nodes_parses(tmp_path):
     assert r.returncode == 0, r.stderr
     trees = parse_export(out.read_text(encoding="utf-8")).sentences
     assert [t.words for t in trees] == [["De", "man"], ["Gelezen", "heeft", "hij", "boeken", "."]]
+
+
+#: what a discbracket line may be mutated with: brackets, the leaf's =, comment and node marks,
+#: escapes, and whitespace that Python splits at and the compiled reader leaves to Python
+_MUTATIONS = ["(", ")", " ", "=", "#", "%%", "-LRB-", "-RRB-", "\u00a0", "\x0c", "\t", "\r", "7", "\u00b2", "\n"]
+
+
+@st.composite
+def discbracket_texts(draw):
+    """Discbracket text of random discontinuous trees, with blank lines, a byte-order mark, and
+    random damage (characters cut or put in) in some of them."""
+    lines = []
+    for _ in range(draw(st.integers(1, 4))):
+        lines.append(to_discbracket(draw(discontinuous_trees())))
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["", " ", "\t\r"])))
+    text = "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(text)))
+        if draw(st.booleans()) and at < len(text):
+            text = text[:at] + text[at + 1:]
+        else:
+            text = text[:at] + draw(st.sampled_from(_MUTATIONS)) + text[at:]
+    return ("\ufeff" if draw(st.booleans()) else "") + text
+
+
+@settings(max_examples=400, deadline=None)
+@given(discbracket_texts())
+def test_compiled_discbracket_words_are_pythons_or_left_to_python(text):
+    """The compiled reader of discbracket words (maltpy.formats.discbracketio) gives, for every
+    text it reads, the words, tags and keys that read_discbracket_text gives; and it leaves to
+    Python every text that Python refuses, so that the error names its line."""
+    from maltpy.formats.discbracketio import discbracket_export
+    from maltpy.formats.export import read_discbracket_text
+    raw = text.encode("utf-8")
+    export = discbracket_export(raw, 3 if text.startswith("\ufeff") else 0)
+    try:
+        doc = read_discbracket_text(text, "<test>")
+    except InputFormatError:
+        assert export is None
+        return
+    event("compiled" if export is not None else "left to Python")
+    if export is not None:
+        again = parse_export(export.decode("utf-8"), "<test>").sentences
+        assert [(s.key, [(t.word, t.tag) for t in s.tokens]) for s in again] == \
+            [(s.key, [(t.word, t.tag) for t in s.tokens]) for s in doc.sentences]
+
+
+def test_compiled_discbracket_words_of_a_plain_file():
+    """A plain file is read compiled (not left to Python), escapes and blank lines included."""
+    from maltpy.formats.discbracketio import discbracket_export
+    text = "(ROOT (S (N 0=-LRB-a) (V 2=b=c)) (P 1=x-RRB-))\n\n(ROOT (N 0=é))\n"
+    export = discbracket_export(text.encode("utf-8"), 0).decode("utf-8")
+    assert export == ("#BOS 1\n(a\t--\tN\t--\t--\t0\nx)\t--\tP\t--\t--\t0\nb=c\t--\tV\t--\t--\t0\n#EOS 1\n"
+                      "#BOS 3\né\t--\tN\t--\t--\t0\n#EOS 3\n")

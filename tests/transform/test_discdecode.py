@@ -129,3 +129,37 @@ def test_every_constituent_the_decoder_writes_has_a_word_under_it(batch, version
     doc = parse_export(python_text(sentences, table, version).decode("utf-8"), "<decoded>")
     for tree in doc.sentences:
         assert all(span for _, span in tree.constituents()), tree
+
+
+@settings(max_examples=400, deadline=None)
+@given(parses(), st.sampled_from([3, 4]))
+def test_compiled_discbracket_of_the_decoders_text_is_pythons(batch, version):
+    """The decoder's export text as discbracket, compiled (maltpy.formats.discbracketio), is what
+    to_discbracket writes of the Python decoder's trees; it leaves to Python only text it cannot
+    take for the decoder's (a word with a space or %%, or starting with #)."""
+    from maltpy.formats.discbracketio import export_discbracket
+    from maltpy.formats.export import format_discbracket
+    sentences, table = batch
+    unary = UnaryRules(table)
+    trees = [unary.apply(decode_discontinuous(w, t, h, lab, key, [x if x != "_" else "--" for x in lem],
+                                              [x if x != "_" else "--" for x in mor]))
+             for key, w, t, lem, mor, h, lab in sentences]
+    compiled = export_discbracket(compiled_text(sentences, table, version), version)
+    odd = any(" " in w or "%%" in w or w.startswith("#") for s in sentences for w in s[1])
+    assert (compiled is None) == odd
+    if compiled is not None:
+        assert compiled.decode("utf-8") == format_discbracket(ExportFile(trees, version))
+
+
+def test_compiled_discbracket_leaves_other_export_to_python():
+    from maltpy.formats.discbracketio import export_discbracket
+    good = b"#BOS 1\na\t--\tN\t--\t--\t500\n#500\t--\tNP\t--\t--\t0\n#EOS 1\n"
+    assert export_discbracket(good, 4) == b"(ROOT (NP (N 0=a)))\n"
+    for bad in (good.replace(b"--\t500\n", b"--\t501\n"),          # a parent it does not have
+                good.replace(b"\t0\n#EOS", b"\t500\n#EOS"),        # a node its own parent
+                good.replace(b"#EOS 1\n", b""),                    # no #EOS
+                good.replace(b"\tN\t", b"\tN\tx\t"),               # a field more
+                good + good.replace(b"a\t", b"#7\t")):             # a word starting with #
+        assert export_discbracket(bad, 4) is None
+    with pytest.raises(ValueError):
+        export_discbracket(good, 5)
