@@ -51,7 +51,7 @@ def train(treebank, **settings):
     ``tagger="upos,xpos,feats,lemma"`` trains a tagger and lemmatizer too and returns both as a
     :class:`~maltpy.components.Pipeline` (``tagger_folds=K``: the parser learns from jackknifed tags;
     a nivreeager parser whose learner, options, oracle, features and beam are left unset learns as
-    its system's ``pipeline_settings`` say: the perceptron with the dynamic oracle and NivreEagerLeanWords);
+    its system's ``pipeline_settings`` say: the perceptron with the dynamic oracle and NivreEagerMorph);
     ``tokenizer=True`` (from CoNLL-U) a tokenizer in front of them, so that the pipeline's
     ``parse_text(str)`` reads raw text."""
     from maltpy.formats.conll import detect_format, read_conll

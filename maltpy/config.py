@@ -225,7 +225,7 @@ class Settings:
                                "CoNLL-X: upos is CPOSTAG, xpos POSTAG; '+' joins columns tagged jointly, as "
                                "upos+xpos+feats); -m parse then tags the words whose columns are _. Behind a "
                                "tagger, a nivreeager parser whose -l, -lo, -or, -F and -b are not given learns "
-                               "with -l perceptron -or dynamic -F NivreEagerLeanWords -nt true (better on predicted "
+                               "with -l perceptron -or dynamic -F NivreEagerMorph -nt true (better on predicted "
                                "tags, nearly as fast; -l liblinear for MaltParser's defaults) (default: no tagger)"))
     tagger_folds: int = _setting(1, Flag(
         "--tagger-folds", "K", "jackknifing: with K of 2 or more the parser learns from tags that a tagger trained "

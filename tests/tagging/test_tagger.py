@@ -439,7 +439,7 @@ def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
     behind = make_settings(tagger="all")
     preset = pipeline_parser(behind, {"tagger"})
     assert (preset.learner, preset.oracle, preset.features, preset.enforce_tree) == \
-        ("perceptron", "dynamic", "NivreEagerLeanWords", True)
+        ("perceptron", "dynamic", "NivreEagerMorph", True)
     # a learner, its options, an oracle, features or a beam chosen: MaltParser's defaults, untouched
     for name, value in (("learner", "liblinear"), ("lib_options", "-s 4"), ("oracle", "static"),
                         ("features", "NivreEager"), ("beam_width", 4)):
@@ -457,14 +457,14 @@ def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
 def test_the_python_api_takes_the_same_parser_behind_a_tagger():
     import maltpy
     lean = maltpy.train(TOY_TRAIN, tagger="upos", verbose=False)
-    assert (lean.parser.settings.learner, lean.parser.settings.features) == ("perceptron", "NivreEagerLeanWords")
+    assert (lean.parser.settings.learner, lean.parser.settings.features) == ("perceptron", "NivreEagerMorph")
     malt = maltpy.train(TOY_TRAIN, tagger="upos", learner="liblinear", verbose=False)
     assert malt.parser.settings.learner == "liblinear" and not (malt.parser.settings.features or "").startswith("NivreEagerLean")
 
 
 def test_the_learned_pipeline_says_which_parser_it_took(toy_pipeline, tmp_path):
     info = _run("info", toy_pipeline)
-    assert "perceptron" in info.stdout and "NivreEagerLean" in info.stdout, info.stdout
+    assert "perceptron" in info.stdout and "NivreEagerMorph" in info.stdout, info.stdout
     malt = str(tmp_path / "malt.mpz")
     r = _run("-c", malt, "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos", "-l", "liblinear", "-v")
     assert r.returncode == 0, r.stderr
