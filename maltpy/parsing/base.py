@@ -103,7 +103,7 @@ class ParserBase:
         options only the oracle uses)."""
         opts = self.settings.system_options(self.system_cls)
         if training:
-            opts.update(self.system_cls.training_options)
+            opts = self.system_cls.training_configuration(opts)
         root = self.label_ids.get(self.settings.root_label, 0)
         root = self.label_ids.get(self.view.root_label(self.settings.root_label), root)
         system = self.system_cls(len(self.labels), root, **opts)

@@ -175,7 +175,8 @@ cdef class TransitionSystem:
     #: options that no system without them may be given (the registry refuses them there in one
     #: line); other options of other systems are ignored, as in MaltParser
     exclusive_options = ()
-    #: option values that training always uses (e.g. moves only the oracle may take)
+    #: option values that training always uses (e.g. moves only the oracle may take); a value may
+    #: be a function of the parse's options (:meth:`training_configuration`)
     training_options = {}
     #: the settings a parser of this system learns with behind a tagger (on predicted tags), where
     #: the user chooses none of config.PIPELINE_PARSER_CHOICES; empty: MaltParser's defaults
@@ -215,6 +216,19 @@ cdef class TransitionSystem:
         if self.n_moves > MAX_MOVES:
             raise ValueError(f"{self.name}: at most {MAX_MOVES} moves")
         self.configure(**self.settings)
+
+    @classmethod
+    def training_configuration(cls, options):
+        """The options of a system for training: the parse's ``options`` with
+        :attr:`training_options` over them (a callable value computed from the parse's options)."""
+        return {**options, **{k: v(options) if callable(v) else v for k, v in cls.training_options.items()}}
+
+    @property
+    def end_attaches_root(self):
+        """Whether the dynamic oracle counts on the end of parsing to attach the words left
+        without a head to the root with the root label, as MaltParser's end does
+        (:func:`maltpy.systems.checks.tree_loss` scores trees the same way)."""
+        return True
 
     @property
     def has_costs(self):

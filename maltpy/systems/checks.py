@@ -150,7 +150,7 @@ def check_transition_system(cls, options: Optional[dict] = None, n_trees: int = 
     options = dict(options or {})
     oracle_options = options if oracle_options is None else dict(oracle_options)
     rng = random.Random(seed)
-    trained = cls(N_LABELS, ROOT_LABEL, **{**oracle_options, **cls.training_options})
+    trained = cls(N_LABELS, ROOT_LABEL, **cls.training_configuration(oracle_options))
     parsing = cls(N_LABELS, ROOT_LABEL, **options)
     covers, builds = TREE_CLASSES[trained.covers], TREE_CLASSES[parsing.builds]
     for k in range(n_trees):
@@ -226,12 +226,14 @@ def _replay(system, n, heads, labels, seq):
     return cfg
 
 
-def tree_loss(cfg, heads, labels) -> int:
-    """Wrong heads or labels after the end of parsing (headless words on the root, root label)."""
+def tree_loss(cfg, heads, labels, end_attaches_root: bool = True) -> int:
+    """Wrong heads or labels after the end of parsing (headless words on the root with the root
+    label; with ``end_attaches_root`` False, as a system whose oracle does not count on that end
+    says, headless words are wrong)."""
     wrong = 0
     for d in range(1, len(heads)):
         h, l = cfg.heads[d], cfg.labels[d]
-        if h < 0:
+        if h < 0 and end_attaches_root:
             h, l = 0, ROOT_LABEL
         wrong += h != heads[d] or l != labels[d]
     return wrong
@@ -244,7 +246,7 @@ def _min_loss(system, n, heads, labels, seq, memo) -> int:
            tuple(cfg.heads), tuple(cfg.labels))
     if key not in memo:
         if cfg.is_terminal():
-            memo[key] = tree_loss(cfg, heads, labels)
+            memo[key] = tree_loss(cfg, heads, labels, system.end_attaches_root)
         else:
             memo[key] = min(_min_loss(system, n, heads, labels, seq + [step], memo)
                             for step in _steps(system, cfg))

@@ -132,10 +132,12 @@ cdef class NivreEager(TransitionSystem):
     cached_address_functions = ("Input", "Stack", ("Stack", "Input"))
     greedy_cache = False
     options = {"allow_root": True, "allow_reduce": False, "enforce_tree": False, "buffer_transitions": "none",
-               "buffer_oracle": "always", "buffer_arc_length": "one"}
+               "buffer_oracle": "always", "buffer_arc_length": "one", "root_at_end": True}
     option_choices = {"buffer_oracle": BUFFER_ORACLES, "buffer_arc_length": BUFFER_ARC_LENGTHS}
     option_parsers = {"buffer_transitions": parse_buffer_transitions}
-    training_options = {"enforce_tree": False}  # the tree constraint is a parse-time repair
+    # the tree constraint is a parse-time repair; a parser that will repair learns no root arcs
+    # from the end of parsing (which then attaches nothing), but each as a move of its own
+    training_options = {"enforce_tree": False, "root_at_end": lambda parse: not parse.get("enforce_tree", False)}
     # on predicted tags 2.6 LAS above MaltParser's defaults on EWT dev, 4.5 on gold ones; 5 % slower than
     # LeanWords and as good on EWT's predicted tags, 0.9 better on the 13 small treebanks' (docs/tagging.md)
     pipeline_settings = {"learner": "perceptron", "oracle": "dynamic", "features": "NivreEagerMorph",
@@ -157,6 +159,7 @@ cdef class NivreEager(TransitionSystem):
     cdef bint allow_root
     cdef bint allow_reduce
     cdef bint enforce_tree
+    cdef bint root_at_end          # the dynamic oracle counts on the end of parsing for root arcs
     cdef int kind_of[N_KINDS]     # move id -> kind (SHIFT ... RNBA)
     cdef int move_of[N_KINDS]     # kind -> move id, -1 when switched off
     cdef bint any_buffer
@@ -189,6 +192,10 @@ cdef class NivreEager(TransitionSystem):
                                   f"use it with -bt {' or '.join(moves)} (here -bt {buffer_transitions})")
 
     @property
+    def end_attaches_root(self):
+        return self.root_at_end
+
+    @property
     def has_costs(self):
         """A dynamic oracle, except with buffer transitions or the tree constraint."""
         return not (self.any_buffer or self.enforce_tree)
@@ -202,7 +209,7 @@ cdef class NivreEager(TransitionSystem):
         return None
 
     def configure(self, allow_root=True, allow_reduce=False, enforce_tree=False, buffer_transitions="none",
-                  buffer_oracle="always", buffer_arc_length="one"):
+                  buffer_oracle="always", buffer_arc_length="one", root_at_end=True):
         if buffer_oracle not in BUFFER_ORACLES:
             raise MaltpyError(f"buffer_oracle (-bo) {buffer_oracle!r}: use one of {', '.join(BUFFER_ORACLES)}")
         if buffer_arc_length not in BUFFER_ARC_LENGTHS:
@@ -213,6 +220,8 @@ cdef class NivreEager(TransitionSystem):
         self.allow_root = bool(allow_root)
         self.allow_reduce = bool(allow_reduce)
         self.enforce_tree = bool(enforce_tree)
+        # without allow_root the root takes no arcs by moves: the end of parsing makes them all
+        self.root_at_end = bool(root_at_end) or not self.allow_root
         cdef int k
         for k in range(N_KINDS):
             self.move_of[k] = -1
@@ -408,7 +417,8 @@ cdef class NivreEager(TransitionSystem):
         (words left without a head are attached to the root with the root label): a gold arc
         (h, d) stays reachable while d has no head and either d is in the buffer, or d is on the
         stack and h in the buffer, or h is the root and the arc's label is the root label (the
-        end of parsing builds it). A move costs the gold arcs it makes unreachable, a wrong
+        end of parsing builds it; not with ``root_at_end`` False, as for a parser that will
+        parse with the tree constraint, whose end attaches nothing). A move costs the gold arcs it makes unreachable, a wrong
         label counting as a lost arc: exact for projective gold trees (the reachable arcs are
         then reachable together). O(n). Not for buffer transitions or the tree constraint's
         repair phase (returns False). A partial gold tree (head -1: none given; label -1: any
@@ -441,14 +451,14 @@ cdef class NivreEager(TransitionSystem):
         # SHIFT: b joins the stack headless: its head on the stack and its headless dependents
         # there are lost; so is a root arc the end of parsing would label wrongly
         cost[SHIFT] = gb_on_stack + headless_deps_of_b_on_stack + (
-            gb == 0 and self.allow_root and g.labels[b] >= 0 and g.labels[b] != self.root_label)
+            gb == 0 and self.allow_root and not (self.root_at_end and (g.labels[b] < 0 or g.labels[b] == self.root_label)))
         # REDUCE: i's dependents in the buffer are lost (and, with allow_reduce, a head of i
         # there when i has none: the root still comes at the end)
         cost[REDUCE] = deps_of_s_in_buffer + (s.heads[i] == -1 and gi > 0 and gi_in_buffer) if i > 0 else 0
         cost[UNSHIFT] = 0
         # LEFT-ARC: i gets head b (its own gold head lost unless on the stack, already lost),
         # its dependents in the buffer are lost
-        cost[LEFT_ARC] = ((gi != b and ((gi == 0 and (g.labels[i] < 0 or g.labels[i] == self.root_label))
+        cost[LEFT_ARC] = ((gi != b and ((gi == 0 and self.root_at_end and (g.labels[i] < 0 or g.labels[i] == self.root_label))
                                          or gi_in_buffer))
                           + deps_of_s_in_buffer) if i > 0 else 0
         if i > 0 and gi == b:

@@ -8,7 +8,8 @@ from maltpy.systems.checks import check_transition_system
 
 #: option sets each system is checked with besides its defaults
 OPTIONS = {
-    "nivreeager": [{"allow_reduce": True}, {"allow_root": False}, {"enforce_tree": True}],
+    "nivreeager": [{"allow_reduce": True}, {"allow_root": False}, {"enforce_tree": True}, {"root_at_end": False},
+                   {"root_at_end": False, "allow_reduce": True}],
     "nivrestandard": [{"allow_root": False}],
     "covproj": [{"allow_shift": True}, {"allow_root": False}],
     "covnonproj": [{"allow_shift": True}, {"allow_root": False}],
@@ -46,9 +47,16 @@ class CoversTooMuch(NivreEager):
     covers = "any"
 
 
+class CountsOnAnEndItHasNot(NivreEager):
+    @property
+    def end_attaches_root(self):
+        return False    # its trees scored without the end's root arcs, its costs counting on them
+
+
 @pytest.mark.parametrize("cls,says", [(LooseBound, "bound"), (ClaimsProjective, "not projective"),
                                       (ClaimsExactEverywhere, "exhaustive search says"),
-                                      (CoversTooMuch, "the oracle built")])
+                                      (CoversTooMuch, "the oracle built"),
+                                      (CountsOnAnEndItHasNot, "exhaustive search says")])
 def test_the_checks_fail_on_a_system_that_claims_too_much(cls, says):
     with pytest.raises(AssertionError, match=says):
         check_transition_system(cls, n_cost_trees=200, max_cost_words=5)

@@ -152,7 +152,7 @@ def test_stack_swap_moves_second_node_back():
 
 
 def test_stack_arcs_and_shift_pop_at_end():
-    s = make(StackProj, **StackProj.training_options)  # as in training
+    s = make(StackProj, **StackProj.training_configuration({}))  # as in training
     cfg = s.new_configuration(2)
     cfg.apply(0)
     cfg.apply(0)
@@ -249,7 +249,7 @@ def test_oracle_reproduces_every_tree_the_system_covers(seed, n, name, projectiv
     cls, covers, bound = TREE_SYSTEMS[name]
     heads = random_projective_tree(rng, n) if projective else random_tree(rng, n)
     labels = labels_for(heads, rng)
-    opts = dict(cls.training_options)  # the oracle runs as in training
+    opts = cls.training_configuration({})  # the oracle runs as in training
     if name.startswith("cov"):
         opts["allow_shift"] = option
     elif name == "2planar":
@@ -340,7 +340,7 @@ def test_static_oracles_are_functions_of_configuration_and_gold_tree(seed, n, na
     cls = TREE_SYSTEMS[name][0]
     heads = random_tree(rng, n)    # non-2-planar trees too: the plane bookkeeping meets conflicts
     labels = labels_for(heads, rng)
-    opts = dict(cls.training_options)
+    opts = cls.training_configuration({})
     if undirected != "none":
         if name not in ("planar", "2planar", "covnonproj"):
             return
