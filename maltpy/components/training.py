@@ -60,7 +60,7 @@ def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
 
     def make_fold_tagger():
         return Tagger(spec, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
-                      retag=settings.retag, jobs=1)
+                      retag=settings.retag, jobs=1, skip_empty=True)
     _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log, make_fold_tagger,
                           with_full=False)
     with ThreadPoolExecutor(1) as pool:

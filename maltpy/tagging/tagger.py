@@ -204,9 +204,12 @@ class Tagger:
     column a sentence gives whole is kept, and used by the columns tagged after it)."""
 
     def __init__(self, columns="upos,xpos,feats,lemma", templates: Optional[str] = None,
-                 epochs: int = DEFAULT_EPOCHS, seed: int = 1, jobs: int = 1, retag: bool = False):
+                 epochs: int = DEFAULT_EPOCHS, seed: int = 1, jobs: int = 1, retag: bool = False,
+                 skip_empty: bool = False):
         self.groups = parse_columns(columns)
-        self.every_column = isinstance(columns, str) and columns.strip().lower() == "all"
+        # "all", or skip_empty (a jackknifing fold's tagger, whose part of the data may leave a
+        # column the whole data has empty): the groups whose columns the data leaves _ are not learned
+        self.every_column = skip_empty or (isinstance(columns, str) and columns.strip().lower() == "all")
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
             raise MaltpyError(f"tagger epochs must be a positive integer, not {epochs!r}")
         self.templates_path = templates

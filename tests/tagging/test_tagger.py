@@ -352,6 +352,26 @@ def test_fold_taggers_tag_what_the_parser_reads_as_full_ones_do():
     assert [r[2] for s in some for r in s.rows] == [r[2] for s in data for r in s.rows]     # gold lemmas
 
 
+def test_jackknifing_survives_a_column_that_a_fold_leaves_empty():
+    """A column the whole data fills in one sentence only (UD Spanish's XPOS) is empty in the
+    folds that hold that sentence out: their taggers leave it gold, as "all" leaves out a column
+    the data does not have, instead of refusing it (the parser behind reads XPOS and FEATS)."""
+    from maltpy.components.training import train_pipeline
+    from maltpy.config import make_settings, pipeline_parser
+    data = _toy_language(12, 60)
+    for s in data:
+        for r in s.rows:
+            r[4] = "_"
+    data[0].rows[0][4] = "DT"
+    settings = pipeline_parser(make_settings(tagger="all", tagger_folds=3, jobs=2, input_format="conllu",
+                                             verbose=False), {"tagger", "tagger_folds", "jobs", "input_format"})
+    pipeline = train_pipeline(settings, data, "conllu")
+    assert [c.name for c in pipeline.components] == ["tagger", "parser"]
+    assert len(pipeline.parse(data[:3])) == 3
+    with pytest.raises(MaltpyError, match="xpos column is empty"):     # an explicit column still must have data
+        Tagger("upos,xpos").fit(data[1:])
+
+
 def _learned(tagger):
     """What a model file holds of a tagger, less the training time."""
     from maltpy.parsing.modelfile import load_model
