@@ -225,13 +225,14 @@ class Settings:
                                "CoNLL-X: upos is CPOSTAG, xpos POSTAG; '+' joins columns tagged jointly, as "
                                "upos+xpos+feats); -m parse then tags the words whose columns are _. Behind a "
                                "tagger, a nivreeager parser whose -l, -lo, -or, -F and -b are not given learns "
-                               "with -l perceptron -or dynamic -F NivreEagerMorph -nt true (better on predicted "
-                               "tags, nearly as fast; -l liblinear for MaltParser's defaults) (default: no tagger)"))
+                               "with -l perceptron -or dynamic -F NivreEagerMorph -nt true from 10-fold "
+                               "jackknifed tags (better on predicted tags, nearly as fast; -l liblinear for "
+                               "MaltParser's defaults) (default: no tagger)"))
     tagger_folds: int = _setting(1, Flag(
         "--tagger-folds", "K", "jackknifing: with K of 2 or more the parser learns from tags that a tagger trained "
-                               "on the other K-1 parts of the training data gave each part (default 1: from the "
-                               "gold tags, which measured as well on EWT and better on 13 small treebanks: "
-                               "docs/tagging.md)"))
+                               "on the other K-1 parts of the training data gave each part (default 10 behind the "
+                               "default parser, NivreEagerMorph, which reads them better: EWT dev +0.9 LAS; "
+                               "1, the gold tags, behind any other: docs/tagging.md)"))
     tagger_epochs: int = _setting(10, Flag(
         "--tagger-epochs", "N", "the tagger's passes over the training data (default 10)"))
     tagger_templates: Optional[str] = _setting(None, Flag(
@@ -312,7 +313,7 @@ def pipeline_parser(settings: "Settings", chosen) -> "Settings":
     """``settings`` for a parser learned behind a tagger: its system's ``pipeline_settings`` (for
     nivreeager the lean online parser, better on predicted tags, docs/tagging.md), unless the user
     chose (``chosen``: the names of the settings given by flags, configuration file or keyword) any
-    of :data:`PIPELINE_PARSER_CHOICES`; a chosen ``enforce_tree`` is kept."""
+    of :data:`PIPELINE_PARSER_CHOICES`; a chosen ``enforce_tree`` or ``tagger_folds`` is kept."""
     from maltpy.systems import pipeline_settings
     chosen = {ALIASES.get(name, name) for name in chosen}
     preset = pipeline_settings(settings.algorithm)

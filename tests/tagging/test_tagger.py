@@ -458,8 +458,9 @@ def test_a_pipeline_parser_defaults_to_the_lean_online_parser_unless_chosen():
     from maltpy.config import make_settings, pipeline_parser
     behind = make_settings(tagger="all")
     preset = pipeline_parser(behind, {"tagger"})
-    assert (preset.learner, preset.oracle, preset.features, preset.enforce_tree) == \
-        ("perceptron", "dynamic", "NivreEagerMorph", True)
+    assert (preset.learner, preset.oracle, preset.features, preset.enforce_tree, preset.tagger_folds) == \
+        ("perceptron", "dynamic", "NivreEagerMorph", True, 10)
+    assert pipeline_parser(make_settings(tagger="all", tagger_folds=1), {"tagger", "tagger_folds"}).tagger_folds == 1
     # a learner, its options, an oracle, features or a beam chosen: MaltParser's defaults, untouched
     for name, value in (("learner", "liblinear"), ("lib_options", "-s 4"), ("oracle", "static"),
                         ("features", "NivreEager"), ("beam_width", 4)):
