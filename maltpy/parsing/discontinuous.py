@@ -283,7 +283,7 @@ class DiscontinuousReduction:
                 fast = None
                 if out_fmt in TREE_FORMATS:
                     fast = compiled_export_words(text, conll=True, raw=data) if fmt == "export" else \
-                        compiled_discbracket_words(text, data)
+                        compiled_discbracket_words(data)
                 del data    # not held while the words are parsed
                 parsed = self.conll_export_text(parser, *fast, source=path) if fast is not None else None
                 out = parsed[0] if parsed is not None and out_fmt == "export" else None
@@ -388,14 +388,14 @@ def export_input_of_text(text: str, path: str, compiled: bool = True):
     return export_input(doc.sentences) + (doc.version,)
 
 
-def compiled_discbracket_words(text: str, raw: bytes):
-    """:func:`compiled_export_words` (as CoNLL-U lines) of discbracket text: the words and tags of
-    each tree, keyed by its line's number; None where the text is anything
+def compiled_discbracket_words(raw: bytes):
+    """:func:`compiled_export_words` (as CoNLL-U lines) of a discbracket file's UTF-8 bytes: the
+    words and tags of each tree, keyed by its line's number; None where the file is anything
     :func:`~maltpy.formats.export.read_discbracket` might read otherwise or refuse (the caller
-    then reads it so, and an error names its line). ``raw``: the UTF-8 bytes of ``text``."""
+    then reads it so, and an error names its line)."""
     from maltpy.formats.discbracketio import discbracket_export
     from maltpy.formats.exportread import export_words
-    export = discbracket_export(raw, 3 if text.startswith("\ufeff") else 0)
+    export = discbracket_export(raw, 3 if raw.startswith(b"\xef\xbb\xbf") else 0)     # a byte-order mark
     return export_words(export, 4, True) if export is not None else None
 
 

@@ -281,7 +281,7 @@ def test_discbracket_parsed_through_the_compiled_path_is_the_python_paths_text(t
         texts["discbracket"] = texts["discbracket"].replace("=", " ", 1)
     if not damage:      # the compiled reader takes the file (the test is not of Python's path twice)
         from maltpy.parsing.discontinuous import compiled_discbracket_words
-        assert compiled_discbracket_words(texts["discbracket"], texts["discbracket"].encode("utf-8")) is not None
+        assert compiled_discbracket_words(texts["discbracket"].encode("utf-8")) is not None
     for parser in toy_parsers:
         for in_fmt, text in texts.items():
             compiled, python = _parse_file_both_ways(parser, text, in_fmt, out_fmt)
