@@ -40,10 +40,41 @@ LEXICON_SHARE = 0.1
 LEXICON_MIN_COUNT = 3
 
 
+def unique_pairs(first: np.ndarray, second: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(the distinct (first, second) pairs as rows sorted by first, then second; how often each
+    occurs): ``np.unique(np.stack([first, second], axis=1), axis=0, return_counts=True)`` for two
+    uint64 columns, by a lexsort instead of np.unique's sort of whole rows (3 times as fast)."""
+    order = np.lexsort((second, first))
+    a, b = first[order], second[order]
+    starts = np.flatnonzero(np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])]) if len(a) else np.zeros(0, np.int64)
+    counts = np.diff(np.r_[starts, len(a)]).astype(np.int64)
+    return np.stack([a[starts], b[starts]], axis=1), counts
+
+
+def unique_rows(rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(the distinct rows sorted, each row's index among them) of a 2-D array of small
+    non-negative-or--1 ints: ``np.unique(rows, axis=0, return_inverse=True)``, by one int64 key a
+    row whose order is the rows' order, instead of np.unique's sort of whole rows."""
+    shifted = rows.astype(np.int64) + 1
+    bases = shifted.max(axis=0) + 1 if len(rows) else np.ones(rows.shape[1], np.int64)
+    if float(np.prod(bases.astype(np.float64))) >= 2.0 ** 62:
+        found, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return found, inverse.reshape(-1)
+    key = np.zeros(len(rows), dtype=np.int64)
+    for k in range(rows.shape[1]):
+        key = key * bases[k] + shifted[:, k]
+    distinct, inverse = np.unique(key, return_inverse=True)
+    found = np.empty((len(distinct), rows.shape[1]), dtype=rows.dtype)
+    for k in range(rows.shape[1] - 1, -1, -1):
+        distinct, found[:, k] = np.divmod(distinct, bases[k])
+    found = found - 1
+    return found.astype(rows.dtype), inverse.reshape(-1)
+
+
 def build_lexicon(hashes: np.ndarray, values: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """(form keys, class of each): a form's class numbers the set of values it was seen with
     (:data:`LEXICON_SHARE`, :data:`LEXICON_MIN_COUNT`)."""
-    pairs, counts = np.unique(np.stack([hashes, values.astype(np.uint64)], axis=1), axis=0, return_counts=True)
+    pairs, counts = unique_pairs(hashes.astype(np.uint64), values.astype(np.uint64))
     forms, where = np.unique(pairs[:, 0], return_inverse=True)
     totals = np.bincount(where.reshape(-1), weights=counts)
     keep = (counts >= LEXICON_SHARE * totals[where.reshape(-1)]) & (totals[where.reshape(-1)] >= LEXICON_MIN_COUNT)
@@ -62,7 +93,7 @@ def sure_words(keys: np.ndarray, classes: np.ndarray) -> Tuple[np.ndarray, np.nd
     with such a key that class unscored."""
     if not len(keys):
         return np.zeros(0, np.uint64), np.zeros(0, np.int32)
-    pairs, counts = np.unique(np.stack([keys, classes.astype(np.uint64)], axis=1), axis=0, return_counts=True)
+    pairs, counts = unique_pairs(keys.astype(np.uint64), classes.astype(np.uint64))
     first = np.flatnonzero(np.r_[True, pairs[1:, 0] != pairs[:-1, 0]])
     totals = np.add.reduceat(counts, first)
     # the most frequent class of each key: sorted by key, then by count, most first
@@ -285,7 +316,7 @@ class Tagger:
             if self.templates_path is None:   # the shipped ones, for any choice of columns
                 texts = usable_templates(texts, known, own)
             compiled = compile_templates(texts, known, own, f"templates for {group[0]}")
-            class_values, gold = np.unique(values[own].T, axis=0, return_inverse=True)
+            class_values, gold = unique_rows(values[own].T)
             tasks.append((group, tuple(texts), compiled,
                           np.ascontiguousarray(class_values, dtype=np.int32), gold.reshape(-1).astype(np.int32),
                           list(known)))
