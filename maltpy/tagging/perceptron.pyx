@@ -298,11 +298,15 @@ def reads_own_column(const int32_t[:, :, ::1] templates, int t, own) -> bool:
 def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] shp,
           const int64_t[::1] wstart, const int64_t[::1] sstart, int32_t[:, ::1] values,
           const int32_t[::1] gold, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
-          const int32_t[:, :, ::1] templates, int epochs, uint64_t seed, const int32_t[:, ::1] lexicon=None):
+          const int32_t[:, :, ::1] templates, int epochs, uint64_t seed, const int32_t[:, ::1] lexicon=None,
+          const int32_t[::1] preset=None):
     """Train one group's averaged perceptron; returns (feature keys in id order, indptr, classes,
     averaged weights, correct words per epoch). ``values`` holds the gold values of every column;
     the group's own rows are overwritten with the predictions as training goes (a word's history
-    features see the tagger's own earlier decisions, as they will when tagging)."""
+    features see the tagger's own earlier decisions, as they will when tagging). ``preset``: per
+    word a class (>= 0) it takes unscored, as tagging gives the sure words theirs: such a word is
+    no training example (no scoring, no update, no tick of the averaging clock), only the history
+    of the words after it."""
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     cdef Words w
@@ -338,15 +342,21 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     cdef int n_dynamic = len(dynamic_list), n_static = len(static_list), d
     static_ids_array = np.empty((w.n_words, n_static + 1), dtype=np.int32)
     cdef int32_t[:, ::1] static_ids = static_ids_array
+    if preset is not None and preset.shape[0] != w.n_words:
+        raise ValueError("the preset classes are not of these words")
+    cdef const int32_t* pre = &preset[0] if preset is not None and preset.shape[0] else NULL
     try:
         with nogil:
             for s in range(n_sents):
                 for j in range(sstart[s], sstart[s + 1]):
-                    for d in range(n_static):
-                        static_ids[j, d] = fm.add(template_key(&w, tpl, static[d], j, sstart[s], sstart[s + 1]))
-                        ok = ok and static_ids[j, d] >= 0
                     static_ids[j, n_static] = fm.add(BIAS)
                     ok = ok and static_ids[j, n_static] >= 0
+                    for d in range(n_static):
+                        if pre != NULL and pre[j] >= 0:   # never scored: the bias stands in (a valid row)
+                            static_ids[j, d] = static_ids[j, n_static]
+                            continue
+                        static_ids[j, d] = fm.add(template_key(&w, tpl, static[d], j, sstart[s], sstart[s + 1]))
+                        ok = ok and static_ids[j, d] >= 0
             # rows for every static feature now (the dynamic ones get theirs as they come)
             ok = ok and entries_room(&e, fm.size)
             for epoch in range(epochs):
@@ -360,6 +370,10 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
                 for i in range(n_sents):
                     s = order[i]
                     for j in range(sstart[s], sstart[s + 1]):
+                        if pre != NULL and pre[j] >= 0:
+                            correct[epoch] += pre[j] == gold[j]
+                            set_values(&w, &class_values[0, 0], &group_rows[0], <int>n_rows, NULL, pre[j], j)
+                            continue
                         now += 1
                         n_keys = n_static + 1 + n_dynamic
                         # the words ahead: their static rows two words ahead, the entries those rows

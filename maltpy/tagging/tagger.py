@@ -287,6 +287,7 @@ class Tagger:
 
     def fit(self, sentences: Sequence, log=None) -> "Tagger":
         """Learn every group from the gold columns of ``sentences``; returns self."""
+        from maltpy.features.featmap import FeatMap
         from maltpy.tagging import perceptron
         from maltpy.tagging.lemma import lemma_rule, unambiguous_lemmas
         from maltpy.tagging.words import words_of
@@ -334,9 +335,13 @@ class Tagger:
             # the lemma's dictionary does what sure words would
             sure_keys, sure_classes = sure_words(word_keys(exact, values, before), gold) \
                 if group != ("lemma",) else (exact[:0], gold[:0])
+            # the sure words take their class unscored when tagging, so they teach nothing here either
+            preset = preset_classes(exact, values, before, FeatMap.from_keys(sure_keys), sure_classes) \
+                if len(sure_keys) else None
             keys, indptr, classes, weights, correct = perceptron.train(
                 words.cps, words.low, words.shp, words.wstart, words.sstart, values.copy(), gold, class_values,
-                np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs, self.seed, lexicon)
+                np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs, self.seed, lexicon,
+                preset)
             return GroupModel(group, texts, class_values, keys, indptr, classes, weights,
                               tuple(float(c) / len(rows) for c in correct), sure_keys, sure_classes)
 

@@ -290,23 +290,58 @@ def test_a_sure_word_takes_its_class_and_the_others_are_scored(toy_tagger, seed)
     assert ((out >= 0) & (out < n_classes)).all()
 
 
-def test_sure_words_are_kept_in_the_model_file_and_files_without_them_load(toy_tagger):
-    from dataclasses import replace
-    from maltpy.tagging.tagger import TaggerModel
+def test_sure_words_are_kept_in_the_model_file_and_files_without_them_load(toy_tagger, monkeypatch):
+    import maltpy.tagging.tagger as tagger_module
     model = toy_tagger.model_
     assert any(len(g.sure_keys) for g in model.groups)      # the toy language's function words
     again = Tagger.from_bytes(toy_tagger.to_bytes())
     for a, b in zip(model.groups, again.model_.groups):
         assert a.sure_keys.tolist() == b.sure_keys.tolist() and a.sure_classes.tolist() == b.sure_classes.tolist()
-    # a file from before the sure words: every word is scored, and tags are still right
-    bare = Tagger("upos,xpos,feats,lemma")
-    groups = tuple(replace(g, sure_keys=g.sure_keys[:0], sure_classes=g.sure_classes[:0]) for g in model.groups)
-    bare.model_ = TaggerModel(groups, model.vocab, model.lemmas, model.epochs, model.seed, model.statistics,
-                              model.lexicons)
+    # a file from before the sure words (learned from every word, none kept): every word is
+    # scored, and tags are still right
+    monkeypatch.setattr(tagger_module, "sure_words",
+                        lambda keys, classes: (np.zeros(0, np.uint64), np.zeros(0, np.int32)))
+    bare = Tagger("upos,xpos,feats,lemma", epochs=5).fit(_toy_language(1, 400))
     loaded = Tagger.from_bytes(bare.to_bytes())
     assert not any(len(g.sure_keys) for g in loaded.model_.groups)
     test = _toy_language(9, 100)
     assert _accuracy(test, loaded.tag(_blank(test)), 3) > 0.97
+
+
+def test_sure_words_teach_nothing_and_others_still_learn(toy_tagger):
+    """The sure words take their class unscored when tagging, so training skips them too: the
+    weights are those of a tagger trained on the other words, yet the history they give (the
+    tag before a word) is there for the words after them."""
+    from maltpy.tagging import perceptron
+    from maltpy.tagging.words import words_of
+    sentences = _toy_language(1, 400)
+    words = words_of(sentences)
+    n = sum(len(s) for s in sentences)
+    gold = np.array([{"DET": 0, "NOUN": 1, "VERB": 2}[r[3]] for s in sentences for r in s.rows], dtype=np.int32)
+    values = np.full((len(ROW), n), -1, dtype=np.int32)
+    values[ROW["upos"]] = gold
+    templates = compile_templates(["Lower(InputColumn(FORM, Input[0]))", "Suffix(Lower(InputColumn(FORM, Input[0])), 2)",
+                                   "OutputColumn(UPOSTAG, pred(Input[0]))"], [], [ROW["upos"]], "test")
+    class_values = np.array([[0], [1], [2]], dtype=np.int32)
+    rows = np.array([ROW["upos"]], dtype=np.int32)
+    determiners = gold == 0
+    preset = np.where(determiners, 0, -1).astype(np.int32)
+    args = (words.cps, words.low, words.shp, words.wstart, words.sstart)
+    keys, indptr, classes, weights, correct = perceptron.train(*args, values.copy(), gold, class_values, rows,
+                                                               templates, 5, 1, None, preset)
+    assert correct[-1] >= determiners.sum()     # a sure word counts as right when its class is the gold one
+    every = perceptron.train(*args, values.copy(), gold, class_values, rows, templates, 5, 1, None, None)
+    assert len(keys) < len(every[0])           # fewer features: those of the determiners' forms are gone
+    # and after them the history feature "the tag before is DET" still votes for NOUN and VERB
+    tagged = np.full((len(ROW), n), -1, dtype=np.int32)
+    from maltpy.features.featmap import FeatMap
+    fm = FeatMap.from_keys(keys)
+    out = np.empty(n, dtype=np.int32)
+    fixed = np.zeros((len(ROW), n), dtype=np.int8)
+    perceptron.predict(*args, tagged, fixed, fm, indptr, classes, weights, class_values, rows, templates, out,
+                       preset=preset)
+    assert (out[determiners] == 0).all()
+    assert (out[~determiners] == gold[~determiners]).mean() > 0.9
 
 
 def test_an_empty_column_cannot_be_learned():
