@@ -246,7 +246,7 @@ cdef inline int first_max(const double* s, int n) noexcept nogil:
     m2 = m3 if m3 > m2 else m2
     m0 = m2 if m2 > m0 else m0
     q = 0
-    while s[q] != m0:
+    while q < n - 1 and s[q] != m0:    # bounded: a NaN among the scores must not run past them
         q += 1
     return q
 
