@@ -10,20 +10,61 @@
 from maltpy.version import __version__  # noqa: F401
 
 
-def _check_build():
-    """A clear message, as scikit-learn gives, when Python finds this package's source folder (it
-    was started in a clone of maltpy) whose compiled extensions were never built: without it,
-    ``import maltpy`` works and the first parse fails on a missing ``maltpy.features.extract``."""
+def _built(folder):
+    """Whether the package folder ``folder`` holds its compiled extensions."""
+    import os
+    from importlib.machinery import EXTENSION_SUFFIXES
+    return any(os.path.exists(os.path.join(folder, "search", "step" + suffix)) for suffix in EXTENSION_SUFFIXES)
+
+
+def _installed_copy(here):
+    """The folder of a built maltpy of this version further along ``sys.path`` (the one ``pip
+    install .`` put in site-packages), or None."""
     import os
     import sys
-    from importlib.machinery import EXTENSION_SUFFIXES
+    from maltpy.version import __version__ as version
+    clone = os.path.dirname(here)
+    for entry in sys.path:
+        folder = os.path.join(os.path.abspath(entry or os.curdir), "maltpy")
+        if os.path.dirname(folder) == clone or not _built(folder):
+            continue
+        try:
+            with open(os.path.join(folder, "version.py"), encoding="utf-8") as f:
+                same = f'__version__ = "{version}"' in f.read()
+        except OSError:
+            continue
+        if same:
+            return folder
+    return None
+
+
+def _check_build():
+    """Python started in a clone of maltpy finds the source folder before the installed maltpy.
+    When the source's compiled extensions were never built, the installed copy of the same
+    version stands in for it (``import maltpy`` and ``python -m maltpy`` work there as anywhere
+    else); without one, a clear message, as scikit-learn gives (without it, ``import maltpy``
+    works and the first parse fails on a missing ``maltpy.features.extract``)."""
+    import os
+    import sys
     here = os.path.dirname(os.path.abspath(__file__))
-    if any(os.path.exists(os.path.join(here, "search", "step" + suffix)) for suffix in EXTENSION_SUFFIXES):
+    if _built(here):
+        return
+    installed = _installed_copy(here)
+    if installed is not None:
+        import importlib.util
+        for name in [m for m in sys.modules if m.startswith("maltpy.")]:
+            del sys.modules[name]      # what this folder's __init__ imported so far (maltpy.version)
+        spec = importlib.util.spec_from_file_location("maltpy", os.path.join(installed, "__init__.py"),
+                                                      submodule_search_locations=[installed])
+        module = importlib.util.module_from_spec(spec)
+        # the import system hands over what sys.modules holds once this __init__ ends: the installed copy
+        sys.modules["maltpy"] = module
+        spec.loader.exec_module(module)
         return
     message = (f"maltpy is being imported from its source folder ({here}), whose compiled extensions are not "
-               "built: Python started in the clone's folder finds the source before the installed maltpy. "
-               "Start Python in another folder (the maltpy command works anywhere), or build the extensions here "
-               "with 'python setup.py build_ext --inplace'.")
+               "built: Python started in the clone's folder finds the source before the installed maltpy, "
+               "and no built maltpy of this version is installed. Install it ('pip install .') or build the "
+               "extensions here with 'python setup.py build_ext --inplace'.")
     if sys.argv[:1] == ["-m"]:   # python -m maltpy: one line, as the command's errors are
         print(f"maltpy: error: {message}", file=sys.stderr)
         raise SystemExit(1)

@@ -86,17 +86,43 @@ def test_the_command_line_prints_the_warning_as_one_line(conllu_files, tmp_path,
     assert len(err) == 1 and err[0].startswith("maltpy: warning:") and "UPOSTAG" in err[0]
 
 
-def test_python_in_an_unbuilt_source_folder_says_what_to_do(tmp_path):
-    # the package's Python files without the compiled extensions, as in a fresh clone
-    shutil.copytree(os.path.join(ROOT, "maltpy"), tmp_path / "maltpy",
+def _unbuilt_clone(tmp_path, version=None):
+    """The package's Python files without the compiled extensions, as in a fresh clone."""
+    clone = tmp_path / "clone"
+    shutil.copytree(os.path.join(ROOT, "maltpy"), clone / "maltpy",
                     ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.html", "__pycache__"))
+    if version is not None:
+        (clone / "maltpy" / "version.py").write_text(f'__version__ = "{version}"\n')
+    return clone
+
+
+def test_python_in_an_unbuilt_source_folder_says_what_to_do(tmp_path):
+    # a version no built maltpy has: nothing can stand in for the source
+    clone = _unbuilt_clone(tmp_path, version="0.0.0.dev-unbuilt")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    r = subprocess.run([sys.executable, "-c", "import maltpy"], cwd=tmp_path, capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", "import maltpy"], cwd=clone, capture_output=True, text=True,
                        env=env)
     assert r.returncode != 0 and "source folder" in r.stderr and "build_ext --inplace" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "maltpy", "--help"], cwd=tmp_path, capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "maltpy", "--help"], cwd=clone, capture_output=True, text=True,
                        env=env)
     assert r.returncode == 1 and r.stderr.count("\n") == 1 and r.stderr.startswith("maltpy: error:")
+
+
+def test_python_in_an_unbuilt_clone_takes_the_installed_maltpy(tmp_path):
+    import maltpy
+    built = os.path.dirname(os.path.abspath(maltpy.__file__))       # what the tests run: installed, built
+    clone = _unbuilt_clone(tmp_path)
+    env = dict({k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, PYTHONPATH=os.path.dirname(built))
+    code = ("import maltpy, maltpy.search.step, os; print(os.path.dirname(maltpy.__file__)); "
+            "print(os.path.dirname(maltpy.search.step.__file__)); print(maltpy.Sentence.__module__)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=clone, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    package, step, _ = r.stdout.split("\n")[:3]
+    assert os.path.samefile(package, built) and os.path.samefile(step, os.path.join(built, "search"))
+    r = subprocess.run([sys.executable, "-m", "maltpy", "--version"], cwd=clone, capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 0 and maltpy.__version__ in r.stdout + r.stderr, r.stderr
+
 
 
 def test_an_input_of_comments_only_names_its_last_line(tmp_path, capsys, model):
