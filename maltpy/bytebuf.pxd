@@ -1,5 +1,7 @@
 """A growing byte buffer for compiled writers (cimport it; there is no .pyx): the tokenizer's
-CoNLL-U (tokenizing/render.pyx) and discontinuous trees as export text (transform/discdecode.pyx)."""
+CoNLL-U (tokenizing/render.pyx) and discontinuous trees as export text (transform/discdecode.pyx);
+and :func:`read_decimal`, what the compiled readers read numbers with (formats/exportread.pyx,
+formats/discbracketio.pyx)."""
 from libc.stdlib cimport realloc
 from libc.string cimport memcpy
 from libc.stdint cimport int64_t
@@ -49,3 +51,16 @@ cdef inline void put_int(Buf* b, int64_t v) noexcept nogil:
             k -= 1
             b.data[b.n] = tmp[k]
             b.n += 1
+
+
+cdef inline int64_t read_decimal(const char* p, int64_t n, int max_digits) noexcept nogil:
+    """The decimal number of the ``n`` ASCII digits at ``p`` (1 to ``max_digits`` of them), or -1:
+    what :func:`put_int` writes, read back."""
+    cdef int64_t i, v = 0
+    if n <= 0 or n > max_digits:
+        return -1
+    for i in range(n):
+        if p[i] < b'0' or p[i] > b'9':
+            return -1
+        v = v * 10 + (p[i] - 48)
+    return v

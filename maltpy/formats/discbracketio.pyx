@@ -12,7 +12,7 @@ paths say the same of every input (a hypothesis test holds them to it).
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcmp
-from maltpy.bytebuf cimport Buf, put, put_int
+from maltpy.bytebuf cimport Buf, put, put_int, read_decimal
 
 DEF FIRST_NODE = 500
 #: digits of an index or a parent read here; longer numbers are Python's
@@ -181,13 +181,9 @@ cdef int line_words(const unsigned char* p, Py_ssize_t n, Ints* leaves, Ints* de
             eq = find_eq(p, ws, we)
             if eq < 0:
                 return 0                        # a word where a bracket belongs
-            if eq == ws or eq - ws > MAX_DIGITS or eq + 1 == we:
+            index = read_decimal(<const char*>p + ws, eq - ws, MAX_DIGITS)
+            if index < 0 or eq + 1 == we:
                 return 0
-            index = 0
-            for q in range(ws, eq):
-                if not 48 <= p[q] <= 57:
-                    return 0
-                index = index * 10 + (p[q] - 48)
             if not next_token(&t, &s, &e) or not (p[s] == 41 and e - s == 1):
                 return 0
             if first:
@@ -290,19 +286,6 @@ def discbracket_export(bytes data, Py_ssize_t start=0):
         free(order.v)
         free(tmp)
         free(o.data)
-
-
-cdef inline int64_t read_uint(const unsigned char* p, Py_ssize_t s, Py_ssize_t e) noexcept nogil:
-    """A decimal of 1 to MAX_DIGITS ASCII digits, or -1."""
-    cdef int64_t v = 0
-    if e <= s or e - s > MAX_DIGITS:
-        return -1
-    while s < e:
-        if not 48 <= p[s] <= 57:
-            return -1
-        v = v * 10 + (p[s] - 48)
-        s += 1
-    return v
 
 
 cdef inline void put_escaped(Buf* o, const unsigned char* p, Py_ssize_t n) noexcept nogil:
@@ -490,11 +473,11 @@ def export_discbracket(bytes data, int version):
                     if not ok or n_f != version + 2:
                         ok = False
                         break
-                    parent = read_uint(p, fs[n_f - 1], fe[n_f - 1])
+                    parent = read_decimal(<const char*>p + fs[n_f - 1], fe[n_f - 1] - fs[n_f - 1], MAX_DIGITS)
                     if parent < 0:
                         ok = False
                     elif p[fs[0]] == 35:        # "#": a node of the decoder's, else Python's
-                        node_id = read_uint(p, fs[0] + 1, fe[0])
+                        node_id = read_decimal(<const char*>p + fs[0] + 1, fe[0] - fs[0] - 1, MAX_DIGITS)
                         if node_id < FIRST_NODE or (version == 4 and not (
                                 fe[1] - fs[1] == 2 and p[fs[1]] == 45 and p[fs[1] + 1] == 45)):
                             ok = False

@@ -10,7 +10,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcmp
-from maltpy.bytebuf cimport Buf, put, put_int
+from maltpy.bytebuf cimport Buf, put, put_int, read_decimal
 from maltpy.formats.scan cimport Chunk, Item, Word, ITEM_WORD
 
 DEF FIRST_NODE = 500
@@ -42,14 +42,7 @@ cdef inline int64_t key_end(const char* line, int64_t n, int64_t i) noexcept nog
 
 cdef inline int64_t number(const char* p, int64_t n) noexcept nogil:
     """The decimal number of n ASCII digits (at most 15), or -1."""
-    cdef int64_t i, v = 0
-    if n == 0 or n > 15:
-        return -1
-    for i in range(n):
-        if p[i] < b'0' or p[i] > b'9':
-            return -1
-        v = v * 10 + (p[i] - 48)
-    return v
+    return read_decimal(p, n, 15)
 
 
 cdef inline int parent_fits(const char* p, int64_t n) noexcept nogil:

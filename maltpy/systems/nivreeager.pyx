@@ -420,9 +420,9 @@ cdef class NivreEager(TransitionSystem):
         (h, d) stays reachable while d has no head and either d is in the buffer, or d is on the
         stack and h in the buffer, or h is the root and the arc's label is the root label (the
         end of parsing builds it; not with ``root_at_end`` False, as for a parser that will
-        parse with the tree constraint, whose end attaches nothing). A move costs the gold arcs it makes unreachable, a wrong
-        label counting as a lost arc: exact for projective gold trees (the reachable arcs are
-        then reachable together). O(n). Not for buffer transitions or the tree constraint's
+        parse with the tree constraint, whose end attaches nothing). A move costs the gold arcs
+        it makes unreachable, a wrong label counting as a lost arc: exact for projective gold
+        trees (the reachable arcs are then reachable together). O(n). Not for buffer transitions or the tree constraint's
         repair phase (returns False). A partial gold tree (head -1: none given; label -1: any
         label) costs only the arcs it gives."""
         cdef int i = stack_top(s)
@@ -453,14 +453,16 @@ cdef class NivreEager(TransitionSystem):
         # SHIFT: b joins the stack headless: its head on the stack and its headless dependents
         # there are lost; so is a root arc the end of parsing would label wrongly
         cost[SHIFT] = gb_on_stack + headless_deps_of_b_on_stack + (
-            gb == 0 and self.allow_root and not (self.root_at_end and (g.labels[b] < 0 or g.labels[b] == self.root_label)))
+            gb == 0 and self.allow_root
+            and not (self.root_at_end and (g.labels[b] < 0 or g.labels[b] == self.root_label)))
         # REDUCE: i's dependents in the buffer are lost (and, with allow_reduce, a head of i
         # there when i has none: the root still comes at the end)
         cost[REDUCE] = deps_of_s_in_buffer + (s.heads[i] == -1 and gi > 0 and gi_in_buffer) if i > 0 else 0
         cost[UNSHIFT] = 0
         # LEFT-ARC: i gets head b (its own gold head lost unless on the stack, already lost),
         # its dependents in the buffer are lost
-        cost[LEFT_ARC] = ((gi != b and ((gi == 0 and self.root_at_end and (g.labels[i] < 0 or g.labels[i] == self.root_label))
+        cost[LEFT_ARC] = ((gi != b and ((gi == 0 and self.root_at_end
+                                          and (g.labels[i] < 0 or g.labels[i] == self.root_label))
                                          or gi_in_buffer))
                           + deps_of_s_in_buffer) if i > 0 else 0
         if i > 0 and gi == b:

@@ -351,10 +351,11 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
                 for j in range(sstart[s], sstart[s + 1]):
                     static_ids[j, n_static] = fm.add(BIAS)
                     ok = ok and static_ids[j, n_static] >= 0
-                    for d in range(n_static):
-                        if pre != NULL and pre[j] >= 0:   # never scored: the bias stands in (a valid row)
+                    if pre != NULL and pre[j] >= 0:     # never scored: the bias stands in (a valid row)
+                        for d in range(n_static):
                             static_ids[j, d] = static_ids[j, n_static]
-                            continue
+                        continue
+                    for d in range(n_static):
                         static_ids[j, d] = fm.add(template_key(&w, tpl, static[d], j, sstart[s], sstart[s + 1]))
                         ok = ok and static_ids[j, d] >= 0
             # rows for every static feature now (the dynamic ones get theirs as they come)

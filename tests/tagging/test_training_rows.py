@@ -84,3 +84,14 @@ def test_unique_rows_is_numpys_unique_of_rows(width, cells):
     found, inverse = unique_rows(rows)
     assert found.dtype == rows.dtype and (found == want).all()
     assert (inverse == want_inverse.reshape(-1)).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 2 ** 31 - 2), st.integers(-1, 2 ** 31 - 2), st.integers(-1, 3)),
+                min_size=1, max_size=30))
+def test_unique_rows_of_large_values_is_numpys_too(cells):
+    # values too many for one int64 key take np.unique's own way; the answer is the same
+    rows = np.array(cells, dtype=np.int32)
+    want, want_inverse = np.unique(rows, axis=0, return_inverse=True)
+    found, inverse = unique_rows(rows)
+    assert (found == want).all() and (inverse == want_inverse.reshape(-1)).all()
