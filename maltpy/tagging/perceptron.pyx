@@ -345,15 +345,17 @@ def train(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1] 
     if preset is not None and preset.shape[0] != w.n_words:
         raise ValueError("the preset classes are not of these words")
     cdef const int32_t* pre = &preset[0] if preset is not None and preset.shape[0] else NULL
+    cdef int32_t bias_id
     try:
         with nogil:
+            bias_id = fm.add(BIAS)      # feature 0, every word's last static feature
+            ok = ok and bias_id >= 0
             for s in range(n_sents):
                 for j in range(sstart[s], sstart[s + 1]):
-                    static_ids[j, n_static] = fm.add(BIAS)
-                    ok = ok and static_ids[j, n_static] >= 0
+                    static_ids[j, n_static] = bias_id
                     if pre != NULL and pre[j] >= 0:     # never scored: the bias stands in (a valid row)
                         for d in range(n_static):
-                            static_ids[j, d] = static_ids[j, n_static]
+                            static_ids[j, d] = bias_id
                         continue
                     for d in range(n_static):
                         static_ids[j, d] = fm.add(template_key(&w, tpl, static[d], j, sstart[s], sstart[s + 1]))
