@@ -201,13 +201,14 @@ cdef int line_words(const unsigned char* p, Py_ssize_t n, Ints* leaves, Ints* de
         first = False
 
 
-def discbracket_export(bytes data, Py_ssize_t start=0):
+def discbracket_export(bytes data, Py_ssize_t start=0, Py_ssize_t first_line=1):
     """Export text (format 4) of the words and tags of discbracket ``data`` (UTF-8, from byte
-    ``start``): one sentence a tree, keyed by its line's number as ``read_discbracket`` keys it,
-    each word ``word -- tag -- -- 0``; None where the data is anything ``read_discbracket``
-    might read otherwise or refuse."""
+    ``start``): one sentence a tree, keyed by its line's number as ``read_discbracket`` keys it
+    (``first_line``: the number of the data's first line, for a piece of a file), each word
+    ``word -- tag -- -- 0``; None where the data is anything ``read_discbracket`` might read
+    otherwise or refuse."""
     cdef const unsigned char* p = <const unsigned char*>data
-    cdef Py_ssize_t n = len(data), i, j, e, line_no = 0, k, L, blank_line
+    cdef Py_ssize_t n = len(data), i, j, e, line_no = first_line - 1, k, L, blank_line
     cdef Ints leaves, depth_count, order
     cdef Buf o
     cdef unsigned char* tmp = NULL

@@ -155,20 +155,24 @@ def header_version(line: str, version: Optional[int]) -> Optional[int]:
     return version
 
 
-def parse_export(text: str, path: str = "<input>") -> ExportFile:
+def parse_export(text: str, path: str = "<input>", first_line: int = 1, version: Optional[int] = None,
+                 continued: bool = False) -> ExportFile:
     """The sentences of export text; a malformed line is an :class:`InputFormatError` naming its
-    file and line."""
+    file and line.
+
+    A piece of a file read in pieces (:func:`~maltpy.formats.pieces.line_pieces`): its first line
+    is the file's line ``first_line``; ``version``: the format the file's earlier lines set;
+    ``continued``: the piece follows a sentence (no header then, and no sentence is no error)."""
     if text.startswith("\ufeff"):     # a byte-order mark, dropped as the CoNLL readers drop it
         text = text[1:]
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    version = None
     preamble: List[str] = []
     sentences: List[ExportSentence] = []
     current: Optional[ExportSentence] = None
     bos_line = 0
-    for lineno, raw in enumerate(lines, 1):
+    for lineno, raw in enumerate(lines, first_line):
         line = raw.rstrip("\r")
         if current is None:
             if line.startswith("#BOS"):
@@ -180,7 +184,7 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
                 comment = rest.split("%%", 1)[1] if "%%" in rest else None
                 current, bos_line = ExportSentence(key, [], [], comment), lineno
                 continue
-            if sentences:
+            if sentences or continued:
                 if line.strip():
                     _fail(path, lineno, "a line between sentences (after #EOS, before #BOS)")
                 continue
@@ -213,10 +217,11 @@ def parse_export(text: str, path: str = "<input>") -> ExportFile:
         if current.nodes:
             _fail(path, lineno, "a token line after the phrasal nodes")
         current.tokens.append(item)
+    last = first_line - 1 + len(lines)
     if current is not None:
-        _fail(path, len(lines), f"sentence {current.key} (line {bos_line}) has no #EOS")
-    if not sentences:
-        _fail(path, len(lines), "no sentences found (#BOS ... #EOS)")
+        _fail(path, last, f"sentence {current.key} (line {bos_line}) has no #EOS")
+    if not sentences and not continued:
+        _fail(path, last, "no sentences found (#BOS ... #EOS)")
     return ExportFile(sentences, version or 4, preamble)
 
 
@@ -455,13 +460,16 @@ def read_discbracket(source) -> ExportFile:
     return read_discbracket_text(*read_text(source))
 
 
-def read_discbracket_text(text: str, path: str = "<input>") -> ExportFile:
-    """:func:`read_discbracket` of a file's text (a byte-order mark dropped)."""
+def read_discbracket_text(text: str, path: str = "<input>", first_line: int = 1,
+                          continued: bool = False) -> ExportFile:
+    """:func:`read_discbracket` of a file's text (a byte-order mark dropped); of a piece of it,
+    whose first line is the file's line ``first_line`` (``continued``: lines came before it, so
+    that a piece without a tree is no error)."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), 1)
+    sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), first_line)
                  if line.strip()]
-    if not sentences:
+    if not sentences and not continued:
         raise InputFormatError(path, 0, "no trees found")
     return ExportFile(sentences)
 

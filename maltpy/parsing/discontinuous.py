@@ -26,6 +26,9 @@ from maltpy.formats.conll import Sentence
 
 #: what a discontinuous parser writes
 TREE_FORMATS = ("export", "discbracket")
+#: bytes of export or discbracket read at a time when parsing (whole sentences; the last piece
+#: may be longer): memory stays flat whatever the file's size (docs/discontinuous.md, "Memory")
+PIECE_SIZE = 1 << 20
 
 
 def _morph_class(line) -> str:
@@ -208,21 +211,32 @@ class DiscontinuousReduction:
         batch = self.column_batch(words_tags, lemmas, morphs)
         return self.rows_text(*parser.parse_rows(batch), batch_columns(batch), keys, version)
 
-    def conll_export_text(self, parser, keys, chunk, version: int = 4, source: str = "<input>"):
+    def conll_export_text(self, parser, keys, chunk, version: int = 4, source: str = "<input>", step=None):
         """(:meth:`export_text`, the number of words) of words given as the CoNLL-U lines that
         :func:`~maltpy.formats.exportread.export_words` writes (``chunk``: as the CoNLL-U
         scanner's :class:`~maltpy.formats.scan.Chunk`), parsed by the compiled chunk path
-        (:class:`~maltpy.parsing.stream.ChunkParser`) without a Python object per word; None
-        where that path cannot parse them (the caller then takes :meth:`export_text`'s)."""
-        from maltpy.config import threads
-        from maltpy.parsing.stream import ChunkParser, unsupported
+        (:class:`~maltpy.parsing.stream.ChunkParser`; ``step``: one made already) without a
+        Python object per word; None where that path cannot parse them (the caller then takes
+        :meth:`export_text`'s)."""
         from maltpy.transform.discdecode import Columns
-        if unsupported(parser) is not None or chunk.n_sentences != len(keys):
+        if step is None:
+            step = self.chunk_step(parser)
+        if step is None or chunk.n_sentences != len(keys):
             return None
-        step = ChunkParser(parser, threads(parser.settings.jobs), one_root=parser.one_root())
         columns = [Columns.of_spans(*chunk.word_spans(k)) for k in (1, 2, 3, 4)]
         rows = step.output_rows(chunk, lambda k: f"{source}: sentence {keys[k]}")
         return self.rows_text(*rows, columns, keys, version), chunk.n_words
+
+    @staticmethod
+    def chunk_step(parser):
+        """The :class:`~maltpy.parsing.stream.ChunkParser` of :meth:`conll_export_text` (on the
+        ``jobs`` threads of the parser's settings), or None where the compiled path cannot parse
+        with this parser."""
+        from maltpy.config import threads
+        from maltpy.parsing.stream import ChunkParser, unsupported
+        if unsupported(parser) is not None:
+            return None
+        return ChunkParser(parser, threads(parser.settings.jobs), one_root=parser.one_root())
 
     def rows_text(self, offsets, heads, labels, names, columns, keys, version: int = 4) -> bytes:
         """Export text of parses given as corpus rows (each sentence's first row the root's;
@@ -266,7 +280,7 @@ class DiscontinuousReduction:
         """Tagged words (export, discbracket or CoNLL) -> trees (export, discbracket) or the
         encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
         from maltpy.acyclic import acyclic
-        from maltpy.formats.conll import FORMATS, _decode, read_bytes, read_conll, write_conll
+        from maltpy.formats.conll import FORMATS, read_conll, read_text, write_conll
         from maltpy.formats.export import ExportFile, read_discbracket_text, write_discbracket
         from maltpy.output import open_output
         out_fmt = output_format or "export"
@@ -276,28 +290,13 @@ class DiscontinuousReduction:
         fmt = input_format or "export"
         if fmt not in TREE_FORMATS + FORMATS:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
+        if fmt in TREE_FORMATS and out_fmt in TREE_FORMATS:
+            return self.parse_pieces(parser, source, target, fmt, out_fmt, progress)
         with acyclic():     # the file's sentences and trees hold no reference cycles
             if fmt in TREE_FORMATS:
-                data, path = read_bytes(source)
-                text = _decode(data, path)
-                fast = None
-                if out_fmt in TREE_FORMATS:
-                    fast = compiled_export_words(text, conll=True, raw=data) if fmt == "export" else \
-                        compiled_discbracket_words(data)
-                del data    # not held while the words are parsed
-                parsed = self.conll_export_text(parser, *fast, source=path) if fast is not None else None
-                out = parsed[0] if parsed is not None and out_fmt == "export" else None
-                if parsed is not None and out_fmt == "discbracket":
-                    from maltpy.formats.discbracketio import export_discbracket
-                    out = export_discbracket(parsed[0], fast[2])
-                if out is not None:
-                    with open_output(target, binary=True) as f:
-                        f.write(out)
-                    return len(fast[0]), parsed[1]
+                text, path = read_text(source)
                 if fmt == "export":
-                    # the compiled reader, where it already refused the text, is not asked again
-                    words_tags, keys, lemmas, morphs, version = export_input_of_text(
-                        text, path, compiled=out_fmt not in TREE_FORMATS or fast is not None)
+                    words_tags, keys, lemmas, morphs, version = export_input_of_text(text, path)
                 else:
                     doc = read_discbracket_text(text, path)
                     words_tags, keys, lemmas, morphs = export_input(doc.sentences)
@@ -332,6 +331,81 @@ class DiscontinuousReduction:
             else:
                 write_discbracket(ExportFile(trees), target)
         return len(trees), sum(len(w) for w, _ in words_tags)
+
+    def parse_pieces(self, parser, source, target, fmt: str, out_fmt: str, progress: bool = False,
+                     piece_size: Optional[int] = None):
+        """Export or discbracket in, export or discbracket out, a piece of whole sentences
+        (:data:`PIECE_SIZE` bytes) at a time, so that memory stays flat whatever the file's
+        size; returns (sentences, tokens). Each piece is read compiled where it is plain (else by
+        the Python readers, which name the line of an error), parsed by the compiled chunk path
+        and decoded compiled; the output is the same bytes as when the file is read whole. An
+        error in a piece is raised after the pieces before it are written (a file appears only
+        whole)."""
+        from maltpy.acyclic import acyclic
+        from maltpy.formats.conll import open_input
+        from maltpy.formats.pieces import line_pieces
+        from maltpy.output import open_output
+        from maltpy.progress import progress_bar
+        step = self.chunk_step(parser)
+        stream, path, close = open_input(source)
+        bar = progress_bar(None, "parsing", progress, unit="tok")
+        n_sentences = n_tokens = 0
+        version = None
+        try:
+            with open_output(target, binary=True, stream=True) as out, acyclic():
+                for piece, first_line in line_pieces(stream, piece_size or PIECE_SIZE,
+                                                     b"#EOS" if fmt == "export" else None):
+                    data, n_sent, n_tok, version = self.parse_piece(parser, step, piece, first_line, path, fmt,
+                                                                    out_fmt, version)
+                    out.write(data)
+                    n_sentences += n_sent
+                    n_tokens += n_tok
+                    if bar:
+                        bar.update(n_tok)
+                if not n_sentences:     # a discbracket file of blank lines (export's reader says it)
+                    raise InputFormatError(path, 0, "no trees found")
+        finally:
+            if close:
+                stream.close()
+            if bar:
+                bar.close()
+        return n_sentences, n_tokens
+
+    def parse_piece(self, parser, step, piece: bytes, first_line: int, path: str, fmt: str, out_fmt: str,
+                    version: Optional[int]):
+        """(output bytes, sentences, tokens, the file's format so far) of one piece of
+        :meth:`parse_pieces` (``first_line``: its first line's number in the file; ``version``:
+        the format the file's earlier pieces set; ``step``: :meth:`chunk_step`'s)."""
+        from maltpy.formats.conll import _decode
+        from maltpy.formats.export import ExportFile, format_discbracket, read_discbracket_text
+        continued = first_line > 1
+        text = _decode(piece, path, first_line - 1)     # invalid UTF-8: an error naming its line
+        if fmt == "export":
+            fast = compiled_export_words(text, True, piece, version, continued)
+        else:
+            fast = compiled_discbracket_words(piece, first_line)
+        if fast is not None and step is not None:
+            keys, chunk, version = fast
+            parsed = self.conll_export_text(parser, keys, chunk, version, path, step)
+            out = parsed[0] if parsed is not None else None
+            if out is not None and out_fmt == "discbracket":
+                from maltpy.formats.discbracketio import export_discbracket
+                out = export_discbracket(out, version)
+            if out is not None:
+                return out, len(keys), chunk.n_words, version
+        if fmt == "export":
+            # the compiled reader, where it already refused the text, is not asked again
+            words_tags, keys, lemmas, morphs, version = export_input_of_text(
+                text, path, fast is not None, first_line, version, continued)
+        else:
+            doc = read_discbracket_text(text, path, first_line, continued)
+            words_tags, keys, lemmas, morphs = export_input(doc.sentences)
+            version = doc.version
+        n_tokens = sum(len(w) for w, _ in words_tags)
+        if out_fmt == "export":
+            return self.export_text(parser, words_tags, keys, lemmas, morphs, version), len(keys), n_tokens, version
+        trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)[1]
+        return format_discbracket(ExportFile(trees)).encode("utf-8"), len(keys), n_tokens, version
 
     # ------------------------------------------------------------------ model files
     def header(self) -> dict:
@@ -376,43 +450,51 @@ def read_export_input(source):
     return export_input_of_text(*read_text(source))
 
 
-def export_input_of_text(text: str, path: str, compiled: bool = True):
+def export_input_of_text(text: str, path: str, compiled: bool = True, first_line: int = 1,
+                         version: Optional[int] = None, continued: bool = False):
     """:func:`read_export_input` of the file's text (``compiled`` False: by ``parse_export`` alone,
-    for text the compiled reader refused)."""
+    for text the compiled reader refused), or of a piece of it (``first_line``, ``version``,
+    ``continued``: as :func:`~maltpy.formats.export.parse_export` takes them)."""
     from maltpy.formats.export import parse_export
-    fast = compiled_export_words(text) if compiled else None
+    fast = compiled_export_words(text, version=version, continued=continued) if compiled else None
     if fast is not None:
         keys, words, tags, lemmas, morphs, version = fast
         return list(zip(words, tags)), keys, lemmas, morphs, version
-    doc = parse_export(text, path)
+    doc = parse_export(text, path, first_line, version, continued)
     return export_input(doc.sentences) + (doc.version,)
 
 
-def compiled_discbracket_words(raw: bytes):
-    """:func:`compiled_export_words` (as CoNLL-U lines) of a discbracket file's UTF-8 bytes: the
-    words and tags of each tree, keyed by its line's number; None where the file is anything
+def compiled_discbracket_words(raw: bytes, first_line: int = 1):
+    """:func:`compiled_export_words` (as CoNLL-U lines) of a discbracket file's UTF-8 bytes (or
+    of a piece of it whose first line is the file's line ``first_line``): the words and tags of
+    each tree, keyed by its line's number; None where the file is anything
     :func:`~maltpy.formats.export.read_discbracket` might read otherwise or refuse (the caller
     then reads it so, and an error names its line)."""
     from maltpy.formats.discbracketio import discbracket_export
     from maltpy.formats.exportread import export_words
-    export = discbracket_export(raw, 3 if raw.startswith(b"\xef\xbb\xbf") else 0)     # a byte-order mark
+    bom = 3 if first_line == 1 and raw.startswith(b"\xef\xbb\xbf") else 0     # a byte-order mark
+    export = discbracket_export(raw, bom, first_line)
     return export_words(export, 4, True) if export is not None else None
 
 
-def compiled_export_words(text: str, conll: bool = False, raw: Optional[bytes] = None):
+def compiled_export_words(text: str, conll: bool = False, raw: Optional[bytes] = None,
+                          version: Optional[int] = None, continued: bool = False):
     """:func:`~maltpy.formats.exportread.export_words` of export text (``conll``: as CoNLL-U
     lines), the format taken from the header; None where the text is not plain, valid export.
-    ``raw``: the UTF-8 bytes ``text`` was decoded from, read instead of encoding it again."""
+    ``raw``: the UTF-8 bytes ``text`` was decoded from, read instead of encoding it again. A
+    piece of a file after its first sentence (``continued``) has no header: ``version`` is the
+    format the file's earlier lines set."""
     import re
     from maltpy.formats.export import header_version
     from maltpy.formats.exportread import export_words
+    if continued:
+        return export_words(raw if raw is not None else text.encode("utf-8"), version or 0, conll)
     bom = 3 if text.startswith("\ufeff") else 0     # a byte-order mark: dropped, as parse_export drops it
     if bom:
         text = text[1:]
     first = re.search(r"^#BOS", text, re.M)
     if first is None:
         return None
-    version = None
     for line in text[:first.start()].split("\n"):
         version = header_version(line.rstrip("\r"), version)
     if raw is None:

@@ -286,3 +286,82 @@ def test_discbracket_parsed_through_the_compiled_path_is_the_python_paths_text(t
         for in_fmt, text in texts.items():
             compiled, python = _parse_file_both_ways(parser, text, in_fmt, out_fmt)
             assert compiled == python
+
+
+def _parse_pieces(parser, text, in_fmt, out_fmt, piece_size):
+    """parse_pieces' output (or its error) for ``text`` read ``piece_size`` bytes at a time."""
+    import io
+    import tempfile
+    from maltpy.errors import InputFormatError
+    source = io.BytesIO(text.encode("utf-8"))
+    source.name = "in"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        try:
+            parser.reduction.parse_pieces(parser, source, out, in_fmt, out_fmt, piece_size=piece_size)
+        except InputFormatError as e:
+            assert not os.path.exists(out)      # no half-written file
+            return str(e)
+        with open(out, "rb") as f:
+            return f.read()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(discontinuous_trees(), min_size=1, max_size=6), st.sampled_from([3, 4]),
+       st.sampled_from(["export", "discbracket"]), st.sampled_from(["export", "discbracket"]),
+       st.integers(1, 400), st.integers(0, 4), st.data())
+def test_a_file_parsed_in_pieces_is_the_file_parsed_whole(toy_parsers, trees, version, in_fmt, out_fmt, piece_size,
+                                                          damage, data):
+    """Export and discbracket files read in pieces of whole sentences (parse_pieces) give the bytes
+    of the file read whole, or the same error naming the same line, whichever piece holds it:
+    ``damage`` breaks a random sentence (a parent that is no node, a missing #EOS, aligned columns
+    that only Python's reader takes, a broken bracket) or adds blank lines between sentences."""
+    from maltpy.formats.export import format_discbracket
+    for k, tree in enumerate(trees):
+        tree.key = str(k + 1)
+    doc = ExportFile(trees, version)
+    text = format_export(doc) if in_fmt == "export" else format_discbracket(doc)
+    lines = text.split("\n")
+    at = data.draw(st.integers(0, len(lines) - 2))
+    if damage == 1 and in_fmt == "export" and lines[at][:1] not in ("#", ""):
+        lines[at] = lines[at].rsplit("\t", 1)[0] + "\t499"
+    elif damage == 2 and in_fmt == "export" and lines[at].startswith("#EOS"):
+        del lines[at]
+    elif damage == 3 and in_fmt == "export" and lines[at][:1] not in ("#", ""):
+        lines[at] = lines[at].replace("\t", "\t\t", 1)
+    elif damage == 3:
+        lines[at] = lines[at].replace(")", "", 1)
+    elif damage == 4:
+        lines.insert(at + 1, "")
+    text = "\n".join(lines)
+    for parser in toy_parsers:
+        whole = _parse_pieces(parser, text, in_fmt, out_fmt, 1 << 30)
+        assert _parse_pieces(parser, text, in_fmt, out_fmt, piece_size) == whole
+
+
+def test_an_error_in_a_later_piece_names_its_line(toy_parsers, tmp_path):
+    """Pieces after the first are read compiled, and an error in one names the file's line."""
+    from unittest import mock
+    import maltpy.formats.exportread as exportread
+    from maltpy.errors import InputFormatError
+    one = SMALL.split("\n", 1)[1].replace(" %% a comment  with  spaces ", "")    # plain: no header, no comment
+    text = "".join(one.replace("#BOS 7", f"#BOS {k}").replace("#EOS 7", f"#EOS {k}") for k in range(1, 40))
+    n_lines = one.count("\n")
+    parser = toy_parsers[0]
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return export_words(*args)
+    export_words = exportread.export_words
+    with mock.patch.object(exportread, "export_words", counted):
+        whole = _parse_pieces(parser, text, "export", "export", 1 << 30)
+        assert isinstance(whole, bytes) and len(calls) == 1
+        assert _parse_pieces(parser, text, "export", "export", 500) == whole and len(calls) > 3
+    bad_line = 30 * n_lines + 2        # a token line of the 31st sentence
+    lines = text.split("\n")
+    lines[bad_line - 1] = lines[bad_line - 1].rsplit("\t", 1)[0] + "\tx"
+    error = _parse_pieces(parser, "\n".join(lines), "export", "export", 500)
+    assert error.startswith(f"in:{bad_line}:"), error
+    with pytest.raises(InputFormatError, match=f":{bad_line}:"):
+        parse_export("\n".join(lines), "in")

@@ -1,0 +1,48 @@
+"""A file read in pieces of whole lines (maltpy.formats.pieces), as the export and discbracket
+parse paths read it."""
+import io
+
+from hypothesis import given, settings, strategies as st
+
+from maltpy.formats.pieces import line_pieces
+
+LINES = st.lists(st.sampled_from(["#BOS 1", "#EOS 1", "a\tb", "", "#EOS", "x #EOS", "\r", "é"]), max_size=30)
+
+
+class Trickle(io.RawIOBase):
+    """A pipe that hands over at most ``step`` bytes a read."""
+
+    def __init__(self, data: bytes, step: int):
+        self.data, self.step = data, step
+
+    def readable(self):
+        return True
+
+    def read1(self, n=-1):
+        piece, self.data = self.data[:min(n, self.step)], self.data[min(n, self.step):]
+        return piece
+
+
+@settings(max_examples=300, deadline=None)
+@given(LINES, st.booleans(), st.integers(1, 40), st.integers(1, 50), st.sampled_from([None, b"#EOS"]))
+def test_pieces_are_the_streams_bytes_cut_after_whole_lines(lines, final_newline, block, step, ends_after):
+    data = "\n".join(lines).encode("utf-8") + (b"\n" if final_newline and lines else b"")
+    pieces = list(line_pieces(Trickle(data, step), block, ends_after))
+    assert b"".join(p for p, _ in pieces) == data
+    line = 1
+    for k, (piece, first_line) in enumerate(pieces):
+        assert piece and first_line == line
+        line += piece.count(b"\n")
+        if k < len(pieces) - 1:     # all but the last end after a whole line (one starting with the mark)
+            assert piece.endswith(b"\n")
+            last = piece[:-1].rsplit(b"\n", 1)[-1]
+            assert ends_after is None or (last.startswith(ends_after) and piece != last + b"\n")
+            # cut after the last such line of at least a block: the rest of that block has none whole
+            rest = b"\n" + data[sum(len(p) for p, _ in pieces[:k + 1]):][:max(0, block - len(piece))]
+            at = rest.find(b"\n" + (ends_after or b""))
+            assert at < 0 or rest.find(b"\n", at + 1) < 0
+
+
+def test_a_text_stream_is_read_as_utf8():
+    pieces = list(line_pieces(io.StringIO("é\n#EOS 1\nx\n"), 2, b"#EOS"))
+    assert pieces == [("é\n#EOS 1\n".encode("utf-8"), 1), (b"x\n", 3)]
