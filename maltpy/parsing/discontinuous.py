@@ -29,6 +29,8 @@ TREE_FORMATS = ("export", "discbracket")
 #: bytes of export or discbracket read at a time when parsing (whole sentences; the last piece
 #: may be longer): memory stays flat whatever the file's size (docs/discontinuous.md, "Memory")
 PIECE_SIZE = 1 << 20
+#: sentences of CoNLL input parsed at a time (the first batches smaller: a pipe sees output early)
+CONLL_BATCH = 2048
 
 
 def _morph_class(line) -> str:
@@ -278,11 +280,13 @@ class DiscontinuousReduction:
     def parse_file(self, parser, source, target, input_format: Optional[str], output_format: Optional[str],
                    progress: bool = False):
         """Tagged words (export, discbracket or CoNLL) -> trees (export, discbracket) or the
-        encoded dependency trees (CoNLL-U); returns (sentences, tokens)."""
+        encoded dependency trees (CoNLL-U); returns (sentences, tokens). The input is read, parsed
+        and written a piece at a time, in flat memory: trees to trees by :meth:`parse_pieces`,
+        the rest by :meth:`input_batches`."""
         from maltpy.acyclic import acyclic
-        from maltpy.formats.conll import FORMATS, read_conll, read_text, write_conll
-        from maltpy.formats.export import ExportFile, read_discbracket_text, write_discbracket
+        from maltpy.formats.conll import FORMATS, write_conll
         from maltpy.output import open_output
+        from maltpy.progress import progress_bar
         out_fmt = output_format or "export"
         if out_fmt not in TREE_FORMATS + FORMATS:
             raise MaltpyError(f"a discontinuous parser writes export, discbracket or the encoded trees as CoNLL-U, "
@@ -292,45 +296,84 @@ class DiscontinuousReduction:
             raise MaltpyError(f"a discontinuous parser reads export, discbracket or CoNLL, not {fmt}")
         if fmt in TREE_FORMATS and out_fmt in TREE_FORMATS:
             return self.parse_pieces(parser, source, target, fmt, out_fmt, progress)
-        with acyclic():     # the file's sentences and trees hold no reference cycles
-            if fmt in TREE_FORMATS:
-                text, path = read_text(source)
-                if fmt == "export":
-                    words_tags, keys, lemmas, morphs, version = export_input_of_text(text, path)
+        counts = [0, 0]
+        bar = progress_bar(None, "parsing", progress, unit="tok")
+        batches = self.input_batches(source, fmt, counts, bar.update if bar else None)
+        try:
+            with acyclic():     # the file's sentences and trees hold no reference cycles
+                if out_fmt in FORMATS:
+                    write_conll(self.encoded_parses(parser, batches), target)
                 else:
-                    doc = read_discbracket_text(text, path)
-                    words_tags, keys, lemmas, morphs = export_input(doc.sentences)
-                    version = doc.version
-            else:
-                sentences = read_conll(source, fmt)
-                tag = 3 if fmt == "conllu" else 4
-                words_tags = []
-                for s in sentences:
-                    tags = [r[tag] if r[tag] != "_" else r[3] for r in s.rows]
-                    if "_" in tags:
-                        raise InputFormatError(s.source, s.first_line, "a word without a tag: a discontinuous "
-                                                                       "parser reads tagged words")
-                    words_tags.append((s.forms, tags))
-                lemmas = [s.column(2) for s in sentences]
-                morphs = [s.column(4) if fmt == "conllu" else ["_"] * len(s) for s in sentences]
-                keys = [next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")), str(n))
-                        for n, s in enumerate(sentences, 1)]
-                version = 4
-            if out_fmt == "export":
-                with open_output(target, binary=True) as f:
-                    f.write(self.export_text(parser, words_tags, keys, lemmas, morphs, version))
-                return len(words_tags), sum(len(w) for w, _ in words_tags)
-            parses, trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)
-            if out_fmt in FORMATS:
-                # the encoded trees, as -m convert writes them (# sent_id: the key), for -m convert back
-                write_conll([Sentence([[str(k), w, l, t, m, "_", "_", "_", "_", "_"] for k, w, t, l, m in
-                                       zip(range(1, len(w_) + 1), w_, t_, lem, mor)], [(0, f"# sent_id = {key}")],
-                                      0, "<input>", "conllu")._with_tree(h, lab)
-                             for (w_, t_), lem, mor, (h, lab), key in zip(words_tags, lemmas, morphs, parses, keys)],
-                            target)
-            else:
-                write_discbracket(ExportFile(trees), target)
-        return len(trees), sum(len(w) for w, _ in words_tags)
+                    with open_output(target, binary=True, stream=True) as out:
+                        for words_tags, keys, lemmas, morphs, version in batches:
+                            if out_fmt == "export":
+                                out.write(self.export_text(parser, words_tags, keys, lemmas, morphs, version))
+                            else:
+                                out.write(self.discbracket_text(parser, words_tags, keys, lemmas, morphs))
+        finally:
+            if bar:
+                bar.close()
+        return counts[0], counts[1]
+
+    def input_batches(self, source, fmt: str, counts: list, progress=None):
+        """What the parser reads of an input (export, discbracket or CoNLL), a batch at a time:
+        ((words, tags) pairs, keys, lemmas, morphology, the export format); ``counts``: [sentences,
+        tokens] so far, kept up to date (``progress(tokens)`` told of each batch)."""
+        from maltpy.chunks import chunked
+        from maltpy.formats.conll import _decode, iter_conll, open_input
+        from maltpy.formats.pieces import line_pieces
+        if fmt in TREE_FORMATS:
+            stream, path, close = open_input(source)
+            version = None
+            try:
+                for piece, first_line in line_pieces(stream, PIECE_SIZE, b"#EOS" if fmt == "export" else None):
+                    batch = read_piece(_decode(piece, path, first_line - 1), path, first_line, fmt, version)
+                    version = batch[4]
+                    counts[0] += len(batch[1])
+                    counts[1] += sum(len(w) for w, _ in batch[0])
+                    if progress:
+                        progress(sum(len(w) for w, _ in batch[0]))
+                    yield batch
+            finally:
+                if close:
+                    stream.close()
+            if not counts[0]:       # a discbracket file of blank lines (export's reader says it)
+                raise InputFormatError(path, 0, "no trees found")
+            return
+        tag = 3 if fmt == "conllu" else 4
+        for sentences in chunked(iter_conll(source, fmt), CONLL_BATCH):
+            words_tags, keys = [], []
+            for s in sentences:
+                tags = [r[tag] if r[tag] != "_" else r[3] for r in s.rows]
+                if "_" in tags:
+                    raise InputFormatError(s.source, s.first_line, "a word without a tag: a discontinuous "
+                                                                   "parser reads tagged words")
+                words_tags.append((s.forms, tags))
+                counts[0] += 1
+                keys.append(next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")),
+                                 str(counts[0])))
+            counts[1] += sum(len(w) for w, _ in words_tags)
+            if progress:
+                progress(sum(len(w) for w, _ in words_tags))
+            yield (words_tags, keys, [s.column(2) for s in sentences],
+                   [s.column(4) if fmt == "conllu" else ["_"] * len(s) for s in sentences], 4)
+
+    def encoded_parses(self, parser, batches):
+        """The parses of :meth:`input_batches`' batches as the encoded trees, CoNLL-U sentences
+        as ``-m convert`` writes them (``# sent_id``: the key), for ``-m convert`` back."""
+        for words_tags, keys, lemmas, morphs, _ in batches:
+            parses = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)[0]
+            for (w_, t_), lem, mor, (h, lab), key in zip(words_tags, lemmas, morphs, parses, keys):
+                yield Sentence([[str(k), w, l, t, m, "_", "_", "_", "_", "_"] for k, w, t, l, m in
+                                zip(range(1, len(w_) + 1), w_, t_, lem, mor)], [(0, f"# sent_id = {key}")],
+                               0, "<input>", "conllu")._with_tree(h, lab)
+
+    def discbracket_text(self, parser, words_tags, keys, lemmas=None, morphs=None) -> bytes:
+        """The trees parsed from (words, tags) pairs as discbracket lines (Python's decoder and
+        :func:`~maltpy.formats.export.to_discbracket`)."""
+        from maltpy.formats.export import ExportFile, format_discbracket
+        trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)[1]
+        return format_discbracket(ExportFile(trees)).encode("utf-8")
 
     def parse_pieces(self, parser, source, target, fmt: str, out_fmt: str, progress: bool = False,
                      piece_size: Optional[int] = None):
@@ -377,7 +420,6 @@ class DiscontinuousReduction:
         :meth:`parse_pieces` (``first_line``: its first line's number in the file; ``version``:
         the format the file's earlier pieces set; ``step``: :meth:`chunk_step`'s)."""
         from maltpy.formats.conll import _decode
-        from maltpy.formats.export import ExportFile, format_discbracket, read_discbracket_text
         continued = first_line > 1
         text = _decode(piece, path, first_line - 1)     # invalid UTF-8: an error naming its line
         if fmt == "export":
@@ -393,19 +435,12 @@ class DiscontinuousReduction:
                 out = export_discbracket(out, version)
             if out is not None:
                 return out, len(keys), chunk.n_words, version
-        if fmt == "export":
-            # the compiled reader, where it already refused the text, is not asked again
-            words_tags, keys, lemmas, morphs, version = export_input_of_text(
-                text, path, fast is not None, first_line, version, continued)
-        else:
-            doc = read_discbracket_text(text, path, first_line, continued)
-            words_tags, keys, lemmas, morphs = export_input(doc.sentences)
-            version = doc.version
+        # the compiled reader, where it already refused the text, is not asked again
+        words_tags, keys, lemmas, morphs, version = read_piece(text, path, first_line, fmt, version, fast is not None)
         n_tokens = sum(len(w) for w, _ in words_tags)
         if out_fmt == "export":
             return self.export_text(parser, words_tags, keys, lemmas, morphs, version), len(keys), n_tokens, version
-        trees = self.parse_sentences(parser, words_tags, keys, lemmas, morphs)[1]
-        return format_discbracket(ExportFile(trees)).encode("utf-8"), len(keys), n_tokens, version
+        return self.discbracket_text(parser, words_tags, keys, lemmas, morphs), len(keys), n_tokens, version
 
     # ------------------------------------------------------------------ model files
     def header(self) -> dict:
@@ -440,6 +475,18 @@ def batch_columns(batch):
 def to_export(value: str) -> str:
     """A LEMMA or XPOS value of the encoding as export writes it: the encoding's ``_`` is ``--``."""
     return value if value != "_" else "--"
+
+
+def read_piece(text: str, path: str, first_line: int, fmt: str, version: Optional[int], compiled: bool = True):
+    """What the parser reads of a piece of an export or discbracket file (its text; its first
+    line is the file's line ``first_line``; ``version``: the format the file's earlier pieces
+    set): ((words, tags) pairs, keys, lemmas, morphology, the format). ``compiled`` False: export
+    read by the Python reader alone (for text the compiled reader refused)."""
+    from maltpy.formats.export import read_discbracket_text
+    if fmt == "export":
+        return export_input_of_text(text, path, compiled, first_line, version, first_line > 1)
+    doc = read_discbracket_text(text, path, first_line, first_line > 1)
+    return export_input(doc.sentences) + (doc.version,)
 
 
 def read_export_input(source):

@@ -365,3 +365,40 @@ def test_an_error_in_a_later_piece_names_its_line(toy_parsers, tmp_path):
     assert error.startswith(f"in:{bad_line}:"), error
     with pytest.raises(InputFormatError, match=f":{bad_line}:"):
         parse_export("\n".join(lines), "in")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(discontinuous_trees(), min_size=1, max_size=6), st.integers(1, 4), st.integers(1, 300),
+       st.booleans())
+def test_conll_in_or_out_goes_batch_by_batch(toy_parsers, trees, batch, piece_size, keyed):
+    """A discontinuous parser reading the encoded trees as CoNLL-U (batches of ``batch``
+    sentences) writes the export file it writes from the trees themselves, and writing the
+    encoded parses as CoNLL-U from export read in pieces gives the bytes of the file read whole;
+    without ``# sent_id`` the keys are the sentences' numbers."""
+    from unittest import mock
+    import tempfile
+    import maltpy.parsing.discontinuous as disc
+    from maltpy.formats.conll import format_sentences
+    from maltpy.formats.export import to_conll
+    for k, tree in enumerate(trees):
+        tree.key = str(k + 1)
+    export_text = format_export(ExportFile(trees, 4))
+    encoded = [to_conll(t) for t in trees]
+    conll_text = format_sentences(encoded)
+    if not keyed:
+        conll_text = "\n".join(line for line in conll_text.split("\n") if not line.startswith("# sent_id"))
+    with tempfile.TemporaryDirectory() as tmp:
+        def run(text, in_fmt, out_fmt):
+            src, out = os.path.join(tmp, f"in.{in_fmt}"), os.path.join(tmp, f"out.{out_fmt}")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write(text)
+            parser.reduction.parse_file(parser, src, out, in_fmt, out_fmt)
+            with open(out, "rb") as f:
+                return f.read()
+        for parser in toy_parsers:
+            from_trees = run(export_text, "export", "export")
+            with mock.patch.object(disc, "CONLL_BATCH", batch):
+                assert run(conll_text, "conllu", "export") == from_trees
+            whole = run(export_text, "export", "conllu")
+            with mock.patch.object(disc, "PIECE_SIZE", piece_size):
+                assert run(export_text, "export", "conllu") == whole
