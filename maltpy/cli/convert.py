@@ -14,7 +14,8 @@ def run_convert(settings, log):
 def _convert(settings, log, source, target):
     """-m convert from ``source`` (what the readers read) to ``target`` (UTF-8); the formats from
     -if/-of or the file names."""
-    from maltpy.formats.conll import read_conll, to_conllx, write_conll
+    from maltpy.acyclic import acyclic
+    from maltpy.formats.conll import iter_conll, to_conllx, write_conll
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
     fmt = _detect(settings.input, settings.input_format) or "conllu"
     named = _detect(settings.output, None)
@@ -23,11 +24,15 @@ def _convert(settings, log, source, target):
         return _convert_discontinuous(settings, log, fmt, out_fmt, source, target)
     if fmt == "ptb" or out_fmt == "ptb":
         return _convert_constituents(settings, log, fmt, out_fmt, source, target)
-    sentences = _read_for_good(read_conll, source, fmt)
-    if out_fmt == "conllx":
-        sentences = [to_conllx(s) for s in sentences]
-    write_conll(sentences, target)
-    log(f"converted {len(sentences)} sentences from {fmt} to {out_fmt}")
+    count = [0]
+
+    def converted():    # a sentence at a time: flat memory
+        for sentence in iter_conll(source, fmt):
+            count[0] += 1
+            yield to_conllx(sentence) if out_fmt == "conllx" else sentence
+    with acyclic():
+        write_conll(converted(), target)
+    log(f"converted {count[0]} sentences from {fmt} to {out_fmt}")
 
 
 def _convert_constituents(settings, log, fmt, out_fmt, source, target):
@@ -54,40 +59,55 @@ def _convert_constituents(settings, log, fmt, out_fmt, source, target):
 
 
 def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
-    """-m convert between export and discbracket (discontinuous constituent trees)."""
+    """-m convert between export and discbracket (discontinuous constituent trees) and their
+    encoded dependency trees, a piece of the input at a time (flat memory)."""
+    from maltpy.acyclic import acyclic
+    from maltpy.chunks import chunked
     from maltpy.errors import MaltpyError
-    from maltpy.formats.export import (DISCONTINUOUS_FORMATS, read_discbracket, read_export, write_discbracket,
-                                       write_export)
-    from maltpy.formats.conll import read_conll, write_conll
-    from maltpy.formats.export import ExportFile, from_conll, to_conll
+    from maltpy.formats.conll import iter_conll, write_conll
+    from maltpy.formats.export import (DISCONTINUOUS_FORMATS, ExportFile, format_discbracket, format_export,
+                                       from_conll, iter_tree_pieces, to_conll)
+    from maltpy.output import open_output
+    count = [0]
+
+    def counted(items):
+        for item in items:
+            count[0] += 1
+            yield item
     if fmt in DISCONTINUOUS_FORMATS and out_fmt in ("conllu", "conllx"):
-        doc = _read_for_good(read_export if fmt == "export" else read_discbracket, source)
         # head rules: -hr alpino, negra or a file; the default (collins, for bracketed trees) leaves the
         # export file's own hd/HD edges and the first phrasal child
         rules = None
         if settings.head_rules != "collins":
             from maltpy.transform.headrules import HeadRules
             rules = HeadRules.load(settings.head_rules)
-        write_conll([to_conll(s, rules) for s in doc.sentences], target)
-        log(f"encoded {len(doc.sentences)} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
+        with acyclic():
+            write_conll(counted(to_conll(s, rules) for doc in iter_tree_pieces(source, fmt) for s in doc.sentences),
+                        target)
+        log(f"encoded {count[0]} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
             "each #BOS key)")
         return
+    write = format_export if out_fmt == "export" else format_discbracket
     if fmt in ("conllu", "conllx") and out_fmt in DISCONTINUOUS_FORMATS:
-        sentences = _read_for_good(read_conll, source, fmt, need_heads=True)
-        doc = ExportFile([from_conll(s, k) for k, s in enumerate(sentences, 1)])
-        (write_export if out_fmt == "export" else write_discbracket)(doc, target)
-        log(f"decoded {len(sentences)} head-ordered dependency trees into {out_fmt} trees")
+        with acyclic(), open_output(target) as f:
+            for sentences in chunked(counted(iter_conll(source, fmt, need_heads=True)), 1000):
+                f.write(write(ExportFile([from_conll(s, count[0] - len(sentences) + k)
+                                          for k, s in enumerate(sentences, 1)])))
+        log(f"decoded {count[0]} head-ordered dependency trees into {out_fmt} trees")
         return
     if fmt not in DISCONTINUOUS_FORMATS or out_fmt not in DISCONTINUOUS_FORMATS:
         raise MaltpyError(f"-m convert turns export and discbracket into each other and into their encoded "
                           f"dependency trees (conllu); {fmt} to {out_fmt} is not one of those")
-    doc = _read_for_good(read_export if fmt == "export" else read_discbracket, source)
-    if not settings.secondary_edges:      # --secondary-edges false: the primary tree alone
-        from dataclasses import replace
-        doc = replace(doc, sentences=[replace(s, tokens=[replace(t, secedges=()) for t in s.tokens],
-                                              nodes=[replace(n, secedges=()) for n in s.nodes])
-                                      for s in doc.sentences])
-    (write_export if out_fmt == "export" else write_discbracket)(doc, target)
-    log(f"converted {len(doc.sentences)} trees from {fmt} to {out_fmt}"
+    with acyclic(), open_output(target) as f:
+        for doc in iter_tree_pieces(source, fmt):
+            if not settings.secondary_edges:      # --secondary-edges false: the primary tree alone
+                from dataclasses import replace
+                doc = replace(doc, sentences=[replace(s, tokens=[replace(t, secedges=()) for t in s.tokens],
+                                                      nodes=[replace(n, secedges=()) for n in s.nodes])
+                                             for s in doc.sentences])
+            count[0] += len(doc.sentences)
+            if doc.sentences or doc.preamble:
+                f.write(write(doc))
+    log(f"converted {count[0]} trees from {fmt} to {out_fmt}"
         + (" (words, tags and labelled constituents; lemmas, morphology, edge labels and secondary edges are "
            "export's alone)" if out_fmt == "discbracket" and fmt == "export" else ""))

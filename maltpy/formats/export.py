@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from maltpy.errors import InputFormatError, MaltpyError
 
@@ -242,6 +242,34 @@ def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
                 _fail(path, bos_line, f"sentence {sentence.key}: node #{i} is its own ancestor")
             seen.add(p)
             p = parents[p]
+
+
+#: bytes of an export or discbracket file read at a time by :func:`iter_tree_pieces`
+PIECE_SIZE = 1 << 20
+
+
+def iter_tree_pieces(source, fmt: str, piece_size: int = PIECE_SIZE) -> Iterator[ExportFile]:
+    """The trees of an export or discbracket file (a path, ``-`` for stdin) a piece of about
+    ``piece_size`` bytes at a time, in flat memory: an :class:`ExportFile` a piece, the first
+    with the file's preamble; errors name the file and line as :func:`read_export` and
+    :func:`read_discbracket` name them (for a file of gigabytes)."""
+    from maltpy.formats.conll import _decode, open_input
+    from maltpy.formats.pieces import line_pieces
+    stream, path, close = open_input(source)
+    version, n = None, 0
+    try:
+        for piece, first_line in line_pieces(stream, piece_size, b"#EOS" if fmt == "export" else None):
+            text, continued = _decode(piece, path, first_line - 1), first_line > 1
+            doc = parse_export(text, path, first_line, version, continued) if fmt == "export" else \
+                read_discbracket_text(text, path, first_line, continued)
+            version = doc.version       # set by the first piece, which holds a sentence or fails
+            n += len(doc.sentences)
+            yield doc
+    finally:
+        if close:
+            stream.close()
+    if not n:       # a discbracket file of blank lines (export's first piece says it)
+        raise InputFormatError(path, 0, "no trees found")
 
 
 def read_export(source) -> ExportFile:

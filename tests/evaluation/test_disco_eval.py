@@ -322,17 +322,24 @@ def test_a_file_parsed_in_pieces_is_the_file_parsed_whole(toy_parsers, trees, ve
     doc = ExportFile(trees, version)
     text = format_export(doc) if in_fmt == "export" else format_discbracket(doc)
     lines = text.split("\n")
-    at = data.draw(st.integers(0, len(lines) - 2))
-    if damage == 1 and in_fmt == "export" and lines[at][:1] not in ("#", ""):
-        lines[at] = lines[at].rsplit("\t", 1)[0] + "\t499"
-    elif damage == 2 and in_fmt == "export" and lines[at].startswith("#EOS"):
-        del lines[at]
-    elif damage == 3 and in_fmt == "export" and lines[at][:1] not in ("#", ""):
-        lines[at] = lines[at].replace("\t", "\t\t", 1)
-    elif damage == 3:
-        lines[at] = lines[at].replace(")", "", 1)
-    elif damage == 4:
-        lines.insert(at + 1, "")
+    # the damaged line: one of those the damage applies to, anywhere in the file
+    token = in_fmt == "export"
+    fits = {0: lambda line: False, 1: lambda line: token and line[:1] not in ("#", ""),
+            2: lambda line: line.startswith("#EOS"), 3: lambda line: bool(line) and line[:1] != "#",
+            4: lambda line: True}[damage]
+    where = [k for k, line in enumerate(lines[:-1]) if fits(line)]
+    if where:
+        at = data.draw(st.sampled_from(where))
+        if damage == 1:
+            lines[at] = lines[at].rsplit("\t", 1)[0] + "\t499"
+        elif damage == 2:
+            del lines[at]
+        elif damage == 3 and token:
+            lines[at] = lines[at].replace("\t", "\t\t", 1)
+        elif damage == 3:
+            lines[at] = lines[at].replace(")", "", 1)
+        else:
+            lines.insert(at + 1, "")
     text = "\n".join(lines)
     for parser in toy_parsers:
         whole = _parse_pieces(parser, text, in_fmt, out_fmt, 1 << 30)

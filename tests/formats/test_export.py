@@ -510,3 +510,50 @@ def test_compiled_discbracket_words_of_a_plain_file():
     export = discbracket_export(text.encode("utf-8"), 0).decode("utf-8")
     assert export == ("#BOS 1\n(a\t--\tN\t--\t--\t0\nx)\t--\tP\t--\t--\t0\nb=c\t--\tV\t--\t--\t0\n#EOS 1\n"
                       "#BOS 3\né\t--\tN\t--\t--\t0\n#EOS 3\n")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(discontinuous_trees(), min_size=1, max_size=6), st.sampled_from([3, 4]),
+       st.sampled_from(["export", "discbracket"]), st.integers(1, 300), st.integers(0, 3), st.data())
+def test_trees_read_in_pieces_are_the_trees_read_whole(trees, version, fmt, piece_size, damage, data):
+    """iter_tree_pieces (-m convert's reader) gives the trees of the file read whole, written back
+    piece by piece to the same text, or the same error naming the same line; ``damage``: a
+    parent that is no node, a missing #EOS, a broken bracket."""
+    import io
+    from maltpy.errors import InputFormatError
+    from maltpy.formats.export import iter_tree_pieces, read_discbracket_text
+    for k, tree in enumerate(trees):
+        tree.key = str(k + 1)
+    doc = ExportFile(trees, version, [f"#FORMAT {version}"])
+    text = format_export(doc) if fmt == "export" else format_discbracket(doc)
+    lines = text.split("\n")
+    # the damaged line: one of those the damage applies to, anywhere in the file
+    fits = {0: lambda line: False, 1: lambda line: fmt == "export" and line[:1] not in ("#", "%", ""),
+            2: lambda line: line.startswith("#EOS"), 3: lambda line: fmt == "discbracket" and line}[damage]
+    where = [k for k, line in enumerate(lines) if fits(line)]
+    if where:
+        at = data.draw(st.sampled_from(where))
+        if damage == 1:
+            lines[at] = lines[at].rsplit("\t", 1)[0] + "\t499"
+        elif damage == 2:
+            del lines[at]
+        else:
+            lines[at] = lines[at].replace(")", "", 1)
+    text = "\n".join(lines)
+    write = format_export if fmt == "export" else format_discbracket
+
+    def read(size):
+        source = io.BytesIO(text.encode("utf-8"))
+        source.name = "in"
+        try:
+            return "".join(write(piece) for piece in iter_tree_pieces(source, fmt, size) if piece.sentences)
+        except InputFormatError as e:
+            return str(e)
+    whole = read(1 << 30)
+    event(f"damage {damage}: {'an error' if whole.startswith('in:') else 'trees'}")
+    assert read(piece_size) == whole
+    try:
+        expected = write(parse_export(text, "in") if fmt == "export" else read_discbracket_text(text, "in"))
+    except InputFormatError as e:
+        expected = str(e)
+    assert whole == expected
