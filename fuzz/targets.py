@@ -42,6 +42,10 @@ Targets (``TARGETS``):
   back to the same lines, goes to export and back unchanged, and encodes and decodes over the
   same words; the compiled reader and writer of ``-m parse`` read the same words and write the
   same lines, or leave the text to Python.
+- ``discparse``: export or discbracket words parsed by a discontinuous parser into export or
+  discbracket trees, the file read whole and in pieces of a size the bytes choose
+  (``parse_pieces``): the same bytes or the same one-line error, no output file after an error,
+  and trees over the input's words.
 - ``pipeline_model``: a model file of a tokenizer, tagger and parser with one component's
   JSON header or one of its arrays damaged: it loads, tags and parses, or is refused in one line.
 - ``tag``: words (CoNLL-U or CoNLL-X with their tag columns ``_`` or given, horizontal, vertical)
@@ -192,6 +196,11 @@ def check_compiled_reader(data: bytes, fmt: str, expected, block_size: int) -> N
         trees.append(s.with_tree([h for h, _ in pairs], [CHECK_LABELS[l] for _, l in pairs]))
     if out.getvalue() != format_sentences(trees).encode("utf-8"):
         raise FuzzFailure("the compiled writer wrote other bytes than the Python writer")
+
+
+def _error_line(message: str) -> int:
+    """The line an InputFormatError's message names (``path:line: ...``)."""
+    return int(message.split(": ", 1)[0].rsplit(":", 1)[1])
 
 
 class Harness:
@@ -526,6 +535,53 @@ class Harness:
             if [x.word for x in back.tokens] != words:
                 raise FuzzFailure("encoding and decoding changed the words")
 
+    def _disc_parser(self):
+        """A covnonproj discontinuous parser learned from the export and discbracket seeds."""
+        if getattr(self, "_disc", None) is None:
+            from maltpy.formats.export import parse_export, read_discbracket_text
+            from maltpy.parsing.discontinuous import fit_discontinuous_parser
+            trees = parse_export(EXPORT_TEXT.decode("utf-8")).sentences + \
+                read_discbracket_text(DISCBRACKET_TEXT.decode("utf-8")).sentences
+            self._disc = fit_discontinuous_parser(Parser(algorithm="covnonproj", verbose=False, jobs=1), trees * 3)
+        return self._disc
+
+    def discparse(self, data: bytes) -> None:
+        """Parse ``data[2:]`` with a discontinuous parser (bit 0 of ``data[0]``: discbracket in, else
+        export; bit 1: discbracket out), the file read whole and in pieces of ``1 + data[1]``
+        bytes: the same bytes or the same error; what is written holds the input's words."""
+        from maltpy.formats.export import parse_export, read_discbracket_text
+        if len(data) < 2:
+            return
+        parser = self._disc_parser()
+        in_fmt = "discbracket" if data[0] & 1 else "export"
+        out_fmt = "discbracket" if data[0] & 2 else "export"
+        out = os.path.join(self.tmp, "disc.out")
+
+        def run(piece_size):
+            source = io.BytesIO(data[2:])
+            source.name = "<fuzzed>"
+            try:
+                parser.reduction.parse_pieces(parser, source, out, in_fmt, out_fmt, piece_size=piece_size)
+            except MaltpyError as e:
+                if os.path.exists(out):
+                    raise FuzzFailure("an error left an output file")
+                return str(e)
+            with open(out, "rb") as f:
+                written = f.read()
+            os.remove(out)
+            return written
+        whole, pieces = run(1 << 30), run(1 + data[1])
+        if pieces != whole and not (isinstance(whole, str) and isinstance(pieces, str) and "invalid UTF-8" in whole
+                                    and _error_line(pieces) <= _error_line(whole)):
+            # invalid UTF-8 is found a piece at a time: an earlier piece's error on an earlier line comes first
+            raise FuzzFailure("a file parsed in pieces is not the file parsed whole")
+        if isinstance(whole, bytes):
+            def read(text, fmt):
+                doc = parse_export(text, "<t>") if fmt == "export" else read_discbracket_text(text, "<t>")
+                return [[t.word for t in s.tokens] for s in doc.sentences]
+            if read(whole.decode("utf-8"), out_fmt) != read(data[2:].decode("utf-8"), in_fmt):
+                raise FuzzFailure("the parsed trees are not over the input's words")
+
     def ptb(self, data: bytes) -> None:
         """Read ``data[1:]`` as bracketed trees (bit 0 of ``data[0]``: raw, as EVALB reads them)."""
         from maltpy.evaluation.evalb import evalb
@@ -695,6 +751,9 @@ class Harness:
             return CONFIG_SEEDS
         if target == "discbracket":
             return [DISCBRACKET_TEXT, DISCBRACKET_TEXT.split(b"\n")[0] + b"\n"]
+        if target == "discparse":
+            return [bytes([k, size]) + EXPORT_TEXT for k in (0, 2) for size in (10, 200)] + \
+                [bytes([k, size]) + DISCBRACKET_TEXT for k in (1, 3) for size in (10, 90)]
         if target == "pipeline_model":
             out = []
             for k, blob in enumerate(self._pipeline_bytes()[1]):
@@ -720,8 +779,8 @@ class Harness:
         raise ValueError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
 
 
-TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "discbracket", "cli", "config", "api", "tag",
-           "pipeline_model")
+TARGETS = ("conll", "features", "model", "parse", "ptb", "export", "discbracket", "discparse", "cli", "config", "api",
+           "tag", "pipeline_model")
 
 #: seed command lines of the cli target (spaces become argument breaks)
 CLI_SEEDS = [

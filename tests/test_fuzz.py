@@ -29,7 +29,8 @@ def harness():
 
 
 @pytest.mark.parametrize("target,cases", [("conll", 600), ("features", 40), ("model", 80), ("parse", 200),
-                                          ("ptb", 300), ("export", 600), ("discbracket", 600), ("cli", 300),
+                                          ("ptb", 300), ("export", 600), ("discbracket", 600), ("discparse", 300),
+                                          ("cli", 300),
                                           ("config", 150), ("api", 400), ("tag", 400), ("pipeline_model", 150)])
 def test_short_fuzz_run(harness, target, cases):
     """Random mutations of the seeds: maltpy's own error or correct behaviour, nothing else."""

@@ -163,7 +163,7 @@ def parse_export(text: str, path: str = "<input>", first_line: int = 1, version:
     A piece of a file read in pieces (:func:`~maltpy.formats.pieces.line_pieces`): its first line
     is the file's line ``first_line``; ``version``: the format the file's earlier lines set;
     ``continued``: the piece follows a sentence (no header then, and no sentence is no error)."""
-    if text.startswith("\ufeff"):     # a byte-order mark, dropped as the CoNLL readers drop it
+    if text.startswith("\ufeff") and first_line == 1:     # a byte-order mark, dropped as the CoNLL readers drop it
         text = text[1:]
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -254,14 +254,14 @@ def iter_tree_pieces(source, fmt: str, piece_size: int = PIECE_SIZE) -> Iterator
     with the file's preamble; errors name the file and line as :func:`read_export` and
     :func:`read_discbracket` name them (for a file of gigabytes)."""
     from maltpy.formats.conll import _decode, open_input
-    from maltpy.formats.pieces import line_pieces
+    from maltpy.formats.pieces import tree_pieces
     stream, path, close = open_input(source)
     version, n = None, 0
     try:
-        for piece, first_line in line_pieces(stream, piece_size, b"#EOS" if fmt == "export" else None):
+        for piece, first_line in tree_pieces(stream, piece_size, fmt):
             text, continued = _decode(piece, path, first_line - 1), first_line > 1
             doc = parse_export(text, path, first_line, version, continued) if fmt == "export" else \
-                read_discbracket_text(text, path, first_line, continued)
+                read_discbracket_text(text, path, first_line, True)     # whether any tree: at the end
             version = doc.version       # set by the first piece, which holds a sentence or fails
             n += len(doc.sentences)
             yield doc
@@ -493,7 +493,7 @@ def read_discbracket_text(text: str, path: str = "<input>", first_line: int = 1,
     """:func:`read_discbracket` of a file's text (a byte-order mark dropped); of a piece of it,
     whose first line is the file's line ``first_line`` (``continued``: lines came before it, so
     that a piece without a tree is no error)."""
-    if text.startswith("\ufeff"):
+    if text.startswith("\ufeff") and first_line == 1:    # a byte-order mark, at the file's start only
         text = text[1:]
     sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), first_line)
                  if line.strip()]

@@ -5,29 +5,42 @@ from __future__ import annotations
 from typing import Iterator, Optional, Tuple
 
 
-def _cut(data: bytes, ends_after: Optional[bytes]) -> int:
+def _cut(data: bytes, ends_after: Optional[bytes], not_before: int = 0) -> int:
     """Where a piece of ``data`` ends: after its last whole line, or after its last whole line
-    that starts with ``ends_after``; 0 where there is none."""
+    that starts with ``ends_after`` at ``not_before`` or later; 0 where there is none."""
     if ends_after is None:
         return data.rfind(b"\n") + 1
     mark = b"\n" + ends_after
-    at = data.rfind(mark)
+    at = data.rfind(mark, max(0, not_before - 1))
     while at >= 0:
         end = data.find(b"\n", at + 1)
         if end >= 0:
             return end + 1
-        at = data.rfind(mark, 0, at)     # that line is not whole yet: the one before it
+        at = data.rfind(mark, max(0, not_before - 1), at)     # that line is not whole yet: the one before it
     return 0
 
 
-def line_pieces(stream, block_size: int, ends_after: Optional[bytes] = None) -> Iterator[Tuple[bytes, int]]:
+def _line_start(data: bytes, prefix: bytes) -> int:
+    """Where the first line of ``data`` that starts with ``prefix`` starts (a byte-order mark
+    before the first line skipped), or -1."""
+    if data.startswith(prefix) or data.startswith(b"\xef\xbb\xbf" + prefix):
+        return 0
+    at = data.find(b"\n" + prefix)
+    return at + 1 if at >= 0 else -1
+
+
+def line_pieces(stream, block_size: int, ends_after: Optional[bytes] = None,
+                opened_by: Optional[bytes] = None) -> Iterator[Tuple[bytes, int]]:
     """(bytes, the number of their first line) of a binary stream, in pieces of about
     ``block_size`` bytes that end after a whole line: after a line starting with ``ends_after``
-    where that is given (export: ``b"#EOS"``, so that each piece holds whole sentences; a line
-    that starts so always closes a sentence or is an error). The last piece is what is left,
-    whole lines or not; the pieces put together are the stream's bytes."""
+    where that is given, and not before the first line that starts with ``opened_by`` (export:
+    ``b"#EOS"`` after ``b"#BOS"``, so that each piece holds whole sentences: after the first
+    ``#BOS`` a line that starts with ``#EOS`` always closes a sentence or is an error; before it
+    the line is the header's). The last piece is what is left, whole lines or not; the pieces put
+    together are the stream's bytes."""
     read = getattr(stream, "read1", stream.read)     # read1: what a pipe has, as it comes
     carry, line = b"", 1
+    opened = opened_by is None
     while True:
         # a piece not yet complete after a block: read more at once, so that the bytes held
         # over are not copied again block after block
@@ -42,10 +55,25 @@ def line_pieces(stream, block_size: int, ends_after: Optional[bytes] = None) -> 
         if len(data) < block_size:
             carry = data
             continue
-        cut = _cut(data, ends_after)
+        not_before = 0
+        if not opened:
+            not_before = _line_start(data, opened_by)
+            if not_before < 0:
+                carry = data
+                continue
+        cut = _cut(data, ends_after, not_before)
         if not cut:
             carry = data
             continue
         piece, carry = data[:cut], data[cut:]
+        opened = True
         yield piece, line
         line += piece.count(b"\n")
+
+
+def tree_pieces(stream, block_size: int, fmt: str) -> Iterator[Tuple[bytes, int]]:
+    """:func:`line_pieces` of an export file (pieces of whole sentences) or a discbracket file
+    (whole lines: a tree a line)."""
+    if fmt == "export":
+        return line_pieces(stream, block_size, b"#EOS", b"#BOS")
+    return line_pieces(stream, block_size)

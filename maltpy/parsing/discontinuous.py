@@ -321,12 +321,12 @@ class DiscontinuousReduction:
         tokens] so far, kept up to date (``progress(tokens)`` told of each batch)."""
         from maltpy.chunks import chunked
         from maltpy.formats.conll import _decode, iter_conll, open_input
-        from maltpy.formats.pieces import line_pieces
+        from maltpy.formats.pieces import tree_pieces
         if fmt in TREE_FORMATS:
             stream, path, close = open_input(source)
             version = None
             try:
-                for piece, first_line in line_pieces(stream, PIECE_SIZE, b"#EOS" if fmt == "export" else None):
+                for piece, first_line in tree_pieces(stream, PIECE_SIZE, fmt):
                     batch = read_piece(_decode(piece, path, first_line - 1), path, first_line, fmt, version)
                     version = batch[4]
                     counts[0] += len(batch[1])
@@ -386,7 +386,7 @@ class DiscontinuousReduction:
         whole)."""
         from maltpy.acyclic import acyclic
         from maltpy.formats.conll import open_input
-        from maltpy.formats.pieces import line_pieces
+        from maltpy.formats.pieces import tree_pieces
         from maltpy.output import open_output
         from maltpy.progress import progress_bar
         step = self.chunk_step(parser)
@@ -396,8 +396,7 @@ class DiscontinuousReduction:
         version = None
         try:
             with open_output(target, binary=True, stream=True) as out, acyclic():
-                for piece, first_line in line_pieces(stream, piece_size or PIECE_SIZE,
-                                                     b"#EOS" if fmt == "export" else None):
+                for piece, first_line in tree_pieces(stream, piece_size or PIECE_SIZE, fmt):
                     data, n_sent, n_tok, version = self.parse_piece(parser, step, piece, first_line, path, fmt,
                                                                     out_fmt, version)
                     out.write(data)
@@ -485,7 +484,8 @@ def read_piece(text: str, path: str, first_line: int, fmt: str, version: Optiona
     from maltpy.formats.export import read_discbracket_text
     if fmt == "export":
         return export_input_of_text(text, path, compiled, first_line, version, first_line > 1)
-    doc = read_discbracket_text(text, path, first_line, first_line > 1)
+    # a piece without a tree is no error: whether the file has one is known at its end
+    doc = read_discbracket_text(text, path, first_line, True)
     return export_input(doc.sentences) + (doc.version,)
 
 

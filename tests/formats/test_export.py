@@ -514,8 +514,8 @@ def test_compiled_discbracket_words_of_a_plain_file():
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(discontinuous_trees(), min_size=1, max_size=6), st.sampled_from([3, 4]),
-       st.sampled_from(["export", "discbracket"]), st.integers(1, 300), st.integers(0, 3), st.data())
-def test_trees_read_in_pieces_are_the_trees_read_whole(trees, version, fmt, piece_size, damage, data):
+       st.sampled_from(["export", "discbracket"]), st.integers(1, 300), st.integers(0, 3), st.booleans(), st.data())
+def test_trees_read_in_pieces_are_the_trees_read_whole(trees, version, fmt, piece_size, damage, eos_header, data):
     """iter_tree_pieces (-m convert's reader) gives the trees of the file read whole, written back
     piece by piece to the same text, or the same error naming the same line; ``damage``: a
     parent that is no node, a missing #EOS, a broken bracket."""
@@ -524,7 +524,8 @@ def test_trees_read_in_pieces_are_the_trees_read_whole(trees, version, fmt, piec
     from maltpy.formats.export import iter_tree_pieces, read_discbracket_text
     for k, tree in enumerate(trees):
         tree.key = str(k + 1)
-    doc = ExportFile(trees, version, [f"#FORMAT {version}"])
+    # a header line that starts as a sentence's end does: the header's, before the first #BOS
+    doc = ExportFile(trees, version, [f"#FORMAT {version}"] + (["#EOS 0 in the header"] * 3 if eos_header else []))
     text = format_export(doc) if fmt == "export" else format_discbracket(doc)
     lines = text.split("\n")
     # the damaged line: one of those the damage applies to, anywhere in the file

@@ -24,10 +24,16 @@ class Trickle(io.RawIOBase):
 
 
 @settings(max_examples=300, deadline=None)
-@given(LINES, st.booleans(), st.integers(1, 40), st.integers(1, 50), st.sampled_from([None, b"#EOS"]))
-def test_pieces_are_the_streams_bytes_cut_after_whole_lines(lines, final_newline, block, step, ends_after):
+@given(LINES, st.booleans(), st.integers(1, 40), st.integers(1, 50), st.sampled_from([None, b"#EOS"]),
+       st.booleans())
+def test_pieces_are_the_streams_bytes_cut_after_whole_lines(lines, final_newline, block, step, ends_after, opened):
     data = "\n".join(lines).encode("utf-8") + (b"\n" if final_newline and lines else b"")
-    pieces = list(line_pieces(Trickle(data, step), block, ends_after))
+    opened_by = b"#BOS" if opened and ends_after else None
+    pieces = list(line_pieces(Trickle(data, step), block, ends_after, opened_by))
+    if opened_by and len(pieces) > 1:      # the first cut comes after the first line starting with #BOS
+        first = pieces[0][0].split(b"\n")
+        opening = next(k for k, line in enumerate(first) if line.startswith(opened_by))
+        assert any(line.startswith(ends_after) for line in first[opening + 1:])
     assert b"".join(p for p, _ in pieces) == data
     line = 1
     for k, (piece, first_line) in enumerate(pieces):
@@ -39,6 +45,8 @@ def test_pieces_are_the_streams_bytes_cut_after_whole_lines(lines, final_newline
             assert ends_after is None or (last.startswith(ends_after) and piece != last + b"\n")
             # cut after the last such line of at least a block: the rest of that block has none whole
             rest = b"\n" + data[sum(len(p) for p, _ in pieces[:k + 1]):][:max(0, block - len(piece))]
+            if opened_by and k == 0 and not any(line.startswith(opened_by) for line in piece.split(b"\n")):
+                continue
             at = rest.find(b"\n" + (ends_after or b""))
             assert at < 0 or rest.find(b"\n", at + 1) < 0
 
