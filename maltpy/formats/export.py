@@ -235,13 +235,17 @@ def _check_tree(sentence: ExportSentence, path: str, bos_line: int) -> None:
         for p in (item.parent,) + tuple(p for _, p in item.secedges):
             if p and p not in parents:
                 _fail(path, bos_line, f"sentence {sentence.key}: {item.word} hangs from #{p}, which it does not have")
+    # each node's path up, walked once in all: a walk stops at a node known to reach the root
+    # (linear, where a walk from every node is quadratic in a deep chain of nodes)
+    reaches_root = set()
     for i in ids:
-        seen, p = set(), i
-        while p:
-            if p in seen:
+        walked, p = set(), i
+        while p and p not in reaches_root:
+            if p in walked:
                 _fail(path, bos_line, f"sentence {sentence.key}: node #{i} is its own ancestor")
-            seen.add(p)
+            walked.add(p)
             p = parents[p]
+        reaches_root |= walked
 
 
 #: bytes of an export or discbracket file read at a time by :func:`iter_tree_pieces`

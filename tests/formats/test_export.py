@@ -558,3 +558,31 @@ def test_trees_read_in_pieces_are_the_trees_read_whole(trees, version, fmt, piec
     except InputFormatError as e:
         expected = str(e)
     assert whole == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda n: st.lists(st.integers(0, n), min_size=n, max_size=n)))
+def test_a_cycle_among_the_nodes_is_named_as_a_walk_up_from_each_node_finds_it(parents):
+    """The tree check (linear) names the node a walk up from each node in turn first finds on a
+    cycle, as the plain walk from every node (quadratic in a deep chain) does; or none."""
+    from maltpy.formats.export import _check_tree
+    ids = [500 + k for k in range(len(parents))]
+    number = [0] + ids                       # parent index 0: the root, k: node #(499 + k)
+    nodes = [ExportLine(f"#{i}", "--", "NP", "--", "--", number[p]) for i, p in zip(ids, parents)]
+    sentence = ExportSentence("1", [ExportLine("a", "--", "n", "--", "--", ids[0])], nodes)
+    of = {i: number[p] for i, p in zip(ids, parents)}
+    expected = None
+    for i in ids:                            # the plain walk
+        seen, p = set(), i
+        while p and expected is None:
+            if p in seen:
+                expected = i
+            seen.add(p)
+            p = of[p]
+        if expected is not None:
+            break
+    if expected is None:
+        _check_tree(sentence, "x", 1)
+    else:
+        with pytest.raises(InputFormatError, match=f"node #{expected} is its own ancestor"):
+            _check_tree(sentence, "x", 1)
