@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from maltpy.errors import MaltpyError
 
@@ -120,24 +120,67 @@ def plain_label(tag: str) -> str:
     return label
 
 
-def is_discontinuous(positions) -> bool:
-    """Whether a set of terminal positions is more than one run."""
-    return bool(positions) and max(positions) - min(positions) + 1 != len(positions)
+def is_discontinuous(runs) -> bool:
+    """Whether a bracket's terminals (as :func:`runs_of` gives them) are more than one run."""
+    return len(runs) > 1
+
+
+def runs_of(positions) -> Tuple[Tuple[int, int], ...]:
+    """A set of terminal positions as its runs, ((start, end), ...) in order, ``end`` past the
+    last: the form :func:`brackets` gives a bracket's terminals in."""
+    runs = []
+    for k in sorted(positions):
+        if runs and runs[-1][1] == k:
+            runs[-1][1] = k + 1
+        else:
+            runs.append([k, k + 1])
+    return tuple((a, b) for a, b in runs)
+
+
+def _node_runs(sentence, kept: Dict[int, int]) -> list:
+    """The runs (:func:`runs_of`) of the kept terminals under each phrasal node of a tree, in
+    the order of its nodes, built bottom-up from the children's runs: time in the number of runs,
+    where sets of positions take time in the nodes' sizes (quadratic in a deep tree)."""
+    ids = sentence.node_ids()
+    at = {i: j for j, i in enumerate(ids)}
+    pieces = [[] for _ in ids]
+    for k, t in enumerate(sentence.tokens):
+        if k in kept and t.parent in at:
+            pieces[at[t.parent]].append((kept[k], kept[k] + 1))
+    kids, tops = [[] for _ in ids], []
+    for j, n in enumerate(sentence.nodes):
+        (kids[at[n.parent]] if n.parent in at and at[n.parent] != j else tops).append(j)
+    runs = [()] * len(ids)
+    stack = [(j, False) for j in tops]
+    while stack:            # children before their parent, without recursion (trees may be deep)
+        j, ready = stack.pop()
+        if not ready:
+            stack.append((j, True))
+            stack.extend((c, False) for c in kids[j])
+            continue
+        merged = []
+        for a, b in sorted(pieces[j] + [r for c in kids[j] for r in runs[c]]):
+            if merged and merged[-1][1] == a:
+                merged[-1][1] = b
+            else:
+                merged.append([a, b])
+        runs[j] = tuple((a, b) for a, b in merged)
+    return runs
 
 
 def brackets(sentence, kept: Dict[int, int], params: BracketParams) -> Counter:
-    """The multiset of (label, frozenset of kept terminal positions, renumbered) of a tree's
-    phrasal nodes (an :class:`~maltpy.formats.export.ExportSentence`)."""
+    """The multiset of (label, runs of kept terminal positions, renumbered: :func:`runs_of`) of
+    a tree's phrasal nodes (an :class:`~maltpy.formats.export.ExportSentence`); the same
+    brackets as sets of positions, which disco-dop compares."""
     out = Counter()
-    for label, below in sentence.constituents():
-        label = plain_label(label)
+    for node, runs in zip(sentence.nodes, _node_runs(sentence, kept)):
+        label = plain_label(node.tag)
         label = params.eq_labels.get(label, label)
-        positions = frozenset(kept[k] for k in below if k in kept)
-        if not positions or label in params.delete_labels:
+        if not runs or label in params.delete_labels:
             continue
-        if params.disc_only and not is_discontinuous(positions):
+        if params.disc_only and not is_discontinuous(runs):
             continue
-        out[(label if params.labeled else "", positions)] += 1
+        out[(label if params.labeled else "", runs)] += 1
     return out
 
 
@@ -259,11 +302,12 @@ def evaluate_brackets(gold_file, system_file, params: Optional[BracketParams] = 
         kept = {k: n for n, k in enumerate(kept_positions)}
 
         def words_of(s):
-            return [params.eq_words.get(s.words[k], s.words[k]) for k in kept_positions] \
-                if len(s.words) == len(words) else s.words
-        if len(sentence.words) != len(words) or words_of(sentence) != words_of(reference):
+            ws = s.words        # made once: a property that lists every word
+            return [params.eq_words.get(ws[k], ws[k]) for k in kept_positions] if len(ws) == len(words) else ws
+        system_words = sentence.words
+        if len(system_words) != len(words) or words_of(sentence) != words_of(reference):
             raise MaltpyError(f"{names[1]}: sentence {sentence.key} has other words than in {names[0]}: "
-                              f"{' '.join(sentence.words)[:80]!r}")
+                              f"{' '.join(system_words)[:80]!r}")
         g, c = brackets(reference, kept, params), brackets(sentence, kept, params)
         length = sum(t not in params.delete_labels_for_length for t in gold_tags)
         tags = ([gold_tags[k] for k in kept_positions], [system_tags[k] for k in kept_positions])

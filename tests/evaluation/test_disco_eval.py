@@ -2,6 +2,7 @@
 on .export and .discbracket files). disco-dop itself gave the same summaries on the Alpino dev
 set, for proper.prm, --disconly, another cutoff and discbracket input (docs/discontinuous.md)."""
 import dataclasses
+from collections import Counter
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import MaltpyError
 from maltpy.evaluation.discontinuous import (BracketParams, brackets, evaluate_brackets, is_discontinuous,
-                                             plain_label, read_params)
+                                             plain_label, read_params, runs_of)
 from maltpy.formats.export import ExportFile, ExportLine, ExportSentence, format_export, parse_export
 
 from conftest import EXAMPLES, shared_file
@@ -30,10 +31,28 @@ def test_brackets_are_label_and_terminal_sets_without_root_and_punctuation():
     sentence = _one(SMALL).sentences[0]
     kept = {k: k for k in range(4)}         # the full stop (tag let) is not kept
     got = brackets(sentence, kept, BracketParams())
-    assert got == {("PPART", frozenset({0, 3})): 1, ("SMAIN", frozenset({0, 1, 2, 3})): 1}
-    assert is_discontinuous({0, 3}) and not is_discontinuous({1, 2, 3})
+    assert got == {("PPART", ((0, 1), (3, 4))): 1, ("SMAIN", ((0, 4),)): 1}
+    assert runs_of({0, 3}) == ((0, 1), (3, 4)) and runs_of({3, 1, 2}) == ((1, 4),)
+    assert is_discontinuous(runs_of({0, 3})) and not is_discontinuous(runs_of({1, 2, 3}))
     disc = brackets(sentence, kept, dataclasses.replace(BracketParams(), disc_only=True))
-    assert list(disc) == [("PPART", frozenset({0, 3}))]
+    assert list(disc) == [("PPART", ((0, 1), (3, 4)))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(discontinuous_trees(), st.data())
+def test_brackets_as_runs_are_the_constituents_position_sets(tree, data):
+    """The brackets, built bottom-up as runs, are each node's set of kept terminals (the tree's
+    constituents, renumbered after the dropped ones), whatever is kept."""
+    n = len(tree.tokens)
+    keep = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    kept_positions = [k for k in range(n) if keep[k]]
+    kept = {k: j for j, k in enumerate(kept_positions)}
+    expected = Counter()
+    for label, below in tree.constituents():
+        positions = {kept[k] for k in below if k in kept}
+        if positions:
+            expected[(plain_label(label), runs_of(positions))] += 1
+    assert brackets(tree, kept, BracketParams(delete_labels=frozenset(), eq_labels={})) == expected
 
 
 def test_labels_lose_function_tags_and_parentheses():
