@@ -65,15 +65,24 @@ def one_root(heads: Sequence[int], labels: Sequence[str], unattached_label: str,
 
 
 def _subtree_sizes(heads: Sequence[int]) -> List[int]:
-    """Words in each word's subtree (itself included)."""
+    """Words in each word's subtree (itself included), in time linear in the words: each word's
+    size is added to its head's once its own dependents' are in (a walk up from every word is
+    quadratic in a deep tree). Words on a cycle (never expected) keep what reached them."""
     n = len(heads)
     sizes = [1] * n
-    for k in range(n):
-        h, seen = heads[k], 0
-        while h > 0 and seen <= n:   # walk up; seen bounds a (never expected) cycle
-            sizes[h - 1] += 1
-            h = heads[h - 1]
-            seen += 1
+    waiting = [0] * n           # dependents whose sizes are not yet added
+    for h in heads:
+        if 0 < h <= n:
+            waiting[h - 1] += 1
+    ready = [k for k in range(n) if not waiting[k]]
+    while ready:
+        k = ready.pop()
+        h = heads[k]
+        if 0 < h <= n:
+            sizes[h - 1] += sizes[k]
+            waiting[h - 1] -= 1
+            if not waiting[h - 1]:
+                ready.append(h - 1)
     return sizes
 
 
