@@ -413,3 +413,18 @@ def test_ptb_sample_round_trip_is_exact():
     assert evalb(raw, out).all.f1 == 100.0
     unaryless = [PtbTree(strip_unaries(pt.tree), pt.wrapped) for pt in trees]
     assert evalb(raw, unaryless).all.f1 < 100.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.tuples(st.just("X"), st.integers(0, n), st.integers(0, n)).map(lambda b: (b[0], min(b[1:]), max(b[1:]))),
+             max_size=40),
+    st.lists(st.tuples(st.just("X"), st.integers(0, n), st.integers(0, n)).map(lambda b: (b[0], min(b[1:]), max(b[1:]))),
+             max_size=40))))
+def test_crossing_brackets_counted_by_the_sweep_as_pair_by_pair(brackets):
+    """EVALB's crossing brackets, counted in O(b log b) for long sentences, are the test
+    brackets that cross some gold bracket, as comparing every pair finds them."""
+    from maltpy.evaluation.evalb import _crossing_sweep
+    gold, test = brackets
+    pairwise = sum(any((s1 < s2 < e1 < e2) or (s2 < s1 < e2 < e1) for _, s1, e1 in gold) for _, s2, e2 in test)
+    assert _crossing_sweep(gold, test) == pairwise
