@@ -16,7 +16,7 @@ from maltpy.evaluation.discontinuous import (BracketParams, brackets, evaluate_b
 from maltpy.formats.export import ExportFile, ExportLine, ExportSentence, format_export, parse_export
 
 from conftest import EXAMPLES, shared_file
-from formats.test_export import SMALL, discontinuous_trees
+from formats.test_export import SMALL, damaged, discontinuous_trees
 
 
 def _one(text):
@@ -333,33 +333,13 @@ def test_a_file_parsed_in_pieces_is_the_file_parsed_whole(toy_parsers, trees, ve
                                                           damage, data):
     """Export and discbracket files read in pieces of whole sentences (parse_pieces) give the bytes
     of the file read whole, or the same error naming the same line, whichever piece holds it:
-    ``damage`` breaks a random sentence (a parent that is no node, a missing #EOS, aligned columns
-    that only Python's reader takes, a broken bracket) or adds blank lines between sentences."""
+    ``damage`` as :func:`formats.test_export.damaged` breaks a line anywhere in the file."""
     from maltpy.formats.export import format_discbracket
     for k, tree in enumerate(trees):
         tree.key = str(k + 1)
     doc = ExportFile(trees, version)
     text = format_export(doc) if in_fmt == "export" else format_discbracket(doc)
-    lines = text.split("\n")
-    # the damaged line: one of those the damage applies to, anywhere in the file
-    token = in_fmt == "export"
-    fits = {0: lambda line: False, 1: lambda line: token and line[:1] not in ("#", ""),
-            2: lambda line: line.startswith("#EOS"), 3: lambda line: bool(line) and line[:1] != "#",
-            4: lambda line: True}[damage]
-    where = [k for k, line in enumerate(lines[:-1]) if fits(line)]
-    if where:
-        at = data.draw(st.sampled_from(where))
-        if damage == 1:
-            lines[at] = lines[at].rsplit("\t", 1)[0] + "\t499"
-        elif damage == 2:
-            del lines[at]
-        elif damage == 3 and token:
-            lines[at] = lines[at].replace("\t", "\t\t", 1)
-        elif damage == 3:
-            lines[at] = lines[at].replace(")", "", 1)
-        else:
-            lines.insert(at + 1, "")
-    text = "\n".join(lines)
+    text = damaged(text, in_fmt, damage, data.draw)
     for parser in toy_parsers:
         whole = _parse_pieces(parser, text, in_fmt, out_fmt, 1 << 30)
         assert _parse_pieces(parser, text, in_fmt, out_fmt, piece_size) == whole

@@ -512,13 +512,36 @@ def test_compiled_discbracket_words_of_a_plain_file():
                       "#BOS 3\né\t--\tN\t--\t--\t0\n#EOS 3\n")
 
 
+def damaged(text: str, fmt: str, damage: int, draw) -> str:
+    """``text`` (export or discbracket) with one line, drawn from anywhere in the file, damaged:
+    0 none, 1 a parent that is no node, 2 a missing #EOS, 3 aligned columns that only Python's
+    reader takes (export) or a broken bracket (discbracket), 4 a blank line added after it."""
+    lines = text.split("\n")
+    export = fmt == "export"
+    fits = {0: lambda line: False, 1: lambda line: export and line[:1] not in ("#", "%", ""),
+            2: lambda line: line.startswith("#EOS"), 3: lambda line: bool(line) and line[:1] not in ("#", "%"),
+            4: lambda line: True}[damage]
+    where = [k for k, line in enumerate(lines[:-1]) if fits(line)]
+    if where:
+        at = draw(st.sampled_from(where))
+        if damage == 1:
+            lines[at] = lines[at].rsplit("\t", 1)[0] + "\t499"
+        elif damage == 2:
+            del lines[at]
+        elif damage == 3:
+            lines[at] = lines[at].replace("\t", "\t\t", 1) if export else lines[at].replace(")", "", 1)
+        else:
+            lines.insert(at + 1, "")
+    return "\n".join(lines)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(discontinuous_trees(), min_size=1, max_size=6), st.sampled_from([3, 4]),
-       st.sampled_from(["export", "discbracket"]), st.integers(1, 300), st.integers(0, 3), st.booleans(), st.data())
+       st.sampled_from(["export", "discbracket"]), st.integers(1, 300), st.integers(0, 4), st.booleans(), st.data())
 def test_trees_read_in_pieces_are_the_trees_read_whole(trees, version, fmt, piece_size, damage, eos_header, data):
     """iter_tree_pieces (-m convert's reader) gives the trees of the file read whole, written back
-    piece by piece to the same text, or the same error naming the same line; ``damage``: a
-    parent that is no node, a missing #EOS, a broken bracket."""
+    piece by piece to the same text, or the same error naming the same line; ``damage``: as
+    :func:`damaged` breaks a line anywhere in the file."""
     import io
     from maltpy.errors import InputFormatError
     from maltpy.formats.export import iter_tree_pieces, read_discbracket_text
@@ -527,20 +550,7 @@ def test_trees_read_in_pieces_are_the_trees_read_whole(trees, version, fmt, piec
     # a header line that starts as a sentence's end does: the header's, before the first #BOS
     doc = ExportFile(trees, version, [f"#FORMAT {version}"] + (["#EOS 0 in the header"] * 3 if eos_header else []))
     text = format_export(doc) if fmt == "export" else format_discbracket(doc)
-    lines = text.split("\n")
-    # the damaged line: one of those the damage applies to, anywhere in the file
-    fits = {0: lambda line: False, 1: lambda line: fmt == "export" and line[:1] not in ("#", "%", ""),
-            2: lambda line: line.startswith("#EOS"), 3: lambda line: fmt == "discbracket" and line}[damage]
-    where = [k for k, line in enumerate(lines) if fits(line)]
-    if where:
-        at = data.draw(st.sampled_from(where))
-        if damage == 1:
-            lines[at] = lines[at].rsplit("\t", 1)[0] + "\t499"
-        elif damage == 2:
-            del lines[at]
-        else:
-            lines[at] = lines[at].replace(")", "", 1)
-    text = "\n".join(lines)
+    text = damaged(text, fmt, damage, data.draw)
     write = format_export if fmt == "export" else format_discbracket
 
     def read(size):
