@@ -1,0 +1,49 @@
+"""Progress bars on a terminal: what the commands draw while they work (tests run without one)."""
+import io
+import os
+import sys
+
+import pytest
+
+from conftest import EXAMPLES
+from maltpy.cli.main import main
+from maltpy.progress import progress_bar
+
+
+class Terminal(io.StringIO):
+    """Standard error as a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def on_terminal(monkeypatch) -> Terminal:
+    """Standard error made a terminal (in the test's body: pytest sets its own capture back
+    between a fixture's setup and the test)."""
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    return err
+
+
+@pytest.mark.parametrize("total", [None, 0, 5])
+def test_a_bar_on_a_terminal_is_true_whatever_its_total(monkeypatch, total):
+    on_terminal(monkeypatch)
+    bar = progress_bar(total, "parsing", True, unit="tok")
+    assert bar
+    bar.update(3)
+    bar.close()
+    assert progress_bar(total, "parsing", False) is None
+
+
+def test_learning_and_parsing_on_a_terminal_draw_bars_and_finish(monkeypatch, tmp_path):
+    """-m learn and -m parse (CoNLL, the compiled path) in a terminal: no internal error from
+    the bars (tqdm 4.70 made bool() of a bar without a total a TypeError)."""
+    terminal = on_terminal(monkeypatch)
+    train, test = os.path.join(EXAMPLES, "toy-train.conll"), os.path.join(EXAMPLES, "toy-test.conll")
+    model, out = str(tmp_path / "m.mpz"), str(tmp_path / "out.conll")
+    for args in (["-c", model, "-m", "learn", "-i", train], ["-c", model, "-m", "parse", "-i", test, "-o", out]):
+        try:
+            main(args)
+        except SystemExit as e:
+            assert e.code in (0, None), terminal.getvalue()[-300:]
+    assert os.path.getsize(out) > 0
