@@ -47,3 +47,32 @@ def test_learning_and_parsing_on_a_terminal_draw_bars_and_finish(monkeypatch, tm
         except SystemExit as e:
             assert e.code in (0, None), terminal.getvalue()[-300:]
     assert os.path.getsize(out) > 0
+
+
+class TerminalInput(io.BytesIO):
+    """Standard input as a terminal that a user types a sentence into."""
+
+    def isatty(self):
+        return True
+
+    @property
+    def buffer(self):
+        return self
+
+
+def test_a_command_waiting_for_typed_input_says_so(monkeypatch, tmp_path):
+    """-m parse without -i in a terminal reads standard input: it says so (and how to end it)
+    instead of seeming to hang; the sentence typed is parsed."""
+    train = os.path.join(EXAMPLES, "toy-train.conll")
+    model = str(tmp_path / "m.mpz")
+    main(["-q", "-c", model, "-m", "learn", "-i", train])
+    err = on_terminal(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", TerminalInput(b"1\tDogs\t_\tNN\tNNS\t_\t_\t_\t_\t_\n2\tbark\t_\tVB\tVBP\t_\t_\t_\t_\t_\n\n"))
+    out = str(tmp_path / "out.conll")
+    try:
+        main(["-c", model, "-m", "parse", "-o", out])
+    except SystemExit as e:
+        assert e.code in (0, None), err.getvalue()[-300:]
+    assert "reads standard input" in err.getvalue() and "Ctrl-D" in err.getvalue()
+    with open(out, encoding="utf-8") as f:
+        assert [line.split("\t")[1] for line in f if line.strip()] == ["Dogs", "bark"]

@@ -127,6 +127,13 @@ SUBCOMMANDS = {"eval": cmd_eval, "combine": cmd_combine, "draw": cmd_draw, "conv
                "fragmentation": cmd_fragmentation, "experiment": cmd_experiment, "info": cmd_info}
 
 
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):     # closed or replaced by something without isatty
+        return False
+
+
 def _choose_input(settings, mode, given_input, config_path):
     """Which file a mode reads: -i, else the configuration's learn_input/parse_input. A plain
     ``input:`` in a configuration is a learning input for -m learn (and the file tools) but
@@ -288,6 +295,9 @@ def _run(argv, debug: bool) -> int:
         if args.dask and mode != "parse":
             raise MaltpyError(f"--dask runs -m parse (and 'maltpy experiment'), not -m {mode}")
         _choose_input(settings, mode, given_input=args.i is not None, config_path=config_path)
+        if settings.input in (None, "-") and _stdin_is_terminal():
+            # a command typed without -i waits for standard input: say so, instead of seeming to hang
+            log(f"-m {mode} reads standard input: type or paste it, and end it with Ctrl-D (-i FILE reads a file)")
         if mode == "learn":
             if args.o is not None:
                 raise MaltpyError(f"-m learn writes the model that -c names ({settings.model}); -o is the "
