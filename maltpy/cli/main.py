@@ -8,6 +8,7 @@
     maltpy -c ewt -i story.txt -o story.conllu    raw text to UD trees (-m tokenize: sentences and words only)
     maltpy -m convert -i in.conllu -o out.conll  CoNLL-U -> CoNLL-X (trees.mrg <-> trees.conll: constituents)
     maltpy -c ptb.yaml -m learn -i train.mrg  a constituent parser (parsing as reduction)
+    maltpy -c alp -m learn -i train.export    a discontinuous constituent parser (export, discbracket)
     maltpy eval GOLD SYSTEM                   LAS, UAS, LA (--report FILE.html: grouped figures, plots)
     maltpy eval --constituents GOLD.mrg OUT.mrg   EVALB's figures (COLLINS.prm)
     maltpy draw FILE -o trees.html            trees as pictures (--gold GOLD marks the errors)
@@ -281,8 +282,21 @@ def _stop_behind(error: BaseException):
     return KeyboardInterrupt() if _signal_seen == signal.SIGINT else Terminated(_signal_seen)
 
 
+def first_use() -> str:
+    """What ``maltpy`` without arguments prints, as MaltParser prints its usage when run without
+    any (its user guide's first step): the main commands, and where the rest is."""
+    from maltpy.version import __version__
+    examples = [line for line in __doc__.splitlines() if line.startswith("    maltpy")]
+    return (f"maltpy {__version__}: MaltParser-style transition-based dependency parsing\n\nUsage:\n"
+            + "\n".join(examples) + "\n\nmaltpy -h lists every option (MaltParser's flags and maltpy's own), and "
+            "'maltpy eval -h' (draw, combine, ...) a sub-command's.")
+
+
 def _run(argv, debug: bool) -> int:
     try:
+        if not argv:
+            print(first_use())
+            return 0
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])
             return 0

@@ -1,4 +1,5 @@
-"""Progress bars on a terminal: what the commands draw while they work (tests run without one)."""
+"""maltpy typed in a terminal: progress bars, a command waiting for typed input, and maltpy
+alone (tests run without a terminal, so these make one)."""
 import io
 import os
 import sys
@@ -76,3 +77,10 @@ def test_a_command_waiting_for_typed_input_says_so(monkeypatch, tmp_path):
     assert "reads standard input" in err.getvalue() and "Ctrl-D" in err.getvalue()
     with open(out, encoding="utf-8") as f:
         assert [line.split("\t")[1] for line in f if line.strip()] == ["Dogs", "bark"]
+
+
+def test_maltpy_without_arguments_shows_how_to_use_it(capsys):
+    """As MaltParser run without arguments prints its usage (its user guide's first step)."""
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "Usage:" in out and "-m learn" in out and "-m parse" in out and "maltpy -h" in out
