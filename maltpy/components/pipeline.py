@@ -290,5 +290,7 @@ class _ChunkSteps:
         if not chunk.n_sentences:      # lines after the last sentence: the same through every step
             return data
         for step in self.steps[1:]:
-            data = step(Scanner(self.fmt, self.path).feed(data))
+            made = Scanner(self.fmt, self.path).feed(data)
+            made.lines_of = chunk       # the same words: messages name the input's lines
+            data = step(made)
         return data

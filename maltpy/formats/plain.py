@@ -4,6 +4,8 @@ becomes a CoNLL-U sentence whose other columns are ``_``, with ``# sent_id`` and
 UD's validator wants, for a model with a tagger to tag and parse."""
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import deque
 from typing import Iterator, Optional
 
 from maltpy.errors import InputFormatError
@@ -107,15 +109,38 @@ class PlainAsConll(MadeInput):
         self.name = source if isinstance(source, str) else "<stdin>"
         self._sentences = _word_lists(source, fmt)
         self._number = 0
+        self._made = 0                  # lines made so far
+        # (the line made of its first word, the file's line of it) of each sentence made and not
+        # yet in a chunk's line_map; the file's lines of a vertical sentence's words follow each other
+        self._starts = deque()
+        self._step = 1 if fmt == "vertical" else 0
 
     def _more(self) -> bytes:
         found = next(self._sentences, None)
         if found is None:
             return b""
         self._number += 1
-        text = "".join(c + "\n" for c in _comments(self._number, found[1])) + "".join(
+        comments = _comments(self._number, found[1])
+        self._starts.append((self._made + len(comments) + 1, found[0]))
+        self._made += len(comments) + len(found[1]) + 1
+        text = "".join(c + "\n" for c in comments) + "".join(
             f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate(found[1], 1)) + "\n"
         return text.encode("utf-8", "surrogatepass")
+
+    def line_map(self, n_sentences: int):
+        """A made line of the next ``n_sentences`` sentences (a chunk's) -> the file's line of its
+        word; those sentences are then forgotten, so that memory stays flat."""
+        made, lines = [], []
+        for _ in range(min(n_sentences, len(self._starts))):
+            first, line = self._starts.popleft()
+            made.append(first)
+            lines.append(line)
+        step = self._step
+
+        def file_line(line: int) -> int:
+            k = bisect_right(made, line) - 1
+            return lines[k] + step * (line - made[k]) if k >= 0 else (lines[0] if lines else line)
+        return file_line
 
 
 def iter_sentences(source, fmt: Optional[str]) -> Iterator[Sentence]:

@@ -227,9 +227,15 @@ cdef class Chunk:
         return rows
 
     def word_line(self, Py_ssize_t k, int i):
-        """The input's line number of word ``i`` (1-based) of sentence ``k`` (for messages)."""
+        """The input's line number of word ``i`` (1-based) of sentence ``k`` (for messages); of
+        the file the input was made from where it was made (``line_map``: horizontal or
+        vertical words read as CoNLL-U); the input's, where this chunk is what a component made
+        of an input's chunk (``lines_of``: a pipeline's later step, whose words are the same)."""
+        if self.lines_of is not None:
+            return self.lines_of.word_line(k, i)
         cdef Py_ssize_t w = self.sent_first[k] + i - 1
-        return self.lines_before + 1 + self.data.count(b"\n", 0, self.words[w].f[0])
+        line = self.lines_before + 1 + self.data.count(b"\n", 0, self.words[w].f[0])
+        return self.line_map(line) if self.line_map is not None else line
 
     def field_spans(self, int k, int fallback=-1):
         """(data, start, end): the bytes the chunk was read from and, per corpus row (a root row

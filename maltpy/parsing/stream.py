@@ -156,8 +156,16 @@ class OrderedOutput:
 
 
 def read_chunks(stream, scanner: Scanner, block_size: int):
-    """Chunks of whole sentences, as the stream delivers them."""
+    """Chunks of whole sentences, as the stream delivers them. A stream made from another file
+    (horizontal or vertical words read as CoNLL-U) maps each chunk's lines to that file's
+    (``line_map``), so that messages name the lines the user wrote."""
     read = getattr(stream, "read1", stream.read)
+    line_map = getattr(stream, "line_map", None)
+
+    def mapped(chunk):
+        if line_map is not None:
+            chunk.line_map = line_map(chunk.n_sentences)
+        return chunk
     while True:
         # an unfinished sentence longer than a block: read more at once, so that the bytes
         # held over are not copied again block after block
@@ -165,13 +173,13 @@ def read_chunks(stream, scanner: Scanner, block_size: int):
         if isinstance(block, str):
             block = block.encode("utf-8", "surrogatepass")
         if not block:
-            yield scanner.finish()
+            yield mapped(scanner.finish())
             if scanner.failed:
                 scanner.finish()    # raises the error that followed the last chunk
             return
         chunk = scanner.feed(block)
         if chunk is not None:
-            yield chunk
+            yield mapped(chunk)
 
 
 def parse_stream(parser, source, out, fmt: str, drop_extra: bool = False, jobs: int = 1,
