@@ -1,5 +1,6 @@
 """A file read in pieces of whole lines, so that what reads it holds one piece at a time instead of
-the whole file (the export and discbracket parse paths: :mod:`maltpy.parsing.discontinuous`)."""
+the whole file: export and discbracket files parsed (:mod:`maltpy.parsing.discontinuous`) and
+converted (:func:`maltpy.formats.export.iter_tree_pieces`)."""
 from __future__ import annotations
 
 from typing import Iterator, Optional, Tuple
