@@ -291,6 +291,6 @@ class _ChunkSteps:
             return data
         for step in self.steps[1:]:
             made = Scanner(self.fmt, self.path).feed(data)
-            made.lines_of = chunk       # the same words: messages name the input's lines
+            made.word_lines = chunk.word_line       # the same words: messages name the input's lines
             data = step(made)
         return data

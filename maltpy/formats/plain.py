@@ -4,7 +4,6 @@ becomes a CoNLL-U sentence whose other columns are ``_``, with ``# sent_id`` and
 UD's validator wants, for a model with a tagger to tag and parse."""
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import deque
 from typing import Iterator, Optional
 
@@ -109,10 +108,9 @@ class PlainAsConll(MadeInput):
         self.name = source if isinstance(source, str) else "<stdin>"
         self._sentences = _word_lists(source, fmt)
         self._number = 0
-        self._made = 0                  # lines made so far
-        # (the line made of its first word, the file's line of it) of each sentence made and not
-        # yet in a chunk's line_map; the file's lines of a vertical sentence's words follow each other
-        self._starts = deque()
+        # the file's line of the first word of each sentence made and not yet in a chunk; a
+        # vertical sentence's words are on the lines after it
+        self._first_lines = deque()
         self._step = 1 if fmt == "vertical" else 0
 
     def _more(self) -> bytes:
@@ -120,28 +118,17 @@ class PlainAsConll(MadeInput):
         if found is None:
             return b""
         self._number += 1
-        comments = _comments(self._number, found[1])
-        self._starts.append((self._made + len(comments) + 1, found[0]))
-        self._made += len(comments) + len(found[1]) + 1
-        text = "".join(c + "\n" for c in comments) + "".join(
+        self._first_lines.append(found[0])
+        text = "".join(c + "\n" for c in _comments(self._number, found[1])) + "".join(
             f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate(found[1], 1)) + "\n"
         return text.encode("utf-8", "surrogatepass")
 
-    def line_map(self, n_sentences: int):
-        """A made line of the next ``n_sentences`` sentences (a chunk's) -> the file's line of its
-        word; those sentences are then forgotten, so that memory stays flat."""
-        made, lines = [], []
-        for _ in range(min(n_sentences, len(self._starts))):
-            first, line = self._starts.popleft()
-            made.append(first)
-            lines.append(line)
+    def word_lines(self, n_sentences: int):
+        """(sentence k, word i) of the next ``n_sentences`` sentences (a chunk's) -> the file's line
+        of that word; those sentences are then forgotten, so that memory stays flat."""
+        first = [self._first_lines.popleft() for _ in range(min(n_sentences, len(self._first_lines)))]
         step = self._step
-
-        def file_line(line: int) -> int:
-            k = bisect_right(made, line) - 1
-            return lines[k] + step * (line - made[k]) if k >= 0 else (lines[0] if lines else line)
-        return file_line
-
+        return lambda k, i: first[k] + step * (i - 1)
 
 def iter_sentences(source, fmt: Optional[str]) -> Iterator[Sentence]:
     """Sentences of a CoNLL, horizontal or vertical file."""

@@ -32,8 +32,7 @@ cdef class Chunk:
     cdef readonly bint drop_extra    # CoNLL-U in, CoNLL-X out: no comments or multiword lines
     cdef readonly bint conllu        # CoNLL-U: a given DEPS is rewritten as the new basic arc
     cdef readonly Py_ssize_t lines_before   # the input's lines before ``data``
-    cdef public object line_map      # None, or a line of ``data`` -> the line of the file it was made from
-    cdef public object lines_of      # None, or the chunk whose words these are (one step of several later)
+    cdef public object word_lines    # None, or (sentence, word) -> the line of the file the words were made from
 
     cdef bint _reserve(self) noexcept nogil
     cdef bint close_sentence(self, int64_t at) noexcept nogil

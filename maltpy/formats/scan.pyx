@@ -227,15 +227,13 @@ cdef class Chunk:
         return rows
 
     def word_line(self, Py_ssize_t k, int i):
-        """The input's line number of word ``i`` (1-based) of sentence ``k`` (for messages); of
-        the file the input was made from where it was made (``line_map``: horizontal or
-        vertical words read as CoNLL-U); the input's, where this chunk is what a component made
-        of an input's chunk (``lines_of``: a pipeline's later step, whose words are the same)."""
-        if self.lines_of is not None:
-            return self.lines_of.word_line(k, i)
+        """The input's line number of word ``i`` (1-based) of sentence ``k`` (for messages), or
+        ``word_lines(k, i)`` where the chunk's words were made from another file (horizontal or
+        vertical words read as CoNLL-U) or chunk (a pipeline's later step: the same words)."""
+        if self.word_lines is not None:
+            return self.word_lines(k, i)
         cdef Py_ssize_t w = self.sent_first[k] + i - 1
-        line = self.lines_before + 1 + self.data.count(b"\n", 0, self.words[w].f[0])
-        return self.line_map(line) if self.line_map is not None else line
+        return self.lines_before + 1 + self.data.count(b"\n", 0, self.words[w].f[0])
 
     def field_spans(self, int k, int fallback=-1):
         """(data, start, end): the bytes the chunk was read from and, per corpus row (a root row

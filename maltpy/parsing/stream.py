@@ -157,14 +157,14 @@ class OrderedOutput:
 
 def read_chunks(stream, scanner: Scanner, block_size: int):
     """Chunks of whole sentences, as the stream delivers them. A stream made from another file
-    (horizontal or vertical words read as CoNLL-U) maps each chunk's lines to that file's
-    (``line_map``), so that messages name the lines the user wrote."""
+    (horizontal or vertical words read as CoNLL-U) gives each chunk its words' lines in that
+    file (``word_lines``), so that messages name the lines the user wrote."""
     read = getattr(stream, "read1", stream.read)
-    line_map = getattr(stream, "line_map", None)
+    word_lines = getattr(stream, "word_lines", None)
 
     def mapped(chunk):
-        if line_map is not None:
-            chunk.line_map = line_map(chunk.n_sentences)
+        if word_lines is not None:
+            chunk.word_lines = word_lines(chunk.n_sentences)
         return chunk
     while True:
         # an unfinished sentence longer than a block: read more at once, so that the bytes
