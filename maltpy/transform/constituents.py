@@ -25,6 +25,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from maltpy.errors import MaltpyError
 from maltpy.formats.ptb import Tree
 from maltpy.transform.headrules import HeadRules
+from maltpy.transform.single_root import subtree_sizes
 
 ENCODINGS = ("direct", "delta")
 ROOT_LABEL = "ROOT"
@@ -156,14 +157,6 @@ def split_label(label: Optional[str]) -> Tuple[str, int]:
     return "", 1
 
 
-def _subtree_sizes(heads: Sequence[int], n: int) -> List[int]:
-    size = [1] * (n + 1)
-    for m in _top_down(heads, n)[::-1]:
-        if heads[m] > 0:
-            size[heads[m]] += size[m]
-    return size
-
-
 def _top_down(heads: Sequence[int], n: int) -> List[int]:
     """Words with every head before its dependents (``heads`` must be a forest under 0)."""
     kids: List[List[int]] = [[] for _ in range(n + 1)]
@@ -227,7 +220,7 @@ def decode(words: Sequence[str], tags: Sequence[str], heads: Sequence[int], labe
         K = delta_decode(H, K)
     roots = [m for m in range(1, n + 1) if H[m] == 0]
     if len(roots) > 1:
-        size = _subtree_sizes(H, n)
+        size = [0] + subtree_sizes(H[1:n + 1])
         main = max(roots, key=lambda r: (size[r], -r))
         top = max((K[m] for m in range(1, n + 1) if H[m] == main), default=0)
         top_label = next((Z[m] for m in range(1, n + 1) if H[m] == main and K[m] == top and Z[m]), "")

@@ -53,7 +53,7 @@ def one_root(heads: Sequence[int], labels: Sequence[str], unattached_label: str,
     if main is None:   # (root words keep their labels above)
         main = next((k for k in roots if labels[k] == ROOT_RELATION), None)
     if main is None:
-        sizes = _subtree_sizes(heads) if len(roots) > 1 else None
+        sizes = subtree_sizes(heads) if len(roots) > 1 else None
         main = max(roots, key=lambda k: (sizes[k], -k)) if sizes else roots[0]
     labels[main] = ROOT_RELATION
     for k in roots:
@@ -64,10 +64,12 @@ def one_root(heads: Sequence[int], labels: Sequence[str], unattached_label: str,
     return heads, labels
 
 
-def _subtree_sizes(heads: Sequence[int]) -> List[int]:
-    """Words in each word's subtree (itself included), in time linear in the words: each word's
-    size is added to its head's once its own dependents' are in (a walk up from every word is
-    quadratic in a deep tree). Words on a cycle (never expected) keep what reached them."""
+def subtree_sizes(heads: Sequence[int]) -> List[int]:
+    """Words in each word's subtree, itself included (``heads``: word k's head at k - 1, 0 the
+    root), in time linear in the words: each word's size is added to its head's once its own
+    dependents' are in (a walk up from every word is quadratic in a deep tree). Words on a cycle
+    (never expected) keep what reached them. The main root of several is the largest subtree's,
+    here and in the constituent decoder (:mod:`maltpy.transform.constituents`)."""
     n = len(heads)
     sizes = [1] * n
     waiting = [0] * n           # dependents whose sizes are not yet added

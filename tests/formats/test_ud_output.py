@@ -49,7 +49,7 @@ def test_one_root_gives_a_tree_with_one_root_word_and_keeps_every_other_arc(seed
 def test_subtree_sizes_count_each_words_descendants(seed, n):
     """The linear subtree sizes (that choose the main root among several) are each word's
     descendants and itself, counted by walking up from every word, in forests on the root."""
-    from maltpy.transform.single_root import _subtree_sizes
+    from maltpy.transform.single_root import subtree_sizes
     rng = random.Random(seed)
     heads = random_tree(rng, n)[1:]
     for k in rng.sample(range(n), rng.randint(0, n)):
@@ -60,7 +60,7 @@ def test_subtree_sizes_count_each_words_descendants(seed, n):
         while h > 0:
             expected[h - 1] += 1
             h = heads[h - 1]
-    assert _subtree_sizes(heads) == expected
+    assert subtree_sizes(heads) == expected
 
 
 def test_conllu_output_has_one_root_word_and_conllx_keeps_maltparser_roots(tmp_path):
