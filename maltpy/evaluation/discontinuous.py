@@ -121,26 +121,15 @@ def plain_label(tag: str) -> str:
 
 
 def is_discontinuous(runs) -> bool:
-    """Whether a bracket's terminals (as :func:`runs_of` gives them) are more than one run."""
+    """Whether a bracket's terminals (its runs, as :func:`brackets` gives them) are more than one run."""
     return len(runs) > 1
 
 
-def runs_of(positions) -> Tuple[Tuple[int, int], ...]:
-    """A set of terminal positions as its runs, ((start, end), ...) in order, ``end`` past the
-    last: the form :func:`brackets` gives a bracket's terminals in."""
-    runs = []
-    for k in sorted(positions):
-        if runs and runs[-1][1] == k:
-            runs[-1][1] = k + 1
-        else:
-            runs.append([k, k + 1])
-    return tuple((a, b) for a, b in runs)
-
-
 def _node_runs(sentence, kept: Dict[int, int]) -> list:
-    """The runs (:func:`runs_of`) of the kept terminals under each phrasal node of a tree, in
-    the order of its nodes, built bottom-up from the children's runs: time in the number of runs,
-    where sets of positions take time in the nodes' sizes (quadratic in a deep tree)."""
+    """The runs ((start, end), ... in order, ``end`` past the run's last position) of the kept
+    terminals under each phrasal node of a tree, in the order of its nodes, built bottom-up from
+    the children's runs: time in the number of runs, where sets of positions take time in the
+    nodes' sizes (quadratic in a deep tree)."""
     ids = sentence.node_ids()
     at = {i: j for j, i in enumerate(ids)}
     pieces = [[] for _ in ids]
@@ -169,7 +158,7 @@ def _node_runs(sentence, kept: Dict[int, int]) -> list:
 
 
 def brackets(sentence, kept: Dict[int, int], params: BracketParams) -> Counter:
-    """The multiset of (label, runs of kept terminal positions, renumbered: :func:`runs_of`) of
+    """The multiset of (label, runs of kept terminal positions, renumbered: ((start, end), ...)) of
     a tree's phrasal nodes (an :class:`~maltpy.formats.export.ExportSentence`); the same
     brackets as sets of positions, which disco-dop compares."""
     out = Counter()

@@ -12,11 +12,22 @@ from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import MaltpyError
 from maltpy.evaluation.discontinuous import (BracketParams, brackets, evaluate_brackets, is_discontinuous,
-                                             plain_label, read_params, runs_of)
+                                             plain_label, read_params)
 from maltpy.formats.export import ExportFile, ExportLine, ExportSentence, format_export, parse_export
 
 from conftest import EXAMPLES, shared_file
 from formats.test_export import SMALL, damaged, discontinuous_trees
+
+
+def runs_of(positions):
+    """A set of terminal positions as the runs brackets() compares: ((start, end), ...) in order."""
+    runs = []
+    for k in sorted(positions):
+        if runs and runs[-1][1] == k:
+            runs[-1][1] = k + 1
+        else:
+            runs.append([k, k + 1])
+    return tuple((a, b) for a, b in runs)
 
 
 def _one(text):
