@@ -155,14 +155,14 @@ def header_version(line: str, version: Optional[int]) -> Optional[int]:
     return version
 
 
-def parse_export(text: str, path: str = "<input>", first_line: int = 1, version: Optional[int] = None,
-                 continued: bool = False) -> ExportFile:
+def parse_export(text: str, path: str = "<input>", first_line: int = 1, version: Optional[int] = None) -> ExportFile:
     """The sentences of export text; a malformed line is an :class:`InputFormatError` naming its
     file and line.
 
-    A piece of a file read in pieces (:func:`~maltpy.formats.pieces.line_pieces`): its first line
-    is the file's line ``first_line``; ``version``: the format the file's earlier lines set;
-    ``continued``: the piece follows a sentence (no header then, and no sentence is no error)."""
+    A piece of a file read in pieces (:func:`~maltpy.formats.pieces.tree_pieces`): its first line
+    is the file's line ``first_line``; ``version``: the format the file's earlier lines set. A
+    piece after the first follows a sentence: it has no header, and no sentence is no error."""
+    continued = first_line > 1
     if text.startswith("\ufeff") and first_line == 1:     # a byte-order mark, dropped as the CoNLL readers drop it
         text = text[1:]
     lines = text.split("\n")
@@ -257,23 +257,13 @@ def iter_tree_pieces(source, fmt: str, piece_size: int = PIECE_SIZE) -> Iterator
     ``piece_size`` bytes at a time, in flat memory: an :class:`ExportFile` a piece, the first
     with the file's preamble; errors name the file and line as :func:`read_export` and
     :func:`read_discbracket` name them (for a file of gigabytes)."""
-    from maltpy.formats.conll import _decode, open_input
-    from maltpy.formats.pieces import tree_pieces
-    stream, path, close = open_input(source)
-    version, n = None, 0
-    try:
-        for piece, first_line in tree_pieces(stream, piece_size, fmt):
-            text, continued = _decode(piece, path, first_line - 1), first_line > 1
-            doc = parse_export(text, path, first_line, version, continued) if fmt == "export" else \
-                read_discbracket_text(text, path, first_line, True)     # whether any tree: at the end
-            version = doc.version       # set by the first piece, which holds a sentence or fails
-            n += len(doc.sentences)
-            yield doc
-    finally:
-        if close:
-            stream.close()
-    if not n:       # a discbracket file of blank lines (export's first piece says it)
-        raise InputFormatError(path, 0, "no trees found")
+    from maltpy.formats.pieces import read_in_pieces
+
+    def read(path, piece, text, first_line, version):
+        doc = parse_export(text, path, first_line, version) if fmt == "export" else \
+            read_discbracket_text(text, path, first_line, piece=True)
+        return doc, len(doc.sentences), doc.version
+    return read_in_pieces(source, fmt, piece_size, read)
 
 
 def read_export(source) -> ExportFile:
@@ -493,15 +483,15 @@ def read_discbracket(source) -> ExportFile:
 
 
 def read_discbracket_text(text: str, path: str = "<input>", first_line: int = 1,
-                          continued: bool = False) -> ExportFile:
-    """:func:`read_discbracket` of a file's text (a byte-order mark dropped); of a piece of it,
-    whose first line is the file's line ``first_line`` (``continued``: lines came before it, so
-    that a piece without a tree is no error)."""
+                          piece: bool = False) -> ExportFile:
+    """:func:`read_discbracket` of a file's text (a byte-order mark dropped), or of a piece of it
+    (``piece``: no tree is then no error, the reader of the pieces says whether the file had one)
+    whose first line is the file's line ``first_line``."""
     if text.startswith("\ufeff") and first_line == 1:    # a byte-order mark, at the file's start only
         text = text[1:]
     sentences = [parse_discbracket(line, str(k), path, k) for k, line in enumerate(text.split("\n"), first_line)
                  if line.strip()]
-    if not sentences and not continued:
+    if not sentences and not piece:
         raise InputFormatError(path, 0, "no trees found")
     return ExportFile(sentences)
 

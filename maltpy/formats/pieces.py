@@ -78,3 +78,25 @@ def tree_pieces(stream, block_size: int, fmt: str) -> Iterator[Tuple[bytes, int]
     if fmt == "export":
         return line_pieces(stream, block_size, b"#EOS", b"#BOS")
     return line_pieces(stream, block_size)
+
+
+def read_in_pieces(source, fmt: str, piece_size: int, read) -> Iterator:
+    """What ``read(path, piece, text, first_line, version)`` makes of each piece of an export or
+    discbracket input (a path, ``-`` for stdin; :func:`tree_pieces`): it returns (what to yield,
+    the piece's trees, the file's format so far). Invalid UTF-8 is an error naming its line; an
+    input without a tree is "no trees found" at its end (an export file says so at its first
+    piece, which holds its first sentence or all of it)."""
+    from maltpy.errors import InputFormatError
+    from maltpy.formats.conll import _decode, open_input
+    stream, path, close = open_input(source)
+    version, n_trees = None, 0
+    try:
+        for piece, first_line in tree_pieces(stream, piece_size, fmt):
+            made, trees, version = read(path, piece, _decode(piece, path, first_line - 1), first_line, version)
+            n_trees += trees
+            yield made
+    finally:
+        if close:
+            stream.close()
+    if not n_trees:
+        raise InputFormatError(path, 0, "no trees found")

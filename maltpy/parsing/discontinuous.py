@@ -298,7 +298,16 @@ class DiscontinuousReduction:
             return self.parse_pieces(parser, source, target, fmt, out_fmt, progress)
         counts = [0, 0]
         bar = progress_bar(None, "parsing", progress, unit="tok")
-        batches = self.input_batches(source, fmt, counts, bar.update if bar else None)
+
+        def counted(batches):
+            for batch in batches:
+                n_tokens = sum(len(w) for w, _ in batch[0])
+                counts[0] += len(batch[1])
+                counts[1] += n_tokens
+                if bar:
+                    bar.update(n_tokens)
+                yield batch
+        batches = counted(self.input_batches(source, fmt))
         try:
             with acyclic():     # the file's sentences and trees hold no reference cycles
                 if out_fmt in FORMATS:
@@ -315,32 +324,21 @@ class DiscontinuousReduction:
                 bar.close()
         return counts[0], counts[1]
 
-    def input_batches(self, source, fmt: str, counts: list, progress=None):
+    @staticmethod
+    def input_batches(source, fmt: str):
         """What the parser reads of an input (export, discbracket or CoNLL), a batch at a time:
-        ((words, tags) pairs, keys, lemmas, morphology, the export format); ``counts``: [sentences,
-        tokens] so far, kept up to date (``progress(tokens)`` told of each batch)."""
+        ((words, tags) pairs, keys, lemmas, morphology, the export format)."""
         from maltpy.chunks import chunked
-        from maltpy.formats.conll import _decode, iter_conll, open_input
-        from maltpy.formats.pieces import tree_pieces
+        from maltpy.formats.conll import iter_conll
+        from maltpy.formats.pieces import read_in_pieces
         if fmt in TREE_FORMATS:
-            stream, path, close = open_input(source)
-            version = None
-            try:
-                for piece, first_line in tree_pieces(stream, PIECE_SIZE, fmt):
-                    batch = read_piece(_decode(piece, path, first_line - 1), path, first_line, fmt, version)
-                    version = batch[4]
-                    counts[0] += len(batch[1])
-                    counts[1] += sum(len(w) for w, _ in batch[0])
-                    if progress:
-                        progress(sum(len(w) for w, _ in batch[0]))
-                    yield batch
-            finally:
-                if close:
-                    stream.close()
-            if not counts[0]:       # a discbracket file of blank lines (export's reader says it)
-                raise InputFormatError(path, 0, "no trees found")
+            def read(path, piece, text, first_line, version):
+                batch = read_piece(text, path, first_line, fmt, version)
+                return batch, len(batch[1]), batch[4]
+            yield from read_in_pieces(source, fmt, PIECE_SIZE, read)
             return
         tag = 3 if fmt == "conllu" else 4
+        number = 0
         for sentences in chunked(iter_conll(source, fmt), CONLL_BATCH):
             words_tags, keys = [], []
             for s in sentences:
@@ -349,12 +347,9 @@ class DiscontinuousReduction:
                     raise InputFormatError(s.source, s.first_line, "a word without a tag: a discontinuous "
                                                                    "parser reads tagged words")
                 words_tags.append((s.forms, tags))
-                counts[0] += 1
+                number += 1
                 keys.append(next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")),
-                                 str(counts[0])))
-            counts[1] += sum(len(w) for w, _ in words_tags)
-            if progress:
-                progress(sum(len(w) for w, _ in words_tags))
+                                 str(number)))
             yield (words_tags, keys, [s.column(2) for s in sentences],
                    [s.column(4) if fmt == "conllu" else ["_"] * len(s) for s in sentences], 4)
 
@@ -385,44 +380,38 @@ class DiscontinuousReduction:
         error in a piece is raised after the pieces before it are written (a file appears only
         whole)."""
         from maltpy.acyclic import acyclic
-        from maltpy.formats.conll import open_input
-        from maltpy.formats.pieces import tree_pieces
+        from maltpy.formats.pieces import read_in_pieces
         from maltpy.output import open_output
         from maltpy.progress import progress_bar
         step = self.chunk_step(parser)
-        stream, path, close = open_input(source)
         bar = progress_bar(None, "parsing", progress, unit="tok")
         n_sentences = n_tokens = 0
-        version = None
+
+        def read(path, piece, text, first_line, version):
+            data, n_sent, n_tok, version = self.parse_piece(parser, step, path, piece, text, first_line, fmt,
+                                                            out_fmt, version)
+            return (data, n_sent, n_tok), n_sent, version
         try:
             with open_output(target, binary=True, stream=True) as out, acyclic():
-                for piece, first_line in tree_pieces(stream, piece_size or PIECE_SIZE, fmt):
-                    data, n_sent, n_tok, version = self.parse_piece(parser, step, piece, first_line, path, fmt,
-                                                                    out_fmt, version)
+                for data, n_sent, n_tok in read_in_pieces(source, fmt, piece_size or PIECE_SIZE, read):
                     out.write(data)
                     n_sentences += n_sent
                     n_tokens += n_tok
                     if bar:
                         bar.update(n_tok)
-                if not n_sentences:     # a discbracket file of blank lines (export's reader says it)
-                    raise InputFormatError(path, 0, "no trees found")
         finally:
-            if close:
-                stream.close()
             if bar:
                 bar.close()
         return n_sentences, n_tokens
 
-    def parse_piece(self, parser, step, piece: bytes, first_line: int, path: str, fmt: str, out_fmt: str,
-                    version: Optional[int]):
+    def parse_piece(self, parser, step, path: str, piece: bytes, text: str, first_line: int, fmt: str,
+                    out_fmt: str, version: Optional[int]):
         """(output bytes, sentences, tokens, the file's format so far) of one piece of
-        :meth:`parse_pieces` (``first_line``: its first line's number in the file; ``version``:
-        the format the file's earlier pieces set; ``step``: :meth:`chunk_step`'s)."""
-        from maltpy.formats.conll import _decode
-        continued = first_line > 1
-        text = _decode(piece, path, first_line - 1)     # invalid UTF-8: an error naming its line
+        :meth:`parse_pieces` (its bytes and their text; ``first_line``: its first line's number
+        in the file; ``version``: the format the file's earlier pieces set; ``step``:
+        :meth:`chunk_step`'s)."""
         if fmt == "export":
-            fast = compiled_export_words(text, True, piece, version, continued)
+            fast = compiled_export_words(text, True, piece, version, first_line > 1)
         else:
             fast = compiled_discbracket_words(piece, first_line)
         if fast is not None and step is not None:
@@ -483,9 +472,8 @@ def read_piece(text: str, path: str, first_line: int, fmt: str, version: Optiona
     read by the Python reader alone (for text the compiled reader refused)."""
     from maltpy.formats.export import read_discbracket_text
     if fmt == "export":
-        return export_input_of_text(text, path, compiled, first_line, version, first_line > 1)
-    # a piece without a tree is no error: whether the file has one is known at its end
-    doc = read_discbracket_text(text, path, first_line, True)
+        return export_input_of_text(text, path, compiled, first_line, version)
+    doc = read_discbracket_text(text, path, first_line, piece=True)
     return export_input(doc.sentences) + (doc.version,)
 
 
@@ -498,16 +486,16 @@ def read_export_input(source):
 
 
 def export_input_of_text(text: str, path: str, compiled: bool = True, first_line: int = 1,
-                         version: Optional[int] = None, continued: bool = False):
+                         version: Optional[int] = None):
     """:func:`read_export_input` of the file's text (``compiled`` False: by ``parse_export`` alone,
-    for text the compiled reader refused), or of a piece of it (``first_line``, ``version``,
-    ``continued``: as :func:`~maltpy.formats.export.parse_export` takes them)."""
+    for text the compiled reader refused), or of a piece of it (``first_line``, ``version``: as
+    :func:`~maltpy.formats.export.parse_export` takes them)."""
     from maltpy.formats.export import parse_export
-    fast = compiled_export_words(text, version=version, continued=continued) if compiled else None
+    fast = compiled_export_words(text, version=version, continued=first_line > 1) if compiled else None
     if fast is not None:
         keys, words, tags, lemmas, morphs, version = fast
         return list(zip(words, tags)), keys, lemmas, morphs, version
-    doc = parse_export(text, path, first_line, version, continued)
+    doc = parse_export(text, path, first_line, version)
     return export_input(doc.sentences) + (doc.version,)
 
 
