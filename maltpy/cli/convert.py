@@ -5,6 +5,18 @@ from __future__ import annotations
 from maltpy.cli.common import _detect, _in_output_charset, _input, _read_for_good
 
 
+class _Counted:
+    """An iterable's items, counted as they pass (for the log line of a conversion that streams)."""
+
+    def __init__(self, items):
+        self.items, self.n = items, 0
+
+    def __iter__(self):
+        for item in self.items:
+            self.n += 1
+            yield item
+
+
 def run_convert(settings, log):
     """-m convert, reading -i in -ic's encoding and writing -o in -oc's (the input's by default),
     as -m parse does."""
@@ -24,15 +36,10 @@ def _convert(settings, log, source, target):
         return _convert_discontinuous(settings, log, fmt, out_fmt, source, target)
     if fmt == "ptb" or out_fmt == "ptb":
         return _convert_constituents(settings, log, fmt, out_fmt, source, target)
-    count = [0]
-
-    def converted():    # a sentence at a time: flat memory
-        for sentence in iter_conll(source, fmt):
-            count[0] += 1
-            yield to_conllx(sentence) if out_fmt == "conllx" else sentence
+    sentences = _Counted(iter_conll(source, fmt))       # a sentence at a time: flat memory
     with acyclic():
-        write_conll(converted(), target)
-    log(f"converted {count[0]} sentences from {fmt} to {out_fmt}")
+        write_conll((to_conllx(s) if out_fmt == "conllx" else s for s in sentences), target)
+    log(f"converted {sentences.n} sentences from {fmt} to {out_fmt}")
 
 
 def _convert_constituents(settings, log, fmt, out_fmt, source, target):
@@ -68,12 +75,6 @@ def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
     from maltpy.formats.export import (DISCONTINUOUS_FORMATS, ExportFile, format_discbracket, format_export,
                                        from_conll, iter_tree_pieces, to_conll)
     from maltpy.output import open_output
-    count = [0]
-
-    def counted(items):
-        for item in items:
-            count[0] += 1
-            yield item
     if fmt in DISCONTINUOUS_FORMATS and out_fmt in ("conllu", "conllx"):
         # head rules: -hr alpino, negra or a file; the default (collins, for bracketed trees) leaves the
         # export file's own hd/HD edges and the first phrasal child
@@ -81,23 +82,24 @@ def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
         if settings.head_rules != "collins":
             from maltpy.transform.headrules import HeadRules
             rules = HeadRules.load(settings.head_rules)
+        trees = _Counted(s for doc in iter_tree_pieces(source, fmt) for s in doc.sentences)
         with acyclic():
-            write_conll(counted(to_conll(s, rules) for doc in iter_tree_pieces(source, fmt) for s in doc.sentences),
-                        target)
-        log(f"encoded {count[0]} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
+            write_conll((to_conll(s, rules) for s in trees), target)
+        log(f"encoded {trees.n} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
             "each #BOS key)")
         return
     write = format_export if out_fmt == "export" else format_discbracket
     if fmt in ("conllu", "conllx") and out_fmt in DISCONTINUOUS_FORMATS:
+        sentences = _Counted(iter_conll(source, fmt, need_heads=True))
         with acyclic(), open_output(target) as f:
-            for sentences in chunked(counted(iter_conll(source, fmt, need_heads=True)), 1000):
-                f.write(write(ExportFile([from_conll(s, count[0] - len(sentences) + k)
-                                          for k, s in enumerate(sentences, 1)])))
-        log(f"decoded {count[0]} head-ordered dependency trees into {out_fmt} trees")
+            for part in chunked(enumerate(sentences, 1), 1000):      # k: the key of a sentence without # sent_id
+                f.write(write(ExportFile([from_conll(s, k) for k, s in part])))
+        log(f"decoded {sentences.n} head-ordered dependency trees into {out_fmt} trees")
         return
     if fmt not in DISCONTINUOUS_FORMATS or out_fmt not in DISCONTINUOUS_FORMATS:
         raise MaltpyError(f"-m convert turns export and discbracket into each other and into their encoded "
                           f"dependency trees (conllu); {fmt} to {out_fmt} is not one of those")
+    n_trees = 0
     with acyclic(), open_output(target) as f:
         for doc in iter_tree_pieces(source, fmt):
             if not settings.secondary_edges:      # --secondary-edges false: the primary tree alone
@@ -105,9 +107,9 @@ def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
                 doc = replace(doc, sentences=[replace(s, tokens=[replace(t, secedges=()) for t in s.tokens],
                                                       nodes=[replace(n, secedges=()) for n in s.nodes])
                                              for s in doc.sentences])
-            count[0] += len(doc.sentences)
+            n_trees += len(doc.sentences)
             if doc.sentences or doc.preamble:
                 f.write(write(doc))
-    log(f"converted {count[0]} trees from {fmt} to {out_fmt}"
+    log(f"converted {n_trees} trees from {fmt} to {out_fmt}"
         + (" (words, tags and labelled constituents; lemmas, morphology, edge labels and secondary edges are "
            "export's alone)" if out_fmt == "discbracket" and fmt == "export" else ""))
