@@ -228,7 +228,8 @@ class Pipeline:
             from maltpy.components.parser import ParserComponent
             from maltpy.parsing.parser import Parser
             return cls([ParserComponent(Parser.load(path, **overrides))])
-        return cls._build(*load_model(path), path, overrides, only)
+        return cls._build(*load_model(path, wanted=None if only is None else _components_named(only)), path,
+                          overrides, only)
 
     @classmethod
     def _build(cls, header, arrays, path, overrides, only=None) -> "Pipeline":
@@ -247,7 +248,9 @@ class Pipeline:
                        f"(it has {', '.join(sorted(COMPONENTS))})")
             if only is not None and step["component"] not in only:
                 continue
-            blob = check_array(arrays, f"component{k}", path, "u", ndim=1).astype(np.uint8).tobytes()
+            # the component's own model file, copied once (a parser's is tens of megabytes)
+            blob = check_array(arrays, f"component{k}", path, "u", ndim=1).astype(np.uint8, copy=False).tobytes()
+            del arrays[f"component{k}"]
             try:
                 components.append(kind.from_bytes(blob, **overrides))
             except ModelFileError as e:
@@ -257,6 +260,18 @@ class Pipeline:
     def describe(self) -> dict:
         """What the pipeline holds, component by component (``maltpy info``)."""
         return {"components": [c.describe() for c in self.components]}
+
+
+def _components_named(only):
+    """What :func:`~maltpy.parsing.modelfile.load_model` reads of a pipeline's model file when only
+    the components ``only`` (registry names) are wanted: their arrays alone (every array when
+    the header's list of components is damaged, which ``Pipeline._build`` then says)."""
+    def wanted(header):
+        steps = header.get("pipeline")
+        if not isinstance(steps, list) or not all(isinstance(s, dict) for s in steps):
+            return set(header["arrays"])
+        return {f"component{k}" for k, s in enumerate(steps) if s.get("component") in only}
+    return wanted
 
 
 def _in_order(work, chunks, jobs: int):

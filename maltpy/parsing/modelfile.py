@@ -102,9 +102,11 @@ def holds_components(source) -> bool:
     return FIRST_COMPONENT in member_names(source)
 
 
-def load_model(path, records=None, data=None):
+def load_model(path, records=None, data=None, wanted=None):
     """Return ``(header, arrays)``; raise ModelFileError for anything but a readable model file.
     ``data``: the file's bytes, read from memory (``path`` then only names them in messages).
+    ``wanted``: a function of the header that names the arrays to read (the others are left
+    unread; all by default).
 
     This reads the container only; :class:`HeaderReader` and :func:`check_array` check
     what the values mean. ``records``: a function of the header's array names that names arrays
@@ -134,6 +136,9 @@ def load_model(path, records=None, data=None):
             names = header.get("arrays")
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 raise ModelFileError(f"{path}: the header's array list is damaged")
+            if wanted is not None:
+                chosen = wanted(header)
+                names = [n for n in names if n in chosen]
             arrays = {}
             plan = records(names) if records is not None else {}
             in_records = {name for _, fields in plan.values() for name in fields.values()}

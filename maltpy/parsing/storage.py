@@ -165,7 +165,7 @@ def _reverse_parser(cls, h, arrays, path, overrides) -> dict:
     # what parsing needs, checked above; the cross-validation's figures, for people
     combination = {**h.figures("combination"), "criterion": c["criterion"], "first": c["first"],
                    "param": c["param"]}
-    blob = check_array(arrays, "reverse_model", path, "u", ndim=1).astype(np.uint8).tobytes()
+    blob = check_array(arrays, "reverse_model", path, "u", ndim=1).astype(np.uint8, copy=False).tobytes()
     try:
         reverse = load_parser(cls, "inner model", data=blob, **overrides)
     except ModelFileError as e:

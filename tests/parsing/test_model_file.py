@@ -35,6 +35,30 @@ def test_noise_is_stored_and_what_deflates_well_is_deflated(tmp_path):
         assert back[name].dtype == arr.dtype and np.array_equal(back[name], arr)
 
 
+def test_arrays_not_wanted_are_not_read(tmp_path):
+    """``wanted`` leaves the other members unread: one damaged beyond reading does not matter."""
+    arrays = {"a": np.arange(5_000, dtype=np.int64), "b": np.arange(7, dtype=np.int32)}
+    path = _saved(tmp_path, arrays)
+    with pytest.raises(ModelFileError, match="corrupt"):
+        load_model(_damaged(path, tmp_path, "arrays/a.npy"))
+    header, back = load_model(_damaged(path, tmp_path, "arrays/a.npy"), wanted=lambda h: {"b"})
+    assert set(back) == {"b"} and np.array_equal(back["b"], arrays["b"])
+    assert header["arrays"] == ["a", "b"]      # the header still lists them all
+
+
+def _damaged(path, tmp_path, member):
+    """A copy of the model file ``path`` whose ``member``'s stored bytes are flipped (its CRC fails)."""
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(member)
+    data = bytearray(open(path, "rb").read())
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for i in range(start + 200, start + 210):
+        data[i] ^= 0xFF
+    out = tmp_path / "damaged.mpz"
+    out.write_bytes(bytes(data))
+    return str(out)
+
+
 def _fields(names):
     return {"rec": (RECORD, {"cls": "c", "w": "v"})}
 
