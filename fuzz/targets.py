@@ -591,6 +591,7 @@ class Harness:
         if not data:
             return
         raw = bool(data[0] & 1)
+        _ptb_pieces_agree(data[1:], not raw, 1 + (data[0] >> 2))
         trees = read_ptb(io.BytesIO(data[1:]), clean=not raw)
         written = format_ptb(trees)
         again = parse_ptb(written, "<written>", clean=not raw)
@@ -1029,3 +1030,22 @@ def run_one(target_fn, data: bytes):
     except Exception as e:  # noqa: BLE001 - anything else is what the fuzzer looks for
         return e
     return None
+
+
+def _ptb_pieces_agree(data: bytes, clean: bool, piece_size: int) -> None:
+    """Bracketed trees read in pieces of ``piece_size`` bytes (``iter_ptb``) are those of the whole
+    text read at once (``parse_ptb``), or the same error on the same line."""
+    from maltpy.errors import InputFormatError
+    from maltpy.formats.ptb import iter_ptb, parse_ptb
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+
+    def outcome(read):
+        try:
+            return [(t.to_line(), t.wrapped, t.first_line) for t in read()]
+        except InputFormatError as e:
+            return (e.line, str(e))
+    if outcome(lambda: iter_ptb(io.BytesIO(data), clean, piece_size)) != outcome(lambda: parse_ptb(text, "<input>", clean)):
+        raise FuzzFailure("bracketed trees read in pieces differ from the whole text's")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from maltpy.cli.common import _detect, _in_output_charset, _input, _read_for_good
+from maltpy.cli.common import _detect, _in_output_charset, _input
 
 
 class _Counted:
@@ -43,26 +43,32 @@ def _convert(settings, log, source, target):
 
 
 def _convert_constituents(settings, log, fmt, out_fmt, source, target):
-    """-m convert between bracketed trees and their head-ordered dependency encoding."""
-    from maltpy.formats.conll import read_conll, write_conll
-    from maltpy.formats.ptb import read_ptb, write_ptb
+    """-m convert between bracketed trees and their head-ordered dependency encoding, a thousand
+    trees at a time as the input is read (flat memory)."""
+    from maltpy.acyclic import acyclic
+    from maltpy.chunks import chunked
+    from maltpy.formats.conll import iter_conll, write_conll
+    from maltpy.formats.ptb import iter_ptb, write_ptb
     from maltpy.parsing.constituent import convert_conll_to_trees, convert_trees_to_conll
     from maltpy.transform.headrules import HeadRules
-    if fmt == "ptb" and out_fmt == "ptb":
-        trees = _read_for_good(read_ptb, source)
-        write_ptb(trees, target)
-        log(f"cleaned {len(trees)} trees (-NONE- elements and function tags removed)")
-    elif fmt == "ptb":
-        trees = _read_for_good(read_ptb, source)
-        sentences = convert_trees_to_conll(trees, HeadRules.load(settings.head_rules), settings.constituent_encoding)
-        write_conll(sentences, target)
-        log(f"encoded {len(trees)} trees as dependency trees ({settings.constituent_encoding} encoding, "
-            f"{settings.head_rules} head rules; unary chains in the last column)")
-    else:
-        trees = convert_conll_to_trees(_read_for_good(read_conll, source, fmt, need_heads=True),
-                                       settings.constituent_encoding)
-        write_ptb(trees, target)
-        log(f"decoded {len(trees)} dependency trees into bracketed trees ({settings.constituent_encoding} encoding)")
+    with acyclic():
+        if fmt == "ptb" and out_fmt == "ptb":
+            trees = _Counted(iter_ptb(source))
+            write_ptb(trees, target)
+            log(f"cleaned {trees.n} trees (-NONE- elements and function tags removed)")
+        elif fmt == "ptb":
+            rules = HeadRules.load(settings.head_rules)
+            trees = _Counted(iter_ptb(source))
+            write_conll((s for part in chunked(trees, 1000)
+                         for s in convert_trees_to_conll(part, rules, settings.constituent_encoding)), target)
+            log(f"encoded {trees.n} trees as dependency trees ({settings.constituent_encoding} encoding, "
+                f"{settings.head_rules} head rules; unary chains in the last column)")
+        else:
+            sentences = _Counted(iter_conll(source, fmt, need_heads=True))
+            write_ptb((t for part in chunked(sentences, 1000)
+                       for t in convert_conll_to_trees(part, settings.constituent_encoding)), target)
+            log(f"decoded {sentences.n} dependency trees into bracketed trees ({settings.constituent_encoding} "
+                "encoding)")
 
 
 def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):

@@ -152,11 +152,13 @@ def _eval_discontinuous(a):
 
 
 def _eval_constituents(a):
+    from maltpy.acyclic import acyclic
     from maltpy.evaluation.evalb import evalb, format_evalb
-    from maltpy.formats.ptb import read_ptb
-    result = evalb(_read_for_good(read_ptb, _decoded(a.gold, a.charset), clean=False),
-                   _read_for_good(read_ptb, _decoded(a.system, a.charset), clean=False),
-                   a.ignore_wrapper, names=(a.gold, a.system))
+    from maltpy.formats.ptb import iter_ptb
+    with acyclic():       # both files a piece at a time, side by side: flat memory
+        result = evalb(iter_ptb(_decoded(a.gold, a.charset), clean=False),
+                       iter_ptb(_decoded(a.system, a.charset), clean=False),
+                       a.ignore_wrapper, names=(a.gold, a.system))
     for message in result.messages[:10]:
         print(f"maltpy: {message}", file=sys.stderr)
     if len(result.messages) > 10:

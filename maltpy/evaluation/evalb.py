@@ -22,6 +22,7 @@ quote tokens tagged differently in the two files), this module goes on and repor
 from __future__ import annotations
 
 from collections import Counter
+from itertools import zip_longest
 from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
@@ -182,12 +183,18 @@ def _crossing_sweep(gold, test) -> int:
 
 def evalb(gold: Sequence[PtbTree], test: Sequence[PtbTree], ignore_wrapper: bool = False,
           cutoff: int = CUTOFF, names=("gold", "test")) -> EvalbResult:
-    """EVALB (``COLLINS.prm``) over two lists of trees read with ``read_ptb(path, clean=False)``."""
-    if len(gold) != len(test):
-        raise MaltpyError(f"{names[0]} has {len(gold)} trees and {names[1]} has {len(test)}: "
-                          "the files must hold the same sentences")
+    """EVALB (``COLLINS.prm``) over two sequences or iterables of trees read with
+    ``read_ptb(path, clean=False)`` or ``iter_ptb`` (a tree of each at a time: flat memory)."""
+    if hasattr(gold, "__len__") and hasattr(test, "__len__"):
+        _same_count(len(gold), len(test), names)
     result = EvalbResult(cutoff=cutoff)
-    for k, (g, t) in enumerate(zip(gold, test), 1):
+    n_gold = n_test = 0
+    for g, t in zip_longest(gold, test):
+        n_gold += g is not None
+        n_test += t is not None
+        if g is None or t is None:
+            continue
+        k = n_gold
         w1, b1, length = sentence_items(g, ignore_wrapper)
         w2, b2, _ = sentence_items(t, ignore_wrapper)
         buckets = [result.all] + ([result.short] if length <= cutoff else [])
@@ -213,7 +220,14 @@ def evalb(gold: Sequence[PtbTree], test: Sequence[PtbTree], ignore_wrapper: bool
         crossing = _crossing(b1, b2)
         for bucket in buckets:
             bucket.add(len(b1), len(b2), match, len(w1), crossing, tags)
+    _same_count(n_gold, n_test, names)
     return result
+
+
+def _same_count(n_gold: int, n_test: int, names) -> None:
+    if n_gold != n_test:
+        raise MaltpyError(f"{names[0]} has {n_gold} trees and {names[1]} has {n_test}: "
+                          "the files must hold the same sentences")
 
 
 def format_evalb(result: EvalbResult) -> str:

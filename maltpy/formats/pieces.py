@@ -39,9 +39,44 @@ def line_pieces(stream, block_size: int, ends_after: Optional[bytes] = None,
     ``#BOS`` a line that starts with ``#EOS`` always closes a sentence or is an error; before it
     the line is the header's). The last piece is what is left, whole lines or not; the pieces put
     together are the stream's bytes."""
+    opened = [opened_by is None]
+
+    def cut(data: bytes) -> int:
+        not_before = 0
+        if not opened[0]:
+            not_before = _line_start(data, opened_by)
+            if not_before < 0:
+                return 0
+        at = _cut(data, ends_after, not_before)
+        opened[0] = opened[0] or at > 0
+        return at
+    return cut_pieces(stream, block_size, cut)
+
+
+def _bracket_cut(data: bytes) -> int:
+    """Where a piece of bracketed trees ends: after its last whole line at which every bracket
+    opened since the piece began is closed (every ``(`` and ``)`` is a bracket in that format,
+    words hold none), so that a piece holds whole trees; 0 where there is no such line."""
+    import numpy as np
+    chars = np.frombuffer(data, np.uint8)
+    depth = np.cumsum((chars == ord("(")).astype(np.int32) - (chars == ord(")")))
+    ends = np.flatnonzero(chars == ord("\n"))
+    closed = ends[depth[ends] == 0]
+    return int(closed[-1]) + 1 if len(closed) else 0
+
+
+def bracket_pieces(stream, block_size: int) -> Iterator[Tuple[bytes, int]]:
+    """:func:`cut_pieces` of a file of bracketed trees (Penn Treebank), each piece whole trees."""
+    return cut_pieces(stream, block_size, _bracket_cut)
+
+
+def cut_pieces(stream, block_size: int, cut) -> Iterator[Tuple[bytes, int]]:
+    """(bytes, the number of their first line) of a binary stream (or a text stream, its text as
+    UTF-8), in pieces of about ``block_size`` bytes, each ending where ``cut(data)`` says (the
+    length of the piece that ``data`` begins; 0 where it holds none yet). The last piece is what
+    is left; the pieces put together are the stream's bytes."""
     read = getattr(stream, "read1", stream.read)     # read1: what a pipe has, as it comes
     carry, line = b"", 1
-    opened = opened_by is None
     while True:
         # a piece not yet complete after a block: read more at once, so that the bytes held
         # over are not copied again block after block
@@ -56,18 +91,11 @@ def line_pieces(stream, block_size: int, ends_after: Optional[bytes] = None,
         if len(data) < block_size:
             carry = data
             continue
-        not_before = 0
-        if not opened:
-            not_before = _line_start(data, opened_by)
-            if not_before < 0:
-                carry = data
-                continue
-        cut = _cut(data, ends_after, not_before)
-        if not cut:
+        at = cut(data)
+        if not at:
             carry = data
             continue
-        piece, carry = data[:cut], data[cut:]
-        opened = True
+        piece, carry = data[:at], data[at:]
         yield piece, line
         line += piece.count(b"\n")
 

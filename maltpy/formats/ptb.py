@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Iterable, List, Optional
+from typing import Iterable, Iterator, List, Optional
 
 from maltpy.errors import InputFormatError, MaltpyError
 from maltpy.output import open_output
@@ -152,12 +152,12 @@ def clean_tree(t: Tree) -> Optional[Tree]:
 class _Reader:
     """Tokens of one text with their line numbers, and the trees they make."""
 
-    def __init__(self, text: str, path: str):
-        self.text, self.path = text, path
+    def __init__(self, text: str, path: str, first_line: int = 1):
+        self.text, self.path, self.first_line = text, path, first_line
         self.newlines = [m.start() for m in re.finditer("\n", text)]
 
     def line(self, pos: int) -> int:
-        return bisect.bisect_left(self.newlines, pos) + 1
+        return bisect.bisect_left(self.newlines, pos) + self.first_line
 
     def fail(self, pos: int, message: str):
         raise InputFormatError(self.path, self.line(pos), message)
@@ -244,10 +244,36 @@ def parse_ptb(text: str, path: str = "<input>", clean: bool = True) -> List[PtbT
     return trees
 
 
+#: bytes of a bracketed-tree file read at a time by :func:`iter_ptb`
+PIECE_SIZE = 1 << 20
+
+
+def iter_ptb(source, clean: bool = True, piece_size: int = PIECE_SIZE) -> Iterator[PtbTree]:
+    """The trees of a bracketed-tree file (a path, ``-``/None for standard input, or a file
+    object), read a piece of whole trees at a time (flat memory on a treebank of any size); the
+    same trees and errors, on the same lines, as :func:`parse_ptb` of the whole text."""
+    from maltpy.formats.conll import _decode, open_input
+    from maltpy.formats.pieces import bracket_pieces
+    stream, path, close = open_input(source)
+    n_trees = 0
+    try:
+        for piece, first_line in bracket_pieces(stream, piece_size):
+            text = _decode(piece, path, first_line - 1)
+            if first_line == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            for tree, wrapped, line in _Reader(text, path, first_line).trees(clean):
+                n_trees += 1
+                yield PtbTree(tree, wrapped, line, path)
+    finally:
+        if close:
+            stream.close()
+    if not n_trees:
+        raise InputFormatError(path, 0, "no trees found (the input is empty)")
+
+
 def read_ptb(source, clean: bool = True) -> List[PtbTree]:
     """Read a bracketed-tree file (a path, ``-``/None for standard input, or a file object)."""
-    from maltpy.formats.conll import read_text
-    return parse_ptb(*read_text(source), clean)
+    return list(iter_ptb(source, clean))
 
 
 def format_ptb(trees: Iterable[PtbTree]) -> str:
@@ -255,10 +281,16 @@ def format_ptb(trees: Iterable[PtbTree]) -> str:
 
 
 def write_ptb(trees: Iterable[PtbTree], target) -> None:
-    """Write one tree per line to a path (atomically) or ``-`` (standard output)."""
-    trees = list(trees)
-    with open_output(target) as f:
-        f.write(format_ptb(trees))
+    """Write one tree per line to a path (atomically: the file appears whole or not at all) or
+    ``-`` (standard output: a list in one piece, any other iterable as it comes), a thousand
+    trees at a time."""
+    from maltpy.chunks import chunked
+    streaming = not isinstance(trees, (list, tuple))
+    with open_output(target, stream=streaming) as f:
+        for part in chunked(trees, 1000):
+            f.write(format_ptb(part))
+            if streaming:
+                f.flush()
 
 
 def tree_from_string(text: str) -> Tree:

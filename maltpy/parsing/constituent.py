@@ -276,11 +276,11 @@ class Reduction:
 
     def _parse_file_python(self, parser, source, target, input_format, progress):
         from maltpy.formats.conll import iter_conll
-        from maltpy.formats.ptb import read_ptb
+        from maltpy.formats.ptb import iter_ptb
         from maltpy.output import open_output
         from maltpy.progress import progress_bar as _progress_bar
         if input_format == "ptb":
-            items = ((pt.tree.words(), pt.tree.tags(), pt.wrapped) for pt in read_ptb(source))
+            items = ((pt.tree.words(), pt.tree.tags(), pt.wrapped) for pt in iter_ptb(source))
         else:
             items = ((*words_and_tags(s, input_format), self.wrapped) for s in iter_conll(source, input_format))
         counts = [0, 0]
@@ -301,10 +301,10 @@ class Reduction:
     def _parse_file_conll(self, parser, source, target, input_format, out_fmt, progress):
         """A constituent model's dependency parses (the encoded trees) as CoNLL."""
         from maltpy.formats.conll import format_sentences, iter_conll
-        from maltpy.formats.ptb import read_ptb
+        from maltpy.formats.ptb import iter_ptb
         from maltpy.output import open_output
         if input_format == "ptb":
-            items = ((pt.tree.words(), pt.tree.tags()) for pt in read_ptb(source))
+            items = ((pt.tree.words(), pt.tree.tags()) for pt in iter_ptb(source))
         else:
             items = (words_and_tags(s, input_format) for s in iter_conll(source, input_format))
         counts = [0, 0]

@@ -1,6 +1,7 @@
 """Constituent parsing as reduction (spec oracle_reduction.md part B, test cases C.2): bracketed
 trees, head rules, the direct and delta encodings, decoding and its repairs, unary recovery,
 EVALB's scores, and the command line."""
+import io
 import os
 import random
 import subprocess
@@ -11,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import InputFormatError, MaltpyError, ModelFileError
 from maltpy.evaluation.evalb import evalb
-from maltpy.formats.ptb import PtbTree, Tree, format_ptb, parse_ptb, read_ptb, tree_from_string
+from maltpy.formats.ptb import PtbTree, Tree, format_ptb, iter_ptb, parse_ptb, read_ptb, tree_from_string
 from maltpy.transform.constituents import (
     constituents, decode, delta_decode, delta_encode, encode, format_unaries, insert_unaries, node_chains,
     parse_unaries, strip_unaries,
@@ -222,6 +223,45 @@ def test_bad_bracketed_input_is_one_line_with_file_and_line(text, line, message)
     with pytest.raises(InputFormatError, match=message) as e:
         parse_ptb(text, "bad.mrg")
     assert e.value.line == line and e.value.path == "bad.mrg"
+
+
+PTB_PARTS = st.sampled_from(["(", ")", " ", "\n", "(S ", "(NP ", "(DT a)", "(NN b)", "(-NONE- *)", "( ", "x",
+                             "))", "\ufeff", "é", "\r\n", "(VP (VB c))\n"])
+
+
+def _outcome(read):
+    """The trees (as lines, with where they start) or the error a reader gives."""
+    try:
+        return [(t.to_line(), t.wrapped, t.first_line) for t in read()]
+    except InputFormatError as e:
+        return (e.line, str(e))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(PTB_PARTS, max_size=60), st.integers(1, 64), st.booleans())
+def test_bracketed_files_read_in_pieces_give_what_the_whole_text_gives(parts, piece_size, clean):
+    """iter_ptb cuts the file between whole trees at any piece size: the same trees, wrappers and
+    lines, and on a damaged file the same error on the same line, as the whole text read at once."""
+    text = "".join(parts)
+    data = text.encode("utf-8")
+    whole = _outcome(lambda: parse_ptb(text, "<input>", clean))
+    assert _outcome(lambda: iter_ptb(io.BytesIO(data), clean, piece_size)) == whole
+
+
+def test_evalb_of_two_streams_counts_their_trees(tmp_path):
+    """Two files read a tree at a time give the figures of the lists, and files of different
+    lengths are refused with both counts, as lists are."""
+    gold = "".join(f"(S (NP (DT a{k}) (NN b)) (VP (VB c)))\n" for k in range(40))
+    test = gold.replace("(VP (VB c))", "(VB c)")
+    (tmp_path / "g.mrg").write_text(gold)
+    (tmp_path / "t.mrg").write_text(test)
+    (tmp_path / "short.mrg").write_text("".join(test.splitlines(True)[:39]))
+    streamed = evalb(iter_ptb(str(tmp_path / "g.mrg"), False, 64), iter_ptb(str(tmp_path / "t.mrg"), False, 64))
+    listed = evalb(read_ptb(str(tmp_path / "g.mrg"), False), read_ptb(str(tmp_path / "t.mrg"), False))
+    assert streamed == listed and streamed.all.sentences == 40 and streamed.all.matched < streamed.all.gold_brackets
+    for a, b, counts in (("g.mrg", "short.mrg", "40 trees and .* 39"), ("short.mrg", "g.mrg", "39 trees and .* 40")):
+        with pytest.raises(MaltpyError, match=counts):
+            evalb(iter_ptb(str(tmp_path / a), False, 64), iter_ptb(str(tmp_path / b), False, 64))
 
 
 def test_deep_trees_do_not_reach_the_recursion_limit():
