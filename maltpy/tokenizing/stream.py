@@ -2,6 +2,10 @@
 a tokenizer read, by the same compiled path as CoNLL input."""
 from __future__ import annotations
 
+from collections import deque
+
+import numpy as np
+
 from maltpy.errors import InputFormatError
 from maltpy.formats.plain import MadeInput
 
@@ -11,20 +15,28 @@ class TextAsConll(MadeInput):
     the tokenizer makes of it: a binary stream with ``read``. Sentences are numbered from 1
     through the whole input; ``lines``: one sentence a line."""
 
-    def __init__(self, source, tokenizer, lines: bool = False):
+    def __init__(self, source, tokenizer, lines: bool = False, block_chars: int = 1 << 18):
         from maltpy.formats.text import paragraph_blocks
         self.name = source if isinstance(source, str) else "<stdin>"
-        self._blocks = paragraph_blocks(source)
+        self._blocks = paragraph_blocks(source, block_chars)
         self._tokenizer, self._lines = tokenizer, lines
         self._number = 1
         #: words written so far
         self.n_tokens = 0
+        # the text's line of the next block's start, and of each word of the sentences made and
+        # not yet in a chunk: (lines of the words, where each sentence's words begin), a block each
+        self._line = 1
+        self._made = deque()
 
     def _more(self) -> bytes:
         """The CoNLL-U of the next block of paragraphs; a block without a word gives none, and
         an input without one is an error."""
         for self.name, paragraphs, begins in self._blocks:
-            data, n, words = self._tokenizer.conllu_bytes(paragraphs, self._number, self._lines, begins)
+            lines = []
+            data, n, words = self._tokenizer.conllu_bytes(paragraphs, self._number, self._lines, begins, lines)
+            if n:
+                self._made.append((lines[0] + self._line, lines[1], 0))
+            self._line += sum(p.count("\n") for p in paragraphs)
             self._number += n
             self.n_tokens += words
             if data:
@@ -33,6 +45,24 @@ class TextAsConll(MadeInput):
             self._number = 0        # said once
             raise InputFormatError(self.name, 0, "no text: the input is empty or only whitespace")
         return b""
+
+    def word_lines(self, n_sentences: int):
+        """(sentence k, word i) of the next ``n_sentences`` sentences (a chunk's) -> the text's line
+        of that word (a multiword token's words: the token's); those sentences are then
+        forgotten, so that memory stays flat."""
+        parts, bounds, taken = [], [0], 0
+        while taken < n_sentences and self._made:
+            lines, starts, first = self._made[0]
+            last = min(len(starts) - 1, first + n_sentences - taken)
+            parts.append(lines[starts[first]:starts[last]])
+            bounds.extend((bounds[-1] + starts[first + 1:last + 1] - starts[first]).tolist())
+            taken += last - first
+            if last == len(starts) - 1:
+                self._made.popleft()
+            else:
+                self._made[0] = (lines, starts, last)
+        lines = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        return lambda k, i: int(lines[bounds[k] + i - 1])
 
     @property
     def n_sentences(self) -> int:

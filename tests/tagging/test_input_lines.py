@@ -70,3 +70,17 @@ def test_the_parsers_refusal_behind_a_tagger_names_the_files_line(pipeline, tmp_
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert main(["-q", "-c", pipeline, "-m", "parse", "-i", str(src), "-if", fmt, "-o", str(tmp_path / "out")]) == 1
     assert f"{src}:{start}: a sentence has 4,001 words" in capsys.readouterr().err
+
+
+def test_the_parsers_refusal_of_raw_text_names_the_texts_line(tmp_path, capsys):
+    """Raw text through a tokenizer: a sentence too long for the parser is named by the line of
+    the text where it starts (it used to be a line of the CoNLL-U made of the text)."""
+    model = str(tmp_path / "m.mpz")
+    assert main(["-q", "-c", model, "-m", "learn", "-i", os.path.join(EXAMPLES, "toy-text-train.conllu"),
+                 "--tokenizer", "--tagger", "upos", "-a", "covnonproj", "-l", "perceptron", "-b", "2",
+                 "-lo", "-i 1"]) == 0
+    src = tmp_path / "story.txt"
+    src.write_text("Dogs bark.\n\nA cat\nsleeps.\n\n\n" + " ".join(["x"] * 4500) + "\n\nBirds sing.\n", encoding="utf-8")
+    assert main(["-q", "-c", model, "-m", "parse", "-i", str(src), "-o", str(tmp_path / "out.conllu")]) == 1
+    assert f"{src}:7: a sentence has 4,500 words" in capsys.readouterr().err
+    assert not (tmp_path / "out.conllu").exists()

@@ -175,6 +175,49 @@ def test_one_sentence_a_line(toy_tokenizer, text, lines):
         assert len(sentences) <= n_lines or "\r" in text or "\x1f" in text or "\u2028" in text
 
 
+def _word_lines(sentences):
+    """The text's line of each word's token (:func:`_rebuilt_text`'s walk through the text)."""
+    out, text = [], ""
+    for s in sentences:
+        ranges = {}
+        for _, line in s.extra:
+            f = line.split("\t")
+            if len(f) == 10 and "-" in f[0]:
+                a, b = map(int, f[0].split("-"))
+                ranges[a] = (b, f[1], f[9])
+        lines, k = [], 0
+        while k < len(s.rows):
+            end, form, misc = ranges[k + 1] if k + 1 in ranges else (k + 1, s.rows[k][1], s.rows[k][9])
+            fields = dict(x.split("=", 1) for x in misc.split("|") if "=" in x)
+            text += unescape_spaces(fields.get("SpacesBefore", ""))
+            lines += [text.count("\n") + 1] * (end - k)
+            text += form + (unescape_spaces(fields["SpacesAfter"]) if "SpacesAfter" in fields else
+                            "" if fields.get("SpaceAfter") == "No" else " ")
+            k = end
+        out.append(lines)
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ALPHABET, min_size=1, max_size=80).map("".join), st.integers(1, 40), st.integers(1, 300),
+       st.booleans())
+def test_each_word_of_raw_text_is_named_by_its_texts_line(toy_tokenizer, text, block_chars, block, lines):
+    """Text tokenized a block of paragraphs at a time and read as CoNLL-U in chunks: every
+    word's line (for messages) is the line of the text its token starts on."""
+    from maltpy.formats.scan import Scanner
+    from maltpy.parsing.stream import read_chunks
+    from maltpy.tokenizing.stream import TextAsConll
+    if not text.strip():
+        return
+    expected = _word_lines(_pipeline(toy_tokenizer).tokenize(text, lines=lines))
+    source = TextAsConll(io.BytesIO(text.encode("utf-8", "surrogatepass")), toy_tokenizer, lines, block_chars)
+    got = []
+    for chunk in read_chunks(source, Scanner("conllu", "<text>"), block):
+        for k in range(chunk.n_sentences):
+            got.append([chunk.word_line(k, i) for i in range(1, len(expected[len(got)]) + 1)])
+    assert got == expected
+
+
 def test_long_paragraphs_come_in_pieces_that_make_the_input():
     text = "x" * 950 + " yy zz\n\n" + "a b " * 100
     pieces = list(iter_paragraphs(io.BytesIO(text.encode()), block_size=64, max_paragraph=100))
