@@ -161,6 +161,8 @@ def read_chunks(stream, scanner: Scanner, block_size: int):
     file (``word_lines``), so that messages name the lines the user wrote."""
     read = getattr(stream, "read1", stream.read)
     word_lines = getattr(stream, "word_lines", None)
+    if hasattr(stream, "want_word_lines"):     # a stream that keeps its words' lines only when asked
+        stream.want_word_lines()
 
     def mapped(chunk):
         if word_lines is not None:

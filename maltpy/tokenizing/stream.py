@@ -26,15 +26,15 @@ class TextAsConll(MadeInput):
         # the text's line of the next block's start, and of each word of the sentences made and
         # not yet in a chunk: (lines of the words, where each sentence's words begin), a block each
         self._line = 1
-        self._made = deque()
+        self._made = None       # a deque once a reader asks for the lines (want_word_lines)
 
     def _more(self) -> bytes:
         """The CoNLL-U of the next block of paragraphs; a block without a word gives none, and
         an input without one is an error."""
         for self.name, paragraphs, begins in self._blocks:
-            lines = []
+            lines = [] if self._made is not None else None
             data, n, words = self._tokenizer.conllu_bytes(paragraphs, self._number, self._lines, begins, lines)
-            if n:
+            if n and self._made is not None:
                 self._made.append((lines[0] + self._line, lines[1], 0))
             self._line += sum(p.count("\n") for p in paragraphs)
             self._number += n
@@ -46,10 +46,18 @@ class TextAsConll(MadeInput):
             raise InputFormatError(self.name, 0, "no text: the input is empty or only whitespace")
         return b""
 
+    def want_word_lines(self) -> None:
+        """Keep each word's line from now on, for :meth:`word_lines` (a reader that never asks,
+        such as ``-m tokenize``'s copy, keeps none)."""
+        if self._made is None:
+            self._made = deque()
+
     def word_lines(self, n_sentences: int):
         """(sentence k, word i) of the next ``n_sentences`` sentences (a chunk's) -> the text's line
         of that word (a multiword token's words: the token's); those sentences are then
-        forgotten, so that memory stays flat."""
+        forgotten, so that memory stays flat. None before :meth:`want_word_lines`."""
+        if self._made is None:
+            return None
         parts, bounds, taken = [], [0], 0
         while taken < n_sentences and self._made:
             lines, starts, first = self._made[0]
