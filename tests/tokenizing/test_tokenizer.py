@@ -111,16 +111,22 @@ def test_it_learns_the_toy_language(toy_tokenizer):
     assert any("-" in l.split("\t")[0] for s in system for _, l in s.extra)
 
 
+def _ranges(sentence):
+    """A sentence's multiword tokens: first word -> (last word, form, MISC)."""
+    ranges = {}
+    for _, line in sentence.extra:
+        f = line.split("\t")
+        if len(f) == 10 and "-" in f[0]:
+            a, b = map(int, f[0].split("-"))
+            ranges[a] = (b, f[1], f[9])
+    return ranges
+
+
 def _rebuilt_text(sentences):
     """The text that tokens with SpacesBefore, SpaceAfter=No and SpacesAfter stand for."""
     out = []
     for s in sentences:
-        ranges = {}
-        for _, line in s.extra:
-            f = line.split("\t")
-            if len(f) == 10 and "-" in f[0]:
-                a, b = map(int, f[0].split("-"))
-                ranges[a] = (b, f[1], f[9])
+        ranges = _ranges(s)
         k = 0
         while k < len(s.rows):
             if k + 1 in ranges:
@@ -179,12 +185,7 @@ def _word_lines(sentences):
     """The text's line of each word's token (:func:`_rebuilt_text`'s walk through the text)."""
     out, text = [], ""
     for s in sentences:
-        ranges = {}
-        for _, line in s.extra:
-            f = line.split("\t")
-            if len(f) == 10 and "-" in f[0]:
-                a, b = map(int, f[0].split("-"))
-                ranges[a] = (b, f[1], f[9])
+        ranges = _ranges(s)
         lines, k = [], 0
         while k < len(s.rows):
             end, form, misc = ranges[k + 1] if k + 1 in ranges else (k + 1, s.rows[k][1], s.rows[k][9])
