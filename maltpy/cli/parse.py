@@ -46,10 +46,12 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     from maltpy.output import check_output_path
     check_output_path(settings.output)
     t0 = time.perf_counter()
-    from maltpy.components import TaggerComponent, TokenizerComponent, load as load_pipeline
-    # what the model file holds, run in order (-m tag leaves its parser unread, and its tokenizer
-    # where the input is not raw text; -m tokenize all but its tokenizer)
-    only = (TokenizerComponent.name,) if tokenize_only else None
+    from maltpy.components import COMPONENTS, TaggerComponent, TokenizerComponent, load as load_pipeline
+    # what the model file holds, run in order (-m tag leaves its parser unread; -m tag and -m parse
+    # leave its tokenizer unread where the input is not raw text; -m tokenize all but its tokenizer)
+    only = None if _may_be_text(settings) else tuple(name for name in COMPONENTS if name != TokenizerComponent.name)
+    if tokenize_only:
+        only = (TokenizerComponent.name,)
     if tag_only:
         only = (TokenizerComponent.name, TaggerComponent.name) if _may_be_text(settings) else (TaggerComponent.name,)
     pipeline = _read_for_good(load_pipeline, settings.model, only, **overrides)   # lives until the command ends

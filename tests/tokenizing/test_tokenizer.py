@@ -364,6 +364,19 @@ def test_tag_reads_text_through_the_tokenizer_and_words_without_it(text_model, t
     assert piped.returncode == 0 and piped.stdout == from_text.read_bytes()
 
 
+def test_words_are_tagged_and_parsed_without_reading_the_tokenizer(text_model, tmp_path, monkeypatch):
+    """-m parse and -m tag of CoNLL-U words leave a model's tokenizer unread (its loading is made
+    to fail here); raw text reads it."""
+    from maltpy.cli.main import main
+
+    def unread(*args, **kwargs):
+        raise ModelFileError("the tokenizer was read")
+    monkeypatch.setattr(TokenizerComponent, "from_bytes", unread)
+    for mode in ("parse", "tag"):
+        assert main(["-q", "-c", text_model, "-m", mode, "-i", TEST, "-o", str(tmp_path / f"{mode}.conllu")]) == 0
+    assert main(["-q", "-c", text_model, "-m", "parse", "-i", TEST_TEXT, "-o", str(tmp_path / "text.conllu")]) == 1
+
+
 def test_raw_text_on_standard_input_without_if_text_says_to_give_it(text_model):
     """Standard input has no name to say it is raw text: read as CoNLL-U, its first line is one
     error that tells the user what to give."""
