@@ -6,24 +6,33 @@ from maltpy.cli.common import _detect, _in_output_charset, _input
 
 
 class _Counted:
-    """An iterable's items, counted as they pass (for the log line of a conversion that streams)."""
+    """An iterable's items, counted as they pass (for the log line of a conversion that streams),
+    on a progress bar in a terminal (``bar``, from :func:`~maltpy.progress.progress_bar`)."""
 
-    def __init__(self, items):
-        self.items, self.n = items, 0
+    def __init__(self, items, bar=None):
+        self.items, self.n, self.bar = items, 0, bar
 
     def __iter__(self):
         for item in self.items:
             self.n += 1
+            if self.bar and not self.n % 256:
+                self.bar.update(256)
             yield item
 
 
 def run_convert(settings, log):
     """-m convert, reading -i in -ic's encoding and writing -o in -oc's (the input's by default),
-    as -m parse does."""
-    return _in_output_charset(settings, lambda target: _convert(settings, log, _input(settings), target))
+    as -m parse does; a bar counts what is converted in a terminal."""
+    from maltpy.progress import progress_bar
+    bar = progress_bar(None, "converting", settings.verbose)
+    try:
+        return _in_output_charset(settings, lambda target: _convert(settings, log, _input(settings), target, bar))
+    finally:
+        if bar:
+            bar.close()
 
 
-def _convert(settings, log, source, target):
+def _convert(settings, log, source, target, bar=None):
     """-m convert from ``source`` (what the readers read) to ``target`` (UTF-8); the formats from
     -if/-of or the file names."""
     from maltpy.acyclic import acyclic
@@ -33,16 +42,16 @@ def _convert(settings, log, source, target):
     named = _detect(settings.output, None)
     out_fmt = settings.output_format or (named if named in ("ptb",) + DISCONTINUOUS_FORMATS else "conllx")
     if fmt in DISCONTINUOUS_FORMATS or out_fmt in DISCONTINUOUS_FORMATS:
-        return _convert_discontinuous(settings, log, fmt, out_fmt, source, target)
+        return _convert_discontinuous(settings, log, fmt, out_fmt, source, target, bar)
     if fmt == "ptb" or out_fmt == "ptb":
-        return _convert_constituents(settings, log, fmt, out_fmt, source, target)
-    sentences = _Counted(iter_conll(source, fmt))       # a sentence at a time: flat memory
+        return _convert_constituents(settings, log, fmt, out_fmt, source, target, bar)
+    sentences = _Counted(iter_conll(source, fmt), bar)       # a sentence at a time: flat memory
     with acyclic():
         write_conll((to_conllx(s) if out_fmt == "conllx" else s for s in sentences), target)
     log(f"converted {sentences.n} sentences from {fmt} to {out_fmt}")
 
 
-def _convert_constituents(settings, log, fmt, out_fmt, source, target):
+def _convert_constituents(settings, log, fmt, out_fmt, source, target, bar=None):
     """-m convert between bracketed trees and their head-ordered dependency encoding, a thousand
     trees at a time as the input is read (flat memory)."""
     from maltpy.acyclic import acyclic
@@ -53,25 +62,25 @@ def _convert_constituents(settings, log, fmt, out_fmt, source, target):
     from maltpy.transform.headrules import HeadRules
     with acyclic():
         if fmt == "ptb" and out_fmt == "ptb":
-            trees = _Counted(iter_ptb(source))
+            trees = _Counted(iter_ptb(source), bar)
             write_ptb(trees, target)
             log(f"cleaned {trees.n} trees (-NONE- elements and function tags removed)")
         elif fmt == "ptb":
             rules = HeadRules.load(settings.head_rules)
-            trees = _Counted(iter_ptb(source))
+            trees = _Counted(iter_ptb(source), bar)
             write_conll((s for part in chunked(trees, 1000)
                          for s in convert_trees_to_conll(part, rules, settings.constituent_encoding)), target)
             log(f"encoded {trees.n} trees as dependency trees ({settings.constituent_encoding} encoding, "
                 f"{settings.head_rules} head rules; unary chains in the last column)")
         else:
-            sentences = _Counted(iter_conll(source, fmt, need_heads=True))
+            sentences = _Counted(iter_conll(source, fmt, need_heads=True), bar)
             write_ptb((t for part in chunked(sentences, 1000)
                        for t in convert_conll_to_trees(part, settings.constituent_encoding)), target)
             log(f"decoded {sentences.n} dependency trees into bracketed trees ({settings.constituent_encoding} "
                 "encoding)")
 
 
-def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
+def _convert_discontinuous(settings, log, fmt, out_fmt, source, target, bar=None):
     """-m convert between export and discbracket (discontinuous constituent trees) and their
     encoded dependency trees, a piece of the input at a time (flat memory)."""
     from maltpy.acyclic import acyclic
@@ -88,7 +97,7 @@ def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
         if settings.head_rules != "collins":
             from maltpy.transform.headrules import HeadRules
             rules = HeadRules.load(settings.head_rules)
-        trees = _Counted(s for doc in iter_tree_pieces(source, fmt) for s in doc.sentences)
+        trees = _Counted((s for doc in iter_tree_pieces(source, fmt) for s in doc.sentences), bar)
         with acyclic():
             write_conll((to_conll(s, rules) for s in trees), target)
         log(f"encoded {trees.n} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
@@ -96,7 +105,7 @@ def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
         return
     write = format_export if out_fmt == "export" else format_discbracket
     if fmt in ("conllu", "conllx") and out_fmt in DISCONTINUOUS_FORMATS:
-        sentences = _Counted(iter_conll(source, fmt, need_heads=True))
+        sentences = _Counted(iter_conll(source, fmt, need_heads=True), bar)
         with acyclic(), open_output(target) as f:
             for part in chunked(enumerate(sentences, 1), 1000):      # k: the key of a sentence without # sent_id
                 f.write(write(ExportFile([from_conll(s, k) for k, s in part])))
@@ -114,6 +123,8 @@ def _convert_discontinuous(settings, log, fmt, out_fmt, source, target):
                                                       nodes=[replace(n, secedges=()) for n in s.nodes])
                                              for s in doc.sentences])
             n_trees += len(doc.sentences)
+            if bar:
+                bar.update(len(doc.sentences))
             if doc.sentences or doc.preamble:
                 f.write(write(doc))
     log(f"converted {n_trees} trees from {fmt} to {out_fmt}"

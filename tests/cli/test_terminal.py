@@ -50,6 +50,17 @@ def test_learning_and_parsing_on_a_terminal_draw_bars_and_finish(monkeypatch, tm
     assert os.path.getsize(out) > 0
 
 
+def test_a_conversion_on_a_terminal_counts_what_it_converts(monkeypatch, tmp_path):
+    """-m convert in a terminal draws a bar for the sentences it converts (and not with -q)."""
+    terminal = on_terminal(monkeypatch)
+    monkeypatch.setenv("COLUMNS", "100")       # the bar's width: a terminal of none shows nothing
+    source = os.path.join(EXAMPLES, "toy-train.conll")
+    assert main(["-m", "convert", "-i", source, "-o", str(tmp_path / "out.conllu")]) == 0
+    assert "converting: 0sent" in terminal.getvalue()
+    assert main(["-q", "-m", "convert", "-i", source, "-o", str(tmp_path / "out2.conllu")]) == 0
+    assert terminal.getvalue().count("converting:") == 1
+
+
 class TerminalInput(io.BytesIO):
     """Standard input as a terminal that a user types a sentence into."""
 
