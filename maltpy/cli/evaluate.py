@@ -78,6 +78,8 @@ def cmd_eval(argv):
     if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
         return _eval_constituents(a)
     fmt = a.fmt or detect_format(a.gold)
+    if not (a.compare or a.report or a.plots) and "-" not in (a.gold, a.system) and _eval_streamed(a, fmt):
+        return
 
     def read(path, need_heads=True):
         return _read_for_good(read_conll, _decoded(path, a.charset), fmt, need_heads=need_heads)
@@ -111,6 +113,51 @@ def cmd_eval(argv):
     if a.report or a.plots:
         # the report's test counts the same tokens as its tables: reuse the printed one only then
         _write_report(a, gold, systems, comparison if not a.no_punct else None)
+
+
+def _eval_streamed(a, fmt) -> bool:
+    """The figures of two files of the same words with trees, read side by side a thousand
+    sentences at a time (flat memory, each file read once), printed as the whole files' are.
+    False, having printed nothing, at anything else (words that differ, a tree missing, a damaged
+    line): the whole files are then read as before, which scores them another way or says what is
+    wrong and where."""
+    from itertools import zip_longest
+
+    from maltpy.acyclic import acyclic
+    from maltpy.chunks import chunked
+    from maltpy.evaluation.official import format_official, official_scores, official_tag_scores
+    from maltpy.evaluation.scores import evaluate, format_scores
+    from maltpy.formats.conll import iter_conll
+    totals = {}
+    try:
+        with acyclic():
+            pairs = zip_longest(iter_conll(_decoded(a.gold, a.charset), fmt, need_heads=True),
+                                iter_conll(_decoded(a.system, a.charset), fmt, need_heads=True))
+            for part in chunked(pairs, 1000):
+                gold, system = [g for g, _ in part], [s for _, s in part]
+                if None in gold or None in system or (fmt == "conllu" and not _same_words(gold, system)):
+                    return False
+                figures = {("maltpy", k): v for k, v in evaluate(gold, system).items()}
+                if fmt == "conllu":
+                    figures.update({("official", k): v for k, v in official_scores(gold, system).items()})
+                    figures.update({("tags", k): v for k, v in official_tag_scores(gold, system).items()})
+                for key, value in figures.items():
+                    if key in totals:
+                        for field in vars(value):
+                            if field != "aligned":
+                                setattr(totals[key], field, getattr(totals[key], field) + getattr(value, field))
+                    else:
+                        totals[key] = value
+    except MaltpyError:
+        return False
+    if not totals:
+        return False
+    print(format_scores({k: v for (kind, k), v in totals.items() if kind == "maltpy"}, undirected=a.undirected))
+    if fmt == "conllu":
+        print("(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)")
+        print(format_official({k: v for (kind, k), v in totals.items() if kind == "official"},
+                              {k: v for (kind, k), v in totals.items() if kind == "tags"}))
+    return True
 
 
 def _same_words(gold, system) -> bool:
