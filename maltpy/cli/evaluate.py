@@ -143,9 +143,7 @@ def _eval_streamed(a, fmt) -> bool:
                     figures.update({("tags", k): v for k, v in official_tag_scores(gold, system).items()})
                 for key, value in figures.items():
                     if key in totals:
-                        for field in vars(value):
-                            if field != "aligned":
-                                setattr(totals[key], field, getattr(totals[key], field) + getattr(value, field))
+                        totals[key] += value
                     else:
                         totals[key] = value
     except MaltpyError:

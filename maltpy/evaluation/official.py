@@ -38,6 +38,14 @@ class F1:
     #: aligned words it was counted over (eval.py's AligndAcc), where words are aligned
     aligned: Optional[int] = None
 
+    def __iadd__(self, other: "F1") -> "F1":
+        """The counts of ``other`` (more sentences of the same files, word k against word k)
+        added to these."""
+        self.correct += other.correct
+        self.gold += other.gold
+        self.system += other.system
+        return self
+
     @property
     def f1(self) -> float:
         total = self.gold + self.system

@@ -37,6 +37,12 @@ class Scores:
         self.edge += head_ok if edge_ok is None else edge_ok
         self.edge_label += (head_ok and label_ok) if edge_label_ok is None else edge_label_ok
 
+    def __iadd__(self, other: "Scores") -> "Scores":
+        """The counts of ``other`` (more sentences of the same files) added to these."""
+        for name in ("tokens", "head", "label", "both", "edge", "edge_label"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
+
     @property
     def ulas(self):
         return 100.0 * self.edge_label / self.tokens if self.tokens else 0.0
