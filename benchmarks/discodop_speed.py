@@ -3,7 +3,7 @@
 
     python benchmarks/discodop_speed.py --shared ../shared --model alpb4.mpz \\
         --discodop-python /path/to/venv/bin/python --discodop-path /path/to/disco-dop \\
-        [--maltpy-options "--beam-margin 80"] [--runs 5] [--keep DIR]
+        [--maltpy-options "--beam-margin 80"] [--runs 5] [--copies 10 100] [--keep DIR]
 
 disco-dop (``andreasvc/disco-dop``, built outside maltpy; never a dependency) runs its grammar
 pipeline as the issue sets it: PCFG, then PLCFRS pruned by it, then Double-DOP, trained on the
@@ -14,7 +14,8 @@ processes: tokens per second on one core, parsing alone (no start-up, reading or
 
 maltpy's is the whole process a user runs: ``maltpy -c MODEL -i dev10.export -o out.export -j 1``
 on dev ten times over (start-up, reading, parsing, decoding and writing), the median of
-``--runs`` runs. Both are printed with the ratio. The parameter file written for disco-dop is
+``--runs`` runs; ``--copies`` gives other numbers of copies as well (start-up weighs less on a
+longer input, as disco-dop's figure has none). Each is printed with its ratio. The parameter file written for disco-dop is
 kept with its outputs under ``--keep`` (a temporary folder otherwise).
 """
 import argparse
@@ -80,15 +81,16 @@ def run_discodop(args, folder):
     return tokens / seconds, tokens, seconds
 
 
-def run_maltpy(args, folder):
-    """maltpy's whole-process speed on dev x10 (tokens per second, the tokens, the median seconds)."""
+def run_maltpy(args, folder, copies=10):
+    """maltpy's whole-process speed on dev x ``copies`` (tokens per second, the tokens, the median
+    seconds)."""
     with open(os.path.join(args.shared, "data", "alpino", "dev.export"), encoding="utf-8") as f:
         text = f.read()
     head, _, body = text.partition("#BOS ")
-    dev10 = os.path.join(folder, "dev10.export")
+    dev10 = os.path.join(folder, f"dev{copies}.export")
     with open(dev10, "w", encoding="utf-8") as f:
-        f.write(head + ("#BOS " + body) * 10)
-    tokens = sum(1 for line in ("#BOS " + body).splitlines() if line and line[0] not in "#%") * 10
+        f.write(head + ("#BOS " + body) * copies)
+    tokens = sum(1 for line in ("#BOS " + body).splitlines() if line and line[0] not in "#%") * copies
     command = [sys.executable, "-m", "maltpy", "-c", args.model, "-i", dev10, "-o", os.path.join(folder, "out.export"),
                "-j", "1", "-q"] + shlex.split(args.maltpy_options)
     times = []
@@ -109,6 +111,8 @@ def main():
                                                            "alpino.headrules are read there)")
     ap.add_argument("--maltpy-options", default="", help="more flags for maltpy's parse, e.g. '--beam-margin 80'")
     ap.add_argument("--runs", type=int, default=5, help="maltpy runs (the median is reported)")
+    ap.add_argument("--copies", type=int, nargs="+", default=[10], metavar="N",
+                    help="maltpy parses dev N times over (default 10; several: each in turn)")
     ap.add_argument("--keep", metavar="DIR", help="keep disco-dop's files and the inputs here")
     args = ap.parse_args()
     if not os.path.isfile(os.path.join(args.shared, "data", "alpino", "dev.export")):
@@ -117,11 +121,12 @@ def main():
         folder = args.keep or scratch
         os.makedirs(folder, exist_ok=True)
         dd_speed, dd_tokens, dd_seconds = run_discodop(args, folder)
-        mp_speed, mp_tokens, mp_seconds = run_maltpy(args, folder)
+        runs = [(copies, *run_maltpy(args, folder, copies)) for copies in args.copies]
     print(f"disco-dop: {dd_tokens:,} tokens parsed in {dd_seconds:.1f} s (stats.tsv): {dd_speed:,.1f} tokens/s")
-    print(f"maltpy:    {mp_tokens:,} tokens, whole process {mp_seconds:.3f} s (median of {args.runs}): "
-          f"{mp_speed:,.0f} tokens/s")
-    print(f"ratio:     {mp_speed / dd_speed:,.0f} times disco-dop's speed")
+    for copies, mp_speed, mp_tokens, mp_seconds in runs:
+        print(f"maltpy:    dev x{copies}, {mp_tokens:,} tokens, whole process {mp_seconds:.3f} s (median of "
+              f"{args.runs}): {mp_speed:,.0f} tokens/s")
+        print(f"ratio:     {mp_speed / dd_speed:,.0f} times disco-dop's speed")
 
 
 if __name__ == "__main__":
