@@ -1,6 +1,7 @@
 """``maltpy eval``: attachment scores (and UD's for CoNLL-U), EVALB's for bracketed trees, reports."""
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -67,6 +68,7 @@ def cmd_eval(argv):
     a = p.parse_args(argv)
     if a.rounds < 1 or a.differing < 0:
         p.error("--rounds must be at least 1 and --differing at least 0")
+    a.stdin = None      # standard input's bytes, once read (a file named - may be read twice)
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.formats.ptb import is_ptb_path
     discontinuous = a.fmt in DISCONTINUOUS_FORMATS or any(
@@ -77,12 +79,12 @@ def cmd_eval(argv):
         p.error("--param, --disc-only and --cutoff-len score discontinuous trees (.export, .discbracket)")
     if a.constituents or (is_ptb_path(a.gold) and is_ptb_path(a.system)):
         return _eval_constituents(a)
-    fmt = a.fmt or detect_format(a.gold)
-    if not (a.compare or a.report or a.plots) and "-" not in (a.gold, a.system) and _eval_streamed(a, fmt):
+    fmt = a.fmt or detect_format(a.gold if a.gold != "-" else a.system)    # standard input has no name
+    if not (a.compare or a.report or a.plots) and _eval_streamed(a, fmt):
         return
 
     def read(path, need_heads=True):
-        return _read_for_good(read_conll, _decoded(path, a.charset), fmt, need_heads=need_heads)
+        return _read_for_good(read_conll, _decoded(_source(a, path), a.charset), fmt, need_heads=need_heads)
     if fmt == "conllu":     # a system's words may differ from the gold's (from raw text): eval.py aligns them
         gold, system = read(a.gold, False), read(a.system, False)
         # the same words with trees: word k against word k (and maltpy's own figures); else eval.py's way
@@ -95,7 +97,7 @@ def cmd_eval(argv):
         if systems[0][0] == systems[1][0]:
             systems = [(a.system, systems[0][1]), (a.compare, systems[1][1])]
     # scores first: a mismatch between the files stops here with its message
-    scores = [evaluate(gold, s, a.gold, name) for name, s in systems]
+    scores = [evaluate(gold, s, _shown(a.gold), _shown(name)) for name, s in systems]
     comparison = None
     if a.compare:
         from maltpy.evaluation.significance import compare, format_comparison
@@ -115,6 +117,23 @@ def cmd_eval(argv):
         _write_report(a, gold, systems, comparison if not a.no_punct else None)
 
 
+def _shown(path: str) -> str:
+    """A file's name in messages: standard input's is ``<stdin>``, as the readers call it."""
+    return "<stdin>" if path == "-" else path
+
+
+def _source(a, path):
+    """What a reader reads for ``path``: the path, or for ``-`` standard input's bytes, read once
+    and kept, since a file may be read twice (CoNLL-U: its words, then its trees)."""
+    if path != "-":
+        return path
+    if a.stdin is None:
+        a.stdin = sys.stdin.buffer.read()
+    stream = io.BytesIO(a.stdin)
+    stream.name = "<stdin>"
+    return stream
+
+
 def _eval_streamed(a, fmt) -> bool:
     """The figures of two files of the same words with trees, read side by side a thousand
     sentences at a time (flat memory, each file read once), printed as the whole files' are.
@@ -131,8 +150,8 @@ def _eval_streamed(a, fmt) -> bool:
     totals = {}
     try:
         with acyclic():
-            pairs = zip_longest(iter_conll(_decoded(a.gold, a.charset), fmt, need_heads=True),
-                                iter_conll(_decoded(a.system, a.charset), fmt, need_heads=True))
+            pairs = zip_longest(iter_conll(_decoded(_source(a, a.gold), a.charset), fmt, need_heads=True),
+                                iter_conll(_decoded(_source(a, a.system), a.charset), fmt, need_heads=True))
             for part in chunked(pairs, 1000):
                 gold, system = [g for g, _ in part], [s for _, s in part]
                 if None in gold or None in system or (fmt == "conllu" and not _same_words(gold, system)):
@@ -172,7 +191,7 @@ def _eval_aligned(a, gold, system):
                           "--report, --plots and --undirected need the gold file's words")
     from maltpy.evaluation.aligned import aligned_scores, format_aligned
     print(f"CoNLL 2018 shared task (UD's eval.py: the two files' words aligned by their characters)")
-    print(format_aligned(aligned_scores(gold, system, a.gold, a.system)))
+    print(format_aligned(aligned_scores(gold, system, _shown(a.gold), _shown(a.system))))
 
 
 def _eval_discontinuous(a):
@@ -186,13 +205,13 @@ def _eval_discontinuous(a):
     def read(path):
         fmt = a.fmt if a.fmt in ("export", "discbracket") else detect_format(path)
         reader = read_discbracket if fmt == "discbracket" else read_export
-        return _read_for_good(reader, _decoded(path, a.charset))
+        return _read_for_good(reader, _decoded(_source(a, path), a.charset))
     params = read_params(a.param) if a.param else BracketParams()
     if a.disc_only:
         params = dataclasses.replace(params, disc_only=True)
     if a.cutoff_len is not None:
         params = dataclasses.replace(params, cutoff=a.cutoff_len)
-    scores = evaluate_brackets(read(a.gold), read(a.system), params, (a.gold, a.system))
+    scores = evaluate_brackets(read(a.gold), read(a.system), params, (_shown(a.gold), _shown(a.system)))
     print(scores.summary())
 
 
@@ -201,9 +220,9 @@ def _eval_constituents(a):
     from maltpy.evaluation.evalb import evalb, format_evalb
     from maltpy.formats.ptb import iter_ptb
     with acyclic():       # both files a piece at a time, side by side: flat memory
-        result = evalb(iter_ptb(_decoded(a.gold, a.charset), clean=False),
-                       iter_ptb(_decoded(a.system, a.charset), clean=False),
-                       a.ignore_wrapper, names=(a.gold, a.system))
+        result = evalb(iter_ptb(_decoded(_source(a, a.gold), a.charset), clean=False),
+                       iter_ptb(_decoded(_source(a, a.system), a.charset), clean=False),
+                       a.ignore_wrapper, names=(_shown(a.gold), _shown(a.system)))
     for message in result.messages[:10]:
         print(f"maltpy: {message}", file=sys.stderr)
     if len(result.messages) > 10:

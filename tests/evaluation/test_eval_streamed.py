@@ -70,3 +70,32 @@ def test_files_of_other_words_or_lengths_go_the_whole_files_way(tmp_path, capsys
         assert capsys.readouterr().out == ""
         whole = _report(capsys, args, False, monkeypatch)
         assert _report(capsys, args, True, monkeypatch) == whole
+
+
+def test_either_file_may_be_standard_input(tmp_path):
+    """A CoNLL-U file on standard input (read twice by the whole-file path: once for its words,
+    once for its trees) is read once and kept; the gold on standard input takes its format from
+    the system file's name. Both used to fail: "<stdin>: no sentences found", and CoNLL-U read
+    as CoNLL-X."""
+    import subprocess
+    import sys
+    gold = read_conll(os.path.join(EXAMPLES, "toy-text-test.conllu"), "conllu")
+    g, s = tmp_path / "gold.conllu", tmp_path / "system.conllu"
+    g.write_text(format_sentences(gold), encoding="utf-8")
+    s.write_text(format_sentences(_damaged(gold, 1)), encoding="utf-8")
+
+    def run(*args, stdin=None):
+        return subprocess.run([sys.executable, "-m", "maltpy", "eval", *args], input=stdin, capture_output=True,
+                              cwd=tmp_path)
+    named = run(str(g), str(s))
+    assert named.returncode == 0 and b"UPOS" in named.stdout
+    assert run(str(g), "-", stdin=s.read_bytes()).stdout == named.stdout
+    assert run("-", str(s), stdin=g.read_bytes()).stdout == named.stdout
+    # words that differ (the aligned way, which reads each file twice) from standard input too
+    other = [type(x)([r[:1] + ["w" + r[1]] + r[2:] for r in x.rows], x.extra, x.first_line, x.source, "conllu")
+             for x in gold]
+    o = tmp_path / "other.conllu"
+    o.write_text(format_sentences(other), encoding="utf-8")
+    piped, named = run(str(g), "-", stdin=o.read_bytes()), run(str(g), str(o))
+    assert (piped.returncode, piped.stdout) == (named.returncode, named.stdout)
+    assert piped.stderr == named.stderr.replace(str(o).encode(), b"<stdin>") and b"do not spell" in piped.stderr
