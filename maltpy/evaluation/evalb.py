@@ -22,8 +22,8 @@ quote tokens tagged differently in the two files), this module goes on and repor
 from __future__ import annotations
 
 from collections import Counter
-from itertools import zip_longest
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import List, Sequence, Tuple
 
 from maltpy.errors import MaltpyError
