@@ -147,7 +147,9 @@ def _eval_streamed(a, fmt) -> bool:
     from maltpy.evaluation.official import format_official, official_scores, official_tag_scores
     from maltpy.evaluation.scores import evaluate, format_scores
     from maltpy.formats.conll import iter_conll
+    from maltpy.progress import progress_bar
     totals = {}
+    bar = progress_bar(None, "scoring", True)       # in a terminal only
     try:
         with acyclic():
             pairs = zip_longest(iter_conll(_decoded(_source(a, a.gold), a.charset), fmt, need_heads=True),
@@ -156,6 +158,8 @@ def _eval_streamed(a, fmt) -> bool:
                 gold, system = [g for g, _ in part], [s for _, s in part]
                 if None in gold or None in system or (fmt == "conllu" and not _same_words(gold, system)):
                     return False
+                if bar:
+                    bar.update(len(part))
                 figures = {("maltpy", k): v for k, v in evaluate(gold, system).items()}
                 if fmt == "conllu":
                     figures.update({("official", k): v for k, v in official_scores(gold, system).items()})
@@ -167,6 +171,9 @@ def _eval_streamed(a, fmt) -> bool:
                         totals[key] = value
     except MaltpyError:
         return False
+    finally:
+        if bar:
+            bar.close()
     if not totals:
         return False
     print(format_scores({k: v for (kind, k), v in totals.items() if kind == "maltpy"}, undirected=a.undirected))

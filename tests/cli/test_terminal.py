@@ -61,6 +61,17 @@ def test_a_conversion_on_a_terminal_counts_what_it_converts(monkeypatch, tmp_pat
     assert terminal.getvalue().count("converting:") == 1
 
 
+def test_scoring_on_a_terminal_draws_a_bar_and_prints_the_figures(monkeypatch, capsys):
+    """maltpy eval in a terminal: a bar on standard error while it reads, the figures on standard
+    output as in a pipe."""
+    terminal = on_terminal(monkeypatch)
+    monkeypatch.setenv("COLUMNS", "100")
+    gold = os.path.join(EXAMPLES, "toy-test.conll")
+    assert main(["eval", gold, gold]) == 0
+    assert "scoring: 0sent" in terminal.getvalue()
+    assert "LAS" in capsys.readouterr().out
+
+
 class TerminalInput(io.BytesIO):
     """Standard input as a terminal that a user types a sentence into."""
 
