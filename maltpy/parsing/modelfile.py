@@ -44,14 +44,23 @@ def write_model(f, header: dict, arrays: dict) -> None:
     header = dict(header, magic=MAGIC, format_version=FORMAT_VERSION, arrays=sorted(arrays))
     # deflate's fastest level: saving is four times faster for a few per cent more bytes
     # (docs/benchmarks.md, "Figures behind choices in the code")
-    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as z:
-        z.writestr(HEADER, json.dumps(header, ensure_ascii=False))
+    with zipfile.ZipFile(f, "w") as z:
+        z.writestr(_member(HEADER), json.dumps(header, ensure_ascii=False), zipfile.ZIP_DEFLATED, 1)
         for name, arr in arrays.items():
             buf = io.BytesIO()
             np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
             data = buf.getvalue()
-            z.writestr(f"arrays/{name}.npy", data,
-                       compress_type=zipfile.ZIP_DEFLATED if _deflate_pays(data) else zipfile.ZIP_STORED)
+            z.writestr(_member(f"arrays/{name}.npy"), data,
+                       zipfile.ZIP_DEFLATED if _deflate_pays(data) else zipfile.ZIP_STORED, 1)
+
+
+def _member(name: str) -> zipfile.ZipInfo:
+    """A member of a model file, dated at the zip format's epoch rather than now: the same model
+    makes the same bytes whenever it is written (zip keeps times to two seconds, so a model
+    written twice used to differ now and then)."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = 0o600 << 16        # what writestr gives a member named by a string
+    return info
 
 
 #: an array is deflated when that keeps at most this share of its bytes, else stored as it is

@@ -35,6 +35,20 @@ def test_noise_is_stored_and_what_deflates_well_is_deflated(tmp_path):
         assert back[name].dtype == arr.dtype and np.array_equal(back[name], arr)
 
 
+def test_the_same_model_makes_the_same_bytes_whenever_it_is_written(monkeypatch):
+    """Model files do not hold the time they were written (zip's member times, to two seconds,
+    made a model written twice differ now and then: a round-trip test failed by the clock)."""
+    import zipfile as zipfile_module
+
+    from maltpy.parsing.modelfile import model_bytes
+    arrays = {"noise": np.random.default_rng(0).normal(size=5_000).astype(np.float32), "tiny": np.arange(3)}
+    made = []
+    for now in (1_000_000_000.0, 1_000_000_003.0):      # three seconds apart
+        monkeypatch.setattr(zipfile_module.time, "time", lambda: now)
+        made.append(model_bytes({"what": "test"}, arrays))
+    assert made[0] == made[1]
+
+
 def test_arrays_not_wanted_are_not_read(tmp_path):
     """``wanted`` leaves the other members unread: one damaged beyond reading does not matter."""
     arrays = {"a": np.arange(5_000, dtype=np.int64), "b": np.arange(7, dtype=np.int32)}
