@@ -9,6 +9,10 @@ from maltpy.cli.common import ArgumentParser, _decoded, _read_for_good
 from maltpy.errors import MaltpyError
 
 
+#: the line between maltpy's figures and eval.py's in the report of CoNLL-U files
+OFFICIAL_NOTE = "(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)"
+
+
 def cmd_eval(argv):
     from maltpy.evaluation.scores import evaluate, format_scores
     from maltpy.formats.conll import detect_format, read_conll
@@ -107,7 +111,7 @@ def cmd_eval(argv):
         print(format_scores(scores[0], undirected=a.undirected))
     if fmt == "conllu":
         from maltpy.evaluation.official import format_official, official_scores, official_tag_scores
-        print("(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)")
+        print(OFFICIAL_NOTE)
         for name, system in systems:
             if len(systems) > 1:
                 print(name)
@@ -148,7 +152,7 @@ def _eval_streamed(a, fmt) -> bool:
     from maltpy.evaluation.scores import evaluate, format_scores
     from maltpy.formats.conll import iter_conll
     from maltpy.progress import progress_bar
-    totals = {}
+    totals = None       # maltpy's figures, and for CoNLL-U eval.py's and its tag figures: name -> counts
     bar = progress_bar(None, "scoring", True)       # in a terminal only
     try:
         with acyclic():
@@ -160,27 +164,26 @@ def _eval_streamed(a, fmt) -> bool:
                     return False
                 if bar:
                     bar.update(len(part))
-                figures = {("maltpy", k): v for k, v in evaluate(gold, system).items()}
+                figures = [evaluate(gold, system)]
                 if fmt == "conllu":
-                    figures.update({("official", k): v for k, v in official_scores(gold, system).items()})
-                    figures.update({("tags", k): v for k, v in official_tag_scores(gold, system).items()})
-                for key, value in figures.items():
-                    if key in totals:
-                        totals[key] += value
-                    else:
-                        totals[key] = value
+                    figures += [official_scores(gold, system), official_tag_scores(gold, system)]
+                if totals is None:
+                    totals = figures
+                    continue
+                for total, more in zip(totals, figures):
+                    for name, counts in more.items():
+                        total[name] += counts
     except MaltpyError:
         return False
     finally:
         if bar:
             bar.close()
-    if not totals:
+    if totals is None:
         return False
-    print(format_scores({k: v for (kind, k), v in totals.items() if kind == "maltpy"}, undirected=a.undirected))
+    print(format_scores(totals[0], undirected=a.undirected))
     if fmt == "conllu":
-        print("(above: maltpy's figures, whole labels as written, nsubj:pass apart from nsubj)")
-        print(format_official({k: v for (kind, k), v in totals.items() if kind == "official"},
-                              {k: v for (kind, k), v in totals.items() if kind == "tags"}))
+        print(OFFICIAL_NOTE)
+        print(format_official(totals[1], totals[2]))
     return True
 
 

@@ -49,11 +49,13 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
     from maltpy.components import COMPONENTS, TaggerComponent, TokenizerComponent, load as load_pipeline
     # what the model file holds, run in order (-m tag leaves its parser unread; -m tag and -m parse
     # leave its tokenizer unread where the input is not raw text; -m tokenize all but its tokenizer)
-    only = None if _may_be_text(settings) else tuple(name for name in COMPONENTS if name != TokenizerComponent.name)
+    text = _may_be_text(settings)
     if tokenize_only:
         only = (TokenizerComponent.name,)
-    if tag_only:
-        only = (TokenizerComponent.name, TaggerComponent.name) if _may_be_text(settings) else (TaggerComponent.name,)
+    elif tag_only:
+        only = (TokenizerComponent.name, TaggerComponent.name) if text else (TaggerComponent.name,)
+    else:
+        only = None if text else tuple(name for name in COMPONENTS if name != TokenizerComponent.name)
     pipeline = _read_for_good(load_pipeline, settings.model, only, **overrides)   # lives until the command ends
     if tag_only:
         pipeline = _taggers_of(pipeline, settings.model)

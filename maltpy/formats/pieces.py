@@ -39,16 +39,17 @@ def line_pieces(stream, block_size: int, ends_after: Optional[bytes] = None,
     ``#BOS`` a line that starts with ``#EOS`` always closes a sentence or is an error; before it
     the line is the header's). The last piece is what is left, whole lines or not; the pieces put
     together are the stream's bytes."""
-    opened = [opened_by is None]
+    opened = opened_by is None
 
     def cut(data: bytes) -> int:
+        nonlocal opened
         not_before = 0
-        if not opened[0]:
+        if not opened:
             not_before = _line_start(data, opened_by)
             if not_before < 0:
                 return 0
         at = _cut(data, ends_after, not_before)
-        opened[0] = opened[0] or at > 0
+        opened = opened or at > 0
         return at
     return cut_pieces(stream, block_size, cut)
 
