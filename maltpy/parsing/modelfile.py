@@ -21,8 +21,16 @@ from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.output import open_output
 
 MAGIC = "maltpy-model"
-FORMAT_VERSION = 1
+#: version 2 writes integer arrays narrowed (see :func:`narrowed`); version 1 files read as before
+FORMAT_VERSION = 2
+READS_VERSIONS = (1, 2)
 HEADER = "maltpy.json"
+#: the header's record of the arrays written narrower than they are: name -> [dtype, "values" or
+#: "deltas"]
+NARROWED = "narrowed"
+#: the integer types an array may be restored to
+_INTEGER_TYPES = {np.dtype(t).name: np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64,
+                                                           np.uint8, np.uint16, np.uint32, np.uint64)}
 
 
 def save_model(path: str, header: dict, arrays: dict) -> None:
@@ -41,17 +49,85 @@ def model_bytes(header: dict, arrays: dict) -> bytes:
 
 def write_model(f, header: dict, arrays: dict) -> None:
     """Header and arrays as a model file into the binary stream ``f``."""
+    stored, narrow = {}, {}
+    for name, arr in arrays.items():
+        stored[name], how = narrowed(np.ascontiguousarray(arr))
+        if how is not None:
+            narrow[name] = [np.asarray(arr).dtype.name, how]
     header = dict(header, magic=MAGIC, format_version=FORMAT_VERSION, arrays=sorted(arrays))
+    if narrow:
+        header[NARROWED] = narrow
     # deflate's fastest level: saving is four times faster for a few per cent more bytes
     # (docs/benchmarks.md, "Figures behind choices in the code")
     with zipfile.ZipFile(f, "w") as z:
         z.writestr(_member(HEADER), json.dumps(header, ensure_ascii=False), zipfile.ZIP_DEFLATED, 1)
-        for name, arr in arrays.items():
+        for name, arr in stored.items():
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arr), allow_pickle=False)
+            np.lib.format.write_array(buf, arr, allow_pickle=False)
             data = buf.getvalue()
             z.writestr(_member(f"arrays/{name}.npy"), data,
                        zipfile.ZIP_DEFLATED if _deflate_pays(data) else zipfile.ZIP_STORED, 1)
+
+
+def _narrowest(lo: int, hi: int) -> np.dtype:
+    """The smallest integer type that holds every value from ``lo`` to ``hi``."""
+    return np.promote_types(np.min_scalar_type(lo), np.min_scalar_type(hi))
+
+
+def narrowed(arr: np.ndarray):
+    """``(array as written, how)``: an integer array in the narrowest type that holds its values
+    (``how`` "values"), or, where it never falls (row pointers, offsets), its first value and the
+    steps after it, narrower still ("deltas"); anything else as it is (``how`` None). Inflating
+    is most of a model's loading, and it goes by the bytes inflated: a parser's row pointers are
+    8 bytes a row as int64 and mostly 1 as steps (docs/benchmarks.md)."""
+    if arr.dtype.kind not in "iu" or arr.size == 0 or arr.dtype.name not in _INTEGER_TYPES:
+        return arr, None
+    lo, hi = int(arr.min()), int(arr.max())
+    best, how = _narrowest(lo, hi), "values"
+    if arr.ndim == 1 and len(arr) > 1 and hi < 2 ** 63:
+        steps = np.diff(arr.astype(np.int64))
+        if steps.min() >= 0:
+            by_steps = _narrowest(0, max(int(steps.max()), lo))
+            if lo >= 0 and by_steps.itemsize < best.itemsize:
+                out = np.empty(len(arr), dtype=by_steps)
+                out[0] = lo
+                out[1:] = steps
+                return out, "deltas"
+    if best.itemsize >= arr.dtype.itemsize:
+        return arr, None
+    return arr.astype(best), how
+
+
+def _narrow_records(narrow, names) -> dict:
+    """The header's record of narrowed arrays, checked: each one of ``names``, as [an integer
+    type's name, "values" or "deltas"]."""
+    if not isinstance(narrow, dict) or not all(
+            name in names and isinstance(r, list) and len(r) == 2 and isinstance(r[0], str)
+            and r[0] in _INTEGER_TYPES and r[1] in ("values", "deltas") for name, r in narrow.items()):
+        raise ValueError("the header's record of narrowed arrays is damaged")
+    return narrow
+
+
+def widened(arr: np.ndarray, record, name: str) -> np.ndarray:
+    """An array as :func:`narrowed` wrote it, back in its own type (``record``: the header's
+    ``[dtype, how]`` for it, checked by :func:`_narrow_records`)."""
+    target = _INTEGER_TYPES[record[0]]
+    if arr.dtype.kind not in "iu" or arr.dtype.itemsize > target.itemsize:
+        raise ValueError(f"array {name} is {arr.dtype}, which does not widen to {target}")
+    if record[1] == "values":
+        if arr.size and (int(arr.min()) < np.iinfo(target).min or int(arr.max()) > np.iinfo(target).max):
+            raise ValueError(f"array {name} holds values that do not fit {target}")
+        return arr.astype(target)
+    if arr.ndim != 1 or (arr.size and (arr.dtype.kind != "u" or arr.dtype.itemsize > 4)):
+        raise ValueError(f"array {name} is not the steps of a column")
+    # at most 2**32 a step: the sum of fewer than 2**31 of them fits an int64, and is checked
+    # against the type it widens to
+    if len(arr) >= 2 ** 31:
+        raise ValueError(f"array {name} is too long")
+    total = np.cumsum(arr, dtype=np.int64)
+    if total.size and (int(total[-1]) > np.iinfo(target).max):
+        raise ValueError(f"array {name} holds values that do not fit {target}")
+    return total.astype(target, copy=False)
 
 
 def _member(name: str) -> zipfile.ZipInfo:
@@ -137,14 +213,15 @@ def load_model(path, records=None, data=None, wanted=None):
             if not isinstance(header, dict) or header.get("magic") != MAGIC:
                 raise ModelFileError(f"{path}: not a maltpy model")
             version = header.get("format_version")
-            if version != FORMAT_VERSION:
+            if version not in READS_VERSIONS or isinstance(version, bool):
                 raise ModelFileError(
                     f"{path}: model format version {version} is not supported by this maltpy "
-                    f"(it reads version {FORMAT_VERSION}); retrain the model or use the maltpy "
+                    f"(it reads versions {', '.join(map(str, READS_VERSIONS))}); retrain the model or use the maltpy "
                     f"version {header.get('maltpy_version', '?')} that wrote it")
             names = header.get("arrays")
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 raise ModelFileError(f"{path}: the header's array list is damaged")
+            narrow = _narrow_records(header.get(NARROWED, {}), set(names))
             if wanted is not None:
                 chosen = wanted(header)
                 names = [n for n in names if n in chosen]
@@ -158,8 +235,10 @@ def load_model(path, records=None, data=None, wanted=None):
                         member = z.getinfo(f"arrays/{name}.npy")
                         with z.open(member) as f:
                             arrays[name] = _read_npy(f, member.file_size)
+                        if name in narrow:
+                            arrays[name] = widened(arrays[name], narrow[name], name)
                 for record, (dtype, fields) in plan.items():
-                    arrays[record] = _read_fields(z, dtype, fields)
+                    arrays[record] = _read_fields(z, dtype, fields, narrow)
     except ModelFileError:
         raise
     except PermissionError:
@@ -216,10 +295,13 @@ def _npy_header(f, size: int):
     return shape, fortran, dtype
 
 
-def _read_fields(z, dtype, fields: dict) -> np.ndarray:
+def _read_fields(z, dtype, fields: dict, narrow=None) -> np.ndarray:
     """One-dimensional arrays of the zip ``z`` (``fields``: record field -> array name) read into
     the fields of one record array of ``dtype``, without a whole copy of any of them: each is
-    inflated and converted a piece at a time."""
+    inflated and converted a piece at a time (``narrow``: the header's record of the arrays
+    written narrower, :func:`narrowed`; values in a narrower type need nothing more, steps are
+    summed when the field is full)."""
+    narrow = narrow or {}
     members = {field: z.getinfo(f"arrays/{name}.npy") for field, name in fields.items()}
     opened = {field: z.open(member) for field, member in members.items()}
     try:
@@ -259,6 +341,13 @@ def _read_fields(z, dtype, fields: dict) -> np.ndarray:
                 pos += len(piece)
             if f.read(1):
                 raise ValueError("array data longer than its header says")
+            if narrow.get(fields[field], (None, None))[1] == "deltas":
+                if info is None or stored.kind != "u" or stored.itemsize > 4:
+                    raise ValueError(f"array {fields[field]} is not the steps of a column")
+                total = np.cumsum(column, dtype=np.int64)
+                if total.size and int(total[-1]) > info.max:
+                    raise ValueError(f"array {fields[field]} holds values that do not fit {dtype[field]}")
+                column[:] = total
         return out
     finally:
         for f in opened.values():

@@ -5,6 +5,8 @@ import zipfile
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maltpy.errors import ModelFileError
 from maltpy.parsing.modelfile import DEFLATE_WHEN, load_model, save_model
@@ -51,7 +53,8 @@ def test_the_same_model_makes_the_same_bytes_whenever_it_is_written(monkeypatch)
 
 def test_arrays_not_wanted_are_not_read(tmp_path):
     """``wanted`` leaves the other members unread: one damaged beyond reading does not matter."""
-    arrays = {"a": np.arange(5_000, dtype=np.int64), "b": np.arange(7, dtype=np.int32)}
+    # values that neither narrow nor deflate: the damage lands in the member's own bytes
+    arrays = {"a": np.random.default_rng(0).integers(0, 2 ** 62, 5_000), "b": np.arange(7, dtype=np.int32)}
     path = _saved(tmp_path, arrays)
     with pytest.raises(ModelFileError, match="corrupt"):
         load_model(_damaged(path, tmp_path, "arrays/a.npy"))
@@ -198,3 +201,86 @@ def test_symbol_tables_that_are_not_distinct_strings_are_refused_on_one_line(dam
     with pytest.raises(ModelFileError, match="token_tables must hold lists of distinct strings") as e:
         Parser.from_bytes(_with_header(data, lambda h: damage(next(t for t in h["token_tables"] if t))))
     assert "\n" not in str(e.value)
+
+
+INTEGER_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@st.composite
+def integer_arrays(draw):
+    """An integer array of any width, its values anywhere in its type's range or near 0, sorted
+    (row pointers, offsets) or not, or empty."""
+    dtype = np.dtype(draw(st.sampled_from(INTEGER_TYPES)))
+    info = np.iinfo(dtype)
+    span = draw(st.sampled_from([(info.min, info.max), (max(info.min, -3), min(info.max, 300)), (0, 1)]))
+    values = draw(st.lists(st.integers(*span), max_size=60))
+    arr = np.array(values, dtype=dtype)
+    return np.sort(arr) if draw(st.booleans()) else arr
+
+
+@settings(max_examples=300, deadline=None)
+@given(arrays=st.lists(integer_arrays(), min_size=1, max_size=4), as_record=st.booleans())
+def test_integer_arrays_come_back_as_they_were_written(arrays, as_record):
+    """Integer arrays are written in the narrowest type that holds them (or as their steps, where
+    they never fall) and read back in their own type, value for value; also as a record's field."""
+    from maltpy.parsing.modelfile import model_bytes
+    named = {f"a{i}": a for i, a in enumerate(arrays)}
+    data = model_bytes({"what": "test"}, named)
+    _, back = load_model("<bytes>", data=data)
+    for name, arr in named.items():
+        assert back[name].dtype == arr.dtype and np.array_equal(back[name], arr)
+    arr = arrays[0]
+    if as_record and arr.ndim == 1 and (not arr.size or (arr.min() >= -2 ** 31 and arr.max() < 2 ** 31)):
+        data = model_bytes({"what": "test"}, {"c": arr, "v": np.zeros(len(arr), np.float32)})
+        _, back = load_model("<bytes>", data=data, records=_fields)
+        assert np.array_equal(back["rec"]["cls"], arr)
+
+
+def test_row_pointers_are_written_a_byte_a_row():
+    """A parser's row pointers (int64, small steps) take a byte a row in the file, and its
+    classes (few) a byte each: the bytes inflated on loading, most of it."""
+    import io
+    from maltpy.parsing.modelfile import model_bytes
+    rng = np.random.default_rng(0)
+    indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 20, 100_000))]).astype(np.int64)
+    cols = rng.integers(0, 126, int(indptr[-1])).astype(np.uint16)
+    with zipfile.ZipFile(io.BytesIO(model_bytes({"what": "test"}, {"indptr": indptr, "cols": cols}))) as z:
+        sizes = {i.filename: i.file_size for i in z.infolist()}
+    assert sizes["arrays/indptr.npy"] < len(indptr) + 200
+    assert sizes["arrays/cols.npy"] < len(cols) + 200
+
+
+def test_a_file_of_format_version_1_is_read():
+    """Files written before arrays were narrowed (format version 1) read as they always did."""
+    import io
+    import json
+    out = io.BytesIO()
+    arr = np.arange(1_000, dtype=np.int64)
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("maltpy.json", json.dumps({"magic": "maltpy-model", "format_version": 1, "arrays": ["a"]}))
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, arr)
+        z.writestr("arrays/a.npy", buf.getvalue())
+    _, back = load_model("<bytes>", data=out.getvalue())
+    assert back["a"].dtype == np.int64 and np.array_equal(back["a"], arr)
+
+
+@pytest.mark.parametrize("record", [
+    ["object", "values"], ["int64", "squeezed"], "int64", ["int64"], ["float64", "values"],
+    ["int8", "values"],            # narrower than the array as written
+])
+def test_a_damaged_record_of_narrowed_arrays_is_refused_on_one_line(record):
+    from maltpy.parsing.modelfile import model_bytes
+    data = model_bytes({"what": "test"}, {"a": np.random.default_rng(0).permutation(1_000)})    # as uint16
+    for change in (lambda h: h["narrowed"].update(a=record), lambda h: h["narrowed"].update(b=["int64", "values"])):
+        with pytest.raises(ModelFileError, match="corrupt or truncated") as e:
+            load_model("<bytes>", data=_with_header(data, change))
+        assert "\n" not in str(e.value)
+
+
+def test_steps_that_would_overflow_their_type_are_refused():
+    from maltpy.parsing.modelfile import model_bytes
+    data = model_bytes({"what": "test"}, {"a": np.array([0, 200, 400], dtype=np.int16)})
+    assert load_model("<bytes>", data=data)[1]["a"].tolist() == [0, 200, 400]
+    with pytest.raises(ModelFileError, match="do not fit"):
+        load_model("<bytes>", data=_with_header(data, lambda h: h["narrowed"].update(a=["int8", "deltas"])))
