@@ -160,8 +160,11 @@ LONG_SENTENCE = 2000
 #: its int counters
 QUADRATIC_MAX_WORDS = 40_000
 #: a beam copies each configuration it keeps at every step, which costs B * n per move and so
-#: grows with the square of a sentence's length (23,000 words: 2 s at B = 8)
+#: grows with the square of a sentence's length (EWT's beam model, 2026-11-29: 10,000 words in
+#: 10 s at B = 64, 50,000 in 26 s at B = 8, most of it copying)
 BEAM_MAX_WORDS = 100_000
+#: ... and a sentence longer than this draws a warning from a beam, as from a quadratic system
+BEAM_LONG_SENTENCE = 5_000
 #: ... and with a quadratic system the histories it copies are themselves quadratic
 BEAM_QUADRATIC_MAX_WORDS = 4_000
 
@@ -182,7 +185,8 @@ def check_sentence_lengths(offsets, system_cls, training: bool, beam_width: int 
     """Refuse (:class:`~maltpy.errors.MaltpyError`, naming the sentence by ``where(k)``) a
     sentence longer than :func:`max_words`, and warn (:class:`~maltpy.errors.MaltpyWarning`)
     when one has more than :data:`LONG_SENTENCE` words and ``system_cls`` makes quadratically
-    many decisions (unless not ``warn``); True when it warned (once per input is enough)."""
+    many decisions, or more than :data:`BEAM_LONG_SENTENCE` under a beam (unless not ``warn``);
+    True when it warned (once per input is enough)."""
     lengths = np.diff(np.asarray(offsets)) - 1
     if not len(lengths):
         return False
@@ -200,15 +204,21 @@ def check_sentence_lengths(offsets, system_cls, training: bool, beam_width: int 
             f"{what} has {n:,} words, more than the {limit:,} that {system_cls.name}"
             f"{f' with -b {beam_width}' if beam_width > 1 else ''} parses ({why}): split it into sentences "
             "(were the blank lines between them lost?) or use a linear system greedily (nivreeager, stacklazy, 2planar)")
-    if not warn or not system_cls.quadratic or n <= LONG_SENTENCE:
+    quadratic = system_cls.quadratic and n > LONG_SENTENCE
+    if not warn or not (quadratic or (beam_width > 1 and n > BEAM_LONG_SENTENCE)):
         return False
     import warnings
     from maltpy.errors import MaltpyWarning
+    if quadratic:
+        why = (f"{system_cls.name} compares each word with every word before it, up to {n * (n + 1) // 2:,} "
+               "decisions for this sentence alone, which can take minutes and gigabytes")
+        cure = "nivreeager, stacklazy or 2planar are linear"
+    else:
+        why = (f"a beam of {beam_width} copies each configuration it keeps, of all {n:,} words, at every "
+               "move, which grows with the square of the sentence's length and can take minutes")
+        cure = "greedy search (-b 1) is linear"
     warnings.warn(MaltpyWarning(
-        f"{what} has {n:,} words: "
-        f"{system_cls.name} compares each word with every word before "
-        f"it, up to {n * (n + 1) // 2:,} decisions for this sentence alone, which can take minutes and gigabytes "
-        "(an input whose blank lines between sentences were lost?); nivreeager, stacklazy or 2planar are linear"),
+        f"{what} has {n:,} words: {why} (an input whose blank lines between sentences were lost?); {cure}"),
         stacklevel=4)
     return True
 

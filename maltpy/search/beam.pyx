@@ -267,10 +267,12 @@ cdef inline bint hist_room(Item* it, int need) noexcept nogil:
     return True
 
 
-cdef int agendas_select(Agendas* r, Step step, int n_cand, const int* gold_cls) noexcept nogil:
+cdef int agendas_select(Agendas* r, Step step, int n_cand, const int* gold_cls, bint histories) noexcept nogil:
     """The best candidates become the next agenda (then the current one); how many (0 when
     memory runs out). ``gold_cls``: the gold sequence's class at this round (training; NULL
-    otherwise)."""
+    otherwise). ``histories``: each item keeps the classes of its decisions (training replays
+    them; parsing reads the configurations only, and copying histories of some 2n classes
+    was a seventh of what a copy of an item moved)."""
     cdef int k = top_candidates(r.cand, n_cand, r.width, r.top), q
     cdef Item* it
     cdef Item* parent
@@ -294,21 +296,23 @@ cdef int agendas_select(Agendas* r, Step step, int n_cand, const int* gold_cls) 
             h, cap = it.hist, it.cap_hist
             it.hist, it.cap_hist = parent.hist, parent.cap_hist
             parent.hist, parent.cap_hist = h, cap
-            if not hist_room(it, parent.n_hist + 1):
+            if histories and not hist_room(it, parent.n_hist + 1):
                 return 0
         else:
             state_copy(&it.s, &parent.s)
-            if not hist_room(it, parent.n_hist + 1):
-                return 0
-            memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
+            if histories:
+                if not hist_room(it, parent.n_hist + 1):
+                    return 0
+                memcpy(it.hist, parent.hist, sizeof(int) * parent.n_hist)
         it.n_hist = parent.n_hist
         it.score = r.top[q].score
         it.done = parent.done
         it.gold = parent.gold and (r.top[q].cls < 0 or (gold_cls != NULL and r.top[q].cls == gold_cls[0]))
         if r.top[q].cls >= 0:
             step.apply(&it.s, r.top[q].cls, NULL, &r.ws)
-            it.hist[it.n_hist] = r.top[q].cls
-            it.n_hist += 1
+            if histories:
+                it.hist[it.n_hist] = r.top[q].cls
+                it.n_hist += 1
     tmp = r.cur
     r.cur = r.nxt
     r.nxt = tmp
@@ -368,7 +372,7 @@ def beam_parse(Step step, Corpus corpus, int width, progress=None, int nbest=0, 
                 n_cand = agendas_expand(ag, step, &sent, n_items, &all_done, temperature, margin)
                 if all_done:
                     break
-                n_items = agendas_select(ag, step, n_cand, NULL)
+                n_items = agendas_select(ag, step, n_cand, NULL, False)
                 if n_items == 0:
                     ok = False
                     break
@@ -558,7 +562,7 @@ cdef void search_sentence(Step step, Corpus corpus, Py_ssize_t k, const int* gh,
             gold_score += ag.ds[gold_item].scores[gcls]
         if all_done:
             break
-        n_items = agendas_select(ag, step, n_cand, &gcls if gcls >= 0 else NULL)
+        n_items = agendas_select(ag, step, n_cand, &gcls if gcls >= 0 else NULL, True)
         if n_items == 0:
             out.failed = True
             return

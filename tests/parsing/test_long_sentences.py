@@ -98,3 +98,31 @@ def test_what_would_take_hours_is_refused_in_one_line(tmp_path, capsys, trained,
         check_sentence_lengths([0, limit + 1], SYSTEMS[name], training=False, beam_width=beam)
         with pytest.raises(MaltpyError, match=f"{limit + 1:,} words"):
             check_sentence_lengths([0, limit + 2], SYSTEMS[name], training=False, beam_width=beam)
+
+
+def test_a_beam_warns_of_a_long_sentence_once_and_parses_it(tmp_path, capsys, trained):
+    """Past BEAM_LONG_SENTENCE words a beam's copies of its configurations dominate (they grow
+    with the square of the length): a warning says so and where, and the sentence is parsed."""
+    from maltpy.parsing.encode import BEAM_LONG_SENTENCE
+    linear = SYSTEMS["nivreeager"]
+    for beam, n, warns in ((4, BEAM_LONG_SENTENCE + 1, True), (4, BEAM_LONG_SENTENCE, False),
+                           (1, BEAM_LONG_SENTENCE + 1, False)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert check_sentence_lengths([0, 3, 3 + n + 1], linear, training=False, beam_width=beam) == warns
+        assert len(caught) == warns
+        if warns:
+            assert f"{n:,} words" in str(caught[0].message) and "-b 1" in str(caught[0].message)
+    model, src, out = str(tmp_path / "m.mpz"), str(tmp_path / "long.conll"), str(tmp_path / "out.conll")
+    trained["nivreeager"].save(model)
+    _write(src, BEAM_LONG_SENTENCE + 1)
+    with open(src) as f:
+        text = "1\tDogs\t_\tN\tNN\t_\t_\t_\t_\t_\n\n" + f.read() + "1\tCats\t_\tN\tNN\t_\t_\t_\t_\t_\n\n"
+    with open(src, "w") as f:
+        f.write(text)
+    assert main(["-c", model, "-i", src, "-o", out, "-b", "4"]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if "words:" in line]
+    assert len(err) == 1 and "long.conll:3:" in err[0] and f"{BEAM_LONG_SENTENCE + 1:,} words" in err[0], err
+    heads = [int(line.split("\t")[6]) for line in open(out) if line.strip()]
+    assert len(heads) == BEAM_LONG_SENTENCE + 3
+    assert is_forest([-1] + heads[1:-1])
