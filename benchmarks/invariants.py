@@ -68,17 +68,25 @@ def _sha(data: bytes) -> str:
 
 
 def _model_digests(path) -> dict:
-    """SHA-256 of every array of a model file (a path or a file object), and its header with the
-    run's figures left out; a model file inside it (-dir both's right-to-left parser) is taken
+    """SHA-256 of every array of a model file (a path or a file object), as loading reads it (a
+    narrowed array widened back: the bytes a version-1 file held), and its header with the run's
+    figures and the storage format left out; a model file inside it (-dir both's right-to-left parser) is taken
     apart the same way, its entries named ``arrays/reverse_model.npy::...``."""
+    import numpy as np
+    from maltpy.parsing.modelfile import HEADER, NARROWED, widened
     out = {}
     with zipfile.ZipFile(path) as z:
+        narrowed = json.loads(z.read(HEADER)).get(NARROWED, {})
         for name in sorted(z.namelist()):
             data = z.read(name)
             if name.endswith(".json"):
                 header = json.loads(data)
                 header.pop("train_stats", None)      # training time varies
                 header.pop("arrays", None)           # the array list: compared array by array
+                # how the arrays are stored (format version 2 narrows integer arrays): their
+                # values are compared, as they are read
+                header.pop("format_version", None)
+                header.pop(NARROWED, None)
                 header.get("combination", {}).pop("seconds", None)
                 out[name] = header                   # compared key by key (_compare_models)
             elif name == "arrays/reverse_model.npy":
@@ -86,6 +94,12 @@ def _model_digests(path) -> dict:
                 inner = np.load(io.BytesIO(data), allow_pickle=False).tobytes()
                 out.update({f"{name}::{k}": v for k, v in _model_digests(io.BytesIO(inner)).items()})
             else:
+                array = name[len("arrays/"):-len(".npy")]
+                if array in narrowed:       # the array as read, written as the writer had it
+                    buf = io.BytesIO()
+                    np.lib.format.write_array(buf, widened(np.load(io.BytesIO(data), allow_pickle=False),
+                                                           narrowed[array], array), allow_pickle=False)
+                    data = buf.getvalue()
                 out[name] = _sha(data)
     return out
 
@@ -95,9 +109,11 @@ def _compare_models(before: dict, after: dict):
     may add an array or a setting (older files without them still load) without changing what the
     older one held: settings are compared over the older file's keys."""
     def same_value(key, old, new):
-        if isinstance(old, dict) and isinstance(new, dict):     # the header
+        if isinstance(old, dict) and isinstance(new, dict):     # the header (a manifest saved
+            # before format version 2 kept its version among the values)
             return all(k in new and (new[k] == v if k != "settings"
-                                     else all(new[k].get(s) == x for s, x in v.items())) for k, v in old.items())
+                                     else all(new[k].get(s) == x for s, x in v.items()))
+                       for k, v in old.items() if k != "format_version")
         return old == new
     same = bool(before) and all(same_value(name, value, after.get(name)) for name, value in before.items())
     return same, sorted(name for name in after if name not in before)
