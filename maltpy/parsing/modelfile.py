@@ -84,15 +84,16 @@ def narrowed(arr: np.ndarray):
         return arr, None
     lo, hi = int(arr.min()), int(arr.max())
     best, how = _narrowest(lo, hi), "values"
-    if arr.ndim == 1 and len(arr) > 1 and hi < 2 ** 63:
-        steps = np.diff(arr.astype(np.int64))
-        if steps.min() >= 0:
-            by_steps = _narrowest(0, max(int(steps.max()), lo))
-            if lo >= 0 and by_steps.itemsize < best.itemsize:
-                out = np.empty(len(arr), dtype=by_steps)
-                out[0] = lo
-                out[1:] = steps
-                return out, "deltas"
+    # (a byte an entry to rule out the classes of a rich model, tens of millions of them; the
+    # steps of a non-decreasing array of values from 0 fit its own type)
+    if arr.ndim == 1 and len(arr) > 1 and 0 <= lo and hi < 2 ** 63 and bool(np.all(arr[1:] >= arr[:-1])):
+        steps = np.diff(arr)
+        by_steps = _narrowest(0, max(int(steps.max()), lo))
+        if by_steps.itemsize < best.itemsize:
+            out = np.empty(len(arr), dtype=by_steps)
+            out[0] = lo
+            out[1:] = steps
+            return out, "deltas"
     if best.itemsize >= arr.dtype.itemsize:
         return arr, None
     return arr.astype(best), how
