@@ -161,7 +161,7 @@ LONG_SENTENCE = 2000
 QUADRATIC_MAX_WORDS = 40_000
 #: a beam copies each configuration it keeps at every step, which costs B * n per move and so
 #: grows with the square of a sentence's length (EWT's beam model, 2026-11-29: 10,000 words in
-#: 10 s at B = 64, 50,000 in 26 s at B = 8, most of it copying)
+#: 7 s at B = 64, 50,000 in 15 s at B = 8, most of it copying)
 BEAM_MAX_WORDS = 100_000
 #: ... and a sentence longer than this draws a warning from a beam, as from a quadratic system
 BEAM_LONG_SENTENCE = 5_000

@@ -38,7 +38,7 @@ from maltpy.search.step cimport CACHED, EVERY_MOVE, Step, Workspace, decision_fr
 from maltpy.search.strategy import Strategy
 from maltpy.search.trainable cimport TrainableWeights
 from maltpy.systems.base cimport gold_free
-from maltpy.systems.state cimport Gold, State, state_alloc, state_copy, state_free
+from maltpy.systems.state cimport Gold, State, state_alloc, state_copy_parts, state_free
 
 cnp.import_array()
 
@@ -255,6 +255,19 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
     return n
 
 
+#: tests: copies carry every array of a configuration, whatever the system reads (_copy_everything)
+cdef bint copy_everything = False
+
+
+def _copy_everything(bint everything):
+    """Tests: a beam's copies of its configurations carry every array (True) or what the step's
+    system reads (False, the default); returns the setting before."""
+    global copy_everything
+    before = copy_everything
+    copy_everything = everything
+    return before
+
+
 cdef inline bint hist_room(Item* it, int need) noexcept nogil:
     """Room for ``need`` classes in ``it``'s history (what it holds kept); False when memory runs out."""
     cdef int* grown
@@ -299,7 +312,8 @@ cdef int agendas_select(Agendas* r, Step step, int n_cand, const int* gold_cls, 
             if histories and not hist_room(it, parent.n_hist + 1):
                 return 0
         else:
-            state_copy(&it.s, &parent.s)
+            state_copy_parts(&it.s, &parent.s, step.system.copy_links_and_union_find or copy_everything,
+                             step.system.copy_arc_log or copy_everything)
             if histories:
                 if not hist_room(it, parent.n_hist + 1):
                     return 0

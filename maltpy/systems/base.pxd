@@ -12,6 +12,8 @@ cdef class TransitionSystem:
     cdef readonly tuple moves       # this instance's move names (options may add moves)
     cdef readonly tuple labeled     # whether each move takes a label
     cdef readonly int undirected    # undirected parsing (-ud): 0 none, 1 naive, 2 label-based
+    # what a copy of a configuration must carry (state_copy_parts; reads_union_find, reads_arc_log)
+    cdef readonly bint copy_links_and_union_find, copy_arc_log
     cdef object _label_dir          # label-based: each label's direction (undirected.pxd DIR_*)
     cdef const int* label_dir
     cdef int n_label_dir

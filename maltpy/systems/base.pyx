@@ -183,6 +183,12 @@ cdef class TransitionSystem:
     pipeline_settings = {}
     #: whether the decisions grow with the square of the sentence length (Covington's lists)
     quadratic = False
+    #: whether the system's moves, oracles or features read the union-find of the arcs built
+    #: (Covington's and the planar systems' acyclicity) and the log of arcs in building order
+    #: (2-planar's oracle): a beam's copies of a system's configurations leave out what it does
+    #: not read (undirected parsing reads the union-find and links whatever the system)
+    reads_union_find = True
+    reads_arc_log = True
     #: the trees whose every arc the static oracle builds ("projective", "planar", "2planar",
     #: "any"), the graphs any permissible moves build, and the trees on which the dynamic
     #: oracle's costs are exact (maltpy.systems.checks tests all three)
@@ -210,6 +216,8 @@ cdef class TransitionSystem:
         if mode not in UNDIRECTED:
             raise ValueError(f"undirected (-ud) must be one of {', '.join(UNDIRECTED)}, not {mode!r}")
         self.undirected = UNDIRECTED.index(mode)
+        self.copy_links_and_union_find = bool(type(self).reads_union_find) or self.undirected != 0
+        self.copy_arc_log = bool(type(self).reads_arc_log)
         self.set_label_directions(np.zeros(max(n_labels, 1), dtype=np.int32))
         self.moves, self.labeled = self.move_table(**self.settings)
         self.n_moves = len(self.moves)

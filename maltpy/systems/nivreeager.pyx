@@ -123,6 +123,8 @@ def oracle_options_taken(buffer_transitions) -> tuple:
 
 cdef class NivreEager(TransitionSystem):
     name = "nivreeager"
+    reads_union_find = False    # its moves and features read neither (a beam copies less)
+    reads_arc_log = False
     maltparser_features = "NivreEager"   # MaltParser's default feature model
     move_names = ("SH", "RE", "USH", "RA", "LA")
     labeled_moves = (False, False, False, True, True)

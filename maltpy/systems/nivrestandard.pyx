@@ -32,6 +32,8 @@ cdef enum:
 
 cdef class NivreStandard(TransitionSystem):
     name = "nivrestandard"
+    reads_union_find = False    # its moves and features read neither (a beam copies less)
+    reads_arc_log = False
     maltparser_features = "NivreStandard"   # MaltParser's default feature model
     move_names = ("SH", "RA", "LA")
     labeled_moves = (False, True, True)

@@ -47,6 +47,8 @@ cdef class StackSystem(TransitionSystem):
     options = {"pop_at_end": False}
     #: training replays the oracle, which may pop words it cannot attach
     training_options = {"pop_at_end": True}
+    reads_union_find = False    # its moves and features read neither (a beam copies less)
+    reads_arc_log = False
 
     def configure(self, pop_at_end=False):
         self.has_swap = True

@@ -166,6 +166,15 @@ cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
     scalars, and which of the two list areas is the stack (2-planar swaps the stack and aux
     pointers at SWITCH). Only the used part of each array is copied (``dst`` may have room for
     longer sentences, and the layout then differs). False when ``dst`` is too small."""
+    return state_copy_parts(dst, src, True, True)
+
+
+cdef inline bint state_copy_parts(State* dst, const State* src, bint links_and_union_find,
+                                  bint arc_log) noexcept nogil:
+    """:func:`state_copy` of what a system reads: without ``links_and_union_find`` the undirected
+    links, tentative heads and union-find are left as ``dst`` has them, without ``arc_log`` the
+    log of arcs (a beam copies the configurations it keeps at every move; a system that never
+    reads those arrays need not pay for them, half of what a copy moves)."""
     cdef int m1 = src.n + 1
     cdef int dst_m = dst.cap + 1
     if dst.block == NULL or dst.cap < src.n:
@@ -177,14 +186,23 @@ cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
     memcpy(dst.stack, src.stack, sizeof(int) * src.stack_len)
     memcpy(dst.buffer, src.buffer, sizeof(int) * src.buf_len)
     memcpy(dst.aux, src.aux, sizeof(int) * src.aux_len)
-    copy_arcs(dst, src)
-    memcpy(dst.link_first, src.link_first, sizeof(int) * m1)
-    memcpy(dst.link_next, src.link_next, sizeof(int) * 2 * src.n_links)
-    memcpy(dst.link_to, src.link_to, sizeof(int) * 2 * src.n_links)
-    memcpy(dst.link_label, src.link_label, sizeof(int) * 2 * src.n_links)
-    memcpy(dst.thead, src.thead, sizeof(int) * m1)
-    memcpy(dst.thead_label, src.thead_label, sizeof(int) * m1)
-    memcpy(dst.arc_log, src.arc_log, sizeof(int) * 3 * src.n_logged)
+    if links_and_union_find:
+        copy_arcs(dst, src)
+        memcpy(dst.link_first, src.link_first, sizeof(int) * m1)
+        memcpy(dst.link_next, src.link_next, sizeof(int) * 2 * src.n_links)
+        memcpy(dst.link_to, src.link_to, sizeof(int) * 2 * src.n_links)
+        memcpy(dst.link_label, src.link_label, sizeof(int) * 2 * src.n_links)
+        memcpy(dst.thead, src.thead, sizeof(int) * m1)
+        memcpy(dst.thead_label, src.thead_label, sizeof(int) * m1)
+    else:
+        memcpy(dst.heads, src.heads, sizeof(int) * m1)
+        memcpy(dst.labels, src.labels, sizeof(int) * m1)
+        memcpy(dst.ldep, src.ldep, sizeof(int) * m1)
+        memcpy(dst.rdep, src.rdep, sizeof(int) * m1)
+        memcpy(dst.n_ldeps, src.n_ldeps, sizeof(int) * m1)
+        memcpy(dst.n_rdeps, src.n_rdeps, sizeof(int) * m1)
+    if arc_log:
+        memcpy(dst.arc_log, src.arc_log, sizeof(int) * 3 * src.n_logged)
     dst.stack_len, dst.buf_len, dst.aux_len = src.stack_len, src.buf_len, src.aux_len
     dst.end_seen, dst.n_transitions = src.end_seen, src.n_transitions
     dst.scored_end = src.scored_end

@@ -542,3 +542,31 @@ def test_every_system_trains_globally_and_its_beam_gives_trees(toy, algorithm):
         correct += sum(a == b for a, b in zip(heads, gold.heads))
         total += len(heads)
     assert correct / total > 0.8
+
+
+@pytest.mark.parametrize("algorithm,undirected", [(a, "none") for a in sorted(
+    __import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS)] + [("covnonproj", "label"), ("2planar", "naive")])
+def test_a_beam_copies_of_a_configuration_what_its_system_reads(toy, algorithm, undirected):
+    """A system that declares it reads neither the union-find and links nor the log of arcs has
+    its beam's copies leave them out: the final agendas (n-best trees, confidences) are those of
+    copies that carry everything, system by system, undirected parsing included."""
+    import numpy as np
+    from maltpy.search.beam import _copy_everything, beam_parse
+    train, test = toy
+    p = Parser(algorithm=algorithm, learner="perceptron", learner_options="-i 2", undirected=undirected,
+               verbose=False, jobs=1).fit(train)
+    corpus = p.encode(test)
+    step = p.search_model().step(corpus.max_n, Scoring.KEPT)
+    system = p.system(training=False)
+    assert system.copy_links_and_union_find == (type(system).reads_union_find or undirected != "none")
+    assert system.copy_arc_log == type(system).reads_arc_log
+    runs = []
+    for everything in (False, True):
+        before = _copy_everything(everything)
+        try:
+            confidence = np.zeros(corpus.n_rows, dtype=np.float32)
+            heads, labels, kbest = beam_parse(step, corpus, 4, nbest=4, confidence_out=confidence)
+        finally:
+            _copy_everything(before)
+        runs.append((heads.tolist(), labels.tolist(), kbest, confidence.tolist()))
+    assert runs[0] == runs[1]
