@@ -145,10 +145,9 @@ cdef inline void state_reset(State* s) noexcept nogil:
     s.aux = s.block + 2 * (s.cap + 1)
 
 
-cdef inline void copy_arcs(State* dst, const State* src) noexcept nogil:
-    """The arcs of ``src`` and what follows from them (heads, labels, the dependent summaries,
-    the union-find) into ``dst``'s arrays, for its ``src.n + 1`` nodes: part of
-    :func:`state_copy`, and all that a dynamic oracle's trial move on scratch arrays needs."""
+cdef inline void copy_tree(State* dst, const State* src) noexcept nogil:
+    """The arcs of ``src`` (heads, labels, the dependent summaries) into ``dst``'s arrays, for its
+    ``src.n + 1`` nodes."""
     cdef int m1 = src.n + 1
     memcpy(dst.heads, src.heads, sizeof(int) * m1)
     memcpy(dst.labels, src.labels, sizeof(int) * m1)
@@ -156,8 +155,15 @@ cdef inline void copy_arcs(State* dst, const State* src) noexcept nogil:
     memcpy(dst.rdep, src.rdep, sizeof(int) * m1)
     memcpy(dst.n_ldeps, src.n_ldeps, sizeof(int) * m1)
     memcpy(dst.n_rdeps, src.n_rdeps, sizeof(int) * m1)
-    memcpy(dst.uf, src.uf, sizeof(int) * m1)
-    memcpy(dst.uf_size, src.uf_size, sizeof(int) * m1)
+
+
+cdef inline void copy_arcs(State* dst, const State* src) noexcept nogil:
+    """The arcs of ``src`` and what follows from them (:func:`copy_tree`, the union-find) into
+    ``dst``'s arrays: part of :func:`state_copy`, and all that a dynamic oracle's trial move on
+    scratch arrays needs."""
+    copy_tree(dst, src)
+    memcpy(dst.uf, src.uf, sizeof(int) * (src.n + 1))
+    memcpy(dst.uf_size, src.uf_size, sizeof(int) * (src.n + 1))
 
 
 cdef inline bint state_copy(State* dst, const State* src) noexcept nogil:
@@ -195,12 +201,7 @@ cdef inline bint state_copy_parts(State* dst, const State* src, bint links_and_u
         memcpy(dst.thead, src.thead, sizeof(int) * m1)
         memcpy(dst.thead_label, src.thead_label, sizeof(int) * m1)
     else:
-        memcpy(dst.heads, src.heads, sizeof(int) * m1)
-        memcpy(dst.labels, src.labels, sizeof(int) * m1)
-        memcpy(dst.ldep, src.ldep, sizeof(int) * m1)
-        memcpy(dst.rdep, src.rdep, sizeof(int) * m1)
-        memcpy(dst.n_ldeps, src.n_ldeps, sizeof(int) * m1)
-        memcpy(dst.n_rdeps, src.n_rdeps, sizeof(int) * m1)
+        copy_tree(dst, src)
     if arc_log:
         memcpy(dst.arc_log, src.arc_log, sizeof(int) * 3 * src.n_logged)
     dst.stack_len, dst.buf_len, dst.aux_len = src.stack_len, src.buf_len, src.aux_len
