@@ -544,9 +544,11 @@ def test_every_system_trains_globally_and_its_beam_gives_trees(toy, algorithm):
     assert correct / total > 0.8
 
 
-@pytest.mark.parametrize("algorithm,undirected", [(a, "none") for a in sorted(
-    __import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS)] + [("covnonproj", "label"), ("2planar", "naive")])
-def test_a_beam_copies_of_a_configuration_what_its_system_reads(toy, algorithm, undirected):
+@pytest.mark.parametrize("algorithm,undirected,options", [(a, "none", {}) for a in sorted(
+    __import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS)] + [
+    ("covnonproj", "label", {}), ("2planar", "naive", {}), ("nivreeager", "none", {"enforce_tree": True}),
+    ("nivreeager", "none", {"buffer_transitions": "lba+rnba"}), ("stacklazy", "none", {"roots": "one"})])
+def test_a_beam_copies_of_a_configuration_what_its_system_reads(toy, algorithm, undirected, options):
     """A system that declares it reads neither the union-find and links nor the log of arcs has
     its beam's copies leave them out: the final agendas (n-best trees, confidences) are those of
     copies that carry everything, system by system, undirected parsing included."""
@@ -554,7 +556,7 @@ def test_a_beam_copies_of_a_configuration_what_its_system_reads(toy, algorithm, 
     from maltpy.search.beam import _copy_everything, beam_parse
     train, test = toy
     p = Parser(algorithm=algorithm, learner="perceptron", learner_options="-i 2", undirected=undirected,
-               verbose=False, jobs=1).fit(train)
+               verbose=False, jobs=1, **options).fit(train)
     corpus = p.encode(test)
     step = p.search_model().step(corpus.max_n, Scoring.KEPT)
     system = p.system(training=False)
