@@ -456,6 +456,8 @@ def parse_discbracket(line: str, key: str, path: str = "<input>", lineno: int = 
 
     parents: Dict[int, int] = {}
     root_id = number(tree)
+    if tree[0] == "leaf":       # a tree that is one word: the word, on the root
+        leaves[tree[1]] = (tree[3], tree[2], root_id)
     if sorted(leaves) != list(range(len(leaves))):
         fail("the terminals' indices must be 0, 1, ..., n-1")
     # the root bracket itself is the export root (0)

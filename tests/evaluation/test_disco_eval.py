@@ -13,7 +13,8 @@ from hypothesis import given, settings, strategies as st
 from maltpy.errors import MaltpyError
 from maltpy.evaluation.discontinuous import (BracketParams, brackets, evaluate_brackets, is_discontinuous,
                                              plain_label, read_params)
-from maltpy.formats.export import ExportFile, ExportLine, ExportSentence, format_export, parse_export
+from maltpy.formats.export import (ExportFile, ExportLine, ExportSentence, format_export, parse_export,
+                                   read_discbracket_text)
 
 from conftest import EXAMPLES, shared_file
 from formats.test_export import SMALL, damaged, discontinuous_trees
@@ -242,6 +243,27 @@ def toy_parsers():
     return [fit_discontinuous_parser(Parser(algorithm="covnonproj", verbose=False), train),
             fit_discontinuous_parser(Parser(algorithm="stacklazy", features="StackSwapMorph", learner="perceptron",
                                             learner_options="-i 2", beam_width=3, verbose=False), train)]
+
+
+def test_a_one_word_tree_among_others_is_parsed_whole_and_in_pieces(toy_parsers, tmp_path):
+    """A discbracket line that is one word and its tag (no constituent) is parsed like any other
+    sentence, whole and in pieces of a few bytes, into export and discbracket (before, its word
+    was lost and the parse failed with 'decode: the tree has 0 root words')."""
+    import io
+    text = b"(ROOT (n 0=a) (v 1=b))\n (n 0=-LRB)\n(ROOT (n 0=c))\n"
+    for parser in toy_parsers:
+        for out_fmt in ("export", "discbracket"):
+            outs = []
+            for piece in (1 << 20, 7):
+                source = io.BytesIO(text)
+                source.name = "one.discbracket"
+                target = str(tmp_path / f"out.{out_fmt}")
+                parser.reduction.parse_pieces(parser, source, target, "discbracket", out_fmt, piece_size=piece)
+                outs.append(open(target, "rb").read())
+            assert outs[0] == outs[1]
+            reread = (parse_export(outs[0].decode()) if out_fmt == "export"
+                      else read_discbracket_text(outs[0].decode(), "<t>"))
+            assert [s.words for s in reread.sentences] == [["a", "b"], ["-LRB"], ["c"]]
 
 
 @settings(max_examples=60, deadline=None)

@@ -47,6 +47,17 @@ def test_discbracket_keeps_words_tags_and_discontinuous_constituents():
     assert same_trees(s, back) and to_discbracket(back) == text
 
 
+def test_a_tree_that_is_one_word_keeps_its_word():
+    """``(TAG 0=word)``, a tree with no constituent, is the word on the root (it used to read as a
+    sentence of no words, and parsing it failed with no line named); written back under ROOT."""
+    s = parse_discbracket("(n 0=-LRB-)", "3")
+    assert [(t.word, t.tag, t.parent) for t in s.tokens] == [("(", "n", 0)] and s.nodes == []
+    assert to_discbracket(s) == "(ROOT (n 0=-LRB-))"
+    assert same_trees(parse_discbracket(to_discbracket(s), "3"), s)
+    with pytest.raises(InputFormatError, match="0, 1, ..., n-1"):
+        parse_discbracket("(n 1=a)", "1")
+
+
 def test_a_byte_order_mark_is_dropped_not_read_as_a_preamble(tmp_path):
     """A file that starts with a byte-order mark (as Windows editors write them) reads as the
     same sentences, by the Python reader, the compiled one and the discbracket reader; before,
