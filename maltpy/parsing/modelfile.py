@@ -119,16 +119,22 @@ def widened(arr: np.ndarray, record, name: str) -> np.ndarray:
         if arr.size and (int(arr.min()) < np.iinfo(target).min or int(arr.max()) > np.iinfo(target).max):
             raise ValueError(f"array {name} holds values that do not fit {target}")
         return arr.astype(target)
-    if arr.ndim != 1 or (arr.size and (arr.dtype.kind != "u" or arr.dtype.itemsize > 4)):
+    return _steps_summed(arr, arr.dtype, target, name).astype(target, copy=False)
+
+
+def _steps_summed(steps: np.ndarray, stored: np.dtype, target: np.dtype, name: str) -> np.ndarray:
+    """The column that ``steps`` (written as ``stored``, unsigned) are the first value and the
+    steps of, as int64, checked to fit ``target``."""
+    if steps.ndim != 1 or (steps.size and (stored.kind != "u" or stored.itemsize > 4)):
         raise ValueError(f"array {name} is not the steps of a column")
     # at most 2**32 a step: the sum of fewer than 2**31 of them fits an int64, and is checked
     # against the type it widens to
-    if len(arr) >= 2 ** 31:
+    if len(steps) >= 2 ** 31:
         raise ValueError(f"array {name} is too long")
-    total = np.cumsum(arr, dtype=np.int64)
-    if total.size and (int(total[-1]) > np.iinfo(target).max):
+    total = np.cumsum(steps, dtype=np.int64)
+    if total.size and int(total[-1]) > np.iinfo(target).max:
         raise ValueError(f"array {name} holds values that do not fit {target}")
-    return total.astype(target, copy=False)
+    return total
 
 
 def _member(name: str) -> zipfile.ZipInfo:
@@ -343,12 +349,9 @@ def _read_fields(z, dtype, fields: dict, narrow=None) -> np.ndarray:
             if f.read(1):
                 raise ValueError("array data longer than its header says")
             if narrow.get(fields[field], (None, None))[1] == "deltas":
-                if info is None or stored.kind != "u" or stored.itemsize > 4:
+                if info is None:
                     raise ValueError(f"array {fields[field]} is not the steps of a column")
-                total = np.cumsum(column, dtype=np.int64)
-                if total.size and int(total[-1]) > info.max:
-                    raise ValueError(f"array {fields[field]} holds values that do not fit {dtype[field]}")
-                column[:] = total
+                column[:] = _steps_summed(column, stored, dtype[field], fields[field])
         return out
     finally:
         for f in opened.values():
