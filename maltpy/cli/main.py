@@ -88,8 +88,8 @@ def _main_parser(with_choices: bool = True):
             text = text.replace("{choices}", ", ".join(allowed[name]))
         g.add_argument(*filter(None, (flag.flag, flag.long)), dest=flag.dest, metavar=flag.metavar, help=text,
                        **bare)
-    p.add_argument("--dask", metavar="ADDRESS", help="-m parse on a Dask cluster: a scheduler address "
-                   "(tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
+    p.add_argument("--dask", metavar="ADDRESS", help="-m parse (tag, tokenize) on a Dask cluster: a scheduler "
+                   "address (tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
                    "-o outdir/ every file is parsed into outdir under its own name (pip install \"maltpy[dask]\")")
     p.add_argument("-v", "--verbose", action="store_true", help="print progress messages even in pipes")
     p.add_argument("-q", "--quiet", action="store_true", help="no messages or progress bars")
@@ -306,8 +306,8 @@ def _run(argv, debug: bool) -> int:
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"
-        if args.dask and mode != "parse":
-            raise MaltpyError(f"--dask runs -m parse (and 'maltpy experiment'), not -m {mode}")
+        if args.dask and mode not in ("parse", "tag", "tokenize"):
+            raise MaltpyError(f"--dask runs -m parse, tag and tokenize (and 'maltpy experiment'), not -m {mode}")
         _choose_input(settings, mode, given_input=args.i is not None, config_path=config_path)
         if settings.input in (None, "-") and _stdin_is_terminal():
             # a command typed without -i waits for standard input: say so, instead of seeming to hang
@@ -320,9 +320,9 @@ def _run(argv, debug: bool) -> int:
         elif mode == "parse":
             run_parse(settings, log, explicit, dask=args.dask)
         elif mode == "tag":
-            run_parse(settings, log, explicit, tag_only=True)
+            run_parse(settings, log, explicit, dask=args.dask, mode="tag")
         elif mode == "tokenize":
-            run_parse(settings, log, explicit, tokenize_only=True)
+            run_parse(settings, log, explicit, dask=args.dask, mode="tokenize")
         elif mode in ("proj", "deproj"):
             run_pseudo_projective(settings, log, mode)
         else:

@@ -22,9 +22,9 @@ def parse_overrides(settings, explicit) -> dict:
     return {k: getattr(settings, k) for k in PARSE_SETTINGS if k not in MODEL_DEFAULTS or k in explicit}
 
 
-def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=False):
+def run_parse(settings, log, explicit, dask=None, mode="parse"):
     """``-m parse`` (``-m tag``: a model file's tokenizer and taggers only; ``-m tokenize``: its
-    tokenizer only)."""
+    tokenizer only), on one input or on several files (``-i 'glob' -o outdir/``, ``--dask``)."""
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
@@ -36,40 +36,32 @@ def run_parse(settings, log, explicit, dask=None, tag_only=False, tokenize_only=
         flags = ", ".join(flag_of(k) for k in ignored)
         print(f"maltpy: note: {flags} {'is' if len(ignored) == 1 else 'are'} fixed when learning: the model's "
               f"{'value is' if len(ignored) == 1 else 'values are'} used", file=sys.stderr, flush=True)
-    pairs = None if tag_only or tokenize_only else _file_pairs(settings.input, settings.output, dask)
+    if mode == "tokenize" and settings.input_format not in (None, "text"):
+        raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
+    pairs = _file_pairs(settings.input, settings.output, dask)
     from maltpy.formats.charset import is_utf8
     out_charset = settings.output_charset or settings.input_charset
     if pairs is not None:
         if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
             raise MaltpyError("-ic/-oc other than UTF-8 take one input and one output file")
-        return _parse_files(settings, pairs, dask, log, parse_overrides(settings, explicit))
+        return _parse_files(settings, pairs, dask, log, {**parse_overrides(settings, explicit), "retag": settings.retag},
+                            mode)
     from maltpy.output import check_output_path
     check_output_path(settings.output)
     t0 = time.perf_counter()
-    from maltpy.components import COMPONENTS, TaggerComponent, TokenizerComponent, load as load_pipeline
+    from maltpy.components import COMPONENTS, TokenizerComponent, load as load_pipeline
+    from maltpy.components.pipeline import MODE_COMPONENTS
     # what the model file holds, run in order (-m tag leaves its parser unread; -m tag and -m parse
     # leave its tokenizer unread where the input is not raw text; -m tokenize all but its tokenizer)
     text = _may_be_text(settings)
-    if tokenize_only:
-        only = (TokenizerComponent.name,)
-    elif tag_only:
-        only = (TokenizerComponent.name, TaggerComponent.name) if text else (TaggerComponent.name,)
-    else:
-        only = None if text else tuple(name for name in COMPONENTS if name != TokenizerComponent.name)
-    pipeline = _read_for_good(load_pipeline, settings.model, only, **overrides)   # lives until the command ends
-    if tag_only:
-        pipeline = _taggers_of(pipeline, settings.model)
-    if tokenize_only:
-        if pipeline.tokenizer is None:
-            raise MaltpyError(f"{settings.model}: this model has no tokenizer (learn one with -m learn --tokenizer "
-                              "from a CoNLL-U treebank)")
-        from maltpy.components import Pipeline
-        pipeline = Pipeline([pipeline.tokenizer])
-        if settings.input_format not in (None, "text"):
-            raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
+    only = MODE_COMPONENTS[mode]
+    if not text and mode != "tokenize":
+        only = tuple(name for name in (only or COMPONENTS) if name != TokenizerComponent.name)
+    # lives until the command ends
+    pipeline = _read_for_good(load_pipeline, settings.model, only, **overrides).for_mode(mode, settings.model)
     from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.formats.text import TEXT_FORMATS
-    given_format = "text" if tokenize_only else settings.input_format
+    given_format = "text" if mode == "tokenize" else settings.input_format
     if len(pipeline.components) > 1 or pipeline.parser is None or given_format in PLAIN_FORMATS + TEXT_FORMATS:
         from maltpy.config import threads
         # by the file's name, not by the stream -ic may make of it
@@ -112,16 +104,6 @@ def _may_be_text(settings) -> bool:
     return settings.input in (None, "-") or names_text(settings.input)
 
 
-def _taggers_of(pipeline, model):
-    """The pipeline's components in front of its parser (what ``-m tag`` runs): its tokenizer,
-    if it has one, and its taggers."""
-    from maltpy.components import Pipeline, TaggerComponent
-    taggers = [c for c in pipeline.components if isinstance(c, TaggerComponent)]
-    if not taggers:
-        raise MaltpyError(f"{model}: this model has no tagger (learn one with -m learn --tagger upos,xpos,feats,lemma)")
-    return Pipeline(([pipeline.tokenizer] if pipeline.tokenizer is not None else []) + taggers)
-
-
 def _output_format(output, parser):
     """-of when it is not given: a constituent parser writes bracketed trees unless the output is
     named .conll/.conllu; a dependency parser cannot write them."""
@@ -141,7 +123,7 @@ def _output_format(output, parser):
 
 
 def _file_pairs(pattern, output, dask):
-    """(input, output) paths when -m parse parses several files (a glob pattern, an output
+    """(input, output) paths when -m parse (tag, tokenize) runs on several files (a glob pattern, an output
     directory, or --dask); None for one input and one output."""
     import glob
     many = pattern is not None and glob.has_magic(pattern)
@@ -185,24 +167,28 @@ def _output_name(name: str) -> str:
     return os.path.splitext(name)[0] + ".conllu" if names_text(name) else name
 
 
-def _parse_files(settings, pairs, dask, log, overrides):
+def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
     t0 = time.perf_counter()
+    from maltpy.components.pipeline import MODE_COMPONENTS
+    # -m tokenize reads every file as raw text, whatever its name
+    input_format = "text" if mode == "tokenize" else settings.input_format
     if dask is not None:
         from maltpy.integrations.dask import dask_client, parse_files
         with dask_client(dask) as client:
-            log(f"parsing {len(pairs)} file(s) on {dask} ({len(client.scheduler_info()['workers'])} workers)")
-            results = parse_files(client, settings.model, pairs, settings.input_format, settings.output_format,
-                                  log=log, on_error=_failed if len(pairs) > 1 else None, **overrides)
+            log(f"running -m {mode} on {len(pairs)} file(s) on {dask} "
+                f"({len(client.scheduler_info()['workers'])} workers)")
+            results = parse_files(client, settings.model, pairs, input_format, settings.output_format,
+                                  log=log, on_error=_failed if len(pairs) > 1 else None, mode=mode, **overrides)
     else:
         from maltpy.components import load as load_pipeline
-        pipeline = _read_for_good(load_pipeline, settings.model, verbose=settings.verbose, jobs=settings.jobs,
-                                  **overrides)
+        pipeline = _read_for_good(load_pipeline, settings.model, MODE_COMPONENTS[mode], verbose=settings.verbose,
+                                  jobs=settings.jobs, **overrides).for_mode(mode, settings.model)
         results = []
         for src, dst in pairs:
             try:
-                n_sentences, n_tokens = pipeline.parse_file(src, dst, settings.input_format, settings.output_format,
+                n_sentences, n_tokens = pipeline.parse_file(src, dst, input_format, settings.output_format,
                                                             progress=settings.verbose, lines=settings.presegmented)
-            except InputFormatError as e:    # a bad input file is reported, and the others are parsed
+            except InputFormatError as e:    # a bad input file is reported, and the others are run
                 if len(pairs) == 1:
                     raise
                 results.append(_failed(src, e))
@@ -213,10 +199,11 @@ def _parse_files(settings, pairs, dask, log, overrides):
     results = [r for r in results if r[1] is not None]
     wall = time.perf_counter() - t0
     n_tokens = sum(r[3] for r in results)
-    log(f"parsed {len(results)} file(s), {sum(r[2] for r in results)} sentences, {n_tokens} tokens in {wall:.2f} s "
+    done = {"parse": "parsed", "tag": "tagged", "tokenize": "tokenized"}[mode]
+    log(f"{done} {len(results)} file(s), {sum(r[2] for r in results)} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s)")
     if failed:
-        raise MaltpyError(f"{len(failed)} of {len(failed) + len(results)} files could not be parsed "
+        raise MaltpyError(f"{len(failed)} of {len(failed) + len(results)} files could not be {done} "
                           f"({', '.join(r[0] for r in failed[:3])}{', ...' if len(failed) > 3 else ''}: see above); "
                           "the others were written")
 
@@ -225,5 +212,5 @@ def _failed(src, error):
     """A file of a batch that could not be parsed: said on one line now (the batch goes on, and
     its exit status says that a file failed); its result row has no output."""
     import sys
-    print(f"maltpy: error: {error} (no output for {src}; the other files are parsed)", file=sys.stderr, flush=True)
+    print(f"maltpy: error: {error} (no output for {src}; the other files are run)", file=sys.stderr, flush=True)
     return (src, None, 0, 0)

@@ -16,6 +16,11 @@ import numpy as np
 from maltpy.errors import MaltpyError, ModelFileError
 
 
+#: what each run mode reads of a model file (registry names; None: every component): ``-m tag``
+#: its tokenizer (for raw text) and taggers, ``-m tokenize`` its tokenizer
+MODE_COMPONENTS = {"parse": None, "tag": ("tokenizer", "tagger"), "tokenize": ("tokenizer",)}
+
+
 def names_text(path) -> bool:
     """Whether an input's name says raw text (a ``.txt`` file), which a model with a tokenizer
     reads as text (:meth:`Pipeline.format_of`)."""
@@ -82,6 +87,24 @@ class Pipeline:
             raise MaltpyError("this model has no tokenizer, so it reads words, not raw text (learn one with "
                               "-m learn --tokenizer, from a CoNLL-U treebank)")
         return self.tokenizer
+
+    def for_mode(self, mode: str, model: str = "this model") -> "Pipeline":
+        """The components a run mode runs (:data:`MODE_COMPONENTS`): ``-m tag`` the tokenizer, if
+        any, and the taggers; ``-m tokenize`` the tokenizer; ``-m parse`` all. ``model`` names the
+        file in the error a model without them gives."""
+        from maltpy.components.tagger import TaggerComponent
+        if mode == "parse":
+            return self
+        if mode == "tokenize":
+            if self.tokenizer is None:
+                raise MaltpyError(f"{model}: this model has no tokenizer ({_HOW_TO_LEARN['tokenizer']})")
+            return Pipeline([self.tokenizer])
+        if mode != "tag":
+            raise MaltpyError(f"a pipeline runs -m parse, tag or tokenize, not -m {mode}")
+        taggers = [c for c in self.components if isinstance(c, TaggerComponent)]
+        if not taggers:
+            raise MaltpyError(f"{model}: this model has no tagger ({_HOW_TO_LEARN['tagger']})")
+        return Pipeline(([self.tokenizer] if self.tokenizer is not None else []) + taggers)
 
     def tag(self, sentences) -> List:
         """The pipeline's taggers only, in order (copies of the sentences with their tag columns
@@ -209,14 +232,16 @@ class Pipeline:
         return header, arrays
 
     @classmethod
-    def from_bytes(cls, data: bytes, path: str = "<model bytes>", **overrides) -> "Pipeline":
-        """A pipeline from a model file's bytes (a parser's own model file: a pipeline of it)."""
+    def from_bytes(cls, data: bytes, path: str = "<model bytes>", only=None, **overrides) -> "Pipeline":
+        """A pipeline from a model file's bytes (a parser's own model file: a pipeline of it);
+        ``only`` as for :meth:`load`."""
         from maltpy.parsing.modelfile import holds_components, load_model
         data = bytes(data)
         if not holds_components(io.BytesIO(data)):
             from maltpy.components.parser import ParserComponent
             return cls([ParserComponent.from_bytes(data, **overrides)])
-        return cls._build(*load_model(path, data=data), path, overrides)
+        return cls._build(*load_model(path, data=data, wanted=None if only is None else _components_named(only)),
+                          path, overrides, only)
 
     @classmethod
     def load(cls, path: str, only=None, **overrides) -> "Pipeline":
@@ -255,11 +280,20 @@ class Pipeline:
                 components.append(kind.from_bytes(blob, **overrides))
             except ModelFileError as e:
                 h.fail(f"its component {k + 1} ({step['component']}): {e}")
+        if not components:    # only names none of the file's components
+            raise MaltpyError(f"{path}: this model has no {' or '.join(only)} (it has "
+                              f"{', '.join(s['component'] for s in steps)}): {_HOW_TO_LEARN[only[-1]]}")
         return cls(components)
 
     def describe(self) -> dict:
         """What the pipeline holds, component by component (``maltpy info``)."""
         return {"components": [c.describe() for c in self.components]}
+
+
+#: what a user does to have a component in a model file
+_HOW_TO_LEARN = {"tokenizer": "learn one with -m learn --tokenizer from a CoNLL-U treebank",
+                 "tagger": "learn one with -m learn --tagger upos,xpos,feats,lemma",
+                 "parser": "learn one with -m learn"}
 
 
 def _components_named(only):

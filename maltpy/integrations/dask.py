@@ -5,12 +5,14 @@ on each of the others (or give ``local:N`` to start N workers on this machine fo
 then::
 
     maltpy -c model.mpz -m parse --dask tcp://HOST:8786 -i 'corpus/*.conllu' -o parsed/
+    maltpy -c model.mpz -m tag --dask tcp://HOST:8786 -i 'words/*.conllu' -o tagged/
     maltpy experiment ../shared/data/ud/*/train.conllu -a nivreeager --dask tcp://HOST:8786
 
 The model file is sent to every worker once and loaded once per worker process; input
 and output paths must be visible to the workers (a shared file system), as with
-``dask.bag.read_text``. Each file is parsed by one worker with the compiled path, so the
-output is the same bytes as ``maltpy -m parse`` on that file gives.
+``dask.bag.read_text``. Each file is parsed (tagged, tokenized) by one worker with the compiled
+path, so the output is the same bytes as ``maltpy -m parse`` (``-m tag``, ``-m tokenize``) on that
+file gives.
 
 From Python, :func:`parse_bag` parses a ``dask.bag`` of CoNLL sentences (the texts
 ``dask.bag.read_text(path, linedelimiter="\\n\\n")`` gives, or :class:`~maltpy.Sentence`
@@ -63,46 +65,53 @@ def dask_client(address: str):
         yield client
 
 
-def _worker_pipeline(model: bytes, digest: str, overrides: Optional[dict] = None):
+def _worker_pipeline(model: bytes, digest: str, overrides: Optional[dict] = None, mode: str = "parse"):
     """The :class:`~maltpy.components.Pipeline` a model file's bytes hold (with parse-time
-    ``overrides``), loaded once per process."""
-    key = (digest, tuple(sorted((overrides or {}).items())))
+    ``overrides``), as run mode ``mode`` runs it (``parse``, ``tag``, ``tokenize``), loaded once
+    per process."""
+    key = (digest, tuple(sorted((overrides or {}).items())), mode)
     with _PARSERS_LOCK:
         parser = _PARSERS.get(key)
         if parser is None:
             from maltpy.components import Pipeline
-            parser = _PARSERS[key] = Pipeline.from_bytes(model, **(overrides or {}))
+            from maltpy.components.pipeline import MODE_COMPONENTS
+            parser = _PARSERS[key] = Pipeline.from_bytes(model, only=MODE_COMPONENTS[mode],
+                                                         **(overrides or {})).for_mode(mode)
         return parser
 
 
 def _parse_file_task(model: bytes, digest: str, overrides: dict, source: str, target: str,
-                     input_format: Optional[str], output_format: Optional[str]) -> Tuple[str, str, int, int]:
-    pipeline = _worker_pipeline(model, digest, overrides)
+                     input_format: Optional[str], output_format: Optional[str],
+                     mode: str = "parse") -> Tuple[str, str, int, int]:
+    pipeline = _worker_pipeline(model, digest, overrides, mode)
     n_sentences, n_tokens = pipeline.parse_file(source, target, input_format, output_format, jobs=1)
     return source, target, n_sentences, n_tokens
 
 
-def _model_bytes(model_path: str) -> Tuple[bytes, str]:
+def _model_bytes(model_path: str, mode: str = "parse") -> Tuple[bytes, str]:
     from maltpy.components import load
-    load(model_path)   # refuse a bad model here, with its one-line error, not on every worker
+    from maltpy.components.pipeline import MODE_COMPONENTS
+    # refuse a bad model, or one without what the mode runs, here, with its one-line error, not on every worker
+    load(model_path, MODE_COMPONENTS[mode]).for_mode(mode, model_path)
     with open(model_path, "rb") as f:
         data = f.read()
     return data, hashlib.sha256(data).hexdigest()
 
 
 def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_format: Optional[str] = None,
-                output_format: Optional[str] = None, log=None, on_error=None,
+                output_format: Optional[str] = None, log=None, on_error=None, mode: str = "parse",
                 **overrides) -> List[Tuple[str, str, int, int]]:
     """Parse each (input, output) path pair on the cluster; return (input, output, sentences,
     tokens) per pair, in the given order. ``log`` is called as each file is done;
     ``on_error(input, error)``: the result row of a file whose input is bad (an
-    InputFormatError: the others are parsed; without it the error is raised); ``overrides``:
-    parse-time settings (``enforce_tree=True``)."""
+    InputFormatError: the others are parsed; without it the error is raised); ``mode``: ``tag``
+    runs the model's tokenizer and taggers only, ``tokenize`` its tokenizer (as ``-m tag`` and
+    ``-m tokenize``); ``overrides``: parse-time settings (``enforce_tree=True``)."""
     from distributed import as_completed
-    data, digest = _model_bytes(model_path)
+    data, digest = _model_bytes(model_path, mode)
     model = client.scatter(data, broadcast=True)
     futures = [client.submit(_parse_file_task, model, digest, overrides, src, dst, input_format, output_format,
-                             key=f"maltpy-parse-{digest[:12]}-{k}", pure=False)
+                             mode, key=f"maltpy-{mode}-{digest[:12]}-{k}", pure=False)
                for k, (src, dst) in enumerate(jobs)]
     index = {f.key: k for k, f in enumerate(futures)}
     results = [None] * len(futures)

@@ -10,6 +10,7 @@ pytest.importorskip("distributed")
 
 import maltpy  # noqa: E402
 from maltpy.cli.main import main  # noqa: E402
+from maltpy.errors import MaltpyError  # noqa: E402
 from maltpy.formats.conll import read_conll  # noqa: E402
 from conftest import EXAMPLES  # noqa: E402
 
@@ -158,6 +159,34 @@ def test_a_model_with_a_tagger_tags_and_parses_on_the_cluster_as_in_one_process(
     bag = db.from_sequence([format_sentences([s]) for s in words[:20]], npartitions=3)
     out = parse_bag(bag, model).compute(scheduler=cluster.get)
     assert "".join(out) == format_sentences(maltpy.load(model).parse(words[:20]))
+
+
+def test_tag_and_tokenize_run_on_the_cluster_as_in_one_process(model, cluster, tmp_path):
+    """parse_files(mode='tag' / 'tokenize'), as -m tag and -m tokenize --dask run it: each file's
+    output is the bytes the mode writes in one process; a model without a tagger is refused
+    before anything is sent."""
+    from maltpy.integrations.dask import parse_files
+    parser_only = model
+    model = str(tmp_path / "text.mpz")
+    assert main(["-c", model, "-m", "learn", "-i", os.path.join(EXAMPLES, "toy-text-train.conllu"), "--tokenizer",
+                 "--tagger", "upos,xpos", "-q"]) == 0
+    text = open(os.path.join(EXAMPLES, "toy-text-test.txt"), encoding="utf-8").read().split("\n\n")
+    (tmp_path / "in").mkdir()
+    sources = []
+    for k in range(3):
+        sources.append(str(tmp_path / "in" / f"t{k}.txt"))
+        (tmp_path / "in" / f"t{k}.txt").write_text("\n\n".join(text[k::3]), encoding="utf-8")
+    for mode in ("tag", "tokenize"):
+        (tmp_path / mode).mkdir()
+        pairs = [(src, str(tmp_path / mode / f"t{k}.conllu")) for k, src in enumerate(sources)]
+        parse_files(cluster, model, pairs, "text" if mode == "tokenize" else None, mode=mode)
+        for src, dst in pairs:
+            single = tmp_path / "single.conllu"
+            assert main(["-c", model, "-m", mode, "-i", src, "-o", str(single), "-j", "1", "-q"]) == 0
+            with open(dst, "rb") as written:
+                assert written.read() == single.read_bytes() != b""
+    with pytest.raises(MaltpyError, match="has no tagger"):
+        parse_files(cluster, parser_only, pairs, mode="tag")
 
 
 def test_raw_text_files_become_trees_on_the_cluster_as_in_one_process(tmp_path):

@@ -377,6 +377,32 @@ def test_words_are_tagged_and_parsed_without_reading_the_tokenizer(text_model, t
     assert main(["-q", "-c", text_model, "-m", "parse", "-i", TEST_TEXT, "-o", str(tmp_path / "text.conllu")]) == 1
 
 
+def test_tag_and_tokenize_run_on_several_files_as_on_each(text_model, tmp_path):
+    """-m tag and -m tokenize with -i 'glob' -o outdir/ (as -m parse): each output is the bytes the
+    mode writes for its file alone, named as -m parse names it (.txt -> .conllu); one input and
+    outdir/ writes into the directory. Until 2026-11-29 -m tag read the pattern as a file's name
+    and wrote one input to a file named as the directory."""
+    text = open(TEST_TEXT, encoding="utf-8").read().split("\n\n")
+    (tmp_path / "in").mkdir()
+    for k in range(2):
+        (tmp_path / "in" / f"t{k}.txt").write_text("\n\n".join(text[k::2]), encoding="utf-8")
+    words = _run("-c", text_model, "-m", "tokenize", "-i", str(tmp_path / "in" / "t0.txt"))
+    assert words.returncode == 0, words.stderr
+    (tmp_path / "in" / "w.conllu").write_bytes(words.stdout)
+    for mode, pattern, names in (("tag", "*", ["t0.conllu", "t1.conllu", "w.conllu"]),
+                                 ("tokenize", "*.txt", ["t0.conllu", "t1.conllu"])):
+        out = tmp_path / f"{mode}-out"
+        r = _run("-c", text_model, "-m", mode, "-i", str(tmp_path / "in" / pattern), "-o", str(out) + os.sep)
+        assert r.returncode == 0, r.stderr
+        assert sorted(os.listdir(out)) == names
+        for name in names:
+            source = tmp_path / "in" / (name if name == "w.conllu" else name.replace(".conllu", ".txt"))
+            alone = _run("-c", text_model, "-m", mode, "-i", str(source))
+            assert alone.returncode == 0 and alone.stdout == (out / name).read_bytes() != b""
+    r = _run("-c", text_model, "-m", "tag", "-i", str(tmp_path / "in" / "w.conllu"), "-o", str(tmp_path / "one") + os.sep)
+    assert r.returncode == 0 and os.listdir(tmp_path / "one") == ["w.conllu"]
+
+
 def test_raw_text_on_standard_input_without_if_text_says_to_give_it(text_model):
     """Standard input has no name to say it is raw text: read as CoNLL-U, its first line is one
     error that tells the user what to give."""
@@ -435,6 +461,11 @@ def test_text_mistakes_are_one_line(text_model, model, tmp_path):
     assert r.returncode == 1 and b"writes CoNLL-U" in r.stderr
     r = _run("-c", text_model, "-m", "tokenize", "-if", "conllu", "-i", TEST)
     assert r.returncode == 1 and b"reads raw text" in r.stderr
+    tagger = str(tmp_path / "tagger.mpz")            # a tagger and a parser, no tokenizer
+    assert _run("-c", tagger, "-m", "learn", "-i", TRAIN, "--tagger", "upos", "-q").returncode == 0
+    r = _run("-c", tagger, "-m", "tokenize", input=b"Anna runs.\n")
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    assert b"has no tokenizer (it has tagger, parser): learn one with -m learn --tokenizer" in r.stderr
 
 
 def test_ewt_tokenizer_is_as_good_as_the_papers_say(tmp_path):
