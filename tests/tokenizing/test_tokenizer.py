@@ -401,6 +401,19 @@ def test_tag_and_tokenize_run_on_several_files_as_on_each(text_model, tmp_path):
             assert alone.returncode == 0 and alone.stdout == (out / name).read_bytes() != b""
     r = _run("-c", text_model, "-m", "tag", "-i", str(tmp_path / "in" / "w.conllu"), "-o", str(tmp_path / "one") + os.sep)
     assert r.returncode == 0 and os.listdir(tmp_path / "one") == ["w.conllu"]
+    # --retag reaches every file (it was dropped with several files): tags given as X are replaced
+    (tmp_path / "x").mkdir()
+    for k in range(2):
+        (tmp_path / "x" / f"x{k}.conllu").write_text("".join(
+            "\t".join(c[:3] + ["X"] + c[4:]) if len(c) == 10 else line
+            for line in open(TEST, encoding="utf-8") for c in [line.split("\t")]), encoding="utf-8")
+    for mode in ("tag", "parse"):
+        r = _run("-c", text_model, "-m", mode, "--retag", "true", "-i", str(tmp_path / "x" / "*.conllu"),
+                 "-o", str(tmp_path / f"x-{mode}") + os.sep)
+        assert r.returncode == 0, r.stderr
+        for k in range(2):
+            upos = [row[3] for s in read_conll(str(tmp_path / f"x-{mode}" / f"x{k}.conllu"), "conllu") for row in s.rows]
+            assert upos and upos.count("X") < len(upos) / 2
 
 
 def test_raw_text_on_standard_input_without_if_text_says_to_give_it(text_model):
