@@ -183,11 +183,13 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
         from maltpy.components import load as load_pipeline
         pipeline = _read_for_good(load_pipeline, settings.model, MODE_COMPONENTS[mode], verbose=settings.verbose,
                                   jobs=settings.jobs, **overrides).for_mode(mode, settings.model)
+        from maltpy.config import threads
         results = []
         for src, dst in pairs:
             try:
                 n_sentences, n_tokens = pipeline.parse_file(src, dst, input_format, settings.output_format,
-                                                            progress=settings.verbose, lines=settings.presegmented)
+                                                            progress=settings.verbose, jobs=threads(settings.jobs),
+                                                            lines=settings.presegmented)
             except InputFormatError as e:    # a bad input file is reported, and the others are run
                 if len(pairs) == 1:
                     raise
