@@ -132,7 +132,7 @@ def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_
     return results
 
 
-def _parse_partition(texts: Iterable, model: bytes, digest: str, fmt: str) -> List[str]:
+def _parse_partition(texts: Iterable, model: bytes, digest: str, fmt: str, mode: str = "parse") -> List[str]:
     from maltpy.formats.conll import format_sentences
     from maltpy.parsing.stream import parse_bytes
     parts = []
@@ -144,24 +144,30 @@ def _parse_partition(texts: Iterable, model: bytes, digest: str, fmt: str) -> Li
             parts.append(t + "\n\n")
     if not parts:
         return []
-    pipeline = _worker_pipeline(model, digest)
+    pipeline = _worker_pipeline(model, digest, None, mode)
     if len(pipeline.components) == 1 and pipeline.parser is not None:   # compiled from bytes to bytes
         out = parse_bytes(pipeline.parser, "".join(parts).encode("utf-8"), fmt, path="<dask partition>")
         return [s + "\n\n" for s in out.decode("utf-8").split("\n\n") if s.strip("\n")]
     from maltpy.formats.conll import parse_conll
+    # a pipeline's components that read words, in order (for mode "tag": its taggers)
     return [format_sentences([s]) for s in pipeline.parse(parse_conll("".join(parts), fmt, "<dask partition>"))]
 
 
-def parse_bag(bag, model_path: str, fmt: Optional[str] = None):
+def parse_bag(bag, model_path: str, fmt: Optional[str] = None, mode: str = "parse"):
     """A ``dask.bag`` of CoNLL sentences (texts or :class:`~maltpy.Sentence`) -> a bag of parsed
     sentence texts (each ending with its blank line), partition by partition on the workers.
-    ``fmt``: conllx or conllu (default: the model's format)."""
+    ``fmt``: conllx or conllu (default: the model's format); ``mode="tag"``: the model's taggers
+    only, as :meth:`~maltpy.components.Pipeline.tag` (HEAD and DEPREL as given)."""
     _require_dask()
     import dask
     from maltpy.components import load
-    data, digest = _model_bytes(model_path)
-    fmt = fmt or load(model_path).parser.format
-    return bag.map_partitions(_parse_partition, dask.delayed(data, traverse=False), digest, fmt)
+    if mode not in ("parse", "tag"):
+        raise MaltpyError(f"parse_bag runs mode 'parse' or 'tag', not {mode!r}")
+    data, digest = _model_bytes(model_path, mode)
+    if fmt is None:
+        parser = load(model_path).parser
+        fmt = parser.format if parser is not None else "conllu"
+    return bag.map_partitions(_parse_partition, dask.delayed(data, traverse=False), digest, fmt, mode)
 
 
 def run_cells(client, cells: Sequence[tuple], run, log=None) -> list:

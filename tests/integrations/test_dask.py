@@ -11,7 +11,7 @@ pytest.importorskip("distributed")
 import maltpy  # noqa: E402
 from maltpy.cli.main import main  # noqa: E402
 from maltpy.errors import MaltpyError  # noqa: E402
-from maltpy.formats.conll import read_conll  # noqa: E402
+from maltpy.formats.conll import parse_conll as read_conll_text, read_conll  # noqa: E402
 from conftest import EXAMPLES  # noqa: E402
 
 TEST = os.path.join(EXAMPLES, "toy-test.conll")
@@ -159,6 +159,9 @@ def test_a_model_with_a_tagger_tags_and_parses_on_the_cluster_as_in_one_process(
     bag = db.from_sequence([format_sentences([s]) for s in words[:20]], npartitions=3)
     out = parse_bag(bag, model).compute(scheduler=cluster.get)
     assert "".join(out) == format_sentences(maltpy.load(model).parse(words[:20]))
+    tagged = parse_bag(bag, model, mode="tag").compute(scheduler=cluster.get)
+    assert "".join(tagged) == format_sentences(maltpy.load(model).tag(words[:20]))
+    assert all(row[6] == "_" for s in read_conll_text("".join(tagged)) for row in s.rows)
 
 
 def test_tag_and_tokenize_run_on_the_cluster_as_in_one_process(model, cluster, tmp_path):
