@@ -78,7 +78,7 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
             if fmt is None and pipeline.tokenizer is not None:
                 raise InputFormatError(e.path, e.line, e.reason + "; read as CoNLL: for raw text, give -if text") \
                     from None
-            raise
+            raise _text_read_as_conll(settings, pipeline, e) from None
         wall = time.perf_counter() - t0
         log(f"ran {len(pipeline.components)} components ({', '.join(c.name for c in pipeline.components)}) on "
             f"{n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s")
@@ -88,11 +88,27 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
     # read, parsed and written chunk by chunk: memory stays flat, a pipe sees output early,
     # and a file appears only when everything is written
     out_fmt = settings.output_format or _output_format(settings.output, parser)
-    n_sentences, n_tokens = _in_output_charset(
-        settings, lambda target: parser.parse_file(_input(settings), target, fmt, out_fmt, progress=settings.verbose))
+    try:
+        n_sentences, n_tokens = _in_output_charset(
+            settings, lambda target: parser.parse_file(_input(settings), target, fmt, out_fmt,
+                                                       progress=settings.verbose))
+    except InputFormatError as e:
+        raise _text_read_as_conll(settings, pipeline, e) from None
     wall = time.perf_counter() - t0
     log(f"parsed {n_sentences} sentences, {n_tokens} tokens in {wall:.2f} s "
         f"({n_tokens / max(wall, 1e-9):,.0f} tokens/s, loading the model included)")
+
+
+def _text_read_as_conll(settings, pipeline, error):
+    """``error`` with what to give where a .txt file, read as CoNLL since the model has no
+    tokenizer, is not CoNLL (words a line, or raw text)."""
+    from maltpy.components.pipeline import names_text
+    if settings.input_format is not None or pipeline.tokenizer is not None or settings.input in (None, "-") \
+            or not names_text(settings.input) or "tab-separated columns" not in error.reason:
+        return error
+    return InputFormatError(error.path, error.line, error.reason + "; a .txt file is read as CoNLL by a model "
+                            "without a tokenizer: give -if horizontal for words between spaces, a sentence a line "
+                            "(-if vertical: a word a line); raw text needs a model learned with --tokenizer")
 
 
 def _may_be_text(settings) -> bool:

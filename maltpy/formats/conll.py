@@ -245,6 +245,10 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
     if fmt == "ptb":
         raise MaltpyError(f"{path}: bracketed trees (.mrg/.ptb) where CoNLL is expected; convert them with "
                           f"'maltpy -m convert -i {path} -o FILE.conll', or give -if conllx if the file is CoNLL")
+    if fmt in ("export", "discbracket"):
+        raise MaltpyError(f"{path}: discontinuous constituent trees (.{fmt}) where CoNLL is expected; convert them "
+                          f"with 'maltpy -m convert -i {path} -o FILE.conllu' (their words, tags and encoded trees), "
+                          "or give -if conllx if the file is CoNLL")
     if fmt not in COLUMNS:
         raise MaltpyError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     conllu = fmt == "conllu"

@@ -318,6 +318,9 @@ def parse_file(parser, source, target, input_format: Optional[str] = None, outpu
     if fmt == "ptb":
         raise MaltpyError(f"{source}: bracketed trees (.mrg) are parsed by a constituent parser; this model "
                           "parses CoNLL (train one on a .mrg file for constituents)")
+    if fmt in ("export", "discbracket"):
+        raise MaltpyError(f"{source}: discontinuous trees (.{fmt}) are parsed by a discontinuous parser; this model "
+                          "parses CoNLL (train one on an .export file for discontinuous trees)")
     if fmt not in FORMATS or (output_format or fmt) not in FORMATS:
         raise MaltpyError(f"unknown format {input_format if fmt not in FORMATS else output_format!r}; "
                           f"use one of {', '.join(FORMATS)}")

@@ -479,6 +479,20 @@ def test_text_mistakes_are_one_line(text_model, model, tmp_path):
     r = _run("-c", tagger, "-m", "tokenize", input=b"Anna runs.\n")
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
     assert b"has no tokenizer (it has tagger, parser): learn one with -m learn --tokenizer" in r.stderr
+    # files that are not CoNLL, to models that read CoNLL: what to give instead, on one line, no output
+    export = tmp_path / "t.export"
+    export.write_text("#BOS 1\nAnna\tn\t--\t--\t500\nruns\tww\t--\thd\t500\n#500\tSMAIN\t--\t--\t0\n#EOS 1\n")
+    words = tmp_path / "words.txt"
+    words.write_text("Anna runs .\n")
+    for m in (model, tagger):
+        for mode in ("parse", "tag") if m == tagger else ("parse",):
+            for source, message in ((export, b"discontinuous"), (words, b"give -if horizontal")):
+                target = tmp_path / "none.conllu"
+                r = _run("-c", m, "-m", mode, "-i", str(source), "-o", str(target))
+                assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+                assert str(source).encode() in r.stderr and message in r.stderr and not target.exists()
+            r = _run("-c", m, "-m", mode, "-i", str(words), "-if", "horizontal")
+            assert r.returncode == 0 and r.stdout.count(b"\tAnna\t") == 1
 
 
 def test_ewt_tokenizer_is_as_good_as_the_papers_say(tmp_path):
