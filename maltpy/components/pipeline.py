@@ -60,8 +60,8 @@ class Pipeline:
     def parse(self, sentences) -> List:
         """Every component that reads words on the sentences, in order (a list of Sentence
         objects in, parsed copies out)."""
-        from maltpy.parsing.parser import _as_sentence
-        out = [_as_sentence(s) for s in sentences]
+        from maltpy.parsing.parser import _as_sentences
+        out = _as_sentences(sentences)
         for component in self.word_components:
             out = component(out)
         return out
@@ -110,8 +110,8 @@ class Pipeline:
         """The pipeline's taggers only, in order (copies of the sentences with their tag columns
         filled; HEAD and DEPREL untouched)."""
         from maltpy.components.tagger import TaggerComponent
-        from maltpy.parsing.parser import _as_sentence
-        out = [_as_sentence(s) for s in sentences]
+        from maltpy.parsing.parser import _as_sentences
+        out = _as_sentences(sentences)
         taggers = [c for c in self.components if isinstance(c, TaggerComponent)]
         if not taggers:
             raise MaltpyError("this model has no tagger (learn one with tagger='upos,xpos,feats,lemma')")

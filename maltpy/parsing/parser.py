@@ -143,9 +143,7 @@ class Parser(ParserBase):
         MISC as ``Score=`` (CoNLL-U). With a beam (``beam_width`` > 1): ``nbest`` K, a list of up
         to K parses per sentence, best first, each with ``# nbest`` and ``# score`` comments;
         ``confidence``, each arc's confidence in MISC as ``Conf=`` (:mod:`maltpy.parsing.kbest`)."""
-        if isinstance(sentences, (str, Sentence)):
-            raise MaltpyError("parse takes a list of sentences (Sentence objects or lists of words); "
-                              "for one text: parser.parse([text.split()])")
+        _refuse_one(sentences)
         if not isinstance(sentences, (list, tuple)):
             return self.iter_parse(sentences, progress=progress, one_root=one_root, **options)
         if set(options) - set(PARSE_OPTIONS):
@@ -153,7 +151,7 @@ class Parser(ParserBase):
         self.check_fitted()
         # checked as the settings are (nbest=0 or '5' is refused in one line, as -nbest 0 is)
         options = {k: v if k == "constraints" else coerce(k, v, "parse") for k, v in options.items()}
-        sentences = [_as_sentence(s) for s in sentences]
+        sentences = _as_sentences(sentences)
         check_sentences(sentences, self.format, need_heads=False)
         want = {k: options.get(k, getattr(self.settings, k)) for k in ("arc_scores", "nbest", "confidence")}
         if want["nbest"] > 1 or want["confidence"]:
@@ -238,13 +236,29 @@ def _place(sentences, k: int) -> str:
     return f"sentence {k + 1}"
 
 
+def _refuse_one(sentences) -> None:
+    """Refuse one text or one Sentence where a list of sentences is expected, saying what to give."""
+    if isinstance(sentences, Sentence):
+        raise MaltpyError("parse and tag take a list of sentences, not one Sentence: give [sentence]")
+    if isinstance(sentences, (str, bytes)):
+        raise MaltpyError("parse and tag take a list of sentences (Sentence objects or lists of words), not one "
+                          "str: give [text.split()] for the words of one sentence, or parse_text(text) for raw "
+                          "text (a model learned with --tokenizer)")
+
+
+def _as_sentences(sentences) -> list:
+    """The sentences of a parse or tag call as Sentence objects (:func:`_refuse_one`)."""
+    _refuse_one(sentences)
+    return [_as_sentence(s) for s in sentences]
+
+
 def _as_sentence(s) -> Sentence:
     """A Sentence, or a list of words made into one; anything else is refused."""
     if isinstance(s, Sentence):
         return s
     if isinstance(s, str) or not hasattr(s, "__iter__"):
         raise MaltpyError(f"each sentence must be a Sentence or a list of words, not {type(s).__name__} "
-                          f"{str(s)[:40]!r}")
+                          f"{str(s)[:40]!r}" + (" (text.split() gives its words)" if isinstance(s, str) else ""))
     return Sentence.from_words(list(s))
 
 

@@ -518,6 +518,24 @@ def test_the_python_api_takes_the_same_parser_behind_a_tagger():
     assert malt.parser.settings.learner == "liblinear" and not (malt.parser.settings.features or "").startswith("NivreEagerLean")
 
 
+def test_one_text_or_one_sentence_for_a_list_says_what_to_give(toy_pipeline, model):
+    """parse and tag of a pipeline or a parser given one str or one Sentence where a list of
+    sentences is expected: one error that says what to give (a str was taken as its characters,
+    'not str 'T'')."""
+    import maltpy
+    pipeline, parser = maltpy.load(toy_pipeline), maltpy.load(model)
+    sentence = read_conll(TOY_TRAIN)[0]
+    for call, expected in ((lambda: pipeline.tag("the dog runs"), r"not one str: give \[text.split\(\)\]"),
+                           (lambda: pipeline.parse("the dog runs"), r"not one str: give \[text.split\(\)\]"),
+                           (lambda: parser.parse(b"the dog runs"), r"not one str"),
+                           (lambda: pipeline.parse(sentence), r"not one Sentence: give \[sentence\]"),
+                           (lambda: parser.parse(sentence), r"not one Sentence"),
+                           (lambda: pipeline.parse(["the dog runs"]), r"text.split\(\) gives its words")):
+        with pytest.raises(MaltpyError, match=expected):
+            call()
+    assert [r[1] for r in pipeline.tag(["the dog runs".split()])[0].rows] == ["the", "dog", "runs"]
+
+
 def test_the_learned_pipeline_says_which_parser_it_took(toy_pipeline, tmp_path):
     info = _run("info", toy_pipeline)
     assert "perceptron" in info.stdout and "NivreEagerMorph" in info.stdout, info.stdout
