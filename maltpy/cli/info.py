@@ -120,6 +120,13 @@ def _print_description(info, indent=""):
         trained.append(f"{t['seconds']:.1f} s")
     if trained:
         lines.append(("training", ", ".join(trained)))
+    if t.get("tag_folds") == 1:
+        lines.append(("tags", "learned from the treebank's gold tags (--tagger-folds 1)"))
+    elif t.get("tag_folds"):
+        agree = ", ".join(f"{k[len('jackknifed_'):].upper()} {v:.2f} %" for k, v in t.items()
+                          if k.startswith("jackknifed_"))
+        lines.append(("tags", f"learned from {t['tag_folds']:.0f}-fold jackknifed tags"
+                              + (f"; agreeing with the gold tags: {agree}" if agree else "")))
     c = info.get("combination")
     if c:
         chosen = f"{c['criterion']} <= {c['param']}, {c['first']} first"

@@ -38,7 +38,18 @@ def train_pipeline(settings, sentences, fmt, log=None):
             tagger = make_tagger(jobs).fit(sentences, log=log)
         components.append(TaggerComponent(tagger))
     parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
+    if settings.tagger:
+        _note_tags(parser, 1)
     return Pipeline(components + [ParserComponent(parser)])
+
+
+def _note_tags(parser, folds, agreement=None):
+    """Keep in the parser's training figures (``maltpy info``) which tags it learned from: gold
+    ones (``folds`` 1) or ``folds``-fold jackknifed ones, and how often those equal the gold tags
+    (``agreement``: column -> percentage)."""
+    from dataclasses import replace
+    figures = {"tag_folds": folds, **{f"jackknifed_{c}": pct for c, pct in (agreement or {}).items()}}
+    parser._set_model(replace(parser.model, train_stats={**parser.train_stats, **figures}))
 
 
 def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
@@ -49,7 +60,7 @@ def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
     from concurrent.futures import ThreadPoolExecutor
     from maltpy.parsing.assemble import assemble
     from maltpy.parsing.parser import Parser
-    from maltpy.tagging.jackknife import fold_groups, jackknife
+    from maltpy.tagging.jackknife import agreement_figures, fold_groups, jackknife
     from maltpy.tagging.tagger import Tagger
     from maltpy.tagging.templates import TAG_COLUMNS
     read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
@@ -67,6 +78,7 @@ def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
         full = pool.submit(lambda: make_tagger(jobs - 1).fit(sentences)) if jobs > 1 else None
         parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
         tagger = full.result() if full is not None else make_tagger(jobs).fit(sentences)
+    _note_tags(parser, settings.tagger_folds, agreement_figures(sentences, tagged, groups))
     if log is not None:
         log(tagger.describe_training())
     return tagger, parser

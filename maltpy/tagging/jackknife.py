@@ -54,15 +54,19 @@ def jackknife(sentences: Sequence, make_tagger: Callable, folds: int, jobs: int 
     return full, tagged
 
 
-def tag_agreement(gold: Sequence, predicted: Sequence, groups) -> str:
-    """How often the jackknifed tags equal the gold ones, per column (what the parser will see)."""
+def agreement_figures(gold: Sequence, predicted: Sequence, groups) -> dict:
+    """Per column of ``groups``: the percentage of words whose predicted tag equals the gold one."""
     from maltpy.tagging.templates import TAG_COLUMNS
-    columns = [c for g in groups for c in g]
     total = sum(len(s) for s in gold) or 1
-    figures = []
-    for c in columns:
+    figures = {}
+    for c in (c for g in groups for c in g):
         col = TAG_COLUMNS[c]
         same = sum(a[col] == b[col] for s, t in zip(gold, predicted) for a, b in zip(s.rows, t.rows))
-        figures.append(f"{c} {100 * same / total:.2f} %")
-    return "agreeing with the gold tags: " + ", ".join(figures)
+        figures[c] = 100 * same / total
+    return figures
 
+
+def tag_agreement(gold: Sequence, predicted: Sequence, groups) -> str:
+    """How often the jackknifed tags equal the gold ones, per column (what the parser will see)."""
+    return "agreeing with the gold tags: " + ", ".join(
+        f"{c} {pct:.2f} %" for c, pct in agreement_figures(gold, predicted, groups).items())
