@@ -52,7 +52,8 @@ def dask_client(address: str):
             n = 0
         if n < 1:
             raise MaltpyError(f"--dask {address}: give local:N with N >= 1 workers, e.g. local:2")
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+        # a free port for its status page: 8787 may be taken by another cluster (a warning on stderr)
+        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                 Client(cluster) as client:
             yield client
         return
@@ -83,9 +84,25 @@ def _worker_pipeline(model: bytes, digest: str, overrides: Optional[dict] = None
 def _parse_file_task(model: bytes, digest: str, overrides: dict, source: str, target: str,
                      input_format: Optional[str], output_format: Optional[str],
                      mode: str = "parse") -> Tuple[str, str, int, int]:
-    pipeline = _worker_pipeline(model, digest, overrides, mode)
-    n_sentences, n_tokens = pipeline.parse_file(source, target, input_format, output_format, jobs=1)
+    # a bad input comes back as a value, not raised: a task that raises makes every worker log
+    # "Compute Failed" with a traceback, where the user is to see one line
+    try:
+        pipeline = _worker_pipeline(model, digest, overrides, mode)
+        n_sentences, n_tokens = pipeline.parse_file(source, target, input_format, output_format, jobs=1)
+    except InputFormatError as e:
+        return _FAILED, (e.path, e.line, e.reason)
+    except MaltpyError as e:
+        return _FAILED, str(e)
     return source, target, n_sentences, n_tokens
+
+
+#: a file task's result that says it failed: (_FAILED, the InputFormatError's arguments or a message)
+_FAILED = "maltpy-failed"
+
+
+def _raised(failure) -> MaltpyError:
+    """The error a failed file task returned, as the exception one process would have raised."""
+    return InputFormatError(*failure) if isinstance(failure, tuple) else MaltpyError(failure)
 
 
 def _model_bytes(model_path: str, mode: str = "parse") -> Tuple[bytes, str]:
@@ -117,13 +134,15 @@ def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_
     results = [None] * len(futures)
     try:
         for future in as_completed(futures):
-            try:
-                results[index[future.key]] = result = future.result()
-            except InputFormatError as e:    # a bad input file: on_error says it, and the others go on
-                if on_error is None:
-                    raise
-                results[index[future.key]] = on_error(jobs[index[future.key]][0], e)
+            result = future.result()
+            if result[0] == _FAILED:
+                error = _raised(result[1])
+                # a bad input file: on_error says it, and the others go on
+                if on_error is None or not isinstance(error, InputFormatError):
+                    raise error
+                results[index[future.key]] = on_error(jobs[index[future.key]][0], error)
                 continue
+            results[index[future.key]] = result
             if log:
                 log(f"{result[0]} -> {result[1]}: {result[2]} sentences, {result[3]} tokens")
     finally:

@@ -126,6 +126,20 @@ def test_dask_errors_are_one_line(model, tmp_path):
         assert r.returncode == 1 and message in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
 
 
+def test_a_bad_file_on_the_cluster_is_one_line_and_the_others_are_written(model, corpus, tmp_path):
+    """A bad input among several with --dask: its one-line error and the summary, nothing from the
+    workers' logs (a task that raised made each worker log 'Compute Failed' and a traceback)."""
+    bad = tmp_path / "in" / "zbad.conll"
+    bad.write_text("not a CoNLL line\n")
+    r = subprocess.run([sys.executable, "-m", "maltpy", "-c", model, "--dask", "local:2", "-i",
+                        str(tmp_path / "in" / "*.conll"), "-o", str(tmp_path / "out") + "/"],
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
+    assert r.returncode == 1 and "Compute Failed" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 2 and "zbad.conll:1:" in lines[0] and "1 of 4 files could not be parsed" in lines[1]
+    assert sorted(os.listdir(tmp_path / "out")) == ["part0.conll", "part1.conll", "part2.conll"]
+
+
 def test_several_files_without_dask(model, corpus, tmp_path):
     """-i 'glob' -o outdir/ also works in one process."""
     out = tmp_path / "plain"
