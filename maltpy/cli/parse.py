@@ -206,7 +206,7 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
                 n_sentences, n_tokens = pipeline.parse_file(src, dst, input_format, settings.output_format,
                                                             progress=settings.verbose, jobs=threads(settings.jobs),
                                                             lines=settings.presegmented)
-            except InputFormatError as e:    # a bad input file is reported, and the others are run
+            except InputFormatError as e:    # a bad input file is reported, and the others go on
                 if len(pairs) == 1:
                     raise
                 results.append(_failed(src, e))
@@ -230,5 +230,5 @@ def _failed(src, error):
     """A file of a batch that could not be parsed: said on one line now (the batch goes on, and
     its exit status says that a file failed); its result row has no output."""
     import sys
-    print(f"maltpy: error: {error} (no output for {src}; the other files are run)", file=sys.stderr, flush=True)
+    print(f"maltpy: error: {error} (no output for {src}; the other files go on)", file=sys.stderr, flush=True)
     return (src, None, 0, 0)

@@ -108,6 +108,8 @@ def _raised(failure) -> MaltpyError:
 def _model_bytes(model_path: str, mode: str = "parse") -> Tuple[bytes, str]:
     from maltpy.components import load
     from maltpy.components.pipeline import MODE_COMPONENTS
+    if mode not in MODE_COMPONENTS:
+        raise MaltpyError(f"mode {mode!r}: give one of {', '.join(MODE_COMPONENTS)}")
     # refuse a bad model, or one without what the mode runs, here, with its one-line error, not on every worker
     load(model_path, MODE_COMPONENTS[mode]).for_mode(mode, model_path)
     with open(model_path, "rb") as f:
