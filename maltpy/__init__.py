@@ -94,7 +94,7 @@ def train(treebank, **settings):
     a nivreeager parser whose learner, options, oracle, features and beam are left unset learns as
     its system's ``pipeline_settings`` say: the perceptron with the dynamic oracle and NivreEagerMorph);
     ``tokenizer=True`` (from CoNLL-U) a tokenizer in front of them, so that the pipeline's
-    ``parse_text(str)`` reads raw text."""
+    ``parse_text(str)`` reads raw text; ``parser=False`` with either: those alone, no parser."""
     from maltpy.formats.conll import detect_format, read_conll
     from maltpy.parsing.parser import Parser
     parser = Parser(**settings)
@@ -108,6 +108,9 @@ def train(treebank, **settings):
         sentences = read_conll(treebank, fmt, need_heads="partial" if takes_partial_trees(parser.settings) else True)
     else:
         sentences, fmt = list(treebank), parser.settings.input_format   # fit: else the sentences' format
+    if not parser.settings.parser and not (parser.settings.tagger or parser.settings.tokenizer):
+        from maltpy.errors import MaltpyError
+        raise MaltpyError("parser=False learns no parser: give tagger= or tokenizer=True for something to learn")
     if parser.settings.tagger or parser.settings.tokenizer:
         if parser.settings.tokenizer and (fmt or "conllu") != "conllu":
             from maltpy.errors import MaltpyError

@@ -242,6 +242,10 @@ class Settings:
         "--tokenizer", "BOOL", "-m learn: learn a tokenizer from the CoNLL-U treebank's text (# text, SpaceAfter=No, "
                                "# newpar, multiword tokens) with the parser, so that -m parse reads raw text (-if "
                                "text, .txt files) and writes UD trees (default false; alone: true)", bare="true"))
+    parser: bool = _setting(True, Flag(
+        "--parser", "BOOL", "-m learn: learn the parser (default true; false with --tagger or --tokenizer learns "
+                            "those alone, as UDPipe's --parser=none: a model for -m tag and -m tokenize, learned "
+                            "without jackknifing)", bare="true"))
     tokenizer_epochs: int = _setting(10, Flag(
         "--tokenizer-epochs", "N", "the tokenizer's passes over the training text (default 10)"))
     presegmented: bool = _setting(False, Flag(
@@ -299,7 +303,7 @@ READ_WRITE_SETTINGS = ("input_format", "output_format", "presegmented")
 #: settings of the tagger and tokenizer components and of -m convert, not of the parser (not stored in a
 #: parser's model)
 NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag", "tokenizer",
-                       "tokenizer_epochs", "presegmented", "secondary_edges")
+                       "parser", "tokenizer_epochs", "presegmented", "secondary_edges")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
                   "beam_margin", "nbest", "confidence")

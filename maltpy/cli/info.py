@@ -55,7 +55,8 @@ def _print_pipeline(pipeline, path, a):
         import json
         print(json.dumps(info, indent=2, ensure_ascii=False))
         return
-    print(f"model        {path}: {len(pipeline.components)} components, run in order")
+    n = len(pipeline.components)
+    print(f"model        {path}: {n} component{'' if n == 1 else 's'}{', run in order' if n > 1 else ''}")
     for k, (component, described) in enumerate(zip(pipeline.components, info["components"]), 1):
         print(f"component {k}  {component.name}: reads {', '.join(described['reads']) or 'nothing'}; "
               f"writes {', '.join(described['writes']) or 'nothing'}")

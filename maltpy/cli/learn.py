@@ -15,6 +15,8 @@ def run_learn(settings, log, chosen=frozenset()):
     from maltpy.parsing.parser import Parser
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
+    if not settings.parser and not (settings.tagger or settings.tokenizer):
+        raise MaltpyError("--parser false learns no parser: give --tagger or --tokenizer for something to learn")
     from maltpy.output import check_output_path
     from maltpy.parsing.modelfile import make_parent_directory
     # a model that cannot be saved is found out before training, not after

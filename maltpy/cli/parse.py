@@ -59,6 +59,8 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
         only = tuple(name for name in (only or COMPONENTS) if name != TokenizerComponent.name)
     # lives until the command ends
     pipeline = _read_for_good(load_pipeline, settings.model, only, **overrides).for_mode(mode, settings.model)
+    if mode == "parse" and pipeline.parser is None:
+        _note_no_parser(settings.model, pipeline)
     from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.formats.text import TEXT_FORMATS
     given_format = "text" if mode == "tokenize" else settings.input_format
@@ -109,6 +111,13 @@ def _text_read_as_conll(settings, pipeline, error):
     return InputFormatError(error.path, error.line, error.reason + "; a .txt file is read as CoNLL by a model "
                             "without a tokenizer: give -if horizontal for words between spaces, a sentence a line "
                             "(-if vertical: a word a line); raw text needs a model learned with --tokenizer")
+
+
+def _note_no_parser(model, pipeline):
+    """Say that -m parse of a model learned with --parser false writes no trees."""
+    import sys
+    print(f"maltpy: note: {model} has no parser (learned with --parser false): -m parse runs its "
+          f"{' and '.join(c.name for c in pipeline.components)} only, and writes no trees", file=sys.stderr, flush=True)
 
 
 def _may_be_text(settings) -> bool:
@@ -199,6 +208,8 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
         from maltpy.components import load as load_pipeline
         pipeline = _read_for_good(load_pipeline, settings.model, MODE_COMPONENTS[mode], verbose=settings.verbose,
                                   jobs=settings.jobs, **overrides).for_mode(mode, settings.model)
+        if mode == "parse" and pipeline.parser is None:
+            _note_no_parser(settings.model, pipeline)
         from maltpy.config import threads
         results = []
         for src, dst in pairs:

@@ -7,9 +7,10 @@ def train_pipeline(settings, sentences, fmt, log=None):
     ``sentences`` with ``settings`` (:class:`~maltpy.config.Settings`: ``tokenizer``,
     ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_templates``
     and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
-    jackknifed tags (gold ones with ``tagger_folds`` 1)."""
+    jackknifed tags (gold ones with ``tagger_folds`` 1); ``parser`` False: no parser."""
     from maltpy.components.parser import ParserComponent
     from maltpy.components.pipeline import Pipeline
+    from maltpy.errors import MaltpyError
     from maltpy.components.tagger import TaggerComponent
     from maltpy.config import threads
     from maltpy.parsing.parser import Parser
@@ -28,6 +29,9 @@ def train_pipeline(settings, sentences, fmt, log=None):
     if settings.tagger:
         make_tagger()   # a bad column list is said before anything trains
         jobs = threads(settings.jobs)
+        if not settings.parser:     # a tagger alone: no parser to learn from jackknifed tags
+            tagger = make_tagger(jobs).fit(sentences, log=log)
+            return Pipeline(components + [TaggerComponent(tagger)])
         if settings.tagger_folds > 1:
             learned = _jackknifed(settings, sentences, fmt, make_tagger, jobs, log)
             if learned is not None:
@@ -37,6 +41,10 @@ def train_pipeline(settings, sentences, fmt, log=None):
         else:   # the parser learns from gold tags: the one tagger gets every thread
             tagger = make_tagger(jobs).fit(sentences, log=log)
         components.append(TaggerComponent(tagger))
+    if not settings.parser:
+        if not components:
+            raise MaltpyError("--parser false learns no parser: give --tagger or --tokenizer for something to learn")
+        return Pipeline(components)
     parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
     if settings.tagger:
         _note_tags(parser, 1)

@@ -558,6 +558,34 @@ def test_the_learned_pipeline_says_which_parser_it_took(toy_pipeline, tmp_path):
     assert {"learner", "tagger"} <= chosen and "model" not in chosen
 
 
+def test_a_tagger_alone_tags_as_the_tagger_learned_with_a_parser(tmp_path):
+    """--parser false: a model of the tagger alone (UDPipe's --parser=none), whose -m tag output is
+    the bytes of the tagger learned beside a parser from gold tags; -m parse says it writes no
+    trees; with nothing else to learn it is refused in one line, on the command line and in Python."""
+    import maltpy
+    from maltpy.errors import MaltpyError
+    alone, both = str(tmp_path / "alone.mpz"), str(tmp_path / "both.mpz")
+    r = _run("-c", alone, "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos,xpos,lemma", "--parser", "false")
+    assert r.returncode == 0, r.stderr
+    assert _run("-c", both, "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos,xpos,lemma",
+                "--tagger-folds", "1").returncode == 0
+    info = _run("info", alone).stdout
+    assert "1 component\n" in info and "tagger" in info and "parser" not in info, info
+    words = tmp_path / "w.conllu"
+    words.write_text("".join("\t".join([c[0], c[1]] + ["_"] * 8) + "\n" if len(c) == 10 else line
+                             for line in open(TOY_TRAIN, encoding="utf-8") for c in [line.rstrip("\n").split("\t")]))
+    tagged = {m: _run("-c", m, "-m", "tag", "-i", str(words)) for m in (alone, both)}
+    assert tagged[alone].returncode == 0 and tagged[alone].stdout == tagged[both].stdout != ""
+    r = _run("-c", alone, "-m", "parse", "-i", str(words))
+    assert r.returncode == 0 and r.stdout == tagged[alone].stdout and "has no parser" in r.stderr
+    r = _run("-c", str(tmp_path / "none.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--parser", "false")
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "give --tagger or --tokenizer" in r.stderr
+    assert not (tmp_path / "none.mpz").exists()
+    with pytest.raises(MaltpyError, match="parser=False learns no parser"):
+        maltpy.train(TOY_TRAIN, parser=False, verbose=False)
+    assert maltpy.train(TOY_TRAIN, tagger="upos", parser=False, verbose=False).parser is None
+
+
 def test_the_model_file_says_what_it_holds(toy_pipeline):
     r = _run("info", toy_pipeline)
     assert r.returncode == 0, r.stderr
