@@ -7,7 +7,8 @@
     [(t.text, t.head.text, t.dep_) for t in doc]
 
 The component reads each token's text and tags, parses with the maltpy model and
-sets ``token.head`` and ``token.dep_``, so ``displacy``, ``doc.sents`` and
+sets ``token.head`` and ``token.dep_`` (a model with a tagger sets ``pos_``, ``tag_``, ``morph``
+and ``lemma_`` first; one learned with ``--parser false`` only those), so ``displacy``, ``doc.sents`` and
 ``doc.noun_chunks`` (where the language has noun chunks and the labels are the
 ones it knows) work on maltpy's parses. Which token attribute feeds which CoNLL
 column is the ``columns`` setting; the default follows the model's format:
@@ -286,16 +287,17 @@ class MaltpyParser:
             overrides["beam_margin"] = self.beam_margin
         self.pipeline = Pipeline.load(str(path), **overrides)
         self.parser = self.pipeline.parser
-        if self.parser is None:
-            raise MaltpyError(f"{path}: this model file has no parser for maltpy_parser")
         taggers = [c.tagger for c in self.pipeline.components if isinstance(c, TaggerComponent)]
         self.tagger = taggers[0] if taggers else None
+        if self.parser is None and self.tagger is None:
+            raise MaltpyError(f"{path}: this model file has neither a parser nor a tagger for maltpy_parser")
         self._label_hashes = None
-        fmt = self.parser.format
-        self.getters = _column_getters(self.columns or DEFAULT_COLUMNS[fmt], fmt)
+        if self.parser is not None:
+            fmt = self.parser.format
+            self.getters = _column_getters(self.columns or DEFAULT_COLUMNS[fmt], fmt)
 
     def _check(self):
-        if self.parser is None:
+        if self.parser is None and self.tagger is None:
             raise MaltpyError("maltpy_parser has no model: add it with config={'model': 'model.mpz'}")
 
     def __call__(self, doc: Doc) -> Doc:
@@ -327,6 +329,8 @@ class MaltpyParser:
         parsed = [(doc, idx) for doc, idx in pieces if len(idx)]     # a sentence of whitespace: no parse
         if self.tagger is not None and parsed:
             self._tag(parsed)
+        if self.parser is None:     # a model learned with --parser false: tags, no trees
+            return docs
         columns = words_to_columns(parsed, self.getters)
         strings = self.vocab.strings
         if not parsed:
@@ -410,7 +414,8 @@ class MaltpyParser:
     def to_disk(self, path, exclude=tuple()):
         self._check()
         os.makedirs(path, exist_ok=True)
-        target = self.parser if len(self.pipeline.components) == 1 else self.pipeline   # a parser's file stays one
+        # a parser's own file stays one
+        target = self.parser if len(self.pipeline.components) == 1 and self.parser is not None else self.pipeline
         target.save(os.path.join(path, MODEL_FILE))
 
     def from_disk(self, path, exclude=tuple()):

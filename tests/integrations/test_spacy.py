@@ -270,6 +270,30 @@ def test_a_model_with_a_tagger_tags_and_parses_untagged_docs(tmp_path):
         [(t.tag_, t.dep_) for t in docs[0]]
 
 
+def test_a_tagger_alone_sets_the_tags_and_no_tree(tmp_path):
+    """A model learned with --parser false in maltpy_parser: pos_, tag_ and lemma_ as -m tag gives
+    them, no dependency tree; it saves and loads with the pipeline."""
+    path = str(tmp_path / "tags.mpz")
+    assert main(["-c", path, "-m", "learn", "-i", TRAIN, "--tagger", "upos,xpos,lemma", "--parser", "false",
+                 "-q"]) == 0
+    gold = read_conll(TEST)
+    words = tmp_path / "words.conll"
+    words.write_text("".join("".join(f"{k}\t{w}" + "\t_" * 8 + "\n" for k, w in enumerate(s.forms, 1)) + "\n"
+                             for s in gold))
+    out = tmp_path / "out.conll"
+    assert main(["-c", path, "-m", "tag", "-i", str(words), "-o", str(out), "-q"]) == 0
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": path})
+    for s, want in zip(gold, read_conll(str(out), "conllx", need_heads=False)):
+        doc = nlp(spacy.tokens.Doc(nlp.vocab, words=s.forms))
+        assert [(t.pos_, t.tag_, t.lemma_) for t in doc] == [(r[3], r[4], r[2]) for r in want.rows]
+        assert not doc.has_annotation("DEP")
+    nlp.to_disk(tmp_path / "pipe")
+    again = spacy.load(tmp_path / "pipe")
+    assert [t.tag_ for t in again(spacy.tokens.Doc(again.vocab, words=gold[0].forms))] == \
+        [r[4] for r in read_conll(str(out), "conllx", need_heads=False)[0].rows]
+
+
 def test_the_tokenizer_of_a_model_as_spacys(tmp_path):
     """A model learned with --tokenizer cuts spaCy's docs: tokens that spell the text, the
     tokenizer's sentences, multiword tokens as their words where these spell them; the doc
