@@ -32,10 +32,12 @@ class TextAsConll(MadeInput):
         """The CoNLL-U of the next block of paragraphs; a block without a word gives none, and
         an input without one is an error."""
         for self.name, paragraphs, begins in self._blocks:
-            lines = [] if self._made is not None else None
-            data, n, words = self._tokenizer.conllu_bytes(paragraphs, self._number, self._lines, begins, lines)
+            made = self._tokenizer.conllu_bytes(paragraphs, self._number, self._lines, begins,
+                                                with_lines=self._made is not None)
+            data, n, words = made[:3]
             if n and self._made is not None:
-                self._made.append((lines[0] + self._line, lines[1], 0))
+                word_lines, sentence_starts = made[3]
+                self._made.append((word_lines + self._line, sentence_starts, 0))
             self._line += sum(p.count("\n") for p in paragraphs)
             self._number += n
             self.n_tokens += words

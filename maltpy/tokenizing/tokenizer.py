@@ -171,10 +171,10 @@ class Tokenizer:
         return data.decode("utf-8", "surrogatepass"), n_sentences, n_words
 
     def conllu_bytes(self, paragraphs: Sequence[str], first_id: int = 1, lines: bool = False,
-                     begins: Optional[Sequence[bool]] = None, word_lines: Optional[list] = None):
-        """:meth:`conllu` as UTF-8 bytes. ``word_lines``: a list that is given, for messages, the
-        line of the text (0 for the paragraphs' first) of every word written, and where each
-        sentence's words begin among them (one more entry: their count)."""
+                     begins: Optional[Sequence[bool]] = None, with_lines: bool = False):
+        """:meth:`conllu` as UTF-8 bytes. ``with_lines``: a fourth value, for messages, (the
+        line of the text, 0 for the paragraphs' first, of every word written; where each
+        sentence's words begin among them, with one more entry: their count)."""
         from maltpy.tokenizing.render import render
         text, pstart, starts, ends, final, par_of, following, (cps, low, _) = self._cut(paragraphs, lines)
         boff = np.zeros(len(cps) + 1, dtype=np.int64)
@@ -189,16 +189,17 @@ class Tokenizer:
         word_off = np.zeros(len(words) + 1, dtype=np.int64)
         np.cumsum([len(w) for w in words], out=word_off[1:])
         begins = np.ones(len(paragraphs), dtype=np.int8) if begins is None else np.asarray(begins, dtype=np.int8)
-        if word_lines is not None:
-            words_of_token = np.ones(len(starts), dtype=np.int64)
-            words_of_token[order] = np.diff(split_words)
-            token_lines = np.searchsorted(np.flatnonzero(cps == 10), starts, side="right")
-            ends_at = np.cumsum(words_of_token)
-            word_lines += [np.repeat(token_lines, words_of_token).astype(np.int64),
-                           np.concatenate(([0], ends_at[final.astype(bool)])).astype(np.int64)]
-        return render(np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8), boff, cps, starts,
-                      ends, following, final.astype(np.int8), par_of, begins, pstart, split_of, split_words,
-                      np.frombuffer(b"".join(words), dtype=np.uint8), word_off, first_id)
+        rendered = render(np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8), boff, cps, starts,
+                          ends, following, final.astype(np.int8), par_of, begins, pstart, split_of, split_words,
+                          np.frombuffer(b"".join(words), dtype=np.uint8), word_off, first_id)
+        if not with_lines:
+            return rendered
+        words_of_token = np.ones(len(starts), dtype=np.int64)
+        words_of_token[order] = np.diff(split_words)
+        token_lines = np.searchsorted(np.flatnonzero(cps == 10), starts, side="right")
+        ends_at = np.cumsum(words_of_token)
+        return (*rendered, (np.repeat(token_lines, words_of_token).astype(np.int64),
+                            np.concatenate(([0], ends_at[final.astype(bool)])).astype(np.int64)))
 
     # ------------------------------------------------------------------ storage
     def to_bytes(self) -> bytes:
