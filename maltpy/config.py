@@ -60,7 +60,9 @@ class Settings:
     default and command-line flags with their help; the allowed values of a setting with a fixed
     set come from the modules that implement them (:func:`choices`)."""
     model: Optional[str] = None            # -c (the CLI's: a configuration file or the model file)
-    input: Optional[str] = _setting(None, Flag("-i", "FILE", "input file; '-' or absent: standard input"))
+    input: Optional[str] = _setting(None, Flag("-i", "FILE", "input file; '-' or absent: standard input; a quoted pattern "
+                                                           "('corpus/*.conllu') with -o outdir/: several files for "
+                                                           "-m parse, tag and tokenize"))
     learn_input: Optional[str] = None      # YAML only: what -m learn reads when -i is not given
     parse_input: Optional[str] = None      # YAML only: what -m parse reads when -i is not given
     output: Optional[str] = _setting(None, Flag("-o", "FILE", "output file; '-' or absent: standard output; a directory (outdir/) with several inputs: "
