@@ -17,6 +17,10 @@ def run_learn(settings, log, chosen=frozenset()):
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     if not settings.parser and not (settings.tagger or settings.tokenizer):
         raise MaltpyError("--parser false learns no parser: give --tagger or --tokenizer for something to learn")
+    if not settings.parser and "tagger_folds" in chosen:   # a user who typed it should know
+        import sys
+        print("maltpy: note: --tagger-folds jackknifes the parser's training tags; with --parser false there is "
+              "no parser, and the tagger learns from every sentence", file=sys.stderr, flush=True)
     from maltpy.output import check_output_path
     from maltpy.parsing.modelfile import make_parent_directory
     # a model that cannot be saved is found out before training, not after

@@ -578,6 +578,9 @@ def test_a_tagger_alone_tags_as_the_tagger_learned_with_a_parser(tmp_path):
     assert tagged[alone].returncode == 0 and tagged[alone].stdout == tagged[both].stdout != ""
     r = _run("-c", alone, "-m", "parse", "-i", str(words))
     assert r.returncode == 0 and r.stdout == tagged[alone].stdout and "has no parser" in r.stderr
+    r = _run("-c", str(tmp_path / "folds.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos", "--parser",
+             "false", "--tagger-folds", "3", "-q")
+    assert r.returncode == 0 and "no parser, and the tagger learns from every sentence" in r.stderr
     r = _run("-c", str(tmp_path / "none.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--parser", "false")
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "give --tagger or --tokenizer" in r.stderr
     assert not (tmp_path / "none.mpz").exists()
