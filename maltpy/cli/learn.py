@@ -32,7 +32,9 @@ def run_learn(settings, log, chosen=frozenset()):
     if fmt in DISCONTINUOUS_FORMATS:      # discontinuous trees: a dependency parser of their encodings
         if settings.tagger or settings.tokenizer:
             raise MaltpyError("--tagger and --tokenizer learn from CoNLL treebanks; discontinuous trees train a "
-                              "constituent parser only")
+                              "constituent parser only. For untagged words, learn a tagger alone from the trees' "
+                              "CoNLL (-m convert -i TREES.export -o trees.conllu; -m learn -i trees.conllu --tagger "
+                              "all --parser false) and pipe its -m tag into this parser's -m parse -if conllu")
         from maltpy.formats.export import read_discbracket, read_export
         from maltpy.parsing.discontinuous import fit_discontinuous_parser
         t0 = time.perf_counter()
