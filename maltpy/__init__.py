@@ -88,7 +88,9 @@ def load(path, **overrides):
 
 def train(treebank, **settings):
     """Train a parser on a CoNLL file (path) or a list of gold sentences, with the YAML settings.
-    A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser.
+    A bracketed-tree file (``.mrg``, or ``input_format="ptb"``) trains a constituent parser, an
+    ``.export`` or ``.discbracket`` file a discontinuous one (with ``tagger=``: behind a tagger
+    learned from the trees' words and tags).
     ``tagger="upos,xpos,feats,lemma"`` trains a tagger and lemmatizer too and returns both as a
     :class:`~maltpy.components.Pipeline` (``tagger_folds=K``: the parser learns from jackknifed tags;
     a nivreeager parser whose learner, options, oracle, features and beam are left unset learns as
@@ -100,10 +102,22 @@ def train(treebank, **settings):
     parser = Parser(**settings)
     if isinstance(treebank, (str, bytes)) or hasattr(treebank, "__fspath__"):
         fmt = parser.settings.input_format or detect_format(str(treebank))
-        if fmt == "ptb":
-            from maltpy.formats.ptb import read_ptb
-            from maltpy.parsing.constituent import fit_constituent_parser
-            return fit_constituent_parser(parser, read_ptb(treebank))
+        if fmt in ("ptb", "export", "discbracket"):      # trees: a constituent parser (and a tagger)
+            from maltpy.components.training import tree_pipeline
+            if parser.settings.tokenizer:
+                from maltpy.errors import MaltpyError
+                raise MaltpyError("tokenizer=True learns from a CoNLL-U treebank's text; trees have none")
+            if fmt == "ptb":
+                from maltpy.formats.ptb import read_ptb
+                from maltpy.parsing.constituent import Reduction, fit_constituent_parser
+                trees = read_ptb(treebank)
+                return tree_pipeline(parser.settings, lambda: fit_constituent_parser(parser, trees),
+                                     lambda: Reduction.from_settings(parser.settings).encode_trees(trees)[0])
+            from maltpy.formats.export import read_discbracket, read_export, to_conll
+            from maltpy.parsing.discontinuous import fit_discontinuous_parser
+            trees = (read_export if fmt == "export" else read_discbracket)(treebank).sentences
+            return tree_pipeline(parser.settings, lambda: fit_discontinuous_parser(parser, trees),
+                                 lambda: [to_conll(s) for s in trees])
         from maltpy.parsing.training import takes_partial_trees
         sentences = read_conll(treebank, fmt, need_heads="partial" if takes_partial_trees(parser.settings) else True)
     else:

@@ -30,17 +30,15 @@ def run_learn(settings, log, chosen=frozenset()):
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.formats.plain import PLAIN_FORMATS
     if fmt in DISCONTINUOUS_FORMATS:      # discontinuous trees: a dependency parser of their encodings
-        if settings.tagger or settings.tokenizer:
-            raise MaltpyError("--tagger and --tokenizer learn from CoNLL treebanks; discontinuous trees train a "
-                              "constituent parser only. For untagged words, learn a tagger alone from the trees' "
-                              "CoNLL (-m convert -i TREES.export -o trees.conllu; -m learn -i trees.conllu --tagger "
-                              "all --parser false) and pipe its -m tag into this parser's -m parse -if conllu")
-        from maltpy.formats.export import read_discbracket, read_export
+        if settings.tokenizer:
+            raise MaltpyError("--tokenizer learns from a CoNLL-U treebank's text; discontinuous trees have none")
+        from maltpy.formats.export import read_discbracket, read_export, to_conll
         from maltpy.parsing.discontinuous import fit_discontinuous_parser
         t0 = time.perf_counter()
         doc = _read_for_good(read_export if fmt == "export" else read_discbracket, _input(settings))
         log(f"read {len(doc.sentences)} trees ({fmt}) from {settings.input or 'stdin'}")
-        fit_discontinuous_parser(Parser(settings), doc.sentences, log).save(settings.model)
+        _tree_parser_model(settings, lambda: fit_discontinuous_parser(Parser(settings), doc.sentences, log),
+                           lambda: [to_conll(s) for s in doc.sentences], chosen, log).save(settings.model)
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
             f"learning took {time.perf_counter() - t0:.1f} s")
         return
@@ -48,16 +46,16 @@ def run_learn(settings, log, chosen=frozenset()):
         raise MaltpyError(f"-m learn reads a treebank (conllu, conllx or ptb); {fmt} input has words only, "
                           "for -m parse and -m tag")
     t0 = time.perf_counter()
-    if fmt == "ptb" and (settings.tagger or settings.tokenizer):
-        raise MaltpyError(f"{'--tagger' if settings.tagger else '--tokenizer'} learns from a CoNLL treebank; "
-                          "bracketed trees (.mrg) train a constituent parser only")
+    if fmt == "ptb" and settings.tokenizer:
+        raise MaltpyError("--tokenizer learns from a CoNLL-U treebank's text; bracketed trees (.mrg) have none")
     if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
         from maltpy.formats.ptb import read_ptb
-        from maltpy.parsing.constituent import fit_constituent_parser
+        from maltpy.parsing.constituent import Reduction, fit_constituent_parser
         trees = _read_for_good(read_ptb, _input(settings))
         log(f"read {len(trees)} trees (ptb) from {settings.input or 'stdin'}")
-        parser = fit_constituent_parser(Parser(settings), trees, log)
-        parser.save(settings.model)
+        _tree_parser_model(settings, lambda: fit_constituent_parser(Parser(settings), trees, log),
+                           lambda: Reduction.from_settings(settings).encode_trees(trees)[0], chosen,
+                           log).save(settings.model)
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
             f"learning took {time.perf_counter() - t0:.1f} s")
         return
@@ -75,6 +73,17 @@ def run_learn(settings, log, chosen=frozenset()):
     log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
         f"learning took {time.perf_counter() - t0:.1f} s")
 
+
+
+def _tree_parser_model(settings, fit_parser, words_of_trees, chosen, log):
+    """:func:`~maltpy.components.training.tree_pipeline`, with a note where ``--tagger-folds`` was
+    given, which a parser of trees does not use."""
+    from maltpy.components.training import tree_pipeline
+    if settings.tagger and "tagger_folds" in chosen and settings.tagger_folds > 1:
+        import sys
+        print("maltpy: note: --tagger-folds: a parser of trees learns from the trees' own tags (jackknifing is for "
+              "dependency treebanks)", file=sys.stderr, flush=True)
+    return tree_pipeline(settings, fit_parser, words_of_trees, log)
 
 
 def _learn_pipeline(settings, sentences, fmt, log, chosen):

@@ -69,8 +69,12 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
         # by the file's name, not by the stream -ic may make of it
         fmt = given_format or (pipeline.format_of(settings.input) if settings.input not in (None, "-") else None)
 
+        out_fmt = settings.output_format
+        if out_fmt is None and pipeline.parser is not None and pipeline.parser.reduction is not None:
+            out_fmt = _output_format(settings.output, pipeline.parser)     # trees, by the output's name
+
         def run(target):
-            return pipeline.parse_file(_input(settings), target, fmt, settings.output_format,
+            return pipeline.parse_file(_input(settings), target, fmt, out_fmt,
                                        progress=settings.verbose, jobs=threads(settings.jobs),
                                        lines=settings.presegmented)
         try:

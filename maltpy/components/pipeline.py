@@ -136,6 +136,8 @@ class Pipeline:
             jobs = threads(self.parser.settings.jobs) if self.parser is not None else 1
         if len(components) == 1 and components[0].streams and input_format not in PLAIN_FORMATS + TEXT_FORMATS:
             return components[0].parse_file(source, target, input_format, output_format, progress=progress, jobs=jobs)
+        if self.parser is not None and self.parser.reduction is not None:
+            return self._parse_trees(source, target, input_format, output_format, progress, jobs, lines)
         from maltpy.chunks import chunked
         from maltpy.formats.conll import detect_format, to_conllx, write_conll
         parser = self.parser
@@ -171,6 +173,29 @@ class Pipeline:
 
         write_conll(run(), target)
         return counts[0], counts[1]
+
+    def _parse_trees(self, source, target, input_format, output_format, progress, jobs, lines):
+        """A constituent parser (bracketed or discontinuous trees out) behind a tagger: words
+        (CoNLL, horizontal, vertical, raw text with a tokenizer) are tagged into a temporary
+        CoNLL-U file, which the parser reads; trees in (.mrg, .export, .discbracket) have tags
+        already and go to the parser as they are (``retag`` cannot replace a tree's tags)."""
+        import os
+        import tempfile
+        from maltpy.formats.export import DISCONTINUOUS_FORMATS
+        parser = self.parser
+        fmt = input_format or (self.format_of(source) if source not in ("-", None) else None)
+        if fmt is None:     # standard input without -if: trees, as the parser alone reads it (words: -if conllu)
+            fmt = "export" if getattr(parser.reduction, "kind", "") == "discontinuous" else "ptb"
+        if fmt in ("ptb",) + tuple(DISCONTINUOUS_FORMATS):
+            if any(getattr(getattr(c, "tagger", None), "retag", False) for c in self.components):
+                raise MaltpyError(f"--retag replaces the tags of words; trees ({fmt}) keep theirs: give their words "
+                                  "as CoNLL (-m convert) to tag them anew")
+            return parser.parse_file(source, target, fmt, output_format, progress=progress, jobs=jobs)
+        front = Pipeline([c for c in self.components if c.name != "parser"])
+        with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+            tagged = os.path.join(tmp, "tagged.conllu")
+            front.parse_file(source, tagged, fmt, "conllu", progress=progress, jobs=jobs, lines=lines)
+            return parser.parse_file(tagged, target, "conllu", output_format, progress=progress, jobs=jobs)
 
     def format_of(self, path) -> str:
         """An input's format by its name: with a tokenizer, a .txt file is raw text."""

@@ -90,3 +90,22 @@ def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
     if log is not None:
         log(tagger.describe_training())
     return tagger, parser
+
+
+def tree_pipeline(settings, fit_parser, words_of_trees, log=None):
+    """A constituent parser learned from trees (``fit_parser()``), behind a tagger learned from the
+    trees' words and tags (``words_of_trees()``: their CoNLL sentences) when ``settings.tagger``
+    asks for one: a :class:`~maltpy.components.Pipeline` then (the tagger alone with
+    ``settings.parser`` False), else the parser. The parser learns from the trees' own tags:
+    jackknifing (``tagger_folds``) is for dependency treebanks."""
+    if not settings.tagger:
+        return fit_parser()
+    from maltpy.components.parser import ParserComponent
+    from maltpy.components.pipeline import Pipeline
+    from maltpy.components.tagger import TaggerComponent
+    from maltpy.config import threads
+    from maltpy.tagging.tagger import Tagger
+    tagger = Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
+                    retag=settings.retag, jobs=threads(settings.jobs)).fit(words_of_trees(), log=log)
+    return Pipeline([TaggerComponent(tagger)] + ([ParserComponent(fit_parser())] if settings.parser else []))
+

@@ -233,6 +233,50 @@ def test_unary_rules_put_back_the_common_unary_nodes():
         UnaryRules.from_header([["a", "b"]], lambda what: (_ for _ in ()).throw(ValueError(what)))
 
 
+def test_a_tagger_in_front_of_a_discontinuous_parser(tmp_path):
+    """-m learn --tagger on export trees: a tagger learned from the trees' words and tags, and the
+    parser as without it (trees in: the same bytes as that parser's). Untagged words (CoNLL,
+    horizontal) are tagged, then parsed into trees: the bytes of -m tag's output parsed by the
+    same model; --retag with trees in is refused in one line."""
+    train, test = tmp_path / "train.export", tmp_path / "test.export"
+    train.write_text(_toy_trees(80, 1))
+    test.write_text(_toy_trees(20, 2))
+    both, alone = str(tmp_path / "both.mpz"), str(tmp_path / "alone.mpz")
+    for model, extra in ((both, ["--tagger", "all"]), (alone, [])):
+        r = _run("-c", model, "-m", "learn", "-i", str(train), "-a", "covnonproj", "-q", *extra)
+        assert r.returncode == 0, r.stderr
+    assert "tagger" in _run("info", both).stdout
+    outs = {}
+    for model in (both, alone):
+        outs[model] = tmp_path / f"{os.path.basename(model)}.export"
+        assert _run("-c", model, "-i", str(test), "-o", str(outs[model])).returncode == 0
+    assert outs[both].read_bytes() == outs[alone].read_bytes()
+    words = tmp_path / "words.conllu"
+    words.write_text("".join("".join(f"{k}\t{w}" + "\t_" * 8 + "\n" for k, w in enumerate(s.words, 1)) + "\n"
+                             for s in parse_export(_toy_trees(20, 2)).sentences))
+    parsed, tagged, again = tmp_path / "p.export", tmp_path / "t.conllu", tmp_path / "a.export"
+    for args in ((words, parsed, []), (words, tagged, ["-m", "tag"]), (tagged, again, [])):
+        r = _run("-c", both, "-i", str(args[0]), "-o", str(args[1]), *args[2])
+        assert r.returncode == 0, r.stderr
+    assert parsed.read_bytes() == again.read_bytes()
+    trees = parse_export(parsed.read_text()).sentences
+    assert [s.words for s in trees] == [s.words for s in parse_export(_toy_trees(20, 2)).sentences]
+    assert all(t.tag in ("ww", "vnw", "n", "let") for s in trees for t in s.tokens)
+    r = _run("-c", both, "-i", str(test), "-o", str(tmp_path / "no.export"), "--retag", "true")
+    assert r.returncode == 1 and "trees (export) keep theirs" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "no.export").exists()
+    # standard input without -if: trees, as the parser alone reads it (not export lines misread as CoNLL)
+    piped = subprocess.run([sys.executable, "-m", "maltpy", "-c", both], input=test.read_bytes(), capture_output=True,
+                           cwd=EXAMPLES)
+    assert piped.returncode == 0 and piped.stdout == outs[alone].read_bytes()
+    import maltpy      # the same from Python: maltpy.train on the export file
+    pipeline = maltpy.train(str(train), algorithm="covnonproj", tagger="all", verbose=False)
+    assert [c.name for c in pipeline.components] == ["tagger", "parser"]
+    pipeline.parse_file(str(words), str(tmp_path / "api.export"))
+    assert (tmp_path / "api.export").read_bytes() == parsed.read_bytes()
+    assert maltpy.train(str(train), algorithm="covnonproj", verbose=False).reduction.kind == "discontinuous"
+
+
 @pytest.fixture(scope="module")
 def toy_parsers():
     """Two toy discontinuous parsers: greedy covnonproj, and stacklazy with StackSwapMorph (which

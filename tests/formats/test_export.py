@@ -215,9 +215,9 @@ def test_convert_on_the_command_line(tmp_path):
     assert (tmp_path / "small.discbracket").read_text() == format_discbracket(parse_export(SMALL))
     assert run("-m", "convert", "-i", str(tmp_path / "small.discbracket"), "-o", str(tmp_path / "b.export")).returncode == 0
     assert same_trees(read_export(str(tmp_path / "b.export")).sentences[0], parse_export(SMALL).sentences[0])
-    r = run("-m", "learn", "-c", str(tmp_path / "m"), "-i", str(src), "--tagger", "all")
-    assert r.returncode == 1 and "constituent parser only" in r.stderr and not (tmp_path / "m.mpz").exists()
-    assert "--parser false" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = run("-m", "learn", "-c", str(tmp_path / "m"), "-i", str(src), "--tokenizer")
+    assert r.returncode == 1 and "discontinuous trees have none" in r.stderr and not (tmp_path / "m.mpz").exists()
+    assert len(r.stderr.strip().splitlines()) == 1
     r = run("-m", "convert", "-i", str(src), "-o", str(tmp_path / "x.mrg"))
     assert r.returncode == 1 and "export and discbracket" in r.stderr
     bad = tmp_path / "bad.export"

@@ -606,8 +606,8 @@ def test_command_line_mistakes_are_one_line(toy_pipeline, model, tmp_path):
     assert r.returncode == 1 and "'pos' is not a column" in r.stderr
     trees = tmp_path / "trees.mrg"
     trees.write_text("(S (NP (DT the) (NN dog)) (VP (VBZ runs)))\n")
-    r = _run("-c", str(tmp_path / "x"), "-m", "learn", "-i", str(trees), "--tagger", "all")
-    assert r.returncode == 1 and "CoNLL treebank" in r.stderr and not (tmp_path / "x.mpz").exists()
+    r = _run("-c", str(tmp_path / "x"), "-m", "learn", "-i", str(trees), "--tokenizer")
+    assert r.returncode == 1 and "bracketed trees (.mrg) have none" in r.stderr and not (tmp_path / "x.mpz").exists()
     bad = tmp_path / "bad.vert"
     bad.write_text("a\tb\n")
     r = _run("-c", toy_pipeline, "-m", "parse", "-i", str(bad), "-if", "vertical", "-o", str(tmp_path / "o"))

@@ -384,6 +384,27 @@ def test_learn_parse_convert_eval(treebank):
     assert r.returncode == 0 and "#" in (d / "out.conll").read_text()
 
 
+def test_a_tagger_in_front_of_a_constituent_parser(treebank, tmp_path):
+    """-m learn --tagger on bracketed trees: a tagger from their words and tags, and the parser as
+    without it (.mrg in: the same trees as m.mpz's); untagged words are tagged, then parsed into
+    trees whose words are the input's: the bytes of -m tag's output parsed by the same model."""
+    m = str(tmp_path / "t.mpz")
+    r = run("-c", m, "-m", "learn", "-i", "train.mrg", "--tagger", "all", "-q", cwd=treebank)
+    assert r.returncode == 0, r.stderr
+    for model, out in ((m, "a.mrg"), ("m.mpz", "b.mrg")):
+        assert run("-c", model, "-i", "test.mrg", "-o", str(tmp_path / out), "-q", cwd=treebank).returncode == 0
+    assert (tmp_path / "a.mrg").read_text() == (tmp_path / "b.mrg").read_text()
+    words = tmp_path / "words.conll"
+    words.write_text("".join("".join(f"{k}\t{w}" + "\t_" * 8 + "\n" for k, w in enumerate(t.tree.words(), 1)) + "\n"
+                             for t in read_ptb(str(treebank / "test.mrg"))))
+    for src, dst, extra in ((words, "p.mrg", []), (words, "t.conll", ["-m", "tag"]), (tmp_path / "t.conll", "q.mrg", [])):
+        r = run("-c", m, "-i", str(src), "-o", str(tmp_path / dst), "-q", *extra, cwd=treebank)
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "p.mrg").read_text() == (tmp_path / "q.mrg").read_text()
+    out = read_ptb(str(tmp_path / "p.mrg"))
+    assert [t.tree.words() for t in out] == [t.tree.words() for t in read_ptb(str(treebank / "test.mrg"))]
+
+
 @pytest.mark.parametrize("options", [["-l", "perceptron"], ["-dir", "both", "-cv", "2"], ["-pp", "head"],
                                      ["-a", "covnonproj"]])
 def test_compiled_and_python_paths_write_the_same_trees(treebank, tmp_path, options):
