@@ -191,7 +191,13 @@ class Pipeline:
                 raise MaltpyError(f"--retag replaces the tags of words; trees ({fmt}) keep theirs: give their words "
                                   "as CoNLL (-m convert) to tag them anew")
             return parser.parse_file(source, target, fmt, output_format, progress=progress, jobs=jobs)
-        front = Pipeline([c for c in self.components if c.name != "parser"])
+        front = [c for c in self.components if c.name != "parser"]
+        if not front:       # the parser alone, words a line: read as the CoNLL-U they make
+            from maltpy.formats.plain import PLAIN_FORMATS, PlainAsConll
+            if fmt in PLAIN_FORMATS:
+                source, fmt = PlainAsConll(source, fmt), "conllu"
+            return parser.parse_file(source, target, fmt, output_format, progress=progress, jobs=jobs)
+        front = Pipeline(front)
         with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
             tagged = os.path.join(tmp, "tagged.conllu")
             front.parse_file(source, tagged, fmt, "conllu", progress=progress, jobs=jobs, lines=lines)

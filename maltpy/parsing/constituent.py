@@ -55,14 +55,27 @@ def words_and_tags(sentence: Sentence, fmt: str) -> Tuple[List[str], List[str]]:
         if tag == "_":
             raise InputFormatError(sentence.source, sentence.first_line,
                                    f"word {r[0]} ({r[1]}) has no POS tag: constituent parsing needs tagged words "
-                                   f"(the {'XPOS' if fmt == 'conllu' else 'POSTAG'} column)")
+                                   f"(the {'XPOS' if fmt == 'conllu' else 'POSTAG'} column; a model learned with "
+                                   "--tagger all tags them)")
         words.append(r[1])
         tags.append(tag)
     return words, tags
 
 
-class _Untagged(Exception):
-    """A word without a POS tag in the compiled path's input."""
+def _untagged(chunk, row: int, path, fmt: str) -> InputFormatError:
+    """The error for the untagged word at corpus row ``row`` of a chunk (each sentence's rows: its
+    root, then its words), named by its file and line as :func:`words_and_tags` names it; the
+    input is not read again, so that standard input gets it too (it got 'no sentences found')."""
+    k, first = 0, 0
+    for k, n in enumerate(chunk.lengths()):
+        if row <= first + n:
+            break
+        first += n + 1
+    i = row - first
+    number, form = chunk.sentence_lines(k)[i - 1][:2]
+    return InputFormatError(path, chunk.word_line(k, i), f"word {number} ({form}) has no POS tag: constituent "
+                            f"parsing needs tagged words (the {'XPOS' if fmt == 'conllu' else 'POSTAG'} column; "
+                            "a model learned with --tagger all tags them)")
 
 
 def pack(words_tags: Sequence[Tuple[Sequence[str], Sequence[str]]]):
@@ -224,10 +237,7 @@ class Reduction:
         if out_fmt != "ptb":
             return self._parse_file_conll(parser, source, target, input_format, out_fmt, progress)
         if input_format != "ptb":
-            try:
-                return self._parse_file_compiled(parser, source, target, input_format, progress)
-            except _Untagged:
-                pass   # the Python reader names the file and line of the untagged word
+            return self._parse_file_compiled(parser, source, target, input_format, progress)
         return self._parse_file_python(parser, source, target, input_format, progress)
 
     def _parse_file_compiled(self, parser, source, target, fmt, progress):
@@ -249,7 +259,7 @@ class Reduction:
             data, ws, we = chunk.field_spans(1)
             _, ts, te = chunk.field_spans(tag_field, fallback)
             if np.any(ts < 0):
-                raise _Untagged()
+                raise _untagged(chunk, int(np.flatnonzero(ts < 0)[0]), path, fmt or "conllx")
             wrapped = np.full(chunk.n_sentences, self.wrapped, dtype=np.uint8)
             return self._decoder(names).decode(data, np.ascontiguousarray(offsets, dtype=np.int64),
                                                np.ascontiguousarray(heads, dtype=np.int32),

@@ -345,7 +345,8 @@ class DiscontinuousReduction:
                 tags = [r[tag] if r[tag] != "_" else r[3] for r in s.rows]
                 if "_" in tags:
                     raise InputFormatError(s.source, s.first_line, "a word without a tag: a discontinuous "
-                                                                   "parser reads tagged words")
+                                                                   "parser reads tagged words (a model learned "
+                                                                   "with --tagger all tags them)")
                 words_tags.append((s.forms, tags))
                 number += 1
                 keys.append(next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")),

@@ -265,6 +265,13 @@ def test_a_tagger_in_front_of_a_discontinuous_parser(tmp_path):
     r = _run("-c", both, "-i", str(test), "-o", str(tmp_path / "no.export"), "--retag", "true")
     assert r.returncode == 1 and "trees (export) keep theirs" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "no.export").exists()
+    # words a line to the parser alone: refused in one line, saying what tags them (a pipeline's
+    # code took the parser alone for a tagger and a parser: 'a pipeline needs at least one component')
+    (tmp_path / "h.txt").write_text("hij heeft boeken gelezen .\n")
+    r = _run("-c", alone, "-i", str(tmp_path / "h.txt"), "-if", "horizontal")
+    assert r.returncode == 1 and "learned with --tagger all tags them" in r.stderr, r.stderr
+    r = _run("-c", both, "-i", str(tmp_path / "h.txt"), "-if", "horizontal", "-of", "discbracket")
+    assert r.returncode == 0 and r.stdout.startswith("(ROOT") and "gelezen" in r.stdout, r.stderr
     # standard input without -if: trees, as the parser alone reads it (not export lines misread as CoNLL)
     piped = subprocess.run([sys.executable, "-m", "maltpy", "-c", both], input=test.read_bytes(), capture_output=True,
                            cwd=EXAMPLES)

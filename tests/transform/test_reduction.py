@@ -405,6 +405,22 @@ def test_a_tagger_in_front_of_a_constituent_parser(treebank, tmp_path):
     assert [t.tree.words() for t in out] == [t.tree.words() for t in read_ptb(str(treebank / "test.mrg"))]
 
 
+def test_an_untagged_word_is_named_from_a_file_and_from_standard_input(treebank, tmp_path):
+    """A word without a POS tag: its file (or <stdin>) and line, whichever way the words come (the
+    compiled reader's fallback read standard input a second time and said 'no sentences found')."""
+    words = "1\tA\t_\tDT\tDT\t_\n\n1\tThe\t_\tDT\tDT\t_\n2\tdog\t_\t_\t_\t_\n\n"
+    (tmp_path / "u.conll").write_text(words)
+    r = run("-c", "m.mpz", "-i", str(tmp_path / "u.conll"), "-o", str(tmp_path / "o.mrg"), cwd=treebank)
+    assert r.returncode == 1 and "u.conll:4: word 2 (dog) has no POS tag" in r.stderr and "--tagger all" in r.stderr
+    assert not (tmp_path / "o.mrg").exists()
+    piped = subprocess.run([sys.executable, "-m", "maltpy", "-c", "m.mpz", "-if", "conllx"], input=words,
+                           capture_output=True, text=True, cwd=treebank)
+    assert piped.returncode == 1 and "<stdin>:4: word 2 (dog) has no POS tag" in piped.stderr, piped.stderr
+    r = subprocess.run([sys.executable, "-m", "maltpy", "-c", "m.mpz", "-if", "horizontal"], input="The dog\n",
+                       capture_output=True, text=True, cwd=treebank)
+    assert r.returncode == 1 and "<stdin>:1: word 1 (The) has no POS tag" in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("options", [["-l", "perceptron"], ["-dir", "both", "-cv", "2"], ["-pp", "head"],
                                      ["-a", "covnonproj"]])
 def test_compiled_and_python_paths_write_the_same_trees(treebank, tmp_path, options):
