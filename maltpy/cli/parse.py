@@ -39,6 +39,14 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
     if mode == "tokenize" and settings.input_format not in (None, "text"):
         raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
     pairs = _file_pairs(settings.input, settings.output, dask)
+    if pairs is not None and mode == "parse" and settings.output not in (None, "-") and \
+            os.path.isdir(settings.output):
+        # trees written (-of, else a parser of trees' own): each output named for them (.export, .mrg)
+        kept = TREE_EXTENSIONS.get(settings.output_format)
+        if kept is None and settings.output_format is None:
+            kept = TREE_EXTENSIONS.get(_tree_kind(settings.model))
+        if kept is not None:
+            pairs = _file_pairs(settings.input, settings.output, dask, kept)
     from maltpy.formats.charset import is_utf8
     out_charset = settings.output_charset or settings.input_charset
     if pairs is not None:
@@ -151,9 +159,10 @@ def _output_format(output, parser):
     return None
 
 
-def _file_pairs(pattern, output, dask):
+def _file_pairs(pattern, output, dask, tree_names=None):
     """(input, output) paths when -m parse (tag, tokenize) runs on several files (a glob pattern, an output
-    directory, or --dask); None for one input and one output."""
+    directory, or --dask); None for one input and one output. ``tree_names``: the extensions of
+    the trees written, which name the outputs (:func:`_output_name`)."""
     import glob
     many = pattern is not None and glob.has_magic(pattern)
     # a directory: named with a trailing slash, or an existing one for several inputs or --dask
@@ -177,7 +186,7 @@ def _file_pairs(pattern, output, dask):
         os.makedirs(output, exist_ok=True)
     except OSError as e:   # an empty name, a file in the way, no permission
         raise MaltpyError(f"-o {output!r}: cannot make the output directory ({e.strerror or e})") from None
-    names = [_output_name(os.path.basename(src)) for src in inputs]
+    names = [_output_name(os.path.basename(src), tree_names) for src in inputs]
     pairs = [(src, os.path.join(output, name)) for src, name in zip(inputs, names)]
     for src, dst in pairs:
         if os.path.exists(dst) and os.path.samefile(src, dst):
@@ -189,11 +198,31 @@ def _file_pairs(pattern, output, dask):
     return pairs
 
 
-def _output_name(name: str) -> str:
+#: the extensions of files of trees, by a parser's kind of trees and by output format: the
+#: names an output keeps (the first is given to any other input's name)
+TREE_EXTENSIONS = {"discontinuous": (".export", ".discbracket"), "constituent": (".mrg", ".ptb"),
+                   "export": (".export",), "discbracket": (".discbracket",), "ptb": (".mrg", ".ptb")}
+
+
+def _output_name(name: str, tree_names=None) -> str:
     """An output file's name in an output directory: the input's, but a text file's (.txt: raw
-    text or words a line) is written as the CoNLL-U it becomes (.conllu)."""
+    text or words a line) is written as the CoNLL-U it becomes (.conllu); trees
+    (``tree_names``: :data:`TREE_EXTENSIONS`) are named .export (.mrg, ...) unless the input's name
+    already says them."""
     from maltpy.components.pipeline import names_text
-    return os.path.splitext(name)[0] + ".conllu" if names_text(name) else name
+    stem, ext = os.path.splitext(name)
+    if tree_names is not None:
+        return name if ext.lower() in tree_names else stem + tree_names[0]
+    return stem + ".conllu" if names_text(name) else name
+
+
+def _tree_kind(model):
+    """"discontinuous" or "constituent" for a model whose parser writes trees, else None."""
+    from maltpy.components.pipeline import Pipeline
+    parser = _read_for_good(Pipeline.load, model, ("parser",)).parser
+    if parser is None or parser.reduction is None:
+        return None
+    return "discontinuous" if getattr(parser.reduction, "kind", "") == "discontinuous" else "constituent"
 
 
 def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
@@ -206,8 +235,10 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
         with dask_client(dask) as client:
             log(f"running -m {mode} on {len(pairs)} file(s) on {dask} "
                 f"({len(client.scheduler_info()['workers'])} workers)")
-            results = parse_files(client, settings.model, pairs, input_format, settings.output_format,
-                                  log=log, on_error=_failed if len(pairs) > 1 else None, mode=mode, **overrides)
+            results = parse_files(client, settings.model, [(src, dst, _written_format(settings, dst))
+                                                           for src, dst in pairs], input_format,
+                                  settings.output_format, log=log, on_error=_failed if len(pairs) > 1 else None,
+                                  mode=mode, **overrides)
     else:
         from maltpy.components import load as load_pipeline
         pipeline = _read_for_good(load_pipeline, settings.model, MODE_COMPONENTS[mode], verbose=settings.verbose,
@@ -218,7 +249,7 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
         results = []
         for src, dst in pairs:
             try:
-                n_sentences, n_tokens = pipeline.parse_file(src, dst, input_format, settings.output_format,
+                n_sentences, n_tokens = pipeline.parse_file(src, dst, input_format, _written_format(settings, dst),
                                                             progress=settings.verbose, jobs=threads(settings.jobs),
                                                             lines=settings.presegmented)
             except InputFormatError as e:    # a bad input file is reported, and the others go on
@@ -239,6 +270,16 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
         raise MaltpyError(f"{len(failed)} of {len(failed) + len(results)} files could not be {done} "
                           f"({', '.join(r[0] for r in failed[:3])}{', ...' if len(failed) > 3 else ''}: see above); "
                           "the others were written")
+
+
+def _written_format(settings, dst):
+    """The format an output file of several is written in: -of, else trees by the name a parser
+    of trees gave it (:func:`_output_name`), else the input's (None)."""
+    if settings.output_format is not None:
+        return settings.output_format
+    ext = os.path.splitext(dst)[1].lower()
+    return next((fmt for fmt, exts in (("export", (".export",)), ("discbracket", (".discbracket",)),
+                                       ("ptb", (".mrg", ".ptb"))) if ext in exts), None)
 
 
 def _failed(src, error):

@@ -121,7 +121,8 @@ def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_
                 output_format: Optional[str] = None, log=None, on_error=None, mode: str = "parse",
                 **overrides) -> List[Tuple[str, str, int, int]]:
     """Parse each (input, output) path pair on the cluster; return (input, output, sentences,
-    tokens) per pair, in the given order. ``log`` is called as each file is done;
+    tokens) per pair, in the given order (a triple (input, output, format) writes that output in
+    that format instead of ``output_format``). ``log`` is called as each file is done;
     ``on_error(input, error)``: the result row of a file whose input is bad (an
     InputFormatError: the others are parsed; without it the error is raised); ``mode``: ``tag``
     runs the model's tokenizer and taggers only, ``tokenize`` its tokenizer (as ``-m tag`` and
@@ -129,9 +130,10 @@ def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_
     from distributed import as_completed
     data, digest = _model_bytes(model_path, mode)
     model = client.scatter(data, broadcast=True)
-    futures = [client.submit(_parse_file_task, model, digest, overrides, src, dst, input_format, output_format,
+    futures = [client.submit(_parse_file_task, model, digest, overrides, job[0], job[1], input_format,
+                             job[2] if len(job) > 2 and job[2] is not None else output_format,
                              mode, key=f"maltpy-{mode}-{digest[:12]}-{k}", pure=False)
-               for k, (src, dst) in enumerate(jobs)]
+               for k, job in enumerate(jobs)]
     index = {f.key: k for k, f in enumerate(futures)}
     results = [None] * len(futures)
     try:

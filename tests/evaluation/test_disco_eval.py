@@ -13,8 +13,8 @@ from hypothesis import given, settings, strategies as st
 from maltpy.errors import MaltpyError
 from maltpy.evaluation.discontinuous import (BracketParams, brackets, evaluate_brackets, is_discontinuous,
                                              plain_label, read_params)
-from maltpy.formats.export import (ExportFile, ExportLine, ExportSentence, format_export, parse_export,
-                                   read_discbracket_text)
+from maltpy.formats.export import (ExportFile, ExportLine, ExportSentence, format_discbracket, format_export,
+                                   parse_export, read_discbracket_text)
 
 from conftest import EXAMPLES, shared_file
 from formats.test_export import SMALL, damaged, discontinuous_trees
@@ -272,6 +272,16 @@ def test_a_tagger_in_front_of_a_discontinuous_parser(tmp_path):
     assert r.returncode == 1 and "learned with --tagger all tags them" in r.stderr, r.stderr
     r = _run("-c", both, "-i", str(tmp_path / "h.txt"), "-if", "horizontal", "-of", "discbracket")
     assert r.returncode == 0 and r.stdout.startswith("(ROOT") and "gelezen" in r.stdout, r.stderr
+    # several files: each output named for the trees it holds (.conllu words -> .export; -of names them
+    # too), the bytes of the file parsed alone (they were written as export under the input's .conllu)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "w.conllu").write_bytes(words.read_bytes())
+    (tmp_path / "in" / "t.discbracket").write_text(format_discbracket(parse_export(_toy_trees(5, 3))))
+    for extra, names in (([], ["t.discbracket", "w.export"]), (["-of", "export"], ["t.export", "w.export"])):
+        out = tmp_path / ("many" + "".join(extra))
+        r = _run("-c", both, "-i", str(tmp_path / "in" / "*"), "-o", str(out) + os.sep, *extra)
+        assert r.returncode == 0 and sorted(os.listdir(out)) == names, r.stderr
+        assert (out / "w.export").read_bytes() == parsed.read_bytes()
     # standard input without -if: trees, as the parser alone reads it (not export lines misread as CoNLL)
     piped = subprocess.run([sys.executable, "-m", "maltpy", "-c", both], input=test.read_bytes(), capture_output=True,
                            cwd=EXAMPLES)
