@@ -327,11 +327,13 @@ class MaltpyParser:
                 spans.append((doc, span))
                 pieces.append((doc, _words(doc, span, space)))
         parsed = [(doc, idx) for doc, idx in pieces if len(idx)]     # a sentence of whitespace: no parse
-        if self.tagger is not None and parsed:
-            self._tag(parsed)
+        tagged = self._tag(parsed) if self.tagger is not None and parsed else {}
         if self.parser is None:     # a model learned with --parser false: tags, no trees
             return docs
         columns = words_to_columns(parsed, self.getters)
+        for ci, attr in self.getters:     # the parser reads the tagger's tags as they came out of it
+            if attr in tagged:
+                columns.columns[ci] = tagged[attr]
         strings = self.vocab.strings
         if not parsed:
             heads = np.zeros(0, dtype=np.int64)
@@ -377,10 +379,12 @@ class MaltpyParser:
             doc.from_array([HEAD, DEP], batch)
         return docs
 
-    def _tag(self, parsed):
+    def _tag(self, parsed) -> Dict[str, List[str]]:
         """The model's tagger on the words: sets ``pos_``, ``tag_``, ``morph`` and ``lemma_``
         where the doc has none of that annotation (or everywhere with ``retag``); a doc's own
-        tags are kept and read by the tagger's later columns, as ``-m parse`` keeps given columns."""
+        tags are kept and read by the tagger's later columns, as ``-m parse`` keeps given columns.
+        Returns each tagged column's values by token attribute, word after word: what the parser
+        reads, also where spaCy cannot hold them (``pos_`` takes UD's 17 tags only)."""
         from maltpy.tagging.templates import TAG_COLUMNS
         columns = [c for g in self.tagger.model_.groups for c in g.columns]
         sentences, written = [], []
@@ -395,7 +399,9 @@ class MaltpyParser:
                 rows.append(row)
             sentences.append(Sentence(rows, format="conllu"))
             written.append([c for c in columns if c not in kept])
-        for (doc, idx), sentence, todo in zip(parsed, self.tagger.tag(sentences), written):
+        out = self.tagger.tag(sentences)
+        values = {_TOKEN_ATTRIBUTE[c]: [row[TAG_COLUMNS[c]] for s in out for row in s.rows] for c in columns}
+        for (doc, idx), sentence, todo in zip(parsed, out, written):
             for i, row in zip(idx.tolist(), sentence.rows):
                 token = doc[i]
                 for c in todo:
@@ -409,6 +415,7 @@ class MaltpyParser:
                         token.set_morph(value if value != "_" else None)
                     else:
                         token.lemma_ = value
+        return values
 
     # serialization: the model file travels with the pipeline
     def to_disk(self, path, exclude=tuple()):

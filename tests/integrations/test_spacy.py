@@ -270,6 +270,29 @@ def test_a_model_with_a_tagger_tags_and_parses_untagged_docs(tmp_path):
         [(t.tag_, t.dep_) for t in docs[0]]
 
 
+def test_tags_spacy_cannot_hold_still_reach_the_parser(tmp_path):
+    """A tagger whose UPOS are not UD's 17 (an Alpino or CoNLL-X tagset): spaCy's pos_ cannot hold
+    them, and the parser reads them from the tagger as -m parse does (it read pos_, empty, and
+    parsed untagged words: the same trees as the command line's only by chance)."""
+    train = tmp_path / "train.conll"
+    train.write_text("".join("\t".join(c[:3] + [c[3].lower() + "x"] + c[4:]) if len(c) > 4 else "\t".join(c)
+                             for line in open(TRAIN, encoding="utf-8") for c in [line.split("\t")]))
+    path = str(tmp_path / "odd.mpz")
+    assert main(["-c", path, "-m", "learn", "-i", str(train), "--tagger", "upos,xpos", "-q"]) == 0
+    gold = read_conll(TEST)
+    words = tmp_path / "words.conll"
+    words.write_text("".join("".join(f"{k}\t{w}" + "\t_" * 8 + "\n" for k, w in enumerate(s.forms, 1)) + "\n"
+                             for s in gold))
+    out = tmp_path / "out.conll"
+    assert main(["-c", path, "-i", str(words), "-o", str(out), "-q"]) == 0
+    expected = read_conll(str(out), "conllx")
+    assert any(r[3].endswith("x") for s in expected for r in s.rows)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("maltpy_parser", config={"model": path})
+    docs = [nlp(spacy.tokens.Doc(nlp.vocab, words=s.forms)) for s in gold]
+    assert [tree(doc) for doc in docs] == [[(int(r[6]), r[7]) for r in want.rows] for want in expected]
+
+
 def test_a_tagger_alone_sets_the_tags_and_no_tree(tmp_path):
     """A model learned with --parser false in maltpy_parser: pos_, tag_ and lemma_ as -m tag gives
     them, no dependency tree; it saves and loads with the pipeline."""
