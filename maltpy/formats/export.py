@@ -659,11 +659,24 @@ def to_conll(sentence: ExportSentence, rules=None):
     return Sentence(rows, [(0, f"# sent_id = {sentence.key}")], format="conllu")
 
 
+_SENT_ID = re.compile(r"#\s*sent_id\s*=(.*)")
+
+
+def conll_key(sentence, number: int) -> str:
+    """A CoNLL sentence's ``#BOS`` key: the value of its ``# sent_id = ...`` comment (blanks
+    inside made ``_``, since a key is one field), else ``number``. A ``# sent_id`` line with no
+    ``=`` or no value gives the number (it stopped -m convert with an internal error)."""
+    for _, line in sentence.extra:
+        m = _SENT_ID.match(line)
+        if m and m.group(1).strip():
+            return "_".join(m.group(1).split())
+    return str(number)
+
+
 def from_conll(sentence, number: int) -> ExportSentence:
     """A CoNLL sentence whose tree is a head-ordered dependency tree (a parse) as a tree; the
-    key is its ``# sent_id`` where it has one, else its number."""
-    key = next((line.split("=", 1)[1].strip() for _, line in sentence.extra if line.startswith("# sent_id")),
-               str(number))
+    key is its ``# sent_id`` where it has one, else its number (:func:`conll_key`)."""
+    key = conll_key(sentence, number)
     tree = decode_discontinuous(sentence.forms, [r[3] for r in sentence.rows], sentence.heads,
                                 [lab or VIRTUAL_ROOT for lab in sentence.labels], key)
     for token, row in zip(tree.tokens, sentence.rows):

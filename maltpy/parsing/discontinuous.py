@@ -330,6 +330,7 @@ class DiscontinuousReduction:
         ((words, tags) pairs, keys, lemmas, morphology, the export format)."""
         from maltpy.chunks import chunked
         from maltpy.formats.conll import iter_conll
+        from maltpy.formats.export import conll_key
         from maltpy.formats.pieces import read_in_pieces
         if fmt in TREE_FORMATS:
             def read(path, piece, text, first_line, version):
@@ -349,8 +350,7 @@ class DiscontinuousReduction:
                                                                    "with --tagger all tags them)")
                 words_tags.append((s.forms, tags))
                 number += 1
-                keys.append(next((l.split("=", 1)[1].strip() for _, l in s.extra if l.startswith("# sent_id")),
-                                 str(number)))
+                keys.append(conll_key(s, number))
             yield (words_tags, keys, [s.column(2) for s in sentences],
                    [s.column(4) if fmt == "conllu" else ["_"] * len(s) for s in sentences], 4)
 

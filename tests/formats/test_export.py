@@ -206,6 +206,23 @@ def test_every_alpino_tree_round_trips():
     assert discontinuous == 450     # dev: 63.0 % of 714 sentences, as the data's README counts
 
 
+def test_sent_id_comments_become_keys_or_the_sentence_number(tmp_path):
+    """CoNLL-U -> export: '# sent_id = X' gives the #BOS key X (blanks made _, a key is one field);
+    '# sent_id' with no '=' or no value gives the sentence's number (the first stopped -m convert
+    and a discontinuous parser's -m parse with an internal error, the second wrote '#BOS ')."""
+    from maltpy.formats.conll import parse_conll
+    from maltpy.formats.export import conll_key
+    comments = ["# sent_id", "# sent_id = ", "# sent_id = a b", "#sent_id=7", "# text = x"]
+    text = "".join(f"{c}\n1\tHet\thet\tlid\tLID\t_\t0\tROOT\t_\t_\n\n" for c in comments)
+    assert [conll_key(s, k) for k, s in enumerate(parse_conll(text, "conllu"), 1)] == ["1", "2", "a_b", "7", "5"]
+    src = tmp_path / "k.conllu"
+    src.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "maltpy", "-m", "convert", "-i", str(src), "-o", str(tmp_path / "k.export")],
+                       capture_output=True, text=True, cwd=EXAMPLES)
+    assert r.returncode == 0, r.stderr
+    assert [s.key for s in read_export(str(tmp_path / "k.export")).sentences] == ["1", "2", "a_b", "7", "5"]
+
+
 def test_convert_on_the_command_line(tmp_path):
     run = lambda *a: subprocess.run([sys.executable, "-m", "maltpy", *a], capture_output=True, text=True,  # noqa: E731
                                     cwd=EXAMPLES)
