@@ -45,7 +45,8 @@ Targets (``TARGETS``):
 - ``discparse``: export or discbracket words parsed by a discontinuous parser into export or
   discbracket trees, the file read whole and in pieces of a size the bytes choose
   (``parse_pieces``): the same bytes or the same one-line error, no output file after an error,
-  and trees over the input's words.
+  and trees over the input's words; and CoNLL-U words (bit 2 of the first byte): trees over
+  them or a one-line error.
 - ``pipeline_model``: a model file of a tokenizer, tagger and parser with one component's
   JSON header or one of its arrays damaged: it loads, tags and parses, or is refused in one line.
 - ``tag``: words (CoNLL-U or CoNLL-X with their tag columns ``_`` or given, horizontal, vertical)
@@ -553,6 +554,8 @@ class Harness:
         if len(data) < 2:
             return
         parser = self._disc_parser()
+        if data[0] & 4:
+            return self._disc_conll(parser, data)
         in_fmt = "discbracket" if data[0] & 1 else "export"
         out_fmt = "discbracket" if data[0] & 2 else "export"
         out = os.path.join(self.tmp, "disc.out")
@@ -581,6 +584,34 @@ class Harness:
                 return [[t.word for t in s.tokens] for s in doc.sentences]
             if read(whole.decode("utf-8"), out_fmt) != read(data[2:].decode("utf-8"), in_fmt):
                 raise FuzzFailure("the parsed trees are not over the input's words")
+
+    def _disc_conll(self, parser, data: bytes) -> None:
+        """CoNLL-U words (``data[2:]``) parsed by a discontinuous parser (bit 1 of ``data[0]``:
+        discbracket out, else export): trees over the input's words, or a one-line error and
+        no output file."""
+        from maltpy.formats.conll import parse_conll
+        from maltpy.formats.export import parse_export, read_discbracket_text
+        out_fmt = "discbracket" if data[0] & 2 else "export"
+        out = os.path.join(self.tmp, "disc_conll.out")
+        source = io.BytesIO(data[2:])
+        source.name = "<fuzzed>"
+        try:
+            parser.parse_file(source, out, "conllu", out_fmt)
+        except MaltpyError as e:
+            if os.path.exists(out):
+                raise FuzzFailure("an error left an output file")
+            if "\n" in str(e).strip():
+                raise FuzzFailure("an error of more than one line")
+            return
+        with open(out, "rb") as f:
+            written = f.read().decode("utf-8")
+        os.remove(out)
+        doc = parse_export(written, "<t>") if out_fmt == "export" else read_discbracket_text(written, "<t>")
+        # discbracket writes a space inside a word as _ (disco-dop's escaping), and reads it so
+        words = [[w.replace(" ", "_") if out_fmt == "discbracket" else w for w in s.forms]
+                 for s in parse_conll(data[2:].decode("utf-8"), "conllu", "<in>", need_heads=False)]
+        if [[t.word for t in s.tokens] for s in doc.sentences] != words:
+            raise FuzzFailure("the parsed trees are not over the input's words")
 
     def ptb(self, data: bytes) -> None:
         """Read ``data[1:]`` as bracketed trees (bit 0 of ``data[0]``: raw, as EVALB reads them)."""
@@ -753,8 +784,12 @@ class Harness:
         if target == "discbracket":
             return [DISCBRACKET_TEXT, DISCBRACKET_TEXT.split(b"\n")[0] + b"\n"]
         if target == "discparse":
+            from maltpy.formats.conll import format_sentences
+            from maltpy.formats.export import parse_export, to_conll
+            conll = format_sentences([to_conll(t) for t in parse_export(EXPORT_TEXT.decode("utf-8")).sentences])
             return [bytes([k, size]) + EXPORT_TEXT for k in (0, 2) for size in (10, 200)] + \
-                [bytes([k, size]) + DISCBRACKET_TEXT for k in (1, 3) for size in (10, 90)]
+                [bytes([k, size]) + DISCBRACKET_TEXT for k in (1, 3) for size in (10, 90)] + \
+                [bytes([k, 0]) + conll.encode("utf-8") for k in (4, 6)]
         if target == "pipeline_model":
             out = []
             for k, blob in enumerate(self._pipeline_bytes()[1]):
