@@ -32,8 +32,10 @@ def train_pipeline(settings, sentences, fmt, log=None):
         if not settings.parser:     # a tagger alone: no parser to learn from jackknifed tags
             tagger = make_tagger(jobs).fit(sentences, log=log)
             return Pipeline(components + [TaggerComponent(tagger)])
+        blank = _untagged_reads(settings, fmt, make_tagger(), sentences)
+        tagged = _without(sentences, blank)
         if settings.tagger_folds > 1:
-            learned = _jackknifed(settings, sentences, fmt, make_tagger, jobs, log)
+            learned = _jackknifed(settings, sentences, fmt, make_tagger, jobs, log, blank)
             if learned is not None:
                 tagger, parser = learned
                 return Pipeline(components + [TaggerComponent(tagger), ParserComponent(parser)])
@@ -51,6 +53,44 @@ def train_pipeline(settings, sentences, fmt, log=None):
     return Pipeline(components + [ParserComponent(parser)])
 
 
+def _untagged_reads(settings, fmt, tagger, sentences):
+    """The CoNLL columns the parser reads that the tagger will not tag (``--tagger upos`` behind a
+    parser that reads XPOS too), said in a warning: the parser learns without them (they are _
+    when it parses untagged words; it learned from gold ones and then read _ there)."""
+    import warnings
+    from maltpy.errors import MaltpyWarning
+    from maltpy.parsing.assemble import assemble
+    from maltpy.tagging.templates import TAG_COLUMNS
+    read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
+    rows = [r for s in sentences for r in s.rows]
+    tagged = {TAG_COLUMNS[c] for g in tagger.groups_to_learn(rows) for c in g}
+    # a column the treebank leaves _ throughout is _ when parsing too: nothing is lost
+    missing = sorted(ci for ci in set(TAG_COLUMNS.values()) & read
+                     if ci not in tagged and any(r[ci] != "_" for r in rows))
+    if missing:
+        names = [c for c, ci in TAG_COLUMNS.items() if ci in missing]
+        warnings.warn(f"the parser reads {', '.join(names)}, which --tagger {settings.tagger} does not tag: it "
+                      f"learns without {'it' if len(names) == 1 else 'them'}, as it will parse untagged words "
+                      f"(--tagger all tags every column the treebank has)", MaltpyWarning, stacklevel=2)
+    return missing
+
+
+def _without(sentences, columns):
+    """Copies of ``sentences`` whose ``columns`` (CoNLL indices) are _ (the sentences themselves
+    when there are none)."""
+    if not columns:
+        return sentences
+    from maltpy.formats.conll import Sentence
+    out = []
+    for s in sentences:
+        rows = [list(r) for r in s.rows]
+        for r in rows:
+            for ci in columns:
+                r[ci] = "_"
+        out.append(Sentence(rows, s.extra, s.first_line, s.source, s.format))
+    return out
+
+
 def _note_tags(parser, folds, agreement=None):
     """Keep in the parser's training figures (``maltpy info``) which tags it learned from: gold
     ones (``folds`` 1) or ``folds``-fold jackknifed ones, and how often those equal the gold tags
@@ -60,7 +100,7 @@ def _note_tags(parser, folds, agreement=None):
     parser._set_model(replace(parser.model, train_stats={**parser.train_stats, **figures}))
 
 
-def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
+def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log, blank=()):
     """(the tagger learned from every sentence, the parser learned from jackknifed tags), or None
     when the parser reads no tag column. The fold taggers learn only the groups up to the last
     column the parser reads; they run first, on every thread, and then the full tagger learns
@@ -82,6 +122,7 @@ def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log):
                       retag=settings.retag, jobs=1, skip_empty=True)
     _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log, make_fold_tagger,
                           with_full=False)
+    tagged = _without(tagged, blank)     # the columns the tagger does not tag: _ as when parsing
     with ThreadPoolExecutor(1) as pool:
         full = pool.submit(lambda: make_tagger(jobs - 1).fit(sentences)) if jobs > 1 else None
         parser = Parser(settings).fit(tagged, fmt=fmt, log=log)

@@ -537,6 +537,33 @@ def test_one_text_or_one_sentence_for_a_list_says_what_to_give(toy_pipeline, mod
     assert [r[1] for r in pipeline.tag(["the dog runs".split()])[0].rows] == ["the", "dog", "runs"]
 
 
+@pytest.mark.parametrize("folds", [1, 3])
+def test_columns_the_tagger_does_not_tag_are_left_out_of_the_parsers_training(monkeypatch, folds):
+    """--tagger upos behind a parser that reads XPOS too: the parser learns with XPOS _, as it will
+    see untagged words (it learned from gold XPOS and read _ there: EWT dev LAS 18.94, now 81.13),
+    and a warning says so; UPOS is the tagger's (gold or jackknifed)."""
+    import warnings
+    import maltpy
+    from maltpy.errors import MaltpyWarning
+    from maltpy.parsing.parser import Parser
+    seen = []
+    fit = Parser.fit
+
+    def recording_fit(self, sentences, *args, **kwargs):
+        seen.append([list(r) for s in sentences for r in s.rows])
+        return fit(self, sentences, *args, **kwargs)
+    monkeypatch.setattr(Parser, "fit", recording_fit)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pipeline = maltpy.train(TOY_TRAIN, tagger="upos", tagger_folds=folds, verbose=False)
+    assert any(issubclass(w.category, MaltpyWarning) and "reads xpos" in str(w.message) for w in caught)
+    rows = seen[-1]
+    assert all(r[4] == "_" for r in rows) and sum(r[3] != "_" for r in rows) == len(rows)
+    gold = [r for s in read_conll(TOY_TRAIN) for r in s.rows]
+    assert any(r[4] != "_" for r in gold)
+    assert [c.name for c in pipeline.components] == ["tagger", "parser"]
+
+
 def test_the_learned_pipeline_says_which_parser_it_took(toy_pipeline, tmp_path):
     info = _run("info", toy_pipeline)
     assert "perceptron" in info.stdout and "NivreEagerMorph" in info.stdout, info.stdout
