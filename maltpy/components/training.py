@@ -53,10 +53,11 @@ def train_pipeline(settings, sentences, fmt, log=None):
     return Pipeline(components + [ParserComponent(parser)])
 
 
-def _untagged_reads(settings, fmt, tagger, sentences):
+def _untagged_reads(settings, fmt, tagger, sentences, blanked=True):
     """The CoNLL columns the parser reads that the tagger will not tag (``--tagger upos`` behind a
     parser that reads XPOS too), said in a warning: the parser learns without them (they are _
-    when it parses untagged words; it learned from gold ones and then read _ there)."""
+    when it parses untagged words; it learned from gold ones and then read _ there), or, where
+    it learns from trees (``blanked`` False), that untagged words will miss them."""
     import warnings
     from maltpy.errors import MaltpyWarning
     from maltpy.parsing.assemble import assemble
@@ -64,13 +65,17 @@ def _untagged_reads(settings, fmt, tagger, sentences):
     read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
     rows = [r for s in sentences for r in s.rows]
     tagged = {TAG_COLUMNS[c] for g in tagger.groups_to_learn(rows) for c in g}
+    if not blanked and fmt == "conllx" and TAG_COLUMNS["upos"] in tagged:
+        tagged.add(TAG_COLUMNS["xpos"])     # bracketed trees' words: POSTAG _ reads CPOSTAG, the same tag
     # a column the treebank leaves _ throughout is _ when parsing too: nothing is lost
     missing = sorted(ci for ci in set(TAG_COLUMNS.values()) & read
                      if ci not in tagged and any(r[ci] != "_" for r in rows))
     if missing:
         names = [c for c, ci in TAG_COLUMNS.items() if ci in missing]
-        warnings.warn(f"the parser reads {', '.join(names)}, which --tagger {settings.tagger} does not tag: it "
-                      f"learns without {'it' if len(names) == 1 else 'them'}, as it will parse untagged words "
+        them = "it" if len(names) == 1 else "them"
+        what = (f"it learns without {them}, as it will parse untagged words" if blanked else
+                f"it learns from the trees' {', '.join(names)}, which untagged words will lack: they parse badly")
+        warnings.warn(f"the parser reads {', '.join(names)}, which --tagger {settings.tagger} does not tag: {what} "
                       f"(--tagger all tags every column the treebank has)", MaltpyWarning, stacklevel=2)
     return missing
 
@@ -146,7 +151,11 @@ def tree_pipeline(settings, fit_parser, words_of_trees, log=None):
     from maltpy.components.tagger import TaggerComponent
     from maltpy.config import threads
     from maltpy.tagging.tagger import Tagger
+    sentences = words_of_trees()
     tagger = Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
-                    retag=settings.retag, jobs=threads(settings.jobs)).fit(words_of_trees(), log=log)
+                    retag=settings.retag, jobs=threads(settings.jobs))
+    if settings.parser and sentences:
+        _untagged_reads(settings, sentences[0].format or "conllx", tagger, sentences, blanked=False)
+    tagger.fit(sentences, log=log)
     return Pipeline([TaggerComponent(tagger)] + ([ParserComponent(fit_parser())] if settings.parser else []))
 

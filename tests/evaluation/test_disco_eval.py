@@ -294,6 +294,20 @@ def test_a_tagger_in_front_of_a_discontinuous_parser(tmp_path):
     assert maltpy.train(str(train), algorithm="covnonproj", verbose=False).reduction.kind == "discontinuous"
 
 
+def test_a_tagger_short_of_the_parsers_columns_says_so(tmp_path):
+    """--tagger upos in front of a discontinuous parser that reads the morphology (XPOS): a
+    warning that untagged words will lack it; --tagger all tags it, and says nothing."""
+    import re
+    train = tmp_path / "train.export"
+    train.write_text(re.sub(r"^([^#\t]+)\t--\t(\w+)\t--\t", lambda m: f"{m[1]}\t--\t{m[2]}\t{m[2].upper()}()\t",
+                            _toy_trees(40, 1), flags=re.M))
+    for spec, warned in (("upos", True), ("all", False)):
+        r = _run("-c", str(tmp_path / f"{spec}.mpz"), "-m", "learn", "-i", str(train), "-a", "stacklazy", "-F",
+                 "StackSwapMorph", "--tagger", spec, "-q")
+        assert r.returncode == 0, r.stderr
+        assert ("reads xpos, which --tagger upos does not tag" in r.stderr) == warned, r.stderr
+
+
 @pytest.fixture(scope="module")
 def toy_parsers():
     """Two toy discontinuous parsers: greedy covnonproj, and stacklazy with StackSwapMorph (which
