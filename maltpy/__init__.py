@@ -109,15 +109,11 @@ def train(treebank, **settings):
                 raise MaltpyError("tokenizer=True learns from a CoNLL-U treebank's text; trees have none")
             if fmt == "ptb":
                 from maltpy.formats.ptb import read_ptb
-                from maltpy.parsing.constituent import Reduction, fit_constituent_parser
                 trees = read_ptb(treebank)
-                return tree_pipeline(parser.settings, lambda: fit_constituent_parser(parser, trees),
-                                     lambda: Reduction.from_settings(parser.settings).encode_trees(trees)[0])
-            from maltpy.formats.export import read_discbracket, read_export, to_conll
-            from maltpy.parsing.discontinuous import fit_discontinuous_parser
-            trees = (read_export if fmt == "export" else read_discbracket)(treebank).sentences
-            return tree_pipeline(parser.settings, lambda: fit_discontinuous_parser(parser, trees),
-                                 lambda: [to_conll(s) for s in trees])
+            else:
+                from maltpy.formats.export import read_discbracket, read_export
+                trees = (read_export if fmt == "export" else read_discbracket)(treebank).sentences
+            return tree_pipeline(parser.settings, fmt, trees)
         from maltpy.parsing.training import takes_partial_trees
         sentences = read_conll(treebank, fmt, need_heads="partial" if takes_partial_trees(parser.settings) else True)
     else:

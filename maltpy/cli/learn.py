@@ -32,13 +32,11 @@ def run_learn(settings, log, chosen=frozenset()):
     if fmt in DISCONTINUOUS_FORMATS:      # discontinuous trees: a dependency parser of their encodings
         if settings.tokenizer:
             raise MaltpyError("--tokenizer learns from a CoNLL-U treebank's text; discontinuous trees have none")
-        from maltpy.formats.export import read_discbracket, read_export, to_conll
-        from maltpy.parsing.discontinuous import fit_discontinuous_parser
+        from maltpy.formats.export import read_discbracket, read_export
         t0 = time.perf_counter()
         doc = _read_for_good(read_export if fmt == "export" else read_discbracket, _input(settings))
         log(f"read {len(doc.sentences)} trees ({fmt}) from {settings.input or 'stdin'}")
-        _tree_parser_model(settings, lambda: fit_discontinuous_parser(Parser(settings), doc.sentences, log),
-                           lambda: [to_conll(s) for s in doc.sentences], chosen, log).save(settings.model)
+        _tree_parser_model(settings, fmt, doc.sentences, chosen, log).save(settings.model)
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
             f"learning took {time.perf_counter() - t0:.1f} s")
         return
@@ -50,12 +48,9 @@ def run_learn(settings, log, chosen=frozenset()):
         raise MaltpyError("--tokenizer learns from a CoNLL-U treebank's text; bracketed trees (.mrg) have none")
     if fmt == "ptb":   # bracketed trees: a constituent parser (parsing as reduction)
         from maltpy.formats.ptb import read_ptb
-        from maltpy.parsing.constituent import Reduction, fit_constituent_parser
         trees = _read_for_good(read_ptb, _input(settings))
         log(f"read {len(trees)} trees (ptb) from {settings.input or 'stdin'}")
-        _tree_parser_model(settings, lambda: fit_constituent_parser(Parser(settings), trees, log),
-                           lambda: Reduction.from_settings(settings).encode_trees(trees)[0], chosen,
-                           log).save(settings.model)
+        _tree_parser_model(settings, fmt, trees, chosen, log).save(settings.model)
         log(f"model saved to {settings.model} ({os.path.getsize(settings.model) / 1e6:.1f} MB); "
             f"learning took {time.perf_counter() - t0:.1f} s")
         return
@@ -75,7 +70,7 @@ def run_learn(settings, log, chosen=frozenset()):
 
 
 
-def _tree_parser_model(settings, fit_parser, words_of_trees, chosen, log):
+def _tree_parser_model(settings, fmt, trees, chosen, log):
     """:func:`~maltpy.components.training.tree_pipeline`, with a note where ``--tagger-folds`` was
     given, which a parser of trees does not use."""
     from maltpy.components.training import tree_pipeline
@@ -83,7 +78,7 @@ def _tree_parser_model(settings, fit_parser, words_of_trees, chosen, log):
         import sys
         print("maltpy: note: --tagger-folds: a parser of trees learns from the trees' own tags (jackknifing is for "
               "dependency treebanks)", file=sys.stderr, flush=True)
-    return tree_pipeline(settings, fit_parser, words_of_trees, log)
+    return tree_pipeline(settings, fmt, trees, log)
 
 
 def _learn_pipeline(settings, sentences, fmt, log, chosen):

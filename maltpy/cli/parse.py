@@ -27,8 +27,9 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
     tokenizer only), on one input or on several files (``-i 'glob' -o outdir/``, ``--dask``)."""
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
-    overrides = {**parse_overrides(settings, explicit), "verbose": settings.verbose, "jobs": settings.jobs,
-                 "retag": settings.retag}
+    # what the model's components take at parse time (-j and progress apart)
+    taken = {**parse_overrides(settings, explicit), "retag": settings.retag}
+    overrides = {**taken, "verbose": settings.verbose, "jobs": settings.jobs}
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
                      and k not in READ_WRITE_SETTINGS)
     if ignored:   # MaltParser ignores them silently; a user who typed them should know
@@ -38,22 +39,19 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
               f"{'value is' if len(ignored) == 1 else 'values are'} used", file=sys.stderr, flush=True)
     if mode == "tokenize" and settings.input_format not in (None, "text"):
         raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
-    pairs = _file_pairs(settings.input, settings.output, dask)
-    if pairs is not None and mode == "parse" and settings.output not in (None, "-") and \
-            os.path.isdir(settings.output):
+
+    def tree_names():
         # trees written (-of, else a parser of trees' own): each output named for them (.export, .mrg)
-        kept = TREE_EXTENSIONS.get(settings.output_format)
-        if kept is None and settings.output_format is None:
-            kept = TREE_EXTENSIONS.get(_tree_kind(settings.model))
-        if kept is not None:
-            pairs = _file_pairs(settings.input, settings.output, dask, kept)
+        if mode != "parse" or settings.output_format not in (None,) + tuple(TREE_EXTENSIONS):
+            return None
+        return TREE_EXTENSIONS.get(settings.output_format or _tree_kind(settings.model))
+    pairs = _file_pairs(settings.input, settings.output, dask, tree_names)
     from maltpy.formats.charset import is_utf8
     out_charset = settings.output_charset or settings.input_charset
     if pairs is not None:
         if not (is_utf8(settings.input_charset) and is_utf8(out_charset)):
             raise MaltpyError("-ic/-oc other than UTF-8 take one input and one output file")
-        return _parse_files(settings, pairs, dask, log, {**parse_overrides(settings, explicit), "retag": settings.retag},
-                            mode)
+        return _parse_files(settings, pairs, dask, log, taken, mode)
     from maltpy.output import check_output_path
     check_output_path(settings.output)
     t0 = time.perf_counter()
@@ -148,7 +146,7 @@ def _output_format(output, parser):
         (".mrg", ".ptb", ".conll", ".conllu", ".export", ".discbracket"))
     fmt = _detect(output, None) if named else None
     if parser.reduction is not None:
-        discontinuous = getattr(parser.reduction, "kind", "") == "discontinuous"
+        discontinuous = parser.reduction.kind == "discontinuous"
         if (fmt == "ptb") if discontinuous else (fmt in ("export", "discbracket")):
             raise MaltpyError(f"{output}: this model parses {'discontinuous' if discontinuous else 'bracketed'} "
                               f"trees; write {'.export or .discbracket' if discontinuous else '.mrg'} (or CoNLL)")
@@ -161,8 +159,8 @@ def _output_format(output, parser):
 
 def _file_pairs(pattern, output, dask, tree_names=None):
     """(input, output) paths when -m parse (tag, tokenize) runs on several files (a glob pattern, an output
-    directory, or --dask); None for one input and one output. ``tree_names``: the extensions of
-    the trees written, which name the outputs (:func:`_output_name`)."""
+    directory, or --dask); None for one input and one output. ``tree_names()``: the extensions of
+    the trees written, which name the outputs in a directory (:func:`_output_name`), or None."""
     import glob
     many = pattern is not None and glob.has_magic(pattern)
     # a directory: named with a trailing slash, or an existing one for several inputs or --dask
@@ -186,7 +184,8 @@ def _file_pairs(pattern, output, dask, tree_names=None):
         os.makedirs(output, exist_ok=True)
     except OSError as e:   # an empty name, a file in the way, no permission
         raise MaltpyError(f"-o {output!r}: cannot make the output directory ({e.strerror or e})") from None
-    names = [_output_name(os.path.basename(src), tree_names) for src in inputs]
+    extensions = tree_names() if tree_names is not None else None
+    names = [_output_name(os.path.basename(src), extensions) for src in inputs]
     pairs = [(src, os.path.join(output, name)) for src, name in zip(inputs, names)]
     for src, dst in pairs:
         if os.path.exists(dst) and os.path.samefile(src, dst):
@@ -198,10 +197,10 @@ def _file_pairs(pattern, output, dask, tree_names=None):
     return pairs
 
 
-#: the extensions of files of trees, by a parser's kind of trees and by output format: the
-#: names an output keeps (the first is given to any other input's name)
-TREE_EXTENSIONS = {"discontinuous": (".export", ".discbracket"), "constituent": (".mrg", ".ptb"),
-                   "export": (".export",), "discbracket": (".discbracket",), "ptb": (".mrg", ".ptb")}
+#: the extensions of files of trees, by output format and by a parser's kind of trees (a
+#: reduction's ``kind``): the names an output keeps (the first is given to any other input's name)
+TREE_EXTENSIONS = {"export": (".export",), "discbracket": (".discbracket",), "ptb": (".mrg", ".ptb"),
+                   "discontinuous": (".export", ".discbracket"), "constituent": (".mrg", ".ptb")}
 
 
 def _output_name(name: str, tree_names=None) -> str:
@@ -220,9 +219,7 @@ def _tree_kind(model):
     """"discontinuous" or "constituent" for a model whose parser writes trees, else None."""
     from maltpy.components.pipeline import Pipeline
     parser = _read_for_good(Pipeline.load, model, ("parser",)).parser
-    if parser is None or parser.reduction is None:
-        return None
-    return "discontinuous" if getattr(parser.reduction, "kind", "") == "discontinuous" else "constituent"
+    return parser.reduction.kind if parser is not None and parser.reduction is not None else None
 
 
 def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
@@ -275,11 +272,11 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
 def _written_format(settings, dst):
     """The format an output file of several is written in: -of, else trees by the name a parser
     of trees gave it (:func:`_output_name`), else the input's (None)."""
+    from maltpy.formats.conll import detect_format
     if settings.output_format is not None:
         return settings.output_format
-    ext = os.path.splitext(dst)[1].lower()
-    return next((fmt for fmt, exts in (("export", (".export",)), ("discbracket", (".discbracket",)),
-                                       ("ptb", (".mrg", ".ptb"))) if ext in exts), None)
+    fmt = detect_format(dst)
+    return fmt if fmt in TREE_EXTENSIONS else None
 
 
 def _failed(src, error):

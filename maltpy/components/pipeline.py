@@ -109,13 +109,9 @@ class Pipeline:
     def tag(self, sentences) -> List:
         """The pipeline's taggers only, in order (copies of the sentences with their tag columns
         filled; HEAD and DEPREL untouched)."""
-        from maltpy.components.tagger import TaggerComponent
         from maltpy.parsing.parser import _as_sentences
         out = _as_sentences(sentences)
-        taggers = [c for c in self.components if isinstance(c, TaggerComponent)]
-        if not taggers:
-            raise MaltpyError("this model has no tagger (learn one with tagger='upos,xpos,feats,lemma')")
-        for component in taggers:
+        for component in self.for_mode("tag").word_components:
             out = component(out)
         return out
 
@@ -181,17 +177,19 @@ class Pipeline:
         already and go to the parser as they are (``retag`` cannot replace a tree's tags)."""
         import os
         import tempfile
+        from maltpy.components.parser import ParserComponent
+        from maltpy.components.tagger import TaggerComponent
         from maltpy.formats.export import DISCONTINUOUS_FORMATS
         parser = self.parser
         fmt = input_format or (self.format_of(source) if source not in ("-", None) else None)
         if fmt is None:     # standard input without -if: trees, as the parser alone reads it (words: -if conllu)
-            fmt = "export" if getattr(parser.reduction, "kind", "") == "discontinuous" else "ptb"
+            fmt = parser.reduction.tree_format
         if fmt in ("ptb",) + tuple(DISCONTINUOUS_FORMATS):
-            if any(getattr(getattr(c, "tagger", None), "retag", False) for c in self.components):
+            if any(c.tagger.retag for c in self.components if isinstance(c, TaggerComponent)):
                 raise MaltpyError(f"--retag replaces the tags of words; trees ({fmt}) keep theirs: give their words "
                                   "as CoNLL (-m convert) to tag them anew")
             return parser.parse_file(source, target, fmt, output_format, progress=progress, jobs=jobs)
-        front = [c for c in self.components if c.name != "parser"]
+        front = [c for c in self.components if not isinstance(c, ParserComponent)]
         if not front:       # the parser alone, words a line: read as the CoNLL-U they make
             from maltpy.formats.plain import PLAIN_FORMATS, PlainAsConll
             if fmt in PLAIN_FORMATS:

@@ -10,7 +10,6 @@ def train_pipeline(settings, sentences, fmt, log=None):
     jackknifed tags (gold ones with ``tagger_folds`` 1); ``parser`` False: no parser."""
     from maltpy.components.parser import ParserComponent
     from maltpy.components.pipeline import Pipeline
-    from maltpy.errors import MaltpyError
     from maltpy.components.tagger import TaggerComponent
     from maltpy.config import threads
     from maltpy.parsing.parser import Parser
@@ -32,10 +31,11 @@ def train_pipeline(settings, sentences, fmt, log=None):
         if not settings.parser:     # a tagger alone: no parser to learn from jackknifed tags
             tagger = make_tagger(jobs).fit(sentences, log=log)
             return Pipeline(components + [TaggerComponent(tagger)])
-        blank = _untagged_reads(settings, fmt, make_tagger(), sentences)
+        read = _read_columns(settings, fmt)
+        blank = _untagged_reads(settings, read, make_tagger(), sentences)
         tagged = _without(sentences, blank)
         if settings.tagger_folds > 1:
-            learned = _jackknifed(settings, sentences, fmt, make_tagger, jobs, log, blank)
+            learned = _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank)
             if learned is not None:
                 tagger, parser = learned
                 return Pipeline(components + [TaggerComponent(tagger), ParserComponent(parser)])
@@ -43,9 +43,7 @@ def train_pipeline(settings, sentences, fmt, log=None):
         else:   # the parser learns from gold tags: the one tagger gets every thread
             tagger = make_tagger(jobs).fit(sentences, log=log)
         components.append(TaggerComponent(tagger))
-    if not settings.parser:
-        if not components:
-            raise MaltpyError("--parser false learns no parser: give --tagger or --tokenizer for something to learn")
+    if not settings.parser:     # a tokenizer alone (the callers refuse a pipeline of nothing)
         return Pipeline(components)
     parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
     if settings.tagger:
@@ -53,16 +51,21 @@ def train_pipeline(settings, sentences, fmt, log=None):
     return Pipeline(components + [ParserComponent(parser)])
 
 
-def _untagged_reads(settings, fmt, tagger, sentences, blanked=True):
+def _read_columns(settings, fmt) -> set:
+    """The CoNLL columns (indices) the parser that ``settings`` make reads."""
+    from maltpy.parsing.assemble import assemble
+    return {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
+
+
+def _untagged_reads(settings, read, tagger, sentences, blanked=True, fmt=None):
     """The CoNLL columns the parser reads that the tagger will not tag (``--tagger upos`` behind a
     parser that reads XPOS too), said in a warning: the parser learns without them (they are _
     when it parses untagged words; it learned from gold ones and then read _ there), or, where
-    it learns from trees (``blanked`` False), that untagged words will miss them."""
+    it learns from trees (``blanked`` False), that untagged words will miss them. ``read``: the
+    columns the parser reads (:func:`_read_columns`); ``fmt``: the trees' CoNLL format."""
     import warnings
     from maltpy.errors import MaltpyWarning
-    from maltpy.parsing.assemble import assemble
     from maltpy.tagging.templates import TAG_COLUMNS
-    read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
     rows = [r for s in sentences for r in s.rows]
     tagged = {TAG_COLUMNS[c] for g in tagger.groups_to_learn(rows) for c in g}
     if not blanked and fmt == "conllx" and TAG_COLUMNS["upos"] in tagged:
@@ -105,18 +108,18 @@ def _note_tags(parser, folds, agreement=None):
     parser._set_model(replace(parser.model, train_stats={**parser.train_stats, **figures}))
 
 
-def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log, blank=()):
+def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()):
     """(the tagger learned from every sentence, the parser learned from jackknifed tags), or None
-    when the parser reads no tag column. The fold taggers learn only the groups up to the last
-    column the parser reads; they run first, on every thread, and then the full tagger learns
-    beside the parser, which needs only the folds' tags."""
+    when the parser reads no tag column (``read``: the columns it reads; ``blank``: those the
+    tagger does not tag, _ in what it learns from). The fold taggers learn only the groups up to
+    the last column the parser reads; they run first, on every thread, and then the full tagger
+    learns beside the parser, which needs only the folds' tags."""
+    import time
     from concurrent.futures import ThreadPoolExecutor
-    from maltpy.parsing.assemble import assemble
     from maltpy.parsing.parser import Parser
-    from maltpy.tagging.jackknife import agreement_figures, fold_groups, jackknife
+    from maltpy.tagging.jackknife import agreement_figures, fold_groups, jackknife, tag_agreement
     from maltpy.tagging.tagger import Tagger
     from maltpy.tagging.templates import TAG_COLUMNS
-    read = {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
     groups = fold_groups(make_tagger(), [c for c, ci in TAG_COLUMNS.items() if ci in read], sentences)
     if not groups:
         return None
@@ -125,25 +128,48 @@ def _jackknifed(settings, sentences, fmt, make_tagger, jobs, log, blank=()):
     def make_fold_tagger():
         return Tagger(spec, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
                       retag=settings.retag, jobs=1, skip_empty=True)
-    _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, log, make_fold_tagger,
+    t0 = time.perf_counter()
+    _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, None, make_fold_tagger,
                           with_full=False)
+    agreement = agreement_figures(sentences, tagged, groups)
+    if log is not None:
+        log(f"jackknifed tags for the parser: {settings.tagger_folds} folds, {time.perf_counter() - t0:.1f} s; "
+            f"{tag_agreement(agreement)}")
     tagged = _without(tagged, blank)     # the columns the tagger does not tag: _ as when parsing
     with ThreadPoolExecutor(1) as pool:
         full = pool.submit(lambda: make_tagger(jobs - 1).fit(sentences)) if jobs > 1 else None
         parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
         tagger = full.result() if full is not None else make_tagger(jobs).fit(sentences)
-    _note_tags(parser, settings.tagger_folds, agreement_figures(sentences, tagged, groups))
+    _note_tags(parser, settings.tagger_folds, agreement)
     if log is not None:
         log(tagger.describe_training())
     return tagger, parser
 
 
-def tree_pipeline(settings, fit_parser, words_of_trees, log=None):
-    """A constituent parser learned from trees (``fit_parser()``), behind a tagger learned from the
-    trees' words and tags (``words_of_trees()``: their CoNLL sentences) when ``settings.tagger``
-    asks for one: a :class:`~maltpy.components.Pipeline` then (the tagger alone with
-    ``settings.parser`` False), else the parser. The parser learns from the trees' own tags:
-    jackknifing (``tagger_folds``) is for dependency treebanks."""
+def tree_pipeline(settings, fmt, trees, log=None):
+    """A constituent parser learned from ``trees`` (bracketed, ``fmt`` "ptb", or discontinuous,
+    "export"/"discbracket"), behind a tagger learned from the trees' words and tags when
+    ``settings.tagger`` asks for one: a :class:`~maltpy.components.Pipeline` then (the tagger
+    alone with ``settings.parser`` False), else the parser. The parser learns from the trees' own
+    tags: jackknifing (``tagger_folds``) is for dependency treebanks."""
+    from maltpy.parsing.parser import Parser
+    if fmt == "ptb":
+        from maltpy.parsing.constituent import Reduction, fit_constituent_parser
+
+        def fit_parser():
+            return fit_constituent_parser(Parser(settings), trees, log)
+
+        def words_of_trees():     # the CoNLL-X sentences the parser learns from
+            return Reduction.from_settings(settings).encode_trees(trees)[0]
+    else:
+        from maltpy.formats.export import to_conll
+        from maltpy.parsing.discontinuous import fit_discontinuous_parser
+
+        def fit_parser():
+            return fit_discontinuous_parser(Parser(settings), trees, log)
+
+        def words_of_trees():
+            return [to_conll(t) for t in trees]
     if not settings.tagger:
         return fit_parser()
     from maltpy.components.parser import ParserComponent
@@ -155,7 +181,7 @@ def tree_pipeline(settings, fit_parser, words_of_trees, log=None):
     tagger = Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
                     retag=settings.retag, jobs=threads(settings.jobs))
     if settings.parser and sentences:
-        _untagged_reads(settings, sentences[0].format or "conllx", tagger, sentences, blanked=False)
+        conll = sentences[0].format or "conllx"
+        _untagged_reads(settings, _read_columns(settings, conll), tagger, sentences, blanked=False, fmt=conll)
     tagger.fit(sentences, log=log)
     return Pipeline([TaggerComponent(tagger)] + ([ParserComponent(fit_parser())] if settings.parser else []))
-

@@ -105,16 +105,17 @@ def _raised(failure) -> MaltpyError:
     return InputFormatError(*failure) if isinstance(failure, tuple) else MaltpyError(failure)
 
 
-def _model_bytes(model_path: str, mode: str = "parse") -> Tuple[bytes, str]:
+def _model_bytes(model_path: str, mode: str = "parse"):
+    """(the model file's bytes, their digest, the pipeline ``mode`` runs of it, loaded here)."""
     from maltpy.components import load
     from maltpy.components.pipeline import MODE_COMPONENTS
     if mode not in MODE_COMPONENTS:
         raise MaltpyError(f"mode {mode!r}: give one of {', '.join(MODE_COMPONENTS)}")
     # refuse a bad model, or one without what the mode runs, here, with its one-line error, not on every worker
-    load(model_path, MODE_COMPONENTS[mode]).for_mode(mode, model_path)
+    pipeline = load(model_path, MODE_COMPONENTS[mode]).for_mode(mode, model_path)
     with open(model_path, "rb") as f:
         data = f.read()
-    return data, hashlib.sha256(data).hexdigest()
+    return data, hashlib.sha256(data).hexdigest(), pipeline
 
 
 def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_format: Optional[str] = None,
@@ -128,7 +129,7 @@ def parse_files(client, model_path: str, jobs: Sequence[Tuple[str, str]], input_
     runs the model's tokenizer and taggers only, ``tokenize`` its tokenizer (as ``-m tag`` and
     ``-m tokenize``); ``overrides``: parse-time settings (``enforce_tree=True``)."""
     from distributed import as_completed
-    data, digest = _model_bytes(model_path, mode)
+    data, digest, _ = _model_bytes(model_path, mode)
     model = client.scatter(data, broadcast=True)
     futures = [client.submit(_parse_file_task, model, digest, overrides, job[0], job[1], input_format,
                              job[2] if len(job) > 2 and job[2] is not None else output_format,
@@ -186,9 +187,9 @@ def parse_bag(bag, model_path: str, fmt: Optional[str] = None, mode: str = "pars
     from maltpy.components import load
     if mode not in ("parse", "tag"):
         raise MaltpyError(f"parse_bag runs mode 'parse' or 'tag', not {mode!r}")
-    data, digest = _model_bytes(model_path, mode)
-    if fmt is None:
-        parser = load(model_path).parser
+    data, digest, pipeline = _model_bytes(model_path, mode)
+    if fmt is None:     # the model's parser's format (-m tag's pipeline leaves the parser out)
+        parser = (pipeline if mode == "parse" else load(model_path)).parser
         fmt = parser.format if parser is not None else "conllu"
     return bag.map_partitions(_parse_partition, dask.delayed(data, traverse=False), digest, fmt, mode)
 

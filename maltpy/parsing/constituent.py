@@ -53,10 +53,7 @@ def words_and_tags(sentence: Sentence, fmt: str) -> Tuple[List[str], List[str]]:
     for r in sentence.rows:
         tag = r[4] if r[4] != "_" else r[3]
         if tag == "_":
-            raise InputFormatError(sentence.source, sentence.first_line,
-                                   f"word {r[0]} ({r[1]}) has no POS tag: constituent parsing needs tagged words "
-                                   f"(the {'XPOS' if fmt == 'conllu' else 'POSTAG'} column; a model learned with "
-                                   "--tagger all tags them)")
+            raise InputFormatError(sentence.source, sentence.first_line, _no_tag(r[0], r[1], fmt))
         words.append(r[1])
         tags.append(tag)
     return words, tags
@@ -73,9 +70,13 @@ def _untagged(chunk, row: int, path, fmt: str) -> InputFormatError:
         first += n + 1
     i = row - first
     number, form = chunk.sentence_lines(k)[i - 1][:2]
-    return InputFormatError(path, chunk.word_line(k, i), f"word {number} ({form}) has no POS tag: constituent "
-                            f"parsing needs tagged words (the {'XPOS' if fmt == 'conllu' else 'POSTAG'} column; "
-                            "a model learned with --tagger all tags them)")
+    return InputFormatError(path, chunk.word_line(k, i), _no_tag(number, form, fmt))
+
+
+def _no_tag(number: str, form: str, fmt: str) -> str:
+    """What an untagged word's error says (the Python and the compiled readers alike)."""
+    return (f"word {number} ({form}) has no POS tag: constituent parsing needs tagged words (the "
+            f"{'XPOS' if fmt == 'conllu' else 'POSTAG'} column; a model learned with --tagger all tags them)")
 
 
 def pack(words_tags: Sequence[Tuple[Sequence[str], Sequence[str]]]):
@@ -105,6 +106,9 @@ def pack(words_tags: Sequence[Tuple[Sequence[str], Sequence[str]]]):
 class Reduction:
     """The constituent side of a parser: head rules, encoding, the training trees' wrapper
     style, and the unary classifier."""
+
+    kind = "constituent"
+    tree_format = "ptb"        # the trees it writes unless told otherwise
 
     def __init__(self, rules: HeadRules, encoding: str = "delta", wrapped: bool = True,
                  unary: Optional[UnaryClassifier] = None):

@@ -164,6 +164,7 @@ class DiscontinuousReduction:
     hd/HD child, else its first phrasal child) and its unary recovery."""
 
     kind = "discontinuous"
+    tree_format = "export"     # the trees it writes unless told otherwise
 
     def __init__(self, rules=None, unary: Optional[UnaryRules] = None):
         self.rules = rules

@@ -151,7 +151,7 @@ class Parser(ParserBase):
         self.check_fitted()
         # checked as the settings are (nbest=0 or '5' is refused in one line, as -nbest 0 is)
         options = {k: v if k == "constraints" else coerce(k, v, "parse") for k, v in options.items()}
-        sentences = _as_sentences(sentences)
+        sentences = [_as_sentence(s) for s in sentences]     # one text or Sentence was refused above
         check_sentences(sentences, self.format, need_heads=False)
         want = {k: options.get(k, getattr(self.settings, k)) for k in ("arc_scores", "nbest", "confidence")}
         if want["nbest"] > 1 or want["confidence"]:

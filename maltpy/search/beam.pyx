@@ -287,6 +287,9 @@ cdef int agendas_select(Agendas* r, Step step, int n_cand, const int* gold_cls, 
     them; parsing reads the configurations only, and copying histories of some 2n classes
     was a seventh of what a copy of an item moved)."""
     cdef int k = top_candidates(r.cand, n_cand, r.width, r.top), q
+    # what a copy carries: what the system reads (all of it for the tests' _copy_everything)
+    cdef bint links = step.system.copy_links_and_union_find or copy_everything
+    cdef bint arc_log = step.system.copy_arc_log or copy_everything
     cdef Item* it
     cdef Item* parent
     cdef Item* tmp
@@ -312,8 +315,7 @@ cdef int agendas_select(Agendas* r, Step step, int n_cand, const int* gold_cls, 
             if histories and not hist_room(it, parent.n_hist + 1):
                 return 0
         else:
-            state_copy_parts(&it.s, &parent.s, step.system.copy_links_and_union_find or copy_everything,
-                             step.system.copy_arc_log or copy_everything)
+            state_copy_parts(&it.s, &parent.s, links, arc_log)
             if histories:
                 if not hist_room(it, parent.n_hist + 1):
                     return 0

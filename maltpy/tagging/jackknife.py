@@ -5,7 +5,6 @@ which measured as well or better (docs/tagging.md). The tagger kept in the model
 from all of the data."""
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
@@ -27,10 +26,9 @@ def jackknife(sentences: Sequence, make_tagger: Callable, folds: int, jobs: int 
     taggers' (default: the same; fewer columns, those the parser reads, learn faster); the K fold
     taggers and the full one train side by side on ``jobs`` threads (their loops run without the GIL).
     ``with_full=False``: the fold taggers only (the first of the pair is None), for a caller that
-    trains the full tagger beside something else."""
+    trains the full tagger beside something else. ``log``: what the full tagger learned."""
     from maltpy.chunks import folds as split_folds
     sentences = list(sentences)
-    t0 = time.perf_counter()
     parts = split_folds(sentences, folds) if folds > 1 else []
 
     def train_fold(part):
@@ -43,14 +41,8 @@ def jackknife(sentences: Sequence, make_tagger: Callable, folds: int, jobs: int 
         results = list(pool.map(train_fold, ([None] if with_full else []) + parts))
     full = results.pop(0) if with_full else None
     tagged = [s for part in results for s in part] if parts else sentences
-    if log is not None:
-        if full is not None:
-            log(full.describe_training())
-        if parts:
-            groups = (make_fold_tagger or make_tagger)().groups
-            log(f"jackknifed tags for the parser: {folds} folds, {time.perf_counter() - t0:.1f} s"
-                f"{' with the full tagger' if full is not None else ''}; "
-                f"{tag_agreement(sentences, tagged, groups)}")
+    if log is not None and full is not None:
+        log(full.describe_training())
     return full, tagged
 
 
@@ -66,7 +58,7 @@ def agreement_figures(gold: Sequence, predicted: Sequence, groups) -> dict:
     return figures
 
 
-def tag_agreement(gold: Sequence, predicted: Sequence, groups) -> str:
-    """How often the jackknifed tags equal the gold ones, per column (what the parser will see)."""
-    return "agreeing with the gold tags: " + ", ".join(
-        f"{c} {pct:.2f} %" for c, pct in agreement_figures(gold, predicted, groups).items())
+def tag_agreement(figures: dict) -> str:
+    """:func:`agreement_figures` in words: how often the jackknifed tags equal the gold ones, per
+    column (what the parser will see)."""
+    return "agreeing with the gold tags: " + ", ".join(f"{c} {pct:.2f} %" for c, pct in figures.items())
