@@ -12,6 +12,7 @@ def train_pipeline(settings, sentences, fmt, log=None):
     from maltpy.components.pipeline import Pipeline
     from maltpy.components.tagger import TaggerComponent
     from maltpy.config import threads
+    from maltpy.formats.conll import blank_columns
     from maltpy.parsing.parser import Parser
     from maltpy.tagging.tagger import Tagger
 
@@ -33,7 +34,7 @@ def train_pipeline(settings, sentences, fmt, log=None):
             return Pipeline(components + [TaggerComponent(tagger)])
         read = _read_columns(settings, fmt)
         blank = _untagged_reads(settings, read, make_tagger(), sentences)
-        tagged = _without(sentences, blank)
+        tagged = blank_columns(sentences, blank)
         if settings.tagger_folds > 1:
             learned = _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank)
             if learned is not None:
@@ -57,18 +58,18 @@ def _read_columns(settings, fmt) -> set:
     return {ci for ci, _, _ in assemble(settings, fmt).compiled.token_columns}
 
 
-def _untagged_reads(settings, read, tagger, sentences, blanked=True, fmt=None):
+def _untagged_reads(settings, read, tagger, sentences, trees=False):
     """The CoNLL columns the parser reads that the tagger will not tag (``--tagger upos`` behind a
-    parser that reads XPOS too), said in a warning: the parser learns without them (they are _
-    when it parses untagged words; it learned from gold ones and then read _ there), or, where
-    it learns from trees (``blanked`` False), that untagged words will miss them. ``read``: the
-    columns the parser reads (:func:`_read_columns`); ``fmt``: the trees' CoNLL format."""
+    parser that reads XPOS too), said in a warning: the parser learns without them, since they are
+    _ when it parses untagged words (learned from gold ones, it read _ there and parsed badly).
+    ``read``: the columns the parser reads (:func:`_read_columns`); ``trees``: ``sentences`` are
+    the words of constituent trees, whose CoNLL-X POSTAG _ reads the tagged CPOSTAG."""
     import warnings
     from maltpy.errors import MaltpyWarning
     from maltpy.tagging.templates import TAG_COLUMNS
     rows = [r for s in sentences for r in s.rows]
     tagged = {TAG_COLUMNS[c] for g in tagger.groups_to_learn(rows) for c in g}
-    if not blanked and fmt == "conllx" and TAG_COLUMNS["upos"] in tagged:
+    if trees and sentences and (sentences[0].format or "conllx") == "conllx" and TAG_COLUMNS["upos"] in tagged:
         tagged.add(TAG_COLUMNS["xpos"])     # bracketed trees' words: POSTAG _ reads CPOSTAG, the same tag
     # a column the treebank leaves _ throughout is _ when parsing too: nothing is lost
     missing = sorted(ci for ci in set(TAG_COLUMNS.values()) & read
@@ -76,27 +77,10 @@ def _untagged_reads(settings, read, tagger, sentences, blanked=True, fmt=None):
     if missing:
         names = [c for c, ci in TAG_COLUMNS.items() if ci in missing]
         them = "it" if len(names) == 1 else "them"
-        what = (f"it learns without {them}, as it will parse untagged words" if blanked else
-                f"it learns from the trees' {', '.join(names)}, which untagged words will lack: they parse badly")
-        warnings.warn(f"the parser reads {', '.join(names)}, which --tagger {settings.tagger} does not tag: {what} "
-                      f"(--tagger all tags every column the treebank has)", MaltpyWarning, stacklevel=2)
+        warnings.warn(f"the parser reads {', '.join(names)}, which --tagger {settings.tagger} does not tag: it learns "
+                      f"without {them}, as it will parse untagged words (--tagger all tags every column the "
+                      f"treebank has)", MaltpyWarning, stacklevel=2)
     return missing
-
-
-def _without(sentences, columns):
-    """Copies of ``sentences`` whose ``columns`` (CoNLL indices) are _ (the sentences themselves
-    when there are none)."""
-    if not columns:
-        return sentences
-    from maltpy.formats.conll import Sentence
-    out = []
-    for s in sentences:
-        rows = [list(r) for r in s.rows]
-        for r in rows:
-            for ci in columns:
-                r[ci] = "_"
-        out.append(Sentence(rows, s.extra, s.first_line, s.source, s.format))
-    return out
 
 
 def _note_tags(parser, folds, agreement=None):
@@ -116,6 +100,7 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
     learns beside the parser, which needs only the folds' tags."""
     import time
     from concurrent.futures import ThreadPoolExecutor
+    from maltpy.formats.conll import blank_columns
     from maltpy.parsing.parser import Parser
     from maltpy.tagging.jackknife import agreement_figures, fold_groups, jackknife, tag_agreement
     from maltpy.tagging.tagger import Tagger
@@ -135,7 +120,7 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
     if log is not None:
         log(f"jackknifed tags for the parser: {settings.tagger_folds} folds, {time.perf_counter() - t0:.1f} s; "
             f"{tag_agreement(agreement)}")
-    tagged = _without(tagged, blank)     # the columns the tagger does not tag: _ as when parsing
+    tagged = blank_columns(tagged, blank)     # the columns the tagger does not tag: _ as when parsing
     with ThreadPoolExecutor(1) as pool:
         full = pool.submit(lambda: make_tagger(jobs - 1).fit(sentences)) if jobs > 1 else None
         parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
@@ -151,13 +136,14 @@ def tree_pipeline(settings, fmt, trees, log=None):
     "export"/"discbracket"), behind a tagger learned from the trees' words and tags when
     ``settings.tagger`` asks for one: a :class:`~maltpy.components.Pipeline` then (the tagger
     alone with ``settings.parser`` False), else the parser. The parser learns from the trees' own
-    tags: jackknifing (``tagger_folds``) is for dependency treebanks."""
+    tags (jackknifing, ``tagger_folds``, is for dependency treebanks), without the columns it reads
+    that the tagger does not tag."""
     from maltpy.parsing.parser import Parser
     if fmt == "ptb":
         from maltpy.parsing.constituent import Reduction, fit_constituent_parser
 
-        def fit_parser():
-            return fit_constituent_parser(Parser(settings), trees, log)
+        def fit_parser(blank=()):
+            return fit_constituent_parser(Parser(settings), trees, log, blank)
 
         def words_of_trees():     # the CoNLL-X sentences the parser learns from
             return Reduction.from_settings(settings).encode_trees(trees)[0]
@@ -165,8 +151,8 @@ def tree_pipeline(settings, fmt, trees, log=None):
         from maltpy.formats.export import to_conll
         from maltpy.parsing.discontinuous import fit_discontinuous_parser
 
-        def fit_parser():
-            return fit_discontinuous_parser(Parser(settings), trees, log)
+        def fit_parser(blank=()):
+            return fit_discontinuous_parser(Parser(settings), trees, log, blank)
 
         def words_of_trees():
             return [to_conll(t) for t in trees]
@@ -180,8 +166,9 @@ def tree_pipeline(settings, fmt, trees, log=None):
     sentences = words_of_trees()
     tagger = Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
                     retag=settings.retag, jobs=threads(settings.jobs))
+    blank = ()
     if settings.parser and sentences:
-        conll = sentences[0].format or "conllx"
-        _untagged_reads(settings, _read_columns(settings, conll), tagger, sentences, blanked=False, fmt=conll)
+        read = _read_columns(settings, sentences[0].format or "conllx")
+        blank = _untagged_reads(settings, read, tagger, sentences, trees=True)
     tagger.fit(sentences, log=log)
-    return Pipeline([TaggerComponent(tagger)] + ([ParserComponent(fit_parser())] if settings.parser else []))
+    return Pipeline([TaggerComponent(tagger)] + ([ParserComponent(fit_parser(blank))] if settings.parser else []))

@@ -502,3 +502,19 @@ def to_conllx(sentence: Sentence) -> Sentence:
     UPOS becomes CPOSTAG, XPOS becomes POSTAG; DEPS and MISC become PHEAD/PDEPREL ``_``."""
     rows = [r[:8] + ["_", "_"] for r in sentence.rows]
     return Sentence(rows, [], sentence.first_line, sentence.source, "conllx")
+
+
+def blank_columns(sentences: Sequence[Sentence], columns) -> Sequence[Sentence]:
+    """Copies of ``sentences`` whose ``columns`` (CoNLL indices) are ``_`` (the sentences
+    themselves when there are none): what a parser learns from when a tagger in front of it will
+    leave those columns untagged."""
+    if not columns:
+        return sentences
+    out = []
+    for s in sentences:
+        rows = [list(r) for r in s.rows]
+        for r in rows:
+            for ci in columns:
+                r[ci] = "_"
+        out.append(Sentence(rows, s.extra, s.first_line, s.source, s.format))
+    return out

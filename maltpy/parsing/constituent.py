@@ -15,7 +15,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from maltpy.config import threads
 from maltpy.errors import InputFormatError, MaltpyError
-from maltpy.formats.conll import Sentence
+from maltpy.formats.conll import Sentence, blank_columns
 from maltpy.formats.ptb import PtbTree, Tree
 import numpy as np
 
@@ -379,10 +379,10 @@ def convert_conll_to_trees(sentences: Iterable[Sentence], encoding: str) -> List
     return out
 
 
-def fit_constituent_parser(parser, trees: Sequence[PtbTree], log=None):
+def fit_constituent_parser(parser, trees: Sequence[PtbTree], log=None, blank=()):
     """Train ``parser`` (a :class:`~maltpy.parsing.parser.Parser` with its settings) as a
-    constituent parser on bracketed trees: the dependency parser on their encodings, then unary
-    recovery. Returns the parser, which then parses into trees (:meth:`Parser.parse_file`,
+    constituent parser on bracketed trees: the dependency parser on their encodings (the CoNLL
+    columns ``blank`` _: those a tagger in front of it leaves untagged), then unary recovery. Returns the parser, which then parses into trees (:meth:`Parser.parse_file`,
     :func:`parse_constituents`) and saves both parts in one model file."""
     log = log or (lambda msg: None)
     s = parser.settings
@@ -394,7 +394,7 @@ def fit_constituent_parser(parser, trees: Sequence[PtbTree], log=None):
     labels = {l for e in encoded for l in e.labels}
     log(f"encoded {len(trees)} trees ({s.constituent_encoding} encoding, {reduction.rules.name} head rules): "
         f"{len(labels)} dependency labels, in {time.perf_counter() - t0:.1f} s")
-    parser.fit(sentences, fmt="conllx", log=log)
+    parser.fit(blank_columns(sentences, blank), fmt="conllx", log=log)
     reduction.fit_unary(encoded, s.learner, log)
     parser._set_model(replace(parser.model, reduction=reduction))
     return parser

@@ -22,7 +22,7 @@ from typing import List, Optional
 import numpy as np
 
 from maltpy.errors import InputFormatError, MaltpyError
-from maltpy.formats.conll import Sentence
+from maltpy.formats.conll import Sentence, blank_columns
 
 #: what a discontinuous parser writes
 TREE_FORMATS = ("export", "discbracket")
@@ -548,10 +548,11 @@ def export_input(sentences):
             [column(s, "lemma") for s in sentences], [column(s, "morph") for s in sentences])
 
 
-def fit_discontinuous_parser(parser, trees, log=None):
+def fit_discontinuous_parser(parser, trees, log=None, blank=()):
     """Train ``parser`` (a :class:`~maltpy.parsing.parser.Parser` with its settings) on
-    discontinuous trees (ExportSentence objects): the dependency parser on their encodings.
-    Returns the parser, which then parses into trees and saves its head rules with the model."""
+    discontinuous trees (ExportSentence objects): the dependency parser on their encodings, with
+    the CoNLL columns ``blank`` _ (those a tagger in front of it leaves untagged). Returns the
+    parser, which then parses into trees and saves its head rules with the model."""
     log = log or (lambda msg: None)
     reduction = DiscontinuousReduction.from_settings(parser.settings)
     t0 = time.perf_counter()
@@ -559,7 +560,7 @@ def fit_discontinuous_parser(parser, trees, log=None):
     labels = {r[7] for s in sentences for r in s.rows}
     log(f"encoded {len(sentences)} discontinuous trees ({reduction.rules_name} head rules): {len(labels)} "
         f"dependency labels, in {time.perf_counter() - t0:.1f} s")
-    parser.fit(sentences, fmt="conllu", log=log)
+    parser.fit(blank_columns(sentences, blank), fmt="conllu", log=log)
     reduction.unary = UnaryRules.learn(trees)
     log(f"unary recovery: {len(reduction.unary.table)} rules")
     parser._set_model(replace(parser.model, reduction=reduction))
