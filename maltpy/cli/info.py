@@ -68,15 +68,20 @@ def _print_pipeline(pipeline, path, a):
             _print_tokenizer(described, indent="  ")
 
 
+def _counted(n, noun: str) -> str:
+    """``n`` and ``noun`` (a plural), singular for one: "1 paragraph", "2,016 paragraphs"."""
+    return f"{n:,.0f} {noun[:-1] if n == 1 else noun}"
+
+
 def _print_tokenizer(info, indent=""):
     """``maltpy info``'s lines for a tokenizer: what it learned from and its training figures."""
-    trained = [f"{info[k]:,.0f} {k}" for k in ("characters", "tokens", "sentences", "paragraphs") if k in info]
+    trained = [_counted(info[k], k) for k in ("characters", "tokens", "sentences", "paragraphs") if k in info]
     if "seconds" in info:
         trained.append(f"{info['seconds']:.1f} s")
     print(f"{indent}{'segmenter':<12} {info.get('features', 0):,.0f} features, "
           f"{info.get('training accuracy', 0):.2f} % of the decisions right in the last epoch")
-    print(f"{indent}{'multiword':<12} {info.get('multiword forms', 0):,} forms, {info.get('multiword rules', 0):,} "
-          "suffix rules")
+    print(f"{indent}{'multiword':<12} {_counted(info.get('multiword forms', 0), 'forms')}, "
+          f"{_counted(info.get('multiword rules', 0), 'suffix rules')}")
     print(f"{indent}{'training':<12} {', '.join(trained)}")
 
 
@@ -86,9 +91,9 @@ def _print_tagger(info, indent=""):
     for group, classes in info["classes"].items():
         extra = f", {accuracy[group]:.2f} % of the training words in the last epoch" if group in accuracy else ""
         sure = info.get("sure words (tagged unscored)", {}).get(group)
-        extra += f", {sure:,} sure forms" if sure else ""
+        extra += f", {_counted(sure, 'sure forms')}" if sure else ""
         print(f"{indent}{group:<12} {classes:,} classes, {info['features'][group]:,} features{extra}")
-    trained = [f"{info[k]:,.0f} {k}" for k in ("sentences", "words") if info.get(k)]
+    trained = [_counted(info[k], k) for k in ("sentences", "words") if info.get(k)]
     trained.append(f"{info['epochs']} epochs")
     if "seconds" in info:
         trained.append(f"{info['seconds']:.1f} s")
