@@ -82,7 +82,8 @@ class Settings:
         "-oc", "CHARSET", "character encoding of the output (default: the input's, -ic)"))
     output_format: Optional[str] = _setting(None, Flag(
         "-of", "FORMAT", "output format (default: the input format; a constituent parser writes ptb, "
-                         "one bracketed tree per line)"))
+                         "one bracketed tree per line); for -m parse/-m tag/-m tokenize also horizontal (the words, "
+                         "a sentence a line) and vertical (a word a line), UDPipe's"))
     algorithm: str = _setting("nivreeager", Flag(
         "-a", "ALGORITHM", "parsing algorithm (transition system): {choices}; default nivreeager"))
     features: Optional[str] = _setting(None, Flag(
@@ -371,7 +372,7 @@ def choices() -> dict:
     from maltpy.transform.single_root import ROOT_MODES
     from maltpy.search import STRATEGIES
     return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS + TEXT_FORMATS + DISCONTINUOUS_FORMATS,
-            "output_format": FORMATS + ("ptb",) + DISCONTINUOUS_FORMATS, "constituent_encoding": ENCODINGS,
+            "output_format": FORMATS + ("ptb",) + DISCONTINUOUS_FORMATS + PLAIN_FORMATS, "constituent_encoding": ENCODINGS,
             **option_choices(), "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
             "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
             "oracle": ("static", "dynamic"), "roots": ROOT_MODES, "search": tuple(STRATEGIES),

@@ -41,7 +41,11 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
         raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
 
     def tree_names():
-        # trees written (-of, else a parser of trees' own): each output named for them (.export, .mrg)
+        # trees written (-of, else a parser of trees' own): each output named for them (.export,
+        # .mrg); words a line (-of horizontal, vertical) as .txt
+        from maltpy.formats.plain import PLAIN_FORMATS
+        if settings.output_format in PLAIN_FORMATS:
+            return (".txt",)
         if mode != "parse" or settings.output_format not in (None,) + tuple(TREE_EXTENSIONS):
             return None
         return TREE_EXTENSIONS.get(settings.output_format or _tree_kind(settings.model))
@@ -70,7 +74,8 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
     from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.formats.text import TEXT_FORMATS
     given_format = "text" if mode == "tokenize" else settings.input_format
-    if len(pipeline.components) > 1 or pipeline.parser is None or given_format in PLAIN_FORMATS + TEXT_FORMATS:
+    if len(pipeline.components) > 1 or pipeline.parser is None or given_format in PLAIN_FORMATS + TEXT_FORMATS \
+            or settings.output_format in PLAIN_FORMATS:
         from maltpy.config import threads
         # by the file's name, not by the stream -ic may make of it
         fmt = given_format or (pipeline.format_of(settings.input) if settings.input not in (None, "-") else None)

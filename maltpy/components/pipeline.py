@@ -127,6 +127,9 @@ class Pipeline:
         from maltpy.config import threads
         from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences
         from maltpy.formats.text import TEXT_FORMATS
+        if output_format in PLAIN_FORMATS:
+            return self._parse_to_plain(source, target, input_format, output_format, progress, chunk_size, jobs,
+                                        lines)
         components = self.word_components
         if jobs is None:
             jobs = threads(self.parser.settings.jobs) if self.parser is not None else 1
@@ -169,6 +172,21 @@ class Pipeline:
 
         write_conll(run(), target)
         return counts[0], counts[1]
+
+    def _parse_to_plain(self, source, target, input_format, output_format, progress, chunk_size, jobs, lines):
+        """:meth:`parse_file` with words out (``horizontal`` or ``vertical``, UDPipe's): the CoNLL-U
+        the components write, into a temporary file, then its words."""
+        import os
+        import tempfile
+        from maltpy.formats.plain import write_plain
+        if self.parser is not None and self.parser.reduction is not None:
+            raise MaltpyError(f"-of {output_format} writes words; this model's parser writes trees: give -m tag, or "
+                              f"write its trees ({self.parser.reduction.tree_format}) or CoNLL")
+        with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+            conll = os.path.join(tmp, "out.conllu")
+            counts = self.parse_file(source, conll, input_format, None, progress, chunk_size, jobs, lines)
+            write_plain(conll, target, output_format)
+        return counts
 
     def _parse_trees(self, source, target, input_format, output_format, progress, jobs, lines):
         """A constituent parser (bracketed or discontinuous trees out) behind a tagger: words

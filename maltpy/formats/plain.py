@@ -1,9 +1,12 @@
-"""Pre-tokenized text as UDPipe reads it: ``horizontal`` (one sentence a line, words separated by
-spaces) and ``vertical`` (one word a line, a blank line after each sentence). Each sentence
-becomes a CoNLL-U sentence whose other columns are ``_``, with ``# sent_id`` and ``# text`` as
-UD's validator wants, for a model with a tagger to tag and parse."""
+"""Pre-tokenized text as UDPipe reads and writes it: ``horizontal`` (one sentence a line, words
+separated by spaces; a no-break space, U+00A0, inside a word stands for a space of the word) and
+``vertical`` (one word a line, a blank line after each sentence). Read, each sentence becomes a
+CoNLL-U sentence whose other columns are ``_``, with ``# sent_id`` and ``# text`` as UD's
+validator wants, for a model with a tagger to tag and parse; written (``-of horizontal``), the
+words of CoNLL sentences."""
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Iterator, Optional
 
@@ -12,6 +15,16 @@ from maltpy.formats.conll import Sentence, _numbered_lines, open_input
 
 #: the pre-tokenized input formats
 PLAIN_FORMATS = ("horizontal", "vertical")
+
+#: what separates the words of a horizontal line, as UDPipe reads it: spaces and tabs (other white
+#: space is part of a word; a no-break space stands for a space inside a word: "New\u00a0York")
+_BETWEEN_WORDS = re.compile(r"[ \t]+")
+NO_BREAK_SPACE = "\u00a0"
+
+
+def horizontal_words(line: str) -> list:
+    """The words of a horizontal line, a no-break space inside a word read as a space (UDPipe's)."""
+    return [w.replace(NO_BREAK_SPACE, " ") for w in _BETWEEN_WORDS.split(line) if w]
 
 
 def _comments(number: int, words) -> list:
@@ -36,7 +49,7 @@ def _word_lists(source, fmt: str, block_size: int = 1 << 20) -> Iterator[tuple]:
         for lineno, line in _numbered_lines(stream, path, block_size):
             line = line.rstrip("\r")
             if fmt == "horizontal":
-                tokens = line.split()
+                tokens = horizontal_words(line)
                 if tokens:
                     n += 1
                     yield lineno, tokens
@@ -129,6 +142,36 @@ class PlainAsConll(MadeInput):
         first = [self._first_lines.popleft() for _ in range(min(n_sentences, len(self._first_lines)))]
         step = self._step
         return lambda k, i: first[k] + step * (i - 1)
+
+
+def write_plain(conll_path: str, target, fmt: str) -> None:
+    """The words of the CoNLL sentences in ``conll_path`` written to ``target`` (a path, ``-`` or
+    None for standard output; whole or not at all) as ``fmt``: ``horizontal``, a sentence a line,
+    a space inside a word written as a no-break space, or ``vertical``, a word a line and a blank
+    line after each sentence (UDPipe's output formats). Words, not multiword tokens; no empty
+    nodes. Read a line at a time: memory stays flat."""
+    from maltpy.output import open_output
+    with open(conll_path, encoding="utf-8", errors="surrogateescape") as src, \
+            open_output(target, binary=True, stream=True) as out:
+        words = []
+        for line in src:
+            line = line.rstrip("\n")
+            if line and not line.startswith("#"):
+                fields = line.split("\t")
+                if len(fields) > 1 and fields[0].isdigit():
+                    words.append(fields[1])
+                continue
+            if line or not words:
+                continue
+            if fmt == "horizontal":
+                text = " ".join(w.replace(" ", NO_BREAK_SPACE) for w in words) + "\n"
+            else:
+                text = "".join(w + "\n" for w in words) + "\n"
+            out.write(text.encode("utf-8", "surrogateescape"))
+            words = []
+        if words:
+            raise ValueError(f"{conll_path}: the last sentence does not end with a blank line")
+
 
 def iter_sentences(source, fmt: Optional[str]) -> Iterator[Sentence]:
     """Sentences of a CoNLL, horizontal or vertical file."""
