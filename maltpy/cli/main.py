@@ -75,7 +75,7 @@ def _main_parser(with_choices: bool = True):
                         "tag (tag and lemmatize only, with a model that has a tagger), "
                         "tokenize (raw text to CoNLL-U sentences and words only, with a model that has a tokenizer), "
                         "convert (CoNLL-U to CoNLL-X; bracketed or discontinuous trees to their dependency "
-                        "encoding and back; export <-> discbracket), "
+                        "encoding and back; export <-> discbracket; words a line: -of horizontal), "
                         "proj (projectivize a treebank with -pp/-pcr/-plo) or deproj (undo it on a parsed file)")
     g = p.add_argument_group("MaltParser options (override the YAML file)")
     allowed = None

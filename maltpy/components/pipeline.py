@@ -123,7 +123,8 @@ class Pipeline:
         the file appearing whole or not at all, ``jobs`` chunks at a time on threads (the compiled
         loops run without the GIL; default: the parser's ``jobs`` setting, 0 = all cores); each
         chunk is run alone, so the output does not depend on ``jobs``. ``lines``: raw text is one
-        sentence a line."""
+        sentence a line. ``output_format`` ``horizontal`` or ``vertical``: the words of what it
+        writes, UDPipe's way."""
         from maltpy.config import threads
         from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences
         from maltpy.formats.text import TEXT_FORMATS
