@@ -62,12 +62,41 @@ class Sentence:
     def __repr__(self):
         return f"Sentence({' '.join(self.column(1))!r})"
 
+    def __str__(self):
+        """The sentence as its CoNLL lines (comments, multiword tokens and empty nodes in place),
+        each ending in a newline, with the blank line that ends a sentence: what ``print`` shows
+        and a file of CoNLL holds."""
+        return "".join(line + "\n" for line in self.to_lines()) + "\n"
+
     def column(self, index: int) -> List[str]:
         return [r[index] for r in self.rows]
+
+    def _tags(self, index: int) -> List[Optional[str]]:
+        return [r[index] if r[index] != "_" else None for r in self.rows]
 
     @property
     def forms(self):
         return self.column(1)
+
+    @property
+    def lemmas(self) -> List[Optional[str]]:
+        """The LEMMA column, None where it is ``_``."""
+        return self._tags(2)
+
+    @property
+    def upos(self) -> List[Optional[str]]:
+        """CoNLL-U's UPOS (CoNLL-X's CPOSTAG), None where it is ``_``."""
+        return self._tags(3)
+
+    @property
+    def xpos(self) -> List[Optional[str]]:
+        """CoNLL-U's XPOS (CoNLL-X's POSTAG), None where it is ``_``."""
+        return self._tags(4)
+
+    @property
+    def feats(self) -> List[Optional[str]]:
+        """The FEATS column (``Number=Sing|Person=3``), None where it is ``_``."""
+        return self._tags(5)
 
     @property
     def heads(self) -> List[int]:

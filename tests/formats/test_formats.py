@@ -26,6 +26,21 @@ def test_conllu_round_trip_keeps_other_lines():
     assert format_sentences(s) == CONLLU
 
 
+@pytest.mark.parametrize("name", ["toy-test.conll", "toy-text-test.conllu"])
+def test_a_sentence_prints_as_its_conll_and_names_its_columns(name):
+    """str(sentence) is the sentence as a CoNLL file holds it (comments and multiword tokens in
+    place); lemmas, upos, xpos and feats are its columns, None for _."""
+    path = os.path.join(EXAMPLES, name)
+    sentences = read_conll(path)
+    assert "".join(str(s) for s in sentences) == format_sentences(sentences)
+    with open(path, encoding="utf-8") as f:
+        assert "".join(str(s) for s in sentences).strip("\n") == f.read().strip("\n")
+    for s in sentences:
+        for k, name_index in ((2, s.lemmas), (3, s.upos), (4, s.xpos), (5, s.feats)):
+            assert name_index == [None if r[k] == "_" else r[k] for r in s.rows]
+    assert any(v is not None for s in sentences for v in s.upos)
+
+
 def test_only_head_and_deprel_are_rewritten():
     s = parse_conll(CONLLU, "conllu")[0]
     out = s.with_tree([2, 0, 2, 2], ["x", "root", "y", "z"])
