@@ -130,14 +130,34 @@ cdef struct Text:
     const uint8_t* cls
     int64_t a           # the paragraph's first character
     int64_t b           # one past its last
+    int64_t inner       # one past its last character that is not whitespace (the line breaks
+                        # that end a paragraph come after it)
 
+
+cdef inline void set_paragraph(Text* t, int64_t a, int64_t b) noexcept nogil:
+    t.a = a
+    t.b = b
+    t.inner = b
+    while t.inner > a and is_space(t.cls[t.inner - 1]):
+        t.inner -= 1
+
+
+# A line break inside a paragraph (before its last word) reads as a space in the features of the
+# characters around it: a treebank's text joins its sentences by spaces and has none there, so a
+# text of a sentence a line or of wrapped lines is read as the model learned to read text. The
+# line breaks that end a paragraph are read as they are, as the model learned them. How many line
+# breaks follow a chunk is a feature of its own (:func:`position_keys`).
 
 cdef inline uint32_t char_at(const Text* t, int64_t i) noexcept nogil:
-    return t.low[i] if t.a <= i < t.b else OUTSIDE_CP
+    if t.a <= i < t.b:
+        return 0x20 if t.cls[i] == C_NEWLINE and i < t.inner else t.low[i]
+    return OUTSIDE_CP
 
 
 cdef inline uint32_t class_at(const Text* t, int64_t i) noexcept nogil:
-    return t.cls[i] if t.a <= i < t.b else C_OUTSIDE
+    if t.a <= i < t.b:
+        return C_SPACE if t.cls[i] == C_NEWLINE and i < t.inner else t.cls[i]
+    return C_OUTSIDE
 
 
 cdef inline uint64_t key(int template, uint64_t h) noexcept nogil:
@@ -284,7 +304,7 @@ def predict(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] 
     t.cls = &cls[0]
     with nogil:
         for p in range(n_par):
-            t.a, t.b = pstart[p], pstart[p + 1]
+            set_paragraph(&t, pstart[p], pstart[p + 1])
             next_chunk(&t, &u, t.a)
             for i in range(t.a, t.b):
                 if is_space(t.cls[i]):
@@ -353,7 +373,7 @@ def train(const uint32_t[::1] low, const uint8_t[::1] cls, const int64_t[::1] ps
                 order[r] = tmp
             for k in range(n_par):
                 p = order[k]
-                t.a, t.b = pstart[p], pstart[p + 1]
+                set_paragraph(&t, pstart[p], pstart[p + 1])
                 next_chunk(&t, &u, t.a)
                 for i in range(t.a, t.b):
                     if is_space(t.cls[i]):
