@@ -25,9 +25,9 @@ import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 from libc.math cimport INFINITY, exp, fabs, log
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from cython.parallel cimport prange, threadid
 
 from maltpy.errors import MaltpyError
@@ -95,6 +95,7 @@ cdef struct Agendas:
     double* best       # per item: its best candidate's score
     float* top_class   # per item: its best class's score
     int* hits          # the classes of one decision that reach the floor's bound (room for every class)
+    uint64_t* key_hash # per item scored this round: a hash of its decision's keys (0: not scored)
     Decision* ds
     Workspace ws       # the step's sums and scratch for these agendas' walks
 
@@ -112,10 +113,11 @@ cdef bint agendas_alloc(Agendas* r, Step step, int width, int max_n, int n_class
     r.shift = <double*>malloc(sizeof(double) * width)
     r.best = <double*>malloc(sizeof(double) * width)
     r.top_class = <float*>malloc(sizeof(float) * width)
+    r.key_hash = <uint64_t*>calloc(width, sizeof(uint64_t))
     r.hits = <int*>malloc(sizeof(int) * (n_classes + 1))
     r.ds = <Decision*>calloc(width, sizeof(Decision))
     if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL \
-            or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL or r.hits == NULL:
+            or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL or r.hits == NULL or r.key_hash == NULL:
         return False
     if not step.workspace_alloc(&r.ws):
         return False
@@ -151,6 +153,7 @@ cdef void agendas_free(Agendas* r) noexcept nogil:
     free(r.shift)
     free(r.best)
     free(r.top_class)
+    free(r.key_hash)
     free(r.hits)
     r.children = NULL
     r.scale = r.shift = r.best = NULL
@@ -173,6 +176,29 @@ cdef int agendas_start(Agendas* r, Step step, const Sent* sent) noexcept nogil:
     return 1
 
 
+cdef inline uint64_t decision_hash(const Decision* d) noexcept nogil:
+    """A hash of what a decision's scores depend on: its split model, keys and permissible runs
+    (never 0, which marks an item not scored)."""
+    cdef uint64_t h = 1469598103934665603ULL ^ (<uint64_t>d.split << 32) ^ <uint64_t>d.n_runs
+    cdef int k
+    for k in range(d.nk):
+        h = (h ^ d.keys[k]) * 1099511628211ULL
+    for k in range(d.n_runs):
+        h = (h ^ ((<uint64_t>d.run_lo[k] << 32) | <uint32_t>d.run_end[k])) * 1099511628211ULL
+    return h | 1
+
+
+cdef inline bint same_decision(const Decision* a, const Decision* b) noexcept nogil:
+    """Whether two decisions read the same keys under the same split model and allow the same
+    classes, so that their scores are the same."""
+    if a.nk != b.nk or a.split != b.split or a.n_runs != b.n_runs:
+        return False
+    if memcmp(a.run_lo, b.run_lo, sizeof(int) * a.n_runs) != 0 or \
+            memcmp(a.run_end, b.run_end, sizeof(int) * a.n_runs) != 0:
+        return False
+    return memcmp(a.keys, b.keys, sizeof(uint64_t) * a.nk) == 0
+
+
 cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bint* all_done,
                      double temperature, double margin) noexcept nogil:
     """Advance and score each item; its candidates into ``r.cand``; how many. ``temperature``
@@ -192,7 +218,11 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
     cdef float cut
     cdef Item* it
     cdef Decision* d
+    cdef uint64_t h
+    cdef int bb, same
     all_done[0] = True
+    for b in range(n_items):
+        r.key_hash[b] = 0
     for b in range(n_items):
         it = &r.cur[b]
         d = &r.ds[b]
@@ -202,7 +232,23 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
             r.best[b] = it.score
             continue
         all_done[0] = False
-        step.score(&it.s, sent, d, &r.ws)
+        if step.plain and score_alike:
+            # items whose decisions read the same features (and allow the same classes) score
+            # alike: a sixth of a discontinuous beam's items at width 4, scored once
+            step.features(&it.s, sent, d)
+            h = decision_hash(d)
+            same = -1
+            for bb in range(b):
+                if r.key_hash[bb] == h and same_decision(&r.ds[bb], d):
+                    same = bb
+                    break
+            if same >= 0:
+                memcpy(d.scores, r.ds[same].scores, sizeof(float) * step.C)
+            else:
+                step.add(d.split, d.keys, d.nk, d.found, d.scores, d.run_lo, d.run_end, d.n_runs, True)
+            r.key_hash[b] = h
+        else:
+            step.score(&it.s, sent, d, &r.ws)
         top = max_runs(d.scores, d.run_lo, d.run_end, d.n_runs)
         scale, shift = 1.0, 0.0     # raw scores; log-probabilities: T * score - log-sum-exp
         if temperature > 0:
@@ -253,6 +299,20 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
                 r.cand[n].cls = c
                 n += 1
     return n
+
+
+#: tests: whether an item whose decision reads what an earlier item's read takes its scores
+#: (_score_alike), or is scored anew
+cdef bint score_alike = True
+
+
+def _score_alike(bint alike):
+    """Tests: items of a round whose decisions read the same keys take one scoring (True, the
+    default) or are each scored; returns the setting before."""
+    global score_alike
+    before = score_alike
+    score_alike = alike
+    return before
 
 
 #: tests: copies carry every array of a configuration, whatever the system reads (_copy_everything)

@@ -71,6 +71,7 @@ cdef class Step:
     cdef const unsigned char* cached_tpl    # per template: its cache group + 1 (0: none)
     cdef object _parts, _cached
     cdef int n_cache_groups         # per-node caches (0: none)
+    cdef readonly bint plain        # score() is features() and then add() of every key, from the bias
     cdef int room                   # keys per cache way, at most
     cdef Py_ssize_t n_nodes
 

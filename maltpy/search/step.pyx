@@ -139,6 +139,7 @@ cdef class Step:
         cdef const unsigned char[::1] cached_view = self._cached
         self.cached_tpl = &cached_view[0]
         self.scoring = scoring if keeping or caching else FRESH
+        self.plain = self.scoring == FRESH and self.table is not None
 
     @property
     def caches(self):

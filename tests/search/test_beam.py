@@ -544,6 +544,31 @@ def test_every_system_trains_globally_and_its_beam_gives_trees(toy, algorithm):
     assert correct / total > 0.8
 
 
+@pytest.mark.parametrize("algorithm", sorted(__import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS))
+def test_items_reading_the_same_features_are_scored_once_to_the_same_parses(toy, algorithm):
+    """Items of a round whose decisions read the same keys and allow the same classes take the
+    scores of the first of them: the final agendas (n-best trees with their scores,
+    confidences) are those of a beam that scores every item, system by system."""
+    import numpy as np
+    from maltpy.search.beam import _score_alike, beam_parse
+    from maltpy.search.step import Scoring
+    train, test = toy
+    p = Parser(algorithm=algorithm, learner="perceptron", learner_options="-i 2", verbose=False, jobs=1).fit(train)
+    corpus = p.encode(test)
+    step = p.search_model().step(corpus.max_n, Scoring.CACHED)
+    assert step.plain == (step.caches == 0)     # the systems without per-node caches: every stack system
+    runs = []
+    for alike in (True, False):
+        before = _score_alike(alike)
+        try:
+            confidence = np.zeros(corpus.n_rows, dtype=np.float32)
+            heads, labels, kbest = beam_parse(step, corpus, 4, nbest=4, confidence_out=confidence)
+        finally:
+            _score_alike(before)
+        runs.append((heads.tolist(), labels.tolist(), kbest, confidence.tolist()))
+    assert runs[0] == runs[1]
+
+
 @pytest.mark.parametrize("algorithm,undirected,options", [(a, "none", {}) for a in sorted(
     __import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS)] + [
     ("covnonproj", "label", {}), ("2planar", "naive", {}), ("nivreeager", "none", {"enforce_tree": True}),
