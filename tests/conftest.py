@@ -50,6 +50,20 @@ def is_tree(heads):
 
 
 @pytest.fixture
+def parser_inputs(monkeypatch):
+    """What every Parser.fit of the test learns from: a list, one entry a fit, of its rows."""
+    from maltpy.parsing.parser import Parser
+    seen = []
+    fit = Parser.fit
+
+    def recording_fit(self, sentences, *args, **kwargs):
+        seen.append([list(r) for s in sentences for r in s.rows])
+        return fit(self, sentences, *args, **kwargs)
+    monkeypatch.setattr(Parser, "fit", recording_fit)
+    return seen
+
+
+@pytest.fixture
 def rng():
     return random.Random(12345)
 

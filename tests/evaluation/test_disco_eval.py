@@ -295,7 +295,7 @@ def test_a_tagger_in_front_of_a_discontinuous_parser(tmp_path):
 
 
 @pytest.mark.parametrize("spec, blanked", [("upos", True), ("all", False)])
-def test_a_tagger_short_of_the_parsers_columns_leaves_them_out_of_its_training(tmp_path, monkeypatch, spec, blanked):
+def test_a_tagger_short_of_the_parsers_columns_leaves_them_out_of_its_training(tmp_path, parser_inputs, spec, blanked):
     """--tagger upos in front of a discontinuous parser that reads the morphology (XPOS): the
     parser learns with XPOS _, as untagged words will come to it (it learned from the trees' XPOS
     and read _ there: Alpino dev F1 <= 40 48.98), and a warning says so; --tagger all tags XPOS,
@@ -304,17 +304,10 @@ def test_a_tagger_short_of_the_parsers_columns_leaves_them_out_of_its_training(t
     import warnings
     import maltpy
     from maltpy.errors import MaltpyWarning
-    from maltpy.parsing.parser import Parser
     train = tmp_path / "train.export"
     train.write_text(re.sub(r"^([^#\t]+)\t--\t(\w+)\t--\t", lambda m: f"{m[1]}\t--\t{m[2]}\t{m[2].upper()}()\t",
                             _toy_trees(40, 1), flags=re.M))
-    seen = []
-    fit = Parser.fit
-
-    def recording_fit(self, sentences, *args, **kwargs):
-        seen.append([list(r) for s in sentences for r in s.rows])
-        return fit(self, sentences, *args, **kwargs)
-    monkeypatch.setattr(Parser, "fit", recording_fit)
+    seen = parser_inputs
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pipeline = maltpy.train(str(train), algorithm="stacklazy", features="StackSwapMorph", tagger=spec,

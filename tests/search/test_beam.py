@@ -544,29 +544,33 @@ def test_every_system_trains_globally_and_its_beam_gives_trees(toy, algorithm):
     assert correct / total > 0.8
 
 
+def _final_agendas(step, corpus, switch, value):
+    """The n-best trees (with their scores) and confidences of a beam of 4 with a test switch of
+    :mod:`maltpy.search.beam` (``_score_alike``, ``_copy_everything``) set to ``value``."""
+    import numpy as np
+    from maltpy.search.beam import beam_parse
+    before = switch(value)
+    try:
+        confidence = np.zeros(corpus.n_rows, dtype=np.float32)
+        heads, labels, kbest = beam_parse(step, corpus, 4, nbest=4, confidence_out=confidence)
+    finally:
+        switch(before)
+    return heads.tolist(), labels.tolist(), kbest, confidence.tolist()
+
+
 @pytest.mark.parametrize("algorithm", sorted(__import__("maltpy.systems", fromlist=["SYSTEMS"]).SYSTEMS))
 def test_items_reading_the_same_features_are_scored_once_to_the_same_parses(toy, algorithm):
     """Items of a round whose decisions read the same keys and allow the same classes take the
     scores of the first of them: the final agendas (n-best trees with their scores,
     confidences) are those of a beam that scores every item, system by system."""
-    import numpy as np
-    from maltpy.search.beam import _score_alike, beam_parse
+    from maltpy.search.beam import _score_alike
     from maltpy.search.step import Scoring
     train, test = toy
     p = Parser(algorithm=algorithm, learner="perceptron", learner_options="-i 2", verbose=False, jobs=1).fit(train)
     corpus = p.encode(test)
     step = p.search_model().step(corpus.max_n, Scoring.CACHED)
     assert step.plain == (step.caches == 0)     # the systems without per-node caches: every stack system
-    runs = []
-    for alike in (True, False):
-        before = _score_alike(alike)
-        try:
-            confidence = np.zeros(corpus.n_rows, dtype=np.float32)
-            heads, labels, kbest = beam_parse(step, corpus, 4, nbest=4, confidence_out=confidence)
-        finally:
-            _score_alike(before)
-        runs.append((heads.tolist(), labels.tolist(), kbest, confidence.tolist()))
-    assert runs[0] == runs[1]
+    assert _final_agendas(step, corpus, _score_alike, True) == _final_agendas(step, corpus, _score_alike, False)
 
 
 @pytest.mark.parametrize("algorithm,undirected,options", [(a, "none", {}) for a in sorted(
@@ -577,8 +581,7 @@ def test_a_beam_copies_of_a_configuration_what_its_system_reads(toy, algorithm, 
     """A system that declares it reads neither the union-find and links nor the log of arcs has
     its beam's copies leave them out: the final agendas (n-best trees, confidences) are those of
     copies that carry everything, system by system, undirected parsing included."""
-    import numpy as np
-    from maltpy.search.beam import _copy_everything, beam_parse
+    from maltpy.search.beam import _copy_everything
     train, test = toy
     p = Parser(algorithm=algorithm, learner="perceptron", learner_options="-i 2", undirected=undirected,
                verbose=False, jobs=1, **options).fit(train)
@@ -587,13 +590,4 @@ def test_a_beam_copies_of_a_configuration_what_its_system_reads(toy, algorithm, 
     system = p.system(training=False)
     assert system.copy_links_and_union_find == (type(system).reads_union_find or undirected != "none")
     assert system.copy_arc_log == type(system).reads_arc_log
-    runs = []
-    for everything in (False, True):
-        before = _copy_everything(everything)
-        try:
-            confidence = np.zeros(corpus.n_rows, dtype=np.float32)
-            heads, labels, kbest = beam_parse(step, corpus, 4, nbest=4, confidence_out=confidence)
-        finally:
-            _copy_everything(before)
-        runs.append((heads.tolist(), labels.tolist(), kbest, confidence.tolist()))
-    assert runs[0] == runs[1]
+    assert _final_agendas(step, corpus, _copy_everything, False) == _final_agendas(step, corpus, _copy_everything, True)

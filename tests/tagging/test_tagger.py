@@ -538,21 +538,14 @@ def test_one_text_or_one_sentence_for_a_list_says_what_to_give(toy_pipeline, mod
 
 
 @pytest.mark.parametrize("folds", [1, 3])
-def test_columns_the_tagger_does_not_tag_are_left_out_of_the_parsers_training(monkeypatch, folds):
+def test_columns_the_tagger_does_not_tag_are_left_out_of_the_parsers_training(parser_inputs, folds):
     """--tagger upos behind a parser that reads XPOS too: the parser learns with XPOS _, as it will
     see untagged words (it learned from gold XPOS and read _ there: EWT dev LAS 18.94, now 81.13),
     and a warning says so; UPOS is the tagger's (gold or jackknifed)."""
     import warnings
     import maltpy
     from maltpy.errors import MaltpyWarning
-    from maltpy.parsing.parser import Parser
-    seen = []
-    fit = Parser.fit
-
-    def recording_fit(self, sentences, *args, **kwargs):
-        seen.append([list(r) for s in sentences for r in s.rows])
-        return fit(self, sentences, *args, **kwargs)
-    monkeypatch.setattr(Parser, "fit", recording_fit)
+    seen = parser_inputs
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pipeline = maltpy.train(TOY_TRAIN, tagger="upos", tagger_folds=folds, verbose=False)
