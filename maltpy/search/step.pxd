@@ -71,7 +71,8 @@ cdef class Step:
     cdef const unsigned char* cached_tpl    # per template: its cache group + 1 (0: none)
     cdef object _parts, _cached
     cdef int n_cache_groups         # per-node caches (0: none)
-    cdef readonly bint plain        # score() is features() and then add() of every key, from the bias
+    cdef readonly bint keys_first   # score() is features() and then score_features(), with the
+                                    # parse-time table: a decision's scores follow from its keys
     cdef int room                   # keys per cache way, at most
     cdef Py_ssize_t n_nodes
 
@@ -83,6 +84,9 @@ cdef class Step:
     cdef void add(self, int sp, const uint64_t* keys, int nk, const void** found, float* scores,
                   const int* run_lo, const int* run_end, int n_runs, bint from_bias) noexcept nogil
     cdef void score(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil
+    cdef void score_features(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil
+    cdef void add_cached(self, const State* s, const Sent* sent, Decision* d, Workspace* w, int sp,
+                         uint64_t* to_add, int nk, bint from_bias) noexcept nogil
     cdef int best(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil
     cdef int restrict(self, const State* s, const Gold* g, Decision* d) noexcept nogil
     cdef void note_confidence(self, const Decision* d, int best, Record* r) noexcept nogil

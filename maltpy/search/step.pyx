@@ -139,7 +139,7 @@ cdef class Step:
         cdef const unsigned char[::1] cached_view = self._cached
         self.cached_tpl = &cached_view[0]
         self.scoring = scoring if keeping or caching else FRESH
-        self.plain = self.scoring == FRESH and self.table is not None
+        self.keys_first = self.stable == NULL and self.table is not None
 
     @property
     def caches(self):
@@ -261,21 +261,15 @@ cdef class Step:
 
     cdef void score(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil:
         """Extract ``d``'s features and score its permissible classes."""
-        cdef int C = self.C, sp, nk, n_stable, n_other, node, n_cached, g
-        cdef Py_ssize_t slot, way, x
-        cdef bint from_bias, keeping = self.stable != NULL
+        cdef int C = self.C, sp, nk, n_stable, n_other
+        cdef bint keeping = self.stable != NULL
         cdef bint reuse = self.scoring == KEPT or self.scoring == CACHED     # not AFRESH
         cdef uint64_t* to_add
-        cdef float* node_sum
         cdef int all_lo[1]
         cdef int all_end[1]
-        if self.scoring == FRESH:
+        if not keeping:     # no sums kept across decisions: every key, then their scores
             self.features(s, sent, d)
-            if self.table is not None:
-                self.table.add_inline(d.split, d.keys, d.nk, <const WSlot**>d.found, d.scores, d.run_lo, d.run_end,
-                                      d.n_runs, True)
-            else:
-                self.scorer.score(d)
+            self.score_features(s, sent, d, w)
             return
         all_lo[0] = 0
         all_end[0] = C
@@ -302,7 +296,35 @@ cdef class Step:
                 w.kept_valid, w.kept_context, w.kept_split = True, self.system.context(s), sp
                 to_add, nk = w.other_keys, n_other
             memcpy(d.scores, w.kept, sizeof(float) * C)
-        from_bias = not keeping
+        self.add_cached(s, sent, d, w, sp, to_add, nk, False)
+
+    cdef void score_features(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil:
+        """Score ``d``'s permissible classes from the keys :meth:`features` gave it, for a step
+        that keeps no sums across decisions (its :meth:`score` is :meth:`features` and then
+        this): a decision's scores follow from its keys, split model and permissible classes."""
+        if self.scoring == FRESH:
+            if self.table is not None:
+                self.table.add_inline(d.split, d.keys, d.nk, <const WSlot**>d.found, d.scores, d.run_lo, d.run_end,
+                                      d.n_runs, True)
+            else:
+                self.scorer.score(d)
+            return
+        w.kept_valid = False
+        d.complete = False     # the keys are rearranged by the node caches' groups
+        self.add_cached(s, sent, d, w, d.split, d.keys, d.nk, True)
+
+    cdef void add_cached(self, const State* s, const Sent* sent, Decision* d, Workspace* w, int sp,
+                         uint64_t* to_add, int nk, bint from_bias) noexcept nogil:
+        """Add to ``d.scores`` (from the bias with ``from_bias``, else from what they hold) the
+        per-node caches' sums of their groups of ``to_add`` and the rows of the other keys."""
+        cdef int C = self.C, node, n_cached, g
+        cdef Py_ssize_t slot, way, x
+        cdef bint reuse = self.scoring == KEPT or self.scoring == CACHED     # not AFRESH
+        cdef float* node_sum
+        cdef int all_lo[1]
+        cdef int all_end[1]
+        all_lo[0] = 0
+        all_end[0] = C
         for g in range(self.n_cache_groups):
             node = self.system.cache_node(s, g)
             if not 0 <= node <= sent.n:
