@@ -123,8 +123,8 @@ cdef bint agendas_alloc(Agendas* r, Step step, int width, int max_n, int n_class
     r.hits = <int*>malloc(sizeof(int) * (n_classes + 1))
     r.ds = <Decision*>calloc(width, sizeof(Decision))
     if r.cur == NULL or r.nxt == NULL or r.cand == NULL or r.top == NULL or r.ds == NULL or r.children == NULL \
-            or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL or r.hits == NULL or r.key_hash == NULL \
-            or r.item_keys == NULL or r.item_nk == NULL:
+            or r.scale == NULL or r.shift == NULL or r.best == NULL or r.top_class == NULL or r.hits == NULL \
+            or r.key_hash == NULL or r.item_keys == NULL or r.item_nk == NULL:
         return False
     if not step.workspace_alloc(&r.ws):
         return False
