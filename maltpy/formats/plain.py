@@ -154,23 +154,25 @@ def write_plain(conll_path: str, target, fmt: str) -> None:
     with open(conll_path, encoding="utf-8", errors="surrogateescape") as src, \
             open_output(target, binary=True, stream=True) as out:
         words = []
+
+        def sentence_out():
+            if fmt == "horizontal":
+                text = " ".join(w.replace(" ", NO_BREAK_SPACE) for w in words) + "\n"
+            else:
+                text = "".join(w + "\n" for w in words) + "\n"
+            out.write(text.encode("utf-8", "surrogateescape"))
+
         for line in src:
             line = line.rstrip("\n")
             if line and not line.startswith("#"):
                 fields = line.split("\t")
                 if len(fields) > 1 and fields[0].isdigit():
                     words.append(fields[1])
-                continue
-            if line or not words:
-                continue
-            if fmt == "horizontal":
-                text = " ".join(w.replace(" ", NO_BREAK_SPACE) for w in words) + "\n"
-            else:
-                text = "".join(w + "\n" for w in words) + "\n"
-            out.write(text.encode("utf-8", "surrogateescape"))
-            words = []
-        if words:
-            raise ValueError(f"{conll_path}: the last sentence does not end with a blank line")
+            elif not line and words:
+                sentence_out()
+                words = []
+        if words:       # a last sentence without the blank line after it
+            sentence_out()
 
 
 def iter_sentences(source, fmt: Optional[str]) -> Iterator[Sentence]:

@@ -56,6 +56,14 @@ def test_multiword_tokens_and_empty_nodes_are_not_words(tmp_path):
     assert (tmp_path / "v.txt").read_text(encoding="utf-8") == "zu\ndem\nHaus\n\n"
 
 
+def test_a_last_sentence_without_its_blank_line_is_written_too(tmp_path):
+    conll = tmp_path / "in.conllu"
+    conll.write_text("1\ta b\t_\t_\t_\t_\t_\t_\t_\t_\n\n# c\n1\tz\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                     "2\ty\t_\t_\t_\t_\t_\t_\t_\t_", encoding="utf-8")
+    write_plain(str(conll), str(tmp_path / "h.txt"), "horizontal")
+    assert (tmp_path / "h.txt").read_text(encoding="utf-8") == "a\u00a0b\nz y\n"
+
+
 @pytest.fixture(scope="module")
 def tagger_and_parser(tmp_path_factory):
     model = str(tmp_path_factory.mktemp("plain_out") / "m.mpz")
