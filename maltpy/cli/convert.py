@@ -38,19 +38,14 @@ def _convert(settings, log, source, target, bar=None):
     from maltpy.acyclic import acyclic
     from maltpy.formats.conll import iter_conll, to_conllx, write_conll
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
-    from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences, write_plain
+    from maltpy.formats.plain import PLAIN_FORMATS, iter_sentences, words_out
     fmt = _detect(settings.input, settings.input_format) or "conllu"
     named = _detect(settings.output, None)
     out_fmt = settings.output_format or (named if named in ("ptb",) + DISCONTINUOUS_FORMATS else "conllx")
     if out_fmt in PLAIN_FORMATS:    # the words of what converting to CoNLL-U gives
         import dataclasses
-        import os
-        import tempfile
-        with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
-            conll = os.path.join(tmp, "out.conllu")
-            _convert(dataclasses.replace(settings, output_format="conllu"), log, source, conll, bar)
-            write_plain(conll, target, out_fmt)
-        return
+        as_conllu = dataclasses.replace(settings, output_format="conllu")
+        return words_out(lambda conll: _convert(as_conllu, log, source, conll, bar), target, out_fmt)
     if fmt in DISCONTINUOUS_FORMATS or out_fmt in DISCONTINUOUS_FORMATS:
         return _convert_discontinuous(settings, log, fmt, out_fmt, source, target, bar)
     if fmt == "ptb" or out_fmt == "ptb":

@@ -40,7 +40,7 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
     if mode == "tokenize" and settings.input_format not in (None, "text"):
         raise MaltpyError(f"-m tokenize reads raw text (-if text), not {settings.input_format}")
 
-    def tree_names():
+    def output_extensions():
         # trees written (-of, else a parser of trees' own): each output named for them (.export,
         # .mrg); words a line (-of horizontal, vertical) as .txt
         from maltpy.formats.plain import PLAIN_FORMATS
@@ -49,7 +49,7 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
         if mode != "parse" or settings.output_format not in (None,) + tuple(TREE_EXTENSIONS):
             return None
         return TREE_EXTENSIONS.get(settings.output_format or _tree_kind(settings.model))
-    pairs = _file_pairs(settings.input, settings.output, dask, tree_names)
+    pairs = _file_pairs(settings.input, settings.output, dask, output_extensions)
     from maltpy.formats.charset import is_utf8
     out_charset = settings.output_charset or settings.input_charset
     if pairs is not None:
@@ -162,10 +162,11 @@ def _output_format(output, parser):
     return None
 
 
-def _file_pairs(pattern, output, dask, tree_names=None):
+def _file_pairs(pattern, output, dask, output_extensions=None):
     """(input, output) paths when -m parse (tag, tokenize) runs on several files (a glob pattern, an output
-    directory, or --dask); None for one input and one output. ``tree_names()``: the extensions of
-    the trees written, which name the outputs in a directory (:func:`_output_name`), or None."""
+    directory, or --dask); None for one input and one output. ``output_extensions()``: the
+    extensions of what is written (trees, words a line), which name the outputs in a directory
+    (:func:`_output_name`), or None: CoNLL."""
     import glob
     many = pattern is not None and glob.has_magic(pattern)
     # a directory: named with a trailing slash, or an existing one for several inputs or --dask
@@ -189,7 +190,7 @@ def _file_pairs(pattern, output, dask, tree_names=None):
         os.makedirs(output, exist_ok=True)
     except OSError as e:   # an empty name, a file in the way, no permission
         raise MaltpyError(f"-o {output!r}: cannot make the output directory ({e.strerror or e})") from None
-    extensions = tree_names() if tree_names is not None else None
+    extensions = output_extensions() if output_extensions is not None else None
     names = [_output_name(os.path.basename(src), extensions) for src in inputs]
     pairs = [(src, os.path.join(output, name)) for src, name in zip(inputs, names)]
     for src, dst in pairs:
@@ -208,15 +209,15 @@ TREE_EXTENSIONS = {"export": (".export",), "discbracket": (".discbracket",), "pt
                    "discontinuous": (".export", ".discbracket"), "constituent": (".mrg", ".ptb")}
 
 
-def _output_name(name: str, tree_names=None) -> str:
+def _output_name(name: str, extensions=None) -> str:
     """An output file's name in an output directory: the input's, but a text file's (.txt: raw
-    text or words a line) is written as the CoNLL-U it becomes (.conllu); trees
-    (``tree_names``: :data:`TREE_EXTENSIONS`) are named .export (.mrg, ...) unless the input's name
-    already says them."""
+    text or words a line) is written as the CoNLL-U it becomes (.conllu); trees and words a line
+    (``extensions``: :data:`TREE_EXTENSIONS`, ``.txt``) are named .export (.mrg, .txt, ...)
+    unless the input's name already says them."""
     from maltpy.components.pipeline import names_text
     stem, ext = os.path.splitext(name)
-    if tree_names is not None:
-        return name if ext.lower() in tree_names else stem + tree_names[0]
+    if extensions is not None:
+        return name if ext.lower() in extensions else stem + extensions[0]
     return stem + ".conllu" if names_text(name) else name
 
 

@@ -175,19 +175,14 @@ class Pipeline:
         return counts[0], counts[1]
 
     def _parse_to_plain(self, source, target, input_format, output_format, progress, chunk_size, jobs, lines):
-        """:meth:`parse_file` with words out (``horizontal`` or ``vertical``, UDPipe's): the CoNLL-U
+        """:meth:`parse_file` with words out (``horizontal`` or ``vertical``, UDPipe's): the CoNLL
         the components write, into a temporary file, then its words."""
-        import os
-        import tempfile
-        from maltpy.formats.plain import write_plain
+        from maltpy.formats.plain import words_out
         if self.parser is not None and self.parser.reduction is not None:
             raise MaltpyError(f"-of {output_format} writes words; this model's parser writes trees: give -m tag, or "
                               f"write its trees ({self.parser.reduction.tree_format}) or CoNLL")
-        with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
-            conll = os.path.join(tmp, "out.conllu")
-            counts = self.parse_file(source, conll, input_format, None, progress, chunk_size, jobs, lines)
-            write_plain(conll, target, output_format)
-        return counts
+        return words_out(lambda conll: self.parse_file(source, conll, input_format, None, progress, chunk_size,
+                                                       jobs, lines), target, output_format)
 
     def _parse_trees(self, source, target, input_format, output_format, progress, jobs, lines):
         """A constituent parser (bracketed or discontinuous trees out) behind a tagger: words

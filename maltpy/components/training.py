@@ -138,32 +138,21 @@ def tree_pipeline(settings, fmt, trees, log=None):
     alone with ``settings.parser`` False), else the parser. The parser learns from the trees' own
     tags (jackknifing, ``tagger_folds``, is for dependency treebanks), without the columns it reads
     that the tagger does not tag."""
-    from maltpy.parsing.parser import Parser
-    if fmt == "ptb":
-        from maltpy.parsing.constituent import Reduction, fit_constituent_parser
-
-        def fit_parser(blank=()):
-            return fit_constituent_parser(Parser(settings), trees, log, blank)
-
-        def words_of_trees():     # the CoNLL-X sentences the parser learns from
-            return Reduction.from_settings(settings).encode_trees(trees)[0]
-    else:
-        from maltpy.formats.export import to_conll
-        from maltpy.parsing.discontinuous import fit_discontinuous_parser
-
-        def fit_parser(blank=()):
-            return fit_discontinuous_parser(Parser(settings), trees, log, blank)
-
-        def words_of_trees():
-            return [to_conll(t) for t in trees]
     if not settings.tagger:
-        return fit_parser()
+        return _fit_tree_parser(settings, fmt, trees, log)
     from maltpy.components.parser import ParserComponent
     from maltpy.components.pipeline import Pipeline
     from maltpy.components.tagger import TaggerComponent
     from maltpy.config import threads
     from maltpy.tagging.tagger import Tagger
-    sentences = words_of_trees()
+    # the trees encoded once: their words and tags teach the tagger, their encodings the parser
+    if fmt == "ptb":
+        from maltpy.parsing.constituent import Reduction
+        encoding = Reduction.from_settings(settings).encode_trees(trees)
+        sentences = encoding[0]
+    else:
+        from maltpy.parsing.discontinuous import DiscontinuousReduction
+        sentences = encoding = DiscontinuousReduction.from_settings(settings).encode(trees)
     tagger = Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
                     retag=settings.retag, jobs=threads(settings.jobs))
     blank = ()
@@ -171,4 +160,17 @@ def tree_pipeline(settings, fmt, trees, log=None):
         read = _read_columns(settings, sentences[0].format or "conllx")
         blank = _untagged_reads(settings, read, tagger, sentences, trees=True)
     tagger.fit(sentences, log=log)
-    return Pipeline([TaggerComponent(tagger)] + ([ParserComponent(fit_parser(blank))] if settings.parser else []))
+    if not settings.parser:
+        return Pipeline([TaggerComponent(tagger)])
+    parser = _fit_tree_parser(settings, fmt, trees, log, blank, encoding)
+    return Pipeline([TaggerComponent(tagger), ParserComponent(parser)])
+
+
+def _fit_tree_parser(settings, fmt, trees, log, blank=(), encoding=None):
+    """The constituent parser of ``trees``: bracketed (``fmt`` "ptb") or discontinuous."""
+    from maltpy.parsing.parser import Parser
+    if fmt == "ptb":
+        from maltpy.parsing.constituent import fit_constituent_parser
+        return fit_constituent_parser(Parser(settings), trees, log, blank, encoding)
+    from maltpy.parsing.discontinuous import fit_discontinuous_parser
+    return fit_discontinuous_parser(Parser(settings), trees, log, blank, encoding)

@@ -72,6 +72,7 @@ class Sentence:
         return [r[index] for r in self.rows]
 
     def _tags(self, index: int) -> List[Optional[str]]:
+        """Column ``index``, None where it is ``_``."""
         return [r[index] if r[index] != "_" else None for r in self.rows]
 
     @property
@@ -104,7 +105,7 @@ class Sentence:
 
     @property
     def labels(self) -> List[Optional[str]]:
-        return [r[DEPREL] if r[DEPREL] != "_" else None for r in self.rows]
+        return self._tags(DEPREL)
 
     def with_tree(self, heads, labels) -> "Sentence":
         """A copy whose HEAD and DEPREL columns are replaced: one head per word (an integer,

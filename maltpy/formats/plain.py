@@ -175,6 +175,19 @@ def write_plain(conll_path: str, target, fmt: str) -> None:
             sentence_out()
 
 
+def words_out(write, target, fmt: str):
+    """``write(path)``, which writes CoNLL to ``path``, made to leave the words of what it writes
+    in ``target`` as ``fmt`` (:func:`write_plain`): written to a temporary file first. Returns
+    what ``write`` returns."""
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="maltpy-") as tmp:
+        conll = os.path.join(tmp, "out.conllu")
+        result = write(conll)
+        write_plain(conll, target, fmt)
+    return result
+
+
 def iter_sentences(source, fmt: Optional[str]) -> Iterator[Sentence]:
     """Sentences of a CoNLL, horizontal or vertical file."""
     if fmt in PLAIN_FORMATS:

@@ -379,21 +379,23 @@ def convert_conll_to_trees(sentences: Iterable[Sentence], encoding: str) -> List
     return out
 
 
-def fit_constituent_parser(parser, trees: Sequence[PtbTree], log=None, blank=()):
+def fit_constituent_parser(parser, trees: Sequence[PtbTree], log=None, blank=(), encoding=None):
     """Train ``parser`` (a :class:`~maltpy.parsing.parser.Parser` with its settings) as a
-    constituent parser on bracketed trees: the dependency parser on their encodings (the CoNLL
-    columns ``blank`` _: those a tagger in front of it leaves untagged), then unary recovery. Returns the parser, which then parses into trees (:meth:`Parser.parse_file`,
-    :func:`parse_constituents`) and saves both parts in one model file."""
+    constituent parser on bracketed trees: the dependency parser on their encodings (``encoding``:
+    what :meth:`Reduction.encode_trees` gave for them, made here when not given; the CoNLL columns
+    ``blank`` _: those a tagger in front of it leaves untagged), then unary recovery. Returns the
+    parser, which then parses into trees (:meth:`Parser.parse_file`, :func:`parse_constituents`)
+    and saves both parts in one model file."""
     log = log or (lambda msg: None)
     s = parser.settings
     if s.marking_strategy != "none" and s.constituent_encoding == "delta":
         log("note: pseudo-projective parsing is not needed for continuous trees, whose encodings are projective")
     reduction = Reduction.from_settings(s)
     t0 = time.perf_counter()
-    sentences, encoded = reduction.encode_trees(trees)
+    sentences, encoded = encoding if encoding is not None else reduction.encode_trees(trees)
     labels = {l for e in encoded for l in e.labels}
     log(f"encoded {len(trees)} trees ({s.constituent_encoding} encoding, {reduction.rules.name} head rules): "
-        f"{len(labels)} dependency labels, in {time.perf_counter() - t0:.1f} s")
+        f"{len(labels)} dependency labels" + (f", in {time.perf_counter() - t0:.1f} s" if encoding is None else ""))
     parser.fit(blank_columns(sentences, blank), fmt="conllx", log=log)
     reduction.fit_unary(encoded, s.learner, log)
     parser._set_model(replace(parser.model, reduction=reduction))

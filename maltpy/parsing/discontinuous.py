@@ -548,18 +548,19 @@ def export_input(sentences):
             [column(s, "lemma") for s in sentences], [column(s, "morph") for s in sentences])
 
 
-def fit_discontinuous_parser(parser, trees, log=None, blank=()):
+def fit_discontinuous_parser(parser, trees, log=None, blank=(), encoding=None):
     """Train ``parser`` (a :class:`~maltpy.parsing.parser.Parser` with its settings) on
-    discontinuous trees (ExportSentence objects): the dependency parser on their encodings, with
-    the CoNLL columns ``blank`` _ (those a tagger in front of it leaves untagged). Returns the
-    parser, which then parses into trees and saves its head rules with the model."""
+    discontinuous trees (ExportSentence objects): the dependency parser on their encodings
+    (``encoding``: what :meth:`DiscontinuousReduction.encode` gave for them, made here when not
+    given), with the CoNLL columns ``blank`` _ (those a tagger in front of it leaves untagged).
+    Returns the parser, which then parses into trees and saves its head rules with the model."""
     log = log or (lambda msg: None)
     reduction = DiscontinuousReduction.from_settings(parser.settings)
     t0 = time.perf_counter()
-    sentences = reduction.encode(trees)
+    sentences = encoding if encoding is not None else reduction.encode(trees)
     labels = {r[7] for s in sentences for r in s.rows}
     log(f"encoded {len(sentences)} discontinuous trees ({reduction.rules_name} head rules): {len(labels)} "
-        f"dependency labels, in {time.perf_counter() - t0:.1f} s")
+        f"dependency labels" + (f", in {time.perf_counter() - t0:.1f} s" if encoding is None else ""))
     parser.fit(blank_columns(sentences, blank), fmt="conllu", log=log)
     reduction.unary = UnaryRules.learn(trees)
     log(f"unary recovery: {len(reduction.unary.table)} rules")

@@ -232,10 +232,9 @@ cdef int agendas_expand(Agendas* r, Step step, const Sent* sent, int n_items, bi
     cdef int bb, same
     all_done[0] = True
     for b in range(n_items):
-        r.key_hash[b] = 0
-    for b in range(n_items):
         it = &r.cur[b]
         d = &r.ds[b]
+        r.key_hash[b] = 0       # not scored this round (yet)
         if not it.done and not step.next(&it.s, d, EVERY_MOVE, NULL, &r.ws):
             it.done = True
         if it.done:
