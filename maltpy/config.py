@@ -82,7 +82,7 @@ class Settings:
         "-oc", "CHARSET", "character encoding of the output (default: the input's, -ic)"))
     output_format: Optional[str] = _setting(None, Flag(
         "-of", "FORMAT", "output format (default: the input format; a constituent parser writes ptb, "
-                         "one bracketed tree per line); for -m parse/-m tag/-m tokenize also horizontal (the words, "
+                         "one bracketed tree per line); for -m parse/-m tag/-m tokenize/-m convert also horizontal (the words, "
                          "a sentence a line) and vertical (a word a line), UDPipe's"))
     algorithm: str = _setting("nivreeager", Flag(
         "-a", "ALGORITHM", "parsing algorithm (transition system): {choices}; default nivreeager"))
