@@ -685,13 +685,16 @@ class Harness:
     def tag(self, data: bytes) -> None:
         """``data[1:]`` through the tokenizer, tagger and parser; bits 0-2 of ``data[0]`` (modulo 5)
         pick the input format (CoNLL-U, CoNLL-X, horizontal, vertical, raw text), bit 3 tagging
-        only, bit 4 two threads. Refused input leaves no output; accepted input comes out as CoNLL that reads
-        back (with a tree unless only tagged), and CoNLL input as the Python path writes it."""
+        only, bit 4 two threads, bits 5-7 (modulo 3) the output: CoNLL or the words, horizontal or
+        vertical. Refused input leaves no output; accepted input comes out as CoNLL that reads
+        back (with a tree unless only tagged), or as words that read back, and CoNLL input as the
+        Python path writes it."""
         from maltpy.components import Pipeline, TaggerComponent, TokenizerComponent
         if not data:
             return
         fmt = ("conllu", "conllx", "horizontal", "vertical", "text")[(data[0] & 7) % 5]
         tag_only, jobs = bool(data[0] & 8), 2 if data[0] & 16 else 1
+        words_fmt = (None, "horizontal", "vertical")[(data[0] >> 5) % 3]
         pipeline = self._tag_pipeline()
         runner = Pipeline([c for c in pipeline.components if isinstance(c, (TokenizerComponent, TaggerComponent))]) \
             if tag_only else pipeline
@@ -701,24 +704,29 @@ class Harness:
         if os.path.exists(out):
             os.remove(out)
         try:
-            runner.parse_file(src, out, fmt, jobs=jobs)
+            runner.parse_file(src, out, fmt, output_format=words_fmt, jobs=jobs)
         except MaltpyError:
             if os.path.exists(out):
                 raise FuzzFailure("refused input left an output file")
             return
         with open(out, "rb") as f:
             written = f.read()
+        if words_fmt is not None:
+            read_back = _plain_words(written, words_fmt)
+            if read_back is None:
+                raise FuzzFailure("the words written do not read back")
+            if fmt in ("conllu", "conllx"):    # the words of the Python path's sentences, written here
+                done = _python_path(pipeline, src, fmt, tag_only)
+                if read_back != _plain_words(_plain_text([s.forms for s in done], words_fmt), words_fmt):
+                    raise FuzzFailure("the words written are not the words of the Python path's sentences")
+            return
         out_fmt = "conllx" if fmt == "conllx" else "conllu"
         again = parse_conll(written.decode("utf-8", "surrogatepass"), out_fmt, "<tagged>", need_heads=not tag_only)
         if fmt in ("conllu", "conllx"):
-            try:
-                sentences = read_conll(io.BytesIO(data[1:]), fmt)
-            except MaltpyError:
-                raise FuzzFailure("the pipeline accepted input that the reader refuses") from None
-            done = pipeline.tag(sentences) if tag_only else pipeline.parse(sentences)
+            done = _python_path(pipeline, src, fmt, tag_only)
             if format_sentences(done).encode("utf-8", "surrogatepass") != written:
                 raise FuzzFailure("the compiled tagging path wrote other bytes than the Python path")
-            if len(again) != len(sentences):
+            if len(again) != len(done):
                 raise FuzzFailure("the output has another number of sentences than the input")
 
     def pipeline_model(self, data: bytes) -> None:
@@ -950,6 +958,39 @@ class _Draw:
 
 _API_STRINGS = ["dog", "bark", ".", "NN", "VB", "_", "x y", "été", "a\tb", "", "\n", "#", "1", None, 3]
 _API_LABELS = ["root", "nsubj", "obj", "_", "nsubj:pass", "x y", "a\tb", "", "\n", None, 0, "ROOT"]
+
+
+def _python_path(pipeline, path: str, fmt: str, tag_only: bool):
+    """The sentences of a CoNLL file read, tagged (and parsed unless ``tag_only``) by the Python
+    path, which must accept what the compiled path accepted."""
+    try:
+        sentences = read_conll(path, fmt)
+    except MaltpyError:
+        raise FuzzFailure("the pipeline accepted input that the reader refuses") from None
+    try:
+        return pipeline.tag(sentences) if tag_only else pipeline.parse(sentences)
+    except MaltpyError as e:
+        raise FuzzFailure(f"the Python path refuses what the compiled path accepted: {e}") from None
+
+
+def _plain_text(sentences, fmt: str) -> bytes:
+    """Sentences' words written horizontal or vertical as UDPipe writes them, made here apart from
+    maltpy's writer: a horizontal line, a space inside a word a no-break space; a word a line."""
+    if fmt == "horizontal":
+        text = "".join(" ".join(w.replace(" ", "\u00a0") for w in words) + "\n" for words in sentences)
+    else:
+        text = "".join("".join(w + "\n" for w in words) + "\n" for words in sentences)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _plain_words(data: bytes, fmt: str):
+    """The words of each sentence of horizontal or vertical ``data`` as maltpy reads them; None
+    when it refuses them."""
+    from maltpy.formats.plain import iter_plain
+    try:
+        return [s.forms for s in iter_plain(io.BytesIO(data), fmt)]
+    except MaltpyError:
+        return None
 
 
 def _is_tree(heads) -> bool:

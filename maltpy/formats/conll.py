@@ -33,6 +33,11 @@ INPUT_COLUMNS = {
 HEAD_COLUMNS = {"conllx": ("HEAD", "PHEAD"), "conllu": ("HEAD",)}
 FORMATS = tuple(COLUMNS)
 #: CoNLL-U's other token IDs: a multiword token's range (3-4) and an empty node (3.1)
+#: a carriage return inside a word's line: CoNLL lines end at line feeds (a CRLF end is read as
+#: one), and a field holding one would be cut in two by readers of universal line ends
+CARRIAGE_RETURN = ("a carriage return inside the line, which a CoNLL field cannot hold (lines end with "
+                   "a line feed or CRLF; a file whose lines end with carriage returns alone needs them "
+                   "made line feeds)")
 _RANGE_OR_EMPTY_NODE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*|(0|[1-9][0-9]*)\.[1-9][0-9]*")
 HEAD, DEPREL = 6, 7
 
@@ -303,6 +308,8 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
         if line.startswith("#"):
             extra.append((len(rows), line))
             continue
+        if "\r" in line:
+            raise InputFormatError(path, lineno, CARRIAGE_RETURN)
         fields = line.split("\t")
         if len(fields) < min_cols or len(fields) > 10:
             expect = "10" if conllu or min_cols == 10 else f"{min_cols} to 10"

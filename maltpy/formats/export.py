@@ -201,6 +201,8 @@ def parse_export(text: str, path: str = "<input>", first_line: int = 1, version:
             sentences.append(current)
             current = None
             continue
+        if "\r" in line:      # a word holding one could not be written as CoNLL, nor read by line-end readers
+            _fail(path, lineno, "a carriage return inside the line (lines end with a line feed or CRLF)")
         if "%%" in line:     # a comment at the end of a token or node line: dropped, as disco-dop drops it
             line = line[:line.index("%%")].rstrip(" \t")
         if "\t\t" in line or " " in line:      # perhaps aligned columns (or empty fields)

@@ -305,7 +305,10 @@ cdef object _export_words(bytes data, Py_ssize_t start, int version, bint conll,
                     raise MemoryError()
                 put(o, "\n", 1)
             continue
-        # a token or node line: its tab-separated fields (one with a %% comment is Python's)
+        # a token or node line: its tab-separated fields (one with a %% comment or a carriage
+        # return inside is Python's)
+        if memchr(line, b'\r', n) != NULL:
+            return None
         q = <const char*>memchr(line, b'%', n)
         if q != NULL and q + 1 < line + n and q[1] == b'%':
             return None

@@ -48,6 +48,9 @@ def _word_lists(source, fmt: str, block_size: int = 1 << 20) -> Iterator[tuple]:
         words, start, lineno = [], 0, 0
         for lineno, line in _numbered_lines(stream, path, block_size):
             line = line.rstrip("\r")
+            if "\r" in line:
+                raise InputFormatError(path, lineno, "a carriage return inside the line, which a word cannot hold "
+                                                     "(lines end with a line feed or CRLF)")
             if fmt == "horizontal":
                 tokens = horizontal_words(line)
                 if tokens:

@@ -632,6 +632,9 @@ cdef class Scanner:
                 nf = 1
                 q = pos
                 while q < e:
+                    if p[q] == b'\r':     # inside the line: the Python reader explains it
+                        nf = 0
+                        break
                     if p[q] == b'\t':
                         if nf >= 10:
                             nf += 1
