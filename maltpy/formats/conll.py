@@ -32,12 +32,12 @@ INPUT_COLUMNS = {
 #: Integer columns usable by InputArc / InputArcDir.
 HEAD_COLUMNS = {"conllx": ("HEAD", "PHEAD"), "conllu": ("HEAD",)}
 FORMATS = tuple(COLUMNS)
-#: CoNLL-U's other token IDs: a multiword token's range (3-4) and an empty node (3.1)
 #: a carriage return inside a word's line: CoNLL lines end at line feeds (a CRLF end is read as
 #: one), and a field holding one would be cut in two by readers of universal line ends
 CARRIAGE_RETURN = ("a carriage return inside the line, which a CoNLL field cannot hold (lines end with "
                    "a line feed or CRLF; a file whose lines end with carriage returns alone needs them "
                    "made line feeds)")
+#: CoNLL-U's other token IDs: a multiword token's range (3-4) and an empty node (3.1)
 _RANGE_OR_EMPTY_NODE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*|(0|[1-9][0-9]*)\.[1-9][0-9]*")
 HEAD, DEPREL = 6, 7
 
