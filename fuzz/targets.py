@@ -581,7 +581,8 @@ class Harness:
         if isinstance(whole, bytes):
             def read(text, fmt):
                 doc = parse_export(text, "<t>") if fmt == "export" else read_discbracket_text(text, "<t>")
-                return [[t.word for t in s.tokens] for s in doc.sentences]
+                return [[_as_discbracket_holds(t.word) if out_fmt == "discbracket" else t.word for t in s.tokens]
+                        for s in doc.sentences]
             if read(whole.decode("utf-8"), out_fmt) != read(data[2:].decode("utf-8"), in_fmt):
                 raise FuzzFailure("the parsed trees are not over the input's words")
 
@@ -608,7 +609,7 @@ class Harness:
         os.remove(out)
         doc = parse_export(written, "<t>") if out_fmt == "export" else read_discbracket_text(written, "<t>")
         # discbracket writes a space inside a word as _ (disco-dop's escaping), and reads it so
-        words = [[w.replace(" ", "_") if out_fmt == "discbracket" else w for w in s.forms]
+        words = [[_as_discbracket_holds(w) if out_fmt == "discbracket" else w for w in s.forms]
                  for s in parse_conll(data[2:].decode("utf-8"), "conllu", "<in>", need_heads=False)]
         if [[t.word for t in s.tokens] for s in doc.sentences] != words:
             raise FuzzFailure("the parsed trees are not over the input's words")
@@ -958,6 +959,11 @@ class _Draw:
 
 _API_STRINGS = ["dog", "bark", ".", "NN", "VB", "_", "x y", "été", "a\tb", "", "\n", "#", "1", None, 3]
 _API_LABELS = ["root", "nsubj", "obj", "_", "nsubj:pass", "x y", "a\tb", "", "\n", None, 0, "ROOT"]
+
+
+def _as_discbracket_holds(word: str) -> str:
+    """A word as discbracket writes and reads it: each white-space character ``_``."""
+    return "".join("_" if c.isspace() else c for c in word)
 
 
 def _python_path(pipeline, path: str, fmt: str, tag_only: bool):

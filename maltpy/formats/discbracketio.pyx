@@ -13,6 +13,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcmp
 from maltpy.bytebuf cimport Buf, put, put_int, read_decimal
+from maltpy.formats.blanks cimport blank_length
 
 DEF FIRST_NODE = 500
 #: digits of an index or a parent read here; longer numbers are Python's
@@ -290,13 +291,24 @@ def discbracket_export(bytes data, Py_ssize_t start=0, Py_ssize_t first_line=1):
 
 
 cdef inline void put_escaped(Buf* o, const unsigned char* p, Py_ssize_t n) noexcept nogil:
-    """``p`` as ``_escape`` writes it: brackets -LRB- and -RRB-, spaces _."""
-    cdef Py_ssize_t i, k = 0
-    for i in range(n):
-        if p[i] == 40 or p[i] == 41 or p[i] == 32:
+    """``p`` as ``_escape`` writes it: brackets -LRB- and -RRB-, each white-space character _."""
+    cdef Py_ssize_t i = 0, k = 0
+    cdef int w
+    while i < n:
+        if p[i] == 40 or p[i] == 41:
             put(o, <const char*>p + k, i - k)
-            put(o, "-LRB-" if p[i] == 40 else ("-RRB-" if p[i] == 41 else "_"), 5 if p[i] != 32 else 1)
-            k = i + 1
+            put(o, "-LRB-" if p[i] == 40 else "-RRB-", 5)
+            i += 1
+            k = i
+            continue
+        w = blank_length(p, i, n)
+        if w:
+            put(o, <const char*>p + k, i - k)
+            put(o, "_", 1)
+            i += w
+            k = i
+            continue
+        i += 1
     put(o, <const char*>p + k, n - k)
 
 

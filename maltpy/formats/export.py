@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from maltpy.errors import InputFormatError, MaltpyError
+# brackets and white space inside words and labels, as disco-dop writes them (-LRB-, _)
+from maltpy.formats.ptb import ptb_escape as _escape
 
 #: the formats of discontinuous trees (``-if``/``-of``, by file name: .export, .discbracket)
 DISCONTINUOUS_FORMATS = ("export", "discbracket")
@@ -338,11 +340,6 @@ def _postorder(root, children) -> list:
         stack.append((node, True))
         stack.extend((c, False) for c in reversed(children(node)))
     return out
-
-
-def _escape(text: str) -> str:
-    """Brackets and spaces inside words and labels, as disco-dop writes them."""
-    return text.replace("(", "-LRB-").replace(")", "-RRB-").replace(" ", "_")
 
 
 def to_discbracket(sentence: ExportSentence, root: str = "ROOT") -> str:

@@ -108,12 +108,15 @@ def is_ptb_path(path) -> bool:
     return path not in (None, "-") and str(path).lower().endswith(EXTENSIONS)
 
 
-_ESCAPES = str.maketrans({"(": "-LRB-", ")": "-RRB-", " ": "_", "\t": "_"})
+#: brackets as the treebank writes them; every character the readers split tokens at (``\s``:
+#: the 29 of ``str.isspace``, a no-break space among them) as _ (maltpy/formats/blanks.pxd)
+_ESCAPES = str.maketrans({"(": "-LRB-", ")": "-RRB-",
+                          **{chr(c): "_" for c in range(0x3001) if chr(c).isspace()}})
 
 
 def ptb_escape(text: str) -> str:
-    """A word or tag as a bracketed tree can hold it: brackets as the treebank writes them
-    (``-LRB-``, ``-RRB-``), spaces as ``_``."""
+    """A word or tag as a bracketed tree (Penn Treebank or discbracket) can hold it: brackets as
+    the treebank writes them (``-LRB-``, ``-RRB-``), spaces and other white space as ``_``."""
     return text.translate(_ESCAPES)
 
 

@@ -11,6 +11,7 @@ in ``symbols``. The unary classifier's features are 64-bit hashes of the symbols
 bytes, so no vocabulary is needed: a feature is looked up in an open-addressing table of keys.
 """
 from maltpy.features.featmap cimport FeatMap, mix64
+from maltpy.formats.blanks cimport blank_length
 from maltpy.hashing cimport fnv1a
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
@@ -565,18 +566,25 @@ cdef class Decoder:
 
 
 cdef void put_escaped(Buffer out, const unsigned char* s, int64_t n) noexcept nogil:
-    """A word or tag as a bracketed tree holds it: ( and ) as -LRB- and -RRB-, blanks as _."""
-    cdef int64_t i, run = 0
-    for i in range(n):
-        if s[i] == 40 or s[i] == 41 or s[i] == 32 or s[i] == 9:
+    """A word or tag as a bracketed tree holds it (``ptb_escape``): ( and ) as -LRB- and -RRB-,
+    each white-space character as _."""
+    cdef int64_t i = 0, run = 0
+    cdef int w
+    while i < n:
+        if s[i] == 40 or s[i] == 41:
             out.put(<const char*>s + run, i - run)
-            if s[i] == 40:
-                out.put(b"-LRB-", 5)
-            elif s[i] == 41:
-                out.put(b"-RRB-", 5)
-            else:
-                out.putc(b'_')
-            run = i + 1
+            out.put(b"-LRB-" if s[i] == 40 else b"-RRB-", 5)
+            i += 1
+            run = i
+            continue
+        w = blank_length(s, i, n)
+        if w:
+            out.put(<const char*>s + run, i - run)
+            out.putc(b'_')
+            i += w
+            run = i
+            continue
+        i += 1
     out.put(<const char*>s + run, n - run)
 
 
