@@ -108,7 +108,9 @@ def _convert_discontinuous(settings, log, fmt, out_fmt, source, target, bar=None
         log(f"encoded {trees.n} trees as head-ordered dependency trees (CoNLL-U; # sent_id keeps "
             "each #BOS key)")
         return
-    write = format_export if out_fmt == "export" else format_discbracket
+    from maltpy.formats.conll import input_name
+    name = input_name(source)
+    write = (lambda doc: format_export(doc, name)) if out_fmt == "export" else format_discbracket
     if fmt in ("conllu", "conllx") and out_fmt in DISCONTINUOUS_FORMATS:
         sentences = _Counted(iter_conll(source, fmt, need_heads=True), bar)
         with acyclic(), open_output(target) as f:

@@ -383,6 +383,14 @@ def iter_conll(source, fmt: Optional[str] = None, need_heads: bool = False,
             stream.close()
 
 
+def input_name(source) -> str:
+    """How messages name an input (as :func:`open_input` does): a path, ``-``/None (standard
+    input) or a file object."""
+    if source in ("-", None):
+        return "<stdin>"
+    return getattr(source, "name", "<input>") if hasattr(source, "read") else str(source)
+
+
 def open_input(source):
     """(binary stream, name for messages, whether to close it) for a path, ``-``/None (standard
     input) or a file object; a path that cannot be read is a one-line MaltpyError."""

@@ -276,6 +276,42 @@ def read_export(source) -> ExportFile:
     return parse_export(*read_text(source))
 
 
+def unwritable(value: str, version: int = 4, word: bool = False, lemma: str = "--") -> Optional[str]:
+    """Why a field of a token line (the ``word`` itself when so, with its ``lemma``) would not read
+    back from an export file, which has no escapes; None when it would. Its readers (maltpy's,
+    disco-dop's) take ``%%`` for a comment, a field that begins or ends with a space for aligned
+    columns, and a word ``#500`` (500 or more; format 3, or lemma ``--``) or ``#EOS...`` for a
+    phrasal node or a sentence's end."""
+    if "%%" in value:
+        return "holds %%, which begins a comment there"
+    if value[:1] == " " or value[-1:] == " ":
+        return "begins or ends with a space, which reads as aligned columns there"
+    if word and value[:1] == "#":
+        m = _NODE.match(value)
+        if value.startswith("#EOS") or (m and int(m.group(1)) >= FIRST_NODE and (version == 3 or lemma == "--")):
+            return "reads as a phrasal node or a sentence's end there"
+    return None
+
+
+def check_writable(words, tags, lemmas, morphs, version: int, where, underscore: str = "_") -> None:
+    """A :class:`MaltpyError` for the first word of a sentence whose fields an export file
+    cannot hold (:func:`unwritable`), named by ``where()`` (its sentence) and its number.
+    ``underscore``: what a lemma ``_`` is written as (the parse path writes ``--``)."""
+    # the usual sentence passes in one look at its fields joined (no %%, no space at a field's
+    # end, no field starting with #)
+    joined = "\t" + "\t".join([*words, *tags, *(lemmas or ()), *(morphs or ())]) + "\t"
+    if "%%" not in joined and " \t" not in joined and "\t " not in joined and "\t#" not in joined:
+        return
+    for k, word in enumerate(words):
+        lemma = lemmas[k] if lemmas else "--"
+        lemma = underscore if lemma == "_" else lemma
+        for value, is_word in ((word, True), (lemma, False), (tags[k], False), (morphs[k] if morphs else "--", False)):
+            problem = unwritable(value, version, is_word, lemma)
+            if problem is not None:
+                raise MaltpyError(f"{where()}, word {k + 1}: {value!r} {problem}, so an export file cannot hold it "
+                                  "(write -of discbracket or conllu)")
+
+
 def _line(item: ExportLine, version: int) -> str:
     fields = [item.word] + ([item.lemma] if version == 4 else []) + [item.tag, item.morph, item.edge,
                                                                       str(item.parent)]
@@ -284,10 +320,14 @@ def _line(item: ExportLine, version: int) -> str:
     return "\t".join(fields)
 
 
-def format_export(doc: ExportFile) -> str:
-    """Export text: the preamble, then each sentence's block."""
+def format_export(doc: ExportFile, source: Optional[str] = None) -> str:
+    """Export text: the preamble, then each sentence's block; an error (naming ``source``, where
+    the trees come from, and the sentence) for a word an export file cannot hold."""
     out = list(doc.preamble)
     for s in doc.sentences:
+        check_writable([t.word for t in s.tokens], [t.tag for t in s.tokens], [t.lemma for t in s.tokens],
+                       [t.morph for t in s.tokens], doc.version,
+                       lambda: f"{source}: sentence {s.key}" if source else f"sentence {s.key}")
         out.append(f"#BOS {s.key}" + (f" %%{s.comment}" if s.comment is not None else ""))
         out.extend(_line(t, doc.version) for t in s.tokens)
         out.extend(_line(n, doc.version) for n in s.nodes)

@@ -22,7 +22,7 @@ from typing import List, Optional
 import numpy as np
 
 from maltpy.errors import InputFormatError, MaltpyError
-from maltpy.formats.conll import Sentence, blank_columns
+from maltpy.formats.conll import Sentence, blank_columns, input_name
 
 #: what a discontinuous parser writes
 TREE_FORMATS = ("export", "discbracket")
@@ -205,12 +205,18 @@ class DiscontinuousReduction:
             columns[4] = flat(morphs)
         return ColumnBatch([len(w) for w, _ in words_tags], columns)
 
-    def export_text(self, parser, words_tags, keys, lemmas=None, morphs=None, version: int = 4) -> bytes:
+    def export_text(self, parser, words_tags, keys, lemmas=None, morphs=None, version: int = 4,
+                    source: str = "<input>") -> bytes:
         """Export text of the trees parsed from (words, tags) pairs, keyed by ``keys``, as
         :meth:`parse_sentences` and :func:`~maltpy.formats.export.format_export` make it, compiled
-        (:mod:`maltpy.transform.discdecode`)."""
+        (:mod:`maltpy.transform.discdecode`); an error, naming ``source`` and the sentence, for a
+        word an export file cannot hold."""
         if not words_tags:
             return b""
+        from maltpy.formats.export import check_writable
+        for i, (words, tags) in enumerate(words_tags):
+            check_writable(words, tags, lemmas[i] if lemmas else None, morphs[i] if morphs else None, version,
+                           lambda: f"{source}: sentence {keys[i]}", underscore="--")
         batch = self.column_batch(words_tags, lemmas, morphs)
         return self.rows_text(*parser.parse_rows(batch), batch_columns(batch), keys, version)
 
@@ -317,7 +323,8 @@ class DiscontinuousReduction:
                     with open_output(target, binary=True, stream=True) as out:
                         for words_tags, keys, lemmas, morphs, version in batches:
                             if out_fmt == "export":
-                                out.write(self.export_text(parser, words_tags, keys, lemmas, morphs, version))
+                                out.write(self.export_text(parser, words_tags, keys, lemmas, morphs, version,
+                                                           input_name(source)))
                             else:
                                 out.write(self.discbracket_text(parser, words_tags, keys, lemmas, morphs))
         finally:
@@ -429,7 +436,8 @@ class DiscontinuousReduction:
         words_tags, keys, lemmas, morphs, version = read_piece(text, path, first_line, fmt, version, fast is not None)
         n_tokens = sum(len(w) for w, _ in words_tags)
         if out_fmt == "export":
-            return self.export_text(parser, words_tags, keys, lemmas, morphs, version), len(keys), n_tokens, version
+            return (self.export_text(parser, words_tags, keys, lemmas, morphs, version, path), len(keys), n_tokens,
+                    version)
         return self.discbracket_text(parser, words_tags, keys, lemmas, morphs), len(keys), n_tokens, version
 
     # ------------------------------------------------------------------ model files
