@@ -32,11 +32,12 @@ INPUT_COLUMNS = {
 #: Integer columns usable by InputArc / InputArcDir.
 HEAD_COLUMNS = {"conllx": ("HEAD", "PHEAD"), "conllu": ("HEAD",)}
 FORMATS = tuple(COLUMNS)
-#: a carriage return inside a word's line: CoNLL lines end at line feeds (a CRLF end is read as
-#: one), and a field holding one would be cut in two by readers of universal line ends
-CARRIAGE_RETURN = ("a carriage return inside the line, which a CoNLL field cannot hold (lines end with "
-                   "a line feed or CRLF; a file whose lines end with carriage returns alone needs them "
-                   "made line feeds)")
+#: a carriage return inside a line (CoNLL, words a line, export): lines end at line feeds (a CRLF
+#: end is read as one), and readers of universal line ends (UD's validate.py, Python's open)
+#: would cut such a line in two
+CARRIAGE_RETURN = ("a carriage return inside the line, which no field or word can hold (lines end with a "
+                   "line feed or CRLF; a file whose lines end with carriage returns alone needs them made "
+                   "line feeds)")
 #: CoNLL-U's other token IDs: a multiword token's range (3-4) and an empty node (3.1)
 _RANGE_OR_EMPTY_NODE = re.compile(r"[1-9][0-9]*-[1-9][0-9]*|(0|[1-9][0-9]*)\.[1-9][0-9]*")
 HEAD, DEPREL = 6, 7
@@ -303,13 +304,13 @@ def _sentences(numbered_lines, fmt: str, path: str, need_heads: bool):
                 rows, extra, last_word_line = [], [], []
             # comments with no words after them stay for the next sentence
             continue
+        if "\r" in line:
+            raise InputFormatError(path, lineno, CARRIAGE_RETURN)
         if not rows and not extra:
             first = lineno
         if line.startswith("#"):
             extra.append((len(rows), line))
             continue
-        if "\r" in line:
-            raise InputFormatError(path, lineno, CARRIAGE_RETURN)
         fields = line.split("\t")
         if len(fields) < min_cols or len(fields) > 10:
             expect = "10" if conllu or min_cols == 10 else f"{min_cols} to 10"
@@ -395,9 +396,9 @@ def open_input(source):
     """(binary stream, name for messages, whether to close it) for a path, ``-``/None (standard
     input) or a file object; a path that cannot be read is a one-line MaltpyError."""
     if source in ("-", None):
-        return sys.stdin.buffer, "<stdin>", False
+        return sys.stdin.buffer, input_name(source), False
     if hasattr(source, "read"):
-        return source, getattr(source, "name", "<input>"), False
+        return source, input_name(source), False
     path = str(source)
     if not path:
         raise MaltpyError("the input file name is empty")
@@ -478,8 +479,8 @@ def _numbered_lines(stream, path: str, block_size: int):
 
 def format_sentences(sentences: Iterable[Sentence]) -> str:
     """Sentences as CoNLL text; a :class:`MaltpyError` names a sentence that would not read back
-    (a field with a tab or newline in it, or empty), so that nothing maltpy writes is unreadable
-    by maltpy (whose readers, like its input, take a carriage return inside a field)."""
+    (a field with a tab, line feed or carriage return in it, or empty), so that nothing maltpy
+    writes is unreadable by maltpy."""
     sentences = list(sentences)
     buf = io.StringIO()
     lines = tabs = 0
@@ -494,7 +495,7 @@ def format_sentences(sentences: Iterable[Sentence]) -> str:
     # one pass over the text in C decides for the whole chunk; the rows are looked at only if
     # it finds something
     if (text.count("\n") != lines or text.count("\t") != tabs or "\t\t" in text
-            or "\t\n" in text or "\n\t" in text or text.startswith("\t")):
+            or "\t\n" in text or "\n\t" in text or text.startswith("\t") or "\r" in text):
         _check_writable(sentences)
     return text
 
@@ -506,12 +507,13 @@ def _check_writable(sentences: Sequence[Sentence]) -> None:
             if len(row) != 10:
                 raise MaltpyError(f"cannot write sentence {k}: word {i} has {len(row)} columns, not 10")
             for j, field in enumerate(row):
-                if not field or "\t" in field or "\n" in field:
-                    what = "is empty" if not field else f"holds a {'tab' if chr(9) in field else 'line break'}"
+                if not field or "\t" in field or "\n" in field or "\r" in field:
+                    what = "is empty" if not field else \
+                        f"holds a {'tab' if chr(9) in field else 'line break' if chr(10) in field else 'carriage return'}"
                     raise MaltpyError(f"cannot write sentence {k}: column {j + 1} of word {i} ({field[:30]!r}) "
                                       f"{what}, which CoNLL cannot hold (use _ for nothing; a space is allowed)")
         for _, line in s.extra:
-            if not line or "\n" in line:
+            if not line or "\n" in line or "\r" in line:
                 raise MaltpyError(f"cannot write sentence {k}: its line {line[:30]!r} "
                                   f"{'holds a line break' if line else 'is blank, which would end the sentence'}")
 

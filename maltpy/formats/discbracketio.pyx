@@ -54,23 +54,10 @@ cdef inline bint room(Ints* a, Py_ssize_t n) noexcept nogil:
 cdef inline int odd_space(const unsigned char* p, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
     """Whether p[i] starts a character Python's ``str.split``/``\\s`` take for whitespace and
     this reader does not (form feeds, vertical tabs, information separators, no-break and other
-    Unicode spaces); 1 if so."""
-    cdef unsigned char b = p[i]
-    if b < 0x20:
-        return b != 9 and b != 13
-    if b < 0xC2:
-        return 0
-    if b == 0xC2:
-        return i + 1 < n and (p[i + 1] == 0x85 or p[i + 1] == 0xA0)
-    if b == 0xE1:
-        return i + 2 < n and p[i + 1] == 0x9A and p[i + 2] == 0x80
-    if b == 0xE2:
-        return i + 2 < n and ((p[i + 1] == 0x80 and (0x80 <= p[i + 2] <= 0x8A or p[i + 2] == 0xA8
-                                                    or p[i + 2] == 0xA9 or p[i + 2] == 0xAF))
-                              or (p[i + 1] == 0x81 and p[i + 2] == 0x9F))
-    if b == 0xE3:
-        return i + 2 < n and p[i + 1] == 0x80 and p[i + 2] == 0x80
-    return 0
+    Unicode spaces; any other control character too, which Python's reader judges); 1 if so."""
+    if p[i] < 0x20:
+        return p[i] != 9 and p[i] != 13
+    return p[i] >= 0x80 and blank_length(p, i, n) != 0
 
 
 cdef inline bint is_blank(unsigned char b) noexcept nogil:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from maltpy.errors import InputFormatError, MaltpyError
+from maltpy.formats.conll import CARRIAGE_RETURN
 # brackets and white space inside words and labels, as disco-dop writes them (-LRB-, _)
 from maltpy.formats.ptb import ptb_escape as _escape
 
@@ -204,7 +205,7 @@ def parse_export(text: str, path: str = "<input>", first_line: int = 1, version:
             current = None
             continue
         if "\r" in line:      # a word holding one could not be written as CoNLL, nor read by line-end readers
-            _fail(path, lineno, "a carriage return inside the line (lines end with a line feed or CRLF)")
+            _fail(path, lineno, CARRIAGE_RETURN)
         if "%%" in line:     # a comment at the end of a token or node line: dropped, as disco-dop drops it
             line = line[:line.index("%%")].rstrip(" \t")
         if "\t\t" in line or " " in line:      # perhaps aligned columns (or empty fields)

@@ -11,7 +11,7 @@ from collections import deque
 from typing import Iterator, Optional
 
 from maltpy.errors import InputFormatError
-from maltpy.formats.conll import Sentence, _numbered_lines, open_input
+from maltpy.formats.conll import CARRIAGE_RETURN, Sentence, _numbered_lines, open_input
 
 #: the pre-tokenized input formats
 PLAIN_FORMATS = ("horizontal", "vertical")
@@ -49,8 +49,7 @@ def _word_lists(source, fmt: str, block_size: int = 1 << 20) -> Iterator[tuple]:
         for lineno, line in _numbered_lines(stream, path, block_size):
             line = line.rstrip("\r")
             if "\r" in line:
-                raise InputFormatError(path, lineno, "a carriage return inside the line, which a word cannot hold "
-                                                     "(lines end with a line feed or CRLF)")
+                raise InputFormatError(path, lineno, CARRIAGE_RETURN)
             if fmt == "horizontal":
                 tokens = horizontal_words(line)
                 if tokens:

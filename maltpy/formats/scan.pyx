@@ -621,6 +621,9 @@ cdef class Scanner:
                 item.start = pos
                 item.end = e
                 if p[pos] == b'#':
+                    if memchr(p + pos, b'\r', e - pos) != NULL:     # the Python reader explains it
+                        status = BAD_LINE
+                        break
                     item.kind = ITEM_EXTRA
                     ch.n_items += 1
                     if not rows:

@@ -262,19 +262,18 @@ cdef class Step:
     cdef void score(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil:
         """Extract ``d``'s features and score its permissible classes."""
         cdef int C = self.C, sp, nk, n_stable, n_other
-        cdef bint keeping = self.stable != NULL
         cdef bint reuse = self.scoring == KEPT or self.scoring == CACHED     # not AFRESH
         cdef uint64_t* to_add
         cdef int all_lo[1]
         cdef int all_end[1]
-        if not keeping:     # no sums kept across decisions: every key, then their scores
+        if self.stable == NULL:     # no sums kept across decisions: every key, then their scores
             self.features(s, sent, d)
             self.score_features(s, sent, d, w)
             return
         all_lo[0] = 0
         all_end[0] = C
         d.complete = False     # the keys the scorer gets are only those the kept sums lack
-        if keeping and w.kept_valid and reuse and self.system.context(s) == w.kept_context:
+        if w.kept_valid and reuse and self.system.context(s) == w.kept_context:
             # the kept features' keys are known: extract the others only
             nk = self.ex.extract_others(self.system, s, sent, d.nodes, d.values, d.keys, self.leave_out)
         else:
@@ -287,15 +286,14 @@ cdef class Step:
             nk = self.ex.extract(self.system, s, sent, d.nodes, d.values, d.keys)
         d.split = sp
         to_add = d.keys
-        if keeping:
-            if not w.kept_valid:
-                # split the keys: the kept features' first, the others' after them
-                n_stable = split_keys(d.keys, nk, self.stable, 1, d.keys, w.other_keys, &n_other)
-                # bias + the kept features, over every class
-                self.add(sp, d.keys, n_stable, d.found, w.kept, all_lo, all_end, 1, True)
-                w.kept_valid, w.kept_context, w.kept_split = True, self.system.context(s), sp
-                to_add, nk = w.other_keys, n_other
-            memcpy(d.scores, w.kept, sizeof(float) * C)
+        if not w.kept_valid:
+            # split the keys: the kept features' first, the others' after them
+            n_stable = split_keys(d.keys, nk, self.stable, 1, d.keys, w.other_keys, &n_other)
+            # bias + the kept features, over every class
+            self.add(sp, d.keys, n_stable, d.found, w.kept, all_lo, all_end, 1, True)
+            w.kept_valid, w.kept_context, w.kept_split = True, self.system.context(s), sp
+            to_add, nk = w.other_keys, n_other
+        memcpy(d.scores, w.kept, sizeof(float) * C)
         self.add_cached(s, sent, d, w, sp, to_add, nk, False)
 
     cdef void score_features(self, const State* s, const Sent* sent, Decision* d, Workspace* w) noexcept nogil:

@@ -16,6 +16,7 @@ WORD = "\t_" * 8
 
 @pytest.mark.parametrize("fmt, text", [
     ("conllx", f"1\ta{WORD}\n2\tb\rc{WORD}\n\n"),
+    ("conllu", f"1\ta{WORD}\n# text = b\rc\n2\tb{WORD}\n\n"),
     ("conllu", f"1\ta{WORD}\n2\tb{WORD[:-1]}\r_\n\n"),
     ("horizontal", "a b\nc\rd e\n"),
     ("vertical", "a\r\nc\rd\n\n"),
@@ -42,6 +43,7 @@ def test_export_reader_names_the_line():
 
 @pytest.mark.parametrize("name, text", [
     ("in.conll", f"1\ta{WORD}\n2\tb\rc{WORD}\n\n"),
+    ("in.conll", f"1\ta{WORD}\n# b\rc\n2\tb{WORD}\n\n"),
     ("in.export", "#BOS 1\nab\t--\tn\t--\thd\t500\nc\rd\t--\tn\t--\t--\t0\n#500\t--\tNP\t--\t--\t0\n#EOS 1\n"),
 ])
 def test_the_compiled_paths_refuse_it_and_write_nothing(model, tmp_path, capsys, name, text):
@@ -65,3 +67,13 @@ class _named(io.BytesIO):
     def __init__(self, text):
         super().__init__(text.encode())
         self.name = "in.txt"
+
+
+def test_what_maltpy_writes_holds_none():
+    """A sentence made in Python with a carriage return in a field is refused when written, as
+    one with a tab or line feed is, since no reader would take it back."""
+    from maltpy.errors import MaltpyError
+    from maltpy.formats.conll import Sentence, format_sentences
+    sentence = Sentence([["1", "a\rb"] + ["_"] * 8], format="conllu")
+    with pytest.raises(MaltpyError, match="column 2"):
+        format_sentences([sentence])
