@@ -243,6 +243,11 @@ class Settings:
     tagger_templates: Optional[str] = _setting(None, Flag(
         "--tagger-templates", "FILE", "the tagger's feature templates, a YAML file (default: "
                                       "feature_models/tagger/default.yaml)"))
+    tagger_clusters: Optional[str] = _setting(None, Flag(
+        "--tagger-clusters", "FILE", "word clusters learned on unannotated text, brown-cluster's paths file "
+                                     "(cluster<TAB>word[<TAB>count] a line): the tagger reads them for the words "
+                                     "the treebank lacks, and keeps the tables it reads in the model file (EWT dev: "
+                                     "docs/tagging.md) (default: none)"))
     tokenizer: bool = _setting(False, Flag(
         "--tokenizer", "BOOL", "-m learn: learn a tokenizer from the CoNLL-U treebank's text (# text, SpaceAfter=No, "
                                "# newpar, multiword tokens) with the parser, so that -m parse reads raw text (-if "
@@ -307,7 +312,8 @@ RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_char
 READ_WRITE_SETTINGS = ("input_format", "output_format", "presegmented")
 #: settings of the tagger and tokenizer components and of -m convert, not of the parser (not stored in a
 #: parser's model)
-NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "retag", "tokenizer",
+NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "tagger_clusters", "retag",
+                       "tokenizer",
                        "parser", "tokenizer_epochs", "presegmented", "secondary_edges")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
 PARSE_SETTINGS = ("enforce_tree", "roots", "search", "constraints", "arc_scores", "beam_width", "beam_scores",
@@ -467,7 +473,7 @@ def load_config(path: str) -> dict:
                               f"{', '.join(n for n in _FIELDS if n != 'verbose')}")
         value = coerce(name, value, path)
         # paths in a configuration file are relative to the file
-        if name in PATH_SETTINGS and value and value != "-" and not os.path.isabs(value):
+        if (name in PATH_SETTINGS or name == "tagger_clusters") and value and value != "-" and not os.path.isabs(value):
             value = os.path.join(base, value)
         if name in ("features", "reverse_features") and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
                 and not os.path.isabs(value):

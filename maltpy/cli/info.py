@@ -98,6 +98,10 @@ def _print_tagger(info, indent=""):
     if "seconds" in info:
         trained.append(f"{info['seconds']:.1f} s")
     print(f"{indent}{'training':<12} {', '.join(trained)}; lemma dictionary of {info['lemma dictionary']:,} forms")
+    clusters = info.get("word clusters")
+    if clusters:
+        lengths = ", ".join(str(n) if n else "whole" for n in clusters["prefix lengths"])
+        print(f"{indent}{'clusters':<12} {clusters['words']:,} words from {clusters['file']} (prefixes: {lengths})")
 
 
 def _print_description(info, indent=""):

@@ -5,8 +5,8 @@ from __future__ import annotations
 def train_pipeline(settings, sentences, fmt, log=None):
     """A tokenizer (``tokenizer``), a tagger (``tagger``) and a parser learned from gold
     ``sentences`` with ``settings`` (:class:`~maltpy.config.Settings`: ``tokenizer``,
-    ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_templates``
-    and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
+    ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_templates``,
+    ``tagger_clusters`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
     jackknifed tags (gold ones with ``tagger_folds`` 1); ``parser`` False: no parser."""
     from maltpy.components.parser import ParserComponent
     from maltpy.components.pipeline import Pipeline
@@ -16,9 +16,10 @@ def train_pipeline(settings, sentences, fmt, log=None):
     from maltpy.parsing.parser import Parser
     from maltpy.tagging.tagger import Tagger
 
+    clusters = tagger_clusters(settings)
+
     def make_tagger(jobs=1):
-        return Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
-                      retag=settings.retag, jobs=jobs)
+        return Tagger(settings.tagger, jobs=jobs, **tagger_options(settings, clusters))
 
     components = []
     if settings.tokenizer:
@@ -36,7 +37,7 @@ def train_pipeline(settings, sentences, fmt, log=None):
         blank = _untagged_reads(settings, read, make_tagger(), sentences)
         tagged = blank_columns(sentences, blank)
         if settings.tagger_folds > 1:
-            learned = _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank)
+            learned = _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank, clusters)
             if learned is not None:
                 tagger, parser = learned
                 return Pipeline(components + [TaggerComponent(tagger), ParserComponent(parser)])
@@ -50,6 +51,22 @@ def train_pipeline(settings, sentences, fmt, log=None):
     if settings.tagger:
         _note_tags(parser, 1)
     return Pipeline(components + [ParserComponent(parser)])
+
+
+def tagger_clusters(settings):
+    """The word clusters ``settings.tagger_clusters`` names, read once for every tagger a training
+    makes (None without)."""
+    if not settings.tagger or not settings.tagger_clusters:
+        return None
+    from maltpy.tagging.clusters import WordClusters
+    return WordClusters.read(settings.tagger_clusters)
+
+
+def tagger_options(settings, clusters=None) -> dict:
+    """The :class:`~maltpy.tagging.tagger.Tagger` settings of ``settings`` but its columns and
+    threads (``clusters``: :func:`tagger_clusters`' of them)."""
+    return dict(templates=settings.tagger_templates, epochs=settings.tagger_epochs, retag=settings.retag,
+                clusters=clusters)
 
 
 def _read_columns(settings, fmt) -> set:
@@ -92,7 +109,7 @@ def _note_tags(parser, folds, agreement=None):
     parser._set_model(replace(parser.model, train_stats={**parser.train_stats, **figures}))
 
 
-def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()):
+def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=(), clusters=None):
     """(the tagger learned from every sentence, the parser learned from jackknifed tags), or None
     when the parser reads no tag column (``read``: the columns it reads; ``blank``: those the
     tagger does not tag, _ in what it learns from). The fold taggers learn only the groups up to
@@ -111,8 +128,7 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
     spec = ",".join("+".join(g) for g in groups)
 
     def make_fold_tagger():
-        return Tagger(spec, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
-                      retag=settings.retag, jobs=1, skip_empty=True)
+        return Tagger(spec, jobs=1, skip_empty=True, **tagger_options(settings, clusters))
     t0 = time.perf_counter()
     _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, None, make_fold_tagger,
                           with_full=False)
@@ -153,8 +169,7 @@ def tree_pipeline(settings, fmt, trees, log=None):
     else:
         from maltpy.parsing.discontinuous import DiscontinuousReduction
         sentences = encoding = DiscontinuousReduction.from_settings(settings).encode(trees)
-    tagger = Tagger(settings.tagger, templates=settings.tagger_templates, epochs=settings.tagger_epochs,
-                    retag=settings.retag, jobs=threads(settings.jobs))
+    tagger = Tagger(settings.tagger, jobs=threads(settings.jobs), **tagger_options(settings, tagger_clusters(settings)))
     blank = ()
     if settings.parser and sentences:
         read = _read_columns(settings, sentences[0].format or "conllx")

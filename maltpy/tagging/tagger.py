@@ -9,6 +9,7 @@ takes that lemma.
 """
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -17,8 +18,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from maltpy.errors import MaltpyError, ModelFileError
-from maltpy.tagging.templates import (ROW, TAG_COLUMNS, compile_templates, default_templates_path, lexicon_rows,
-                                      load_templates, usable_templates)
+from maltpy.tagging.templates import (ROW, TAG_COLUMNS, cluster_lengths, cluster_rows, compile_templates,
+                                      default_templates_path, lexicon_rows, load_templates, usable_templates)
 
 #: columns a tagger may learn, in the order they are tagged
 COLUMN_ORDER = ("upos", "xpos", "feats", "lemma")
@@ -153,10 +154,11 @@ def dense_weights(group) -> Optional[np.ndarray]:
 
 def lexicon_array(lexicons, hashes: np.ndarray, maps=None) -> np.ndarray:
     """The lexicon class of every word per row (-1: none), as the compiled loops read it
-    (``maps``: each row's feature map of its keys, when made already)."""
+    (``maps``: each row's feature map of its keys, when made already). The rows past the tag
+    columns' are the word clusters' tables."""
     from maltpy.features.featmap import FeatMap
     from maltpy.tagging import perceptron
-    out = np.full((N_ROWS, len(hashes)), -1, dtype=np.int32)
+    out = np.full((max([N_ROWS - 1, *(lexicons or {})]) + 1, len(hashes)), -1, dtype=np.int32)
     for row, (keys, classes) in (lexicons or {}).items():
         out[row] = perceptron.lexicon_classes(hashes, maps[row] if maps else FeatMap.from_keys(keys), classes)
     return out
@@ -219,8 +221,17 @@ class TaggerModel:
     epochs: int
     seed: int
     statistics: Dict[str, float]
-    #: row -> (lowercased form keys, class of each): what Lexicon(C, ...) templates read
+    #: row -> (lowercased form keys, class of each): what Lexicon(C, ...) templates read; the rows
+    #: from N_ROWS on are the word clusters' tables, one per prefix length in ``cluster_lengths``
     lexicons: Dict[int, Tuple[np.ndarray, np.ndarray]] = None
+    cluster_lengths: Tuple[int, ...] = ()
+    #: where the clusters came from: {"file": its name, "words": how many it gave}
+    clusters: Optional[Dict] = None
+
+    @property
+    def cluster_rows(self) -> Dict[int, int]:
+        """Cluster prefix length -> its lexicon row."""
+        return cluster_rows(self.cluster_lengths, N_ROWS)
 
     @property
     def columns(self) -> Tuple[str, ...]:
@@ -235,11 +246,14 @@ class Tagger:
     ``templates``: a YAML file of templates per column (default: the shipped ones);
     ``epochs``, ``seed``: the perceptron's passes and its shuffling; ``jobs``: threads (groups
     train side by side). ``retag``: whether tagging replaces tags the input gives (default: a
-    column a sentence gives whole is kept, and used by the columns tagged after it)."""
+    column a sentence gives whole is kept, and used by the columns tagged after it).
+    ``clusters``: word clusters learned on unannotated text (a brown-cluster ``paths`` file or
+    a :class:`~maltpy.tagging.clusters.WordClusters`), read by the ``Cluster`` templates; the
+    model keeps the tables it reads."""
 
     def __init__(self, columns="upos,xpos,feats,lemma", templates: Optional[str] = None,
                  epochs: int = DEFAULT_EPOCHS, seed: int = 1, jobs: int = 1, retag: bool = False,
-                 skip_empty: bool = False):
+                 skip_empty: bool = False, clusters=None):
         self.groups = parse_columns(columns)
         # "all", or skip_empty (a jackknifing fold's tagger, whose part of the data may leave a
         # column the whole data has empty): the groups whose columns the data leaves _ are not learned
@@ -248,6 +262,10 @@ class Tagger:
             raise MaltpyError(f"tagger epochs must be a positive integer, not {epochs!r}")
         self.templates_path = templates
         self.epochs, self.seed, self.jobs, self.retag = epochs, int(seed), max(1, int(jobs)), bool(retag)
+        if isinstance(clusters, (str, os.PathLike)):
+            from maltpy.tagging.clusters import WordClusters
+            clusters = WordClusters.read(os.fspath(clusters))
+        self.clusters = clusters
         self.model_: Optional[TaggerModel] = None
         self._cache = None    # what tagging makes of model_ once (_runtime)
 
@@ -312,23 +330,34 @@ class Tagger:
                 strings = [rules.setdefault((r[1], s), lemma_rule(r[1], s)) if s != "_" else "_"
                            for r, s in zip(rows, strings)]
             vocab[c], values[ROW[c]] = sorted_ids(strings)
-        tasks = []
+        chosen = []
         known: List[int] = []
         for group in groups:
             own = [ROW[c] for c in group]
             texts = templates[group[0]]
             if self.templates_path is None:   # the shipped ones, for any choice of columns
-                texts = usable_templates(texts, known, own)
-            compiled = compile_templates(texts, known, own, f"templates for {group[0]}")
-            class_values, gold = unique_rows(values[own].T)
-            tasks.append((group, tuple(texts), compiled,
-                          np.ascontiguousarray(class_values, dtype=np.int32), gold.reshape(-1).astype(np.int32),
-                          list(known)))
+                texts = usable_templates(texts, known, own, clusters=self.clusters is not None)
+            chosen.append((group, tuple(texts), list(known), own))
             known += own
+        lengths = tuple(cluster_lengths([t for _, texts, _, _ in chosen for t in texts])) \
+            if self.clusters is not None else ()
+        rows_of_lengths = cluster_rows(lengths, N_ROWS)
+        tasks = []
+        for group, texts, before, own in chosen:
+            compiled = compile_templates(texts, before, own, f"templates for {group[0]}", rows_of_lengths)
+            class_values, gold = unique_rows(values[own].T)
+            tasks.append((group, texts, compiled,
+                          np.ascontiguousarray(class_values, dtype=np.int32), gold.reshape(-1).astype(np.int32),
+                          before))
 
         hashes = perceptron.form_hashes(words.low, words.wstart)
         lexicons = {row: build_lexicon(hashes, values[row])
                     for row in lexicon_rows([t for task in tasks for t in task[1]])}
+        cluster_info = None
+        if lengths:
+            keys, classes = self.clusters.tables(lengths)
+            lexicons.update({rows_of_lengths[n]: (keys, c) for n, c in zip(lengths, classes)})
+            cluster_info = {"file": self.clusters.source, "words": int(len(keys))}
         lexicon = lexicon_array(lexicons, hashes)
 
         exact = perceptron.form_hashes(words.cps, words.wstart)
@@ -356,7 +385,8 @@ class Tagger:
             lemmas = unambiguous_lemmas((r[1], u, r[2]) for r, u in zip(rows, upos) if r[2] != "_")
         seconds = time.perf_counter() - t0
         self.model_ = TaggerModel(groups, vocab, lemmas, self.epochs, self.seed, lexicons=lexicons, statistics=
-                                  {"sentences": len(sentences), "words": len(rows), "seconds": round(seconds, 2)})
+                                  {"sentences": len(sentences), "words": len(rows), "seconds": round(seconds, 2)},
+                                  cluster_lengths=lengths, clusters=cluster_info)
         if log is not None:
             log(self.describe_training())
         return self
@@ -476,12 +506,16 @@ class Tagger:
             for g in model.groups:
                 own = [ROW[c] for c in g.columns]
                 groups.append((FeatMap.from_keys(g.keys),
-                               compile_templates(g.templates, known, own, f"templates for {g.columns[0]}"),
+                               compile_templates(g.templates, known, own, f"templates for {g.columns[0]}",
+                                                 model.cluster_rows),
                                dense_weights(g),
                                FeatMap.from_keys(g.sure_keys) if len(g.sure_keys) else None))
                 known += own
             index = {c: {v: i for i, v in enumerate(model.vocab[c])} for c in model.columns}
-            maps = {row: FeatMap.from_keys(keys) for row, (keys, _) in (model.lexicons or {}).items()}
+            # the cluster tables share their keys: one map for them all
+            made = {}
+            maps = {row: made[id(keys)] if id(keys) in made else made.setdefault(id(keys), FeatMap.from_keys(keys))
+                    for row, (keys, _) in (model.lexicons or {}).items()}
             from maltpy.tagging.perceptron import atom_kinds
             self._cache = (model, groups, index, maps, atom_kinds([g[1] for g in groups]))
         return self._cache[1:]
@@ -513,10 +547,18 @@ class Tagger:
             "lemmas": {name: "\n".join(entry[k] for entry in entries)
                        for k, name in enumerate(("forms", "upos", "lemmas"))},
             "epochs": model.epochs, "seed": model.seed, "retag": self.retag, "statistics": model.statistics,
-            "lexicons": sorted(model.lexicons or {}),
+            "lexicons": sorted(r for r in (model.lexicons or {}) if r < N_ROWS),
         }
         for row, (keys, classes) in (model.lexicons or {}).items():
-            arrays.update({f"lex{row}_keys": keys, f"lex{row}_classes": classes})
+            if row < N_ROWS:
+                arrays.update({f"lex{row}_keys": keys, f"lex{row}_classes": classes})
+        if model.cluster_lengths:
+            # one key array for the tables of every prefix length
+            header.update({"cluster_lengths": list(model.cluster_lengths), "clusters": model.clusters or {}})
+            rows = model.cluster_rows
+            arrays["cluster_keys"] = model.lexicons[rows[model.cluster_lengths[0]]][0]
+            for k, n in enumerate(model.cluster_lengths):
+                arrays[f"cluster{k}_classes"] = model.lexicons[rows[n]][1]
         return model_bytes(header, arrays)
 
     @classmethod
@@ -581,13 +623,29 @@ class Tagger:
             keys = check_array(arrays, f"lex{row}_keys", path, "u")
             classes = check_array(arrays, f"lex{row}_classes", path, "i", length=len(keys), low=0)
             lexicons[row] = (np.ascontiguousarray(keys, dtype=np.uint64), np.ascontiguousarray(classes, dtype=np.int32))
+        lengths = h.get("cluster_lengths", optional=True) or []
+        if not isinstance(lengths, list) or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 64
+                                                    for n in lengths) or lengths != sorted(set(lengths)):
+            h.fail("the word clusters' prefix lengths are damaged")
+        cluster_info = h.get("clusters", optional=True) if lengths else None
+        if lengths:
+            if not isinstance(cluster_info, dict) or not isinstance(cluster_info.get("file"), str) \
+                    or not isinstance(cluster_info.get("words"), int) or isinstance(cluster_info.get("words"), bool):
+                h.fail("the word clusters' description is damaged")
+            cluster_info = {"file": cluster_info["file"], "words": cluster_info["words"]}
+            keys = np.ascontiguousarray(check_array(arrays, "cluster_keys", path, "u"), dtype=np.uint64)
+            if len(keys) and (keys[1:] <= keys[:-1]).any():
+                h.fail("the word clusters' keys are damaged")
+            for k, row in enumerate(cluster_rows(lengths, N_ROWS).values()):
+                classes = check_array(arrays, f"cluster{k}_classes", path, "i", length=len(keys), low=0)
+                lexicons[row] = (keys, np.ascontiguousarray(classes, dtype=np.int32))
         epochs = h.integer("epochs", 1, 1 << 30)
         seed = h.get("seed")
         tagger = cls(",".join("+".join(g) for g in groups), epochs=epochs,
                      seed=seed if isinstance(seed, int) else 1,
                      retag=bool(h.get("retag", optional=True)) if retag is None else retag)
         tagger.model_ = TaggerModel(tuple(models), vocab, lemmas, epochs, tagger.seed, h.figures("statistics"),
-                                    lexicons)
+                                    lexicons, tuple(lengths), cluster_info)
         try:
             tagger._runtime()   # templates compile and feature keys are distinct, or the file is damaged
             if set(lexicon_rows([t for g in models for t in g.templates])) - set(lexicons):
@@ -608,5 +666,7 @@ class Tagger:
                                                       for g in model.groups if g.accuracy},
                 "sure words (tagged unscored)": {"+".join(g.columns): int(len(g.sure_keys)) for g in model.groups
                                                  if len(g.sure_keys)},
-                "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics}
+                "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics,
+                **({"word clusters": {**model.clusters, "prefix lengths": list(model.cluster_lengths)}}
+                   if model.cluster_lengths else {})}
 

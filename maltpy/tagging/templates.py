@@ -16,6 +16,11 @@ the previous/next word). Functions:
 - ``Lexicon(C, a)``: the set of column C's values that the training data gives the form at a
   (lowercased; values seen in at least 10 % of its occurrences, forms seen at least 3 times),
   unknown for other forms: what the words ahead may be, before they are tagged;
+- ``Cluster(a)``: the word cluster of the form at a (lowercased), from a clusters file learned
+  on unannotated text (``--tagger-clusters``: :mod:`maltpy.tagging.clusters`);
+  ``Prefix(Cluster(a), n)`` its first n characters (a coarser cluster of a bit-string path);
+  unknown for forms the file does not hold. Without a clusters file the shipped templates that
+  read clusters are left out;
 - ``Merge(...)`` / ``Merge3(...)``: two or three of them as one feature.
 
 A file holds one template list per column::
@@ -28,7 +33,7 @@ A file holds one template list per column::
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -43,6 +48,9 @@ ROW = {name: TAG_COLUMNS[name] - 2 for name in TAG_COLUMNS}
 
 # atom kinds: as in perceptron.pyx
 FORM, LOWER, SUFFIX, LOWER_SUFFIX, PREFIX, LOWER_PREFIX, SHAPE, TAG, LEXICON = range(1, 10)
+#: a cluster atom (argument: its prefix length, 0 for the whole cluster) before compiling: it
+#: compiles to a LEXICON atom reading the table of that prefix length (:func:`cluster_rows`)
+CLUSTER = 10
 MAX_ATOMS = 3
 
 
@@ -105,16 +113,26 @@ def _atom(text: str, whole: str):
     if name in ("InputColumn", "Lower"):
         lower, off = form(text)
         return (LOWER if lower else FORM, 0, off)
+    if name == "Cluster":
+        if len(args) != 1:
+            raise FeatureSpecError(f"Cluster takes 1 argument, a word's address such as Input[0] (template {whole!r})")
+        return (CLUSTER, 0, _offset(args[0], whole))
     if name in ("Suffix", "Prefix"):
         if len(args) != 2:
             raise FeatureSpecError(f"{name} takes 2 arguments (template {whole!r})")
-        lower, off = form(args[0])
         try:
             n = int(args[1])
         except ValueError:
             raise FeatureSpecError(f"{name} length must be an integer (template {whole!r})") from None
         if not 1 <= n <= 64:
             raise FeatureSpecError(f"{name} length must be from 1 to 64 (template {whole!r})")
+        inner = _CALL_RE.match(args[0].strip())
+        if inner and inner.group(1) == "Cluster":
+            if name != "Prefix":
+                raise FeatureSpecError(f"a cluster is cut with Prefix(Cluster(...), n), its first n characters "
+                                       f"(template {whole!r})")
+            return (CLUSTER, n, _atom(args[0], whole)[2])
+        lower, off = form(args[0])
         kind = (LOWER_SUFFIX if lower else SUFFIX) if name == "Suffix" else (LOWER_PREFIX if lower else PREFIX)
         return (kind, n, off)
     if name == "Shape":
@@ -138,7 +156,7 @@ def _atom(text: str, whole: str):
                                    f"(template {whole!r})")
         return (LEXICON, ROW[COLUMN_NAMES[col]], _offset(args[1], whole))
     raise FeatureSpecError(f"unknown function {name!r} in template {whole!r}; known: InputColumn, Lower, Suffix, "
-                           "Prefix, Shape, OutputColumn, Lexicon, Merge, Merge3")
+                           "Prefix, Shape, OutputColumn, Lexicon, Cluster, Merge, Merge3")
 
 
 def parse_template(text: str):
@@ -155,10 +173,12 @@ def parse_template(text: str):
 
 
 def compile_templates(templates: Sequence[str], known_rows: Sequence[int], own_rows: Sequence[int],
-                      source: str = "templates") -> np.ndarray:
+                      source: str = "templates", cluster_rows: Optional[Dict[int, int]] = None) -> np.ndarray:
     """Templates as an int32 array [n, MAX_ATOMS, 3]. A tag atom must read a column tagged before
     (``known_rows``: any word) or its own group's (``own_rows``: earlier words only), since
-    tagging goes left to right, one group after another."""
+    tagging goes left to right, one group after another. A cluster atom reads the lexicon row
+    ``cluster_rows`` gives its prefix length (:func:`cluster_rows`; None: the tagger has no
+    clusters, and such a template is an error)."""
     out = np.zeros((len(templates), MAX_ATOMS, 3), dtype=np.int32)
     for t, text in enumerate(templates):
         atoms = parse_template(text)
@@ -168,16 +188,35 @@ def compile_templates(templates: Sequence[str], known_rows: Sequence[int], own_r
                     f"{source}: template {text.strip()!r} reads a tag not yet given there: a tagger template "
                     "reads the columns tagged before it at any word, and its own column(s) at earlier words "
                     "(pred(Input[0]))")
+            if kind == CLUSTER:
+                if not cluster_rows or arg not in cluster_rows:
+                    raise FeatureSpecError(f"{source}: template {text.strip()!r} reads word clusters: learn the "
+                                           "tagger with --tagger-clusters FILE (brown-cluster's paths file)")
+                kind, arg = LEXICON, cluster_rows[arg]
             out[t, a] = (kind, arg, off)
     return out
 
 
-def usable_templates(templates: Sequence[str], known_rows: Sequence[int], own_rows: Sequence[int]) -> List[str]:
-    """The templates that read only tags given by then (the shipped templates serve any choice of
-    columns: a tagger of upos and lemma drops the lemma templates that read XPOS and FEATS)."""
+def usable_templates(templates: Sequence[str], known_rows: Sequence[int], own_rows: Sequence[int],
+                     clusters: bool = False) -> List[str]:
+    """The templates that read only tags given by then, and clusters only where the tagger has
+    them (the shipped templates serve any choice of columns: a tagger of upos and lemma drops the
+    lemma templates that read XPOS and FEATS, one without ``--tagger-clusters`` those of Cluster)."""
     return [t for t in templates
-            if all(kind != TAG or arg in known_rows or (arg in own_rows and off < 0)
+            if all((kind != TAG or arg in known_rows or (arg in own_rows and off < 0))
+                   and (kind != CLUSTER or clusters)
                    for kind, arg, off in parse_template(t))]
+
+
+def cluster_lengths(templates: Sequence[str]) -> List[int]:
+    """The cluster prefix lengths the templates read (0: the whole cluster), sorted."""
+    return sorted({arg for t in templates for kind, arg, _ in parse_template(t) if kind == CLUSTER})
+
+
+def cluster_rows(lengths: Sequence[int], first_row: int) -> Dict[int, int]:
+    """Prefix length -> the lexicon row of its table: rows ``first_row``, ``first_row`` + 1, ...
+    after the tag columns' lexicons, in the order of ``lengths``."""
+    return {n: first_row + k for k, n in enumerate(lengths)}
 
 
 def lexicon_rows(templates: Sequence[str]) -> List[int]:
