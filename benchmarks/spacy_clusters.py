@@ -1,4 +1,4 @@
-"""Word clusters for the tagger (``--tagger-clusters``) from the Brown clusters that
+"""Word clusters for the tagger (``--clusters``) from the Brown clusters that
 ``spacy-lookups-data`` (PyPI, MIT) ships for a language, written as brown-cluster's ``paths``
 file (``cluster<TAB>word`` a line, most frequent words first, as the package lists them).
 

@@ -243,8 +243,8 @@ class Settings:
     tagger_templates: Optional[str] = _setting(None, Flag(
         "--tagger-templates", "FILE", "the tagger's feature templates, a YAML file (default: "
                                       "feature_models/tagger/default.yaml)"))
-    tagger_clusters: Optional[str] = _setting(None, Flag(
-        "--tagger-clusters", "FILE", "word clusters learned on unannotated text, brown-cluster's paths file "
+    clusters: Optional[str] = _setting(None, Flag(
+        "--clusters", "FILE", "word clusters learned on unannotated text, brown-cluster's paths file "
                                      "(cluster<TAB>word[<TAB>count] a line): the tagger reads them for the words "
                                      "the treebank lacks, and keeps the tables it reads in the model file (EWT dev: "
                                      "docs/tagging.md) (default: none)"))
@@ -312,7 +312,7 @@ RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_char
 READ_WRITE_SETTINGS = ("input_format", "output_format", "presegmented")
 #: settings of the tagger and tokenizer components and of -m convert, not of the parser (not stored in a
 #: parser's model)
-NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "tagger_clusters", "retag",
+NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "clusters", "retag",
                        "tokenizer",
                        "parser", "tokenizer_epochs", "presegmented", "secondary_edges")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
@@ -328,12 +328,15 @@ def pipeline_parser(settings: "Settings", chosen) -> "Settings":
     """``settings`` for a parser learned behind a tagger: its system's ``pipeline_settings`` (for
     nivreeager the lean online parser, better on predicted tags, docs/tagging.md), unless the user
     chose (``chosen``: the names of the settings given by flags, configuration file or keyword) any
-    of :data:`PIPELINE_PARSER_CHOICES`; a chosen ``enforce_tree`` or ``tagger_folds`` is kept."""
+    of :data:`PIPELINE_PARSER_CHOICES`; a chosen ``enforce_tree`` or ``tagger_folds`` is kept.
+    With ``clusters`` the features are the preset's with the clusters' (``NivreEagerMorphClusters``)."""
     from maltpy.systems import pipeline_settings
     chosen = {ALIASES.get(name, name) for name in chosen}
     preset = pipeline_settings(settings.algorithm)
     if not settings.tagger or not preset or chosen & set(PIPELINE_PARSER_CHOICES):
         return settings
+    if settings.clusters and "features" in preset:
+        preset["features"] += "Clusters"
     return dataclasses.replace(settings, **{k: v for k, v in preset.items() if k not in chosen})
 
 
@@ -473,7 +476,7 @@ def load_config(path: str) -> dict:
                               f"{', '.join(n for n in _FIELDS if n != 'verbose')}")
         value = coerce(name, value, path)
         # paths in a configuration file are relative to the file
-        if (name in PATH_SETTINGS or name == "tagger_clusters") and value and value != "-" and not os.path.isabs(value):
+        if (name in PATH_SETTINGS or name == "clusters") and value and value != "-" and not os.path.isabs(value):
             value = os.path.join(base, value)
         if name in ("features", "reverse_features") and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
                 and not os.path.isabs(value):

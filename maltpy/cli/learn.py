@@ -90,7 +90,7 @@ def _learn_pipeline(settings, sentences, fmt, log, chosen):
     parser_settings = pipeline_parser(settings, chosen)
     if parser_settings is not settings:
         log("the parser behind the tagger: " + " ".join(f"{flag_of(k)} {str(v).lower() if isinstance(v, bool) else v}"
-                                                        for k, v in pipeline_settings(settings.algorithm).items()
-                                                        if getattr(parser_settings, k) == v)
+                                                        for k in pipeline_settings(settings.algorithm)
+                                                        for v in [getattr(parser_settings, k)])
             + " (the default behind a tagger; -l liblinear gives MaltParser's)")
     train_pipeline(parser_settings, sentences, fmt, log).save(settings.model)

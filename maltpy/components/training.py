@@ -6,7 +6,7 @@ def train_pipeline(settings, sentences, fmt, log=None):
     """A tokenizer (``tokenizer``), a tagger (``tagger``) and a parser learned from gold
     ``sentences`` with ``settings`` (:class:`~maltpy.config.Settings`: ``tokenizer``,
     ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_templates``,
-    ``tagger_clusters`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
+    ``clusters`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
     jackknifed tags (gold ones with ``tagger_folds`` 1); ``parser`` False: no parser."""
     from maltpy.components.parser import ParserComponent
     from maltpy.components.pipeline import Pipeline
@@ -16,7 +16,7 @@ def train_pipeline(settings, sentences, fmt, log=None):
     from maltpy.parsing.parser import Parser
     from maltpy.tagging.tagger import Tagger
 
-    clusters = tagger_clusters(settings)
+    clusters = read_clusters(settings)
 
     def make_tagger(jobs=1):
         return Tagger(settings.tagger, jobs=jobs, **tagger_options(settings, clusters))
@@ -53,18 +53,18 @@ def train_pipeline(settings, sentences, fmt, log=None):
     return Pipeline(components + [ParserComponent(parser)])
 
 
-def tagger_clusters(settings):
-    """The word clusters ``settings.tagger_clusters`` names, read once for every tagger a training
-    makes (None without)."""
-    if not settings.tagger or not settings.tagger_clusters:
+def read_clusters(settings):
+    """The word clusters ``settings.clusters`` names (None without), read once for every tagger
+    and parser a training makes (:meth:`WordClusters.shared`)."""
+    if not settings.clusters:
         return None
-    from maltpy.tagging.clusters import WordClusters
-    return WordClusters.read(settings.tagger_clusters)
+    from maltpy.formats.clusters import WordClusters
+    return WordClusters.shared(settings.clusters)
 
 
 def tagger_options(settings, clusters=None) -> dict:
     """The :class:`~maltpy.tagging.tagger.Tagger` settings of ``settings`` but its columns and
-    threads (``clusters``: :func:`tagger_clusters`' of them)."""
+    threads (``clusters``: :func:`read_clusters`' of them)."""
     return dict(templates=settings.tagger_templates, epochs=settings.tagger_epochs, retag=settings.retag,
                 clusters=clusters)
 
@@ -169,7 +169,7 @@ def tree_pipeline(settings, fmt, trees, log=None):
     else:
         from maltpy.parsing.discontinuous import DiscontinuousReduction
         sentences = encoding = DiscontinuousReduction.from_settings(settings).encode(trees)
-    tagger = Tagger(settings.tagger, jobs=threads(settings.jobs), **tagger_options(settings, tagger_clusters(settings)))
+    tagger = Tagger(settings.tagger, jobs=threads(settings.jobs), **tagger_options(settings, read_clusters(settings)))
     blank = ()
     if settings.parser and sentences:
         read = _read_columns(settings, sentences[0].format or "conllx")

@@ -27,7 +27,8 @@ class Compiled:
     """Tables for :class:`maltpy.features.extract.Extractor` plus the encoder's column list.
 
     ``token_columns``: (column index, transform, length) with transform in
-    ``plain``/``suffix``/``prefix``; ``multi_columns``: (column index, transform,
+    ``plain``/``suffix``/``prefix``/``cluster`` (the word's cluster, its first ``length``
+    characters; 0: whole); ``multi_columns``: (column index, transform,
     length, separator) for Split; ``int_columns``: integer column indices.
     """
     tables: dict
@@ -93,7 +94,14 @@ def compile_model(model: S.FeatureModel, fmt: str, system_cls,
         key = str(f)
         if key in atom_ids:
             return atom_ids[key]
-        if isinstance(f, (S.InputColumn, S.Suffix, S.Prefix)):
+        if isinstance(f, S.Cluster) or (isinstance(f, S.Prefix) and isinstance(f.feature, S.Cluster)):
+            # the cluster of a word (0: whole) or its first characters: a column of its own
+            base = f.feature if isinstance(f, S.Cluster) else f.feature.feature
+            spec_col = (input_column(base.column, feature), "cluster", 0 if isinstance(f, S.Cluster) else f.length)
+            if spec_col not in token_cols:
+                token_cols.append(spec_col)
+            row = (A_INPUT, token_cols.index(spec_col), address(base.address, feature), 0, 0, 0)
+        elif isinstance(f, (S.InputColumn, S.Suffix, S.Prefix)):
             base = f if isinstance(f, S.InputColumn) else f.feature
             transform = "plain" if base is f else type(f).__name__.lower()
             length = 0 if base is f else f.length

@@ -165,6 +165,16 @@ class NumOf:
 
 
 @dataclass(frozen=True)
+class Cluster:
+    """The word cluster of a column's value (of FORM, from a clusters file learned on unannotated
+    text: ``--clusters``); ``Prefix(Cluster(...), n)`` its first n characters (maltpy's)."""
+    feature: InputColumn
+
+    def __str__(self):
+        return f"Cluster({self.feature})"
+
+
+@dataclass(frozen=True)
 class Suffix:
     feature: InputColumn
     length: int
@@ -175,7 +185,7 @@ class Suffix:
 
 @dataclass(frozen=True)
 class Prefix:
-    feature: InputColumn
+    feature: Union[InputColumn, Cluster]
     length: int
 
     def __str__(self):
@@ -201,9 +211,9 @@ class Merge:
 
 
 Feature = Union[InputColumn, OutputColumn, InputArc, OutputArc, InputArcDir, Exists, Distance,
-                NumOf, Suffix, Prefix, Split, Merge, Linked, LinkLabel, LabelSet]
+                NumOf, Suffix, Prefix, Cluster, Split, Merge, Linked, LinkLabel, LabelSet]
 _VALUE_FEATURES = (InputColumn, OutputColumn, InputArc, OutputArc, InputArcDir, Exists, Distance, NumOf,
-                   Suffix, Prefix, Linked, LinkLabel, LabelSet)
+                   Suffix, Prefix, Cluster, Linked, LinkLabel, LabelSet)
 
 _ADDRESS_RE = re.compile(r"^([A-Za-z]\w*)\s*\[\s*(-?\d+)\s*\]$")
 _CALL_RE = re.compile(r"^([A-Za-z]\w*)\s*\((.*)\)$", re.S)
@@ -335,11 +345,18 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
     if name == "NumOf":
         _expect(args, 3, name, whole)
         return NumOf(parse_address(args[0], whole), _relation(name, args[1], whole), _parse_bins(args[2], whole))
+    if name == "Cluster":
+        _expect(args, 1, name, whole)
+        inner = parse_feature(args[0], whole)
+        if not isinstance(inner, InputColumn) or inner.column != "FORM":
+            raise FeatureSpecError(f"Cluster applies to InputColumn(FORM, ...) only, in feature {whole!r}")
+        return Cluster(inner)
     if name in ("Suffix", "Prefix"):
         _expect(args, 2, name, whole)
         inner = parse_feature(args[0], whole)
-        if not isinstance(inner, InputColumn):
-            raise FeatureSpecError(f"{name} applies to InputColumn only, in feature {whole!r}")
+        if not isinstance(inner, InputColumn) and not (name == "Prefix" and isinstance(inner, Cluster)):
+            raise FeatureSpecError(f"{name} applies to InputColumn only (Prefix also to Cluster), in feature "
+                                   f"{whole!r}")
         try:
             length = int(args[1])
         except ValueError:
@@ -350,7 +367,7 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
     if name == "Split":
         _expect(args, 2, name, whole)
         inner = parse_feature(args[0], whole)
-        if not isinstance(inner, (InputColumn, Suffix, Prefix)):
+        if not isinstance(inner, (InputColumn, Suffix, Prefix)) or isinstance(getattr(inner, "feature", None), Cluster):
             raise FeatureSpecError(f"Split applies to input columns only, in feature {whole!r}")
         sep = args[1].strip()
         try:
@@ -370,7 +387,7 @@ def parse_feature(text: str, _whole: str = None) -> Feature:
     raise FeatureSpecError(
         f"unknown feature function {name!r} in {whole!r}; known: InputColumn, OutputColumn, "
         "InputArc, OutputArc, InputArcDir, Exists, Distance, NumOf, Merge, Merge3, Split, Suffix, Prefix, "
-        "Linked, LinkLabel, LabelSet")
+        "Cluster, Linked, LinkLabel, LabelSet")
 
 
 def _item_to_string(item) -> str:

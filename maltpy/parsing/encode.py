@@ -43,6 +43,51 @@ class SymbolTable:
         return [get(v, -1) for v in values]
 
 
+#: a cluster column's ids: 1 is the root rows' (as every table's first symbol), 2 a word the
+#: clusters do not hold, 3 and on the clusters (or their prefixes)
+NO_CLUSTER = 2
+
+
+class ClusterTable(SymbolTable):
+    """A cluster column's table (``Cluster``, ``Prefix(Cluster(...), n)`` features): each
+    spelling of the clusters file's words -> the id of its cluster (or of the cluster's first n
+    characters); made from the file when the parser learns, kept in its model file, never grown.
+    A word it does not hold has the id :data:`NO_CLUSTER`, a value of its own."""
+
+    def __init__(self, spellings: str, ids: np.ndarray):
+        """``spellings``: the spellings one a line (no line empty, none repeated); ``ids``: int32,
+        the id of each (> NO_CLUSTER). Kept as they are: the compiled encoder reads them without
+        a Python object per spelling (loading a model is most of a short run), and the
+        dictionary of the Python encoder is made when it is first needed."""
+        self.spellings, self.id_array = spellings, np.ascontiguousarray(ids, dtype=np.int32)
+        self._ids = None
+
+    @classmethod
+    def from_clusters(cls, clusters, length: int) -> "ClusterTable":
+        """The table of ``clusters`` (:class:`~maltpy.formats.clusters.WordClusters`) for prefix
+        ``length`` (0: the whole cluster)."""
+        spellings, paths = clusters.spellings()
+        numbered: Dict[str, int] = {}
+        ids = [numbered.setdefault(p[:length] if length else p, len(numbered) + NO_CLUSTER + 1) for p in paths]
+        return cls("\n".join(spellings), np.array(ids, dtype=np.int32))
+
+    @property
+    def ids(self) -> Dict[str, int]:
+        if self._ids is None:
+            self._ids = dict(zip(self.spellings.split("\n"), self.id_array.tolist())) if self.spellings else {}
+        return self._ids
+
+    def __len__(self):
+        return len(self.id_array)
+
+    def symbols(self) -> List[str]:
+        raise TypeError("a cluster table is kept as spellings and ids (storage)")
+
+    def encode(self, values, grow: bool) -> List[int]:
+        get = self.ids.get
+        return [get(v, NO_CLUSTER) for v in values]
+
+
 def _transform(transform: str, length: int):
     if transform == "suffix":
         return lambda v: v[-length:]

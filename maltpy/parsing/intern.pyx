@@ -17,7 +17,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
 from maltpy.formats.scan cimport Chunk
-from maltpy.parsing.encode import literal_separator
+from maltpy.parsing.encode import ClusterTable, literal_separator
 from maltpy.features.corpus import Corpus
 
 cnp.import_array()
@@ -26,6 +26,10 @@ cdef enum:
     PLAIN = 0
     SUFFIX = 1
     PREFIX = 2
+    # a word's cluster: the whole field looked up in the cluster column's table (spellings -> the
+    # cluster's id), a word it does not hold NO_CLUSTER (encode.py's)
+    CLUSTER = 3
+    NO_CLUSTER = 2
 
 
 cdef struct Table:
@@ -57,9 +61,21 @@ cdef class ByteTable:
     cdef Table t
     cdef bytes pool
 
-    def __cinit__(self, dict ids):
-        encoded = [(s.encode("utf-8", "surrogatepass"), i) for s, i in ids.items() if isinstance(s, str)]
-        cdef Py_ssize_t n = len(encoded), cap = 16, k
+    def __cinit__(self, ids, lines=None):
+        """``ids``: a dict of strings -> ids; or, with ``lines`` (UTF-8 bytes, one string a line,
+        as a cluster table keeps its spellings), an int32 array of their ids, in order."""
+        cdef Py_ssize_t n, cap = 16, k, i, size
+        cdef int64_t off = 0
+        cdef const int32_t[::1] given
+        cdef const unsigned char* p
+        if lines is None:
+            encoded = [(s.encode("utf-8", "surrogatepass"), i) for s, i in ids.items() if isinstance(s, str)]
+            n = len(encoded)
+        else:
+            given = ids
+            n = given.shape[0]
+            if lines.count(b"\n") + 1 != n:
+                raise ValueError("the lines and their ids do not match")
         while cap < 2 * n + 2:
             cap *= 2
         self.t.mask = cap - 1
@@ -71,16 +87,32 @@ cdef class ByteTable:
             raise MemoryError()
         for k in range(cap):
             self.t.slots[k] = 0
-        self.pool = b"".join(b for b, _ in encoded)
-        self.t.pool = <const unsigned char*>self.pool
         cdef uint64_t h, slot
-        cdef int64_t off = 0
-        for k in range(n):
-            b, i = encoded[k]
-            self.t.offs[k] = off
-            off += len(b)
-            self.t.ids[k] = i
-        self.t.offs[n] = off
+        if lines is None:
+            self.pool = b"".join(b for b, _ in encoded)
+            self.t.pool = <const unsigned char*>self.pool
+            for k in range(n):
+                b, i = encoded[k]
+                self.t.offs[k] = off
+                off += len(b)
+                self.t.ids[k] = i
+            self.t.offs[n] = off
+        else:
+            # the pool is the lines without their breaks: the k-th break (at i) ends string k
+            # at i - k of the pool
+            p = <const unsigned char*>lines
+            size = len(lines)
+            self.t.offs[0] = 0
+            k = 0
+            for i in range(size):
+                if p[i] == 10:
+                    k += 1
+                    self.t.offs[k] = i - (k - 1)
+            for k in range(n):
+                self.t.ids[k] = given[k]
+            self.pool = lines.replace(b"\n", b"")
+            self.t.pool = <const unsigned char*>self.pool
+            self.t.offs[n] = len(self.pool)
         for k in range(n):
             h = fnv1a(self.t.pool + self.t.offs[k], self.t.offs[k + 1] - self.t.offs[k])
             self.t.hashes[k] = h
@@ -222,13 +254,14 @@ cdef class ChunkEncoder:
                  node_columns=()):
         """``reverse``: each sentence's words right to left (a right-to-left model), the values of
         ``node_columns`` (integer columns holding node numbers: HEAD, PHEAD) mapped to match."""
-        kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX}
+        kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX, "cluster": CLUSTER}
         if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.multi_columns)) > MAX_FEATURE_COLUMNS:
             raise ValueError(f"more than {MAX_FEATURE_COLUMNS} distinct input columns in one feature model")
         self.n_tok = len(compiled.token_columns)
         self.n_int = len(compiled.int_columns)
         self.n_multi = len(compiled.multi_columns)
-        self.tok_tables = [ByteTable(t.ids) for t in token_tables]
+        self.tok_tables = [ByteTable(t.id_array, t.spellings.encode("utf-8", "surrogatepass"))
+                           if isinstance(t, ClusterTable) else ByteTable(t.ids) for t in token_tables]
         self.multi_tables = [ByteTable(t.ids) for t in multi_tables]
         for j, (ci, transform, length) in enumerate(compiled.token_columns):
             self.tok_col[j], self.tok_kind[j], self.tok_len[j] = ci, kinds[transform], length
@@ -299,7 +332,10 @@ cdef class ChunkEncoder:
                         for j in range(self.n_tok):
                             s = ch.field(w, self.tok_col[j], &length)
                             s = _transform(s, &length, self.tok_kind[j], self.tok_len[j])
-                            tok_v[r, j] = _lookup(tok_tab[j], s, length)
+                            value = _lookup(tok_tab[j], s, length)
+                            if value < 0 and self.tok_kind[j] == CLUSTER:
+                                value = NO_CLUSTER
+                            tok_v[r, j] = value
                         for j in range(self.n_int):
                             s = ch.field(w, self.int_col[j], &length)
                             value = _small_int(s, length)

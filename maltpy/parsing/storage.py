@@ -12,7 +12,7 @@ from maltpy.config import NON_PARSER_SETTINGS, READ_WRITE_SETTINGS, RUN_SETTINGS
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features.spec import FeatureSpecError, feature_model_from_data
 from maltpy.learners import make_learner
-from maltpy.parsing.encode import SymbolTable
+from maltpy.parsing.encode import NO_CLUSTER, ClusterTable, SymbolTable
 from maltpy.parsing.model import ParserModel
 from maltpy.parsing.models import LinearModels, models_of
 from maltpy.parsing.modelfile import HeaderReader, check_array, load_model, model_bytes, save_model
@@ -47,7 +47,8 @@ def _contents(self):
         # start-up); the text above is kept for maltpy info --features
         "feature_list": {"name": self.feature_model.name, "features": [str(f) for f in self.feature_model.features]},
         "labels": self.labels,
-        "token_tables": [t.symbols() for t in self.token_tables],
+        # a cluster column's table is kept apart (cluster_tables): spellings and the id of each
+        "token_tables": [[] if isinstance(t, ClusterTable) else t.symbols() for t in self.token_tables],
         # the multi-valued (Split) columns' tables; the key keeps its first name, which model
         # files already carry
         "rag_tables": [t.symbols() for t in self.multi_tables],
@@ -60,6 +61,14 @@ def _contents(self):
         "deprel_values": self.deprel_values,
     }
     arrays = {"split_map": self.split_map}
+    clusters = {j: t for j, t in enumerate(self.token_tables) if isinstance(t, ClusterTable)}
+    if clusters:
+        # the tables of one clusters file have the same spellings: kept once when they do
+        first = next(iter(clusters.values()))
+        shared = all(t.spellings == first.spellings for t in clusters.values())
+        header["cluster_tables"] = {str(j): "" if shared and t is not first else t.spellings
+                                    for j, t in clusters.items()}
+        arrays.update({f"cluster_ids{j}": t.id_array for j, t in clusters.items()})
     if self.reduction is not None:
         header["constituents"] = self.reduction.header()
         arrays.update(self.reduction.arrays())
@@ -69,6 +78,34 @@ def _contents(self):
         arrays["reverse_model"] = np.frombuffer(parser_bytes(self.reverse_parser), dtype=np.uint8)
     models_of(self.learner).save(self.splits, arrays, self.classes.n_classes)
     return header, arrays
+
+
+def _token_tables(h: HeaderReader, compiled, arrays, path) -> list:
+    """The symbol tables of the feature model's token columns; a cluster column's from
+    ``cluster_tables`` (its spellings) and its ids array."""
+    stored = h.tables("token_tables", len(compiled.token_columns))
+    cluster_columns = [j for j, (_, transform, _) in enumerate(compiled.token_columns) if transform == "cluster"]
+    spellings = h.mapping("cluster_tables") if cluster_columns else {}
+    if cluster_columns and set(spellings) != {str(j) for j in cluster_columns}:
+        h.fail("the cluster tables do not match the feature model's Cluster columns")
+    tables, first = [], None
+    for j, symbols in enumerate(stored):
+        if j not in cluster_columns:
+            tables.append(SymbolTable(symbols))
+            continue
+        text = spellings[str(j)]
+        if first is not None and text == "":      # the first cluster table's spellings (shared)
+            text = first
+        # one spelling a line, none empty: the compiled table reads them so (a repeated spelling
+        # would only shadow itself)
+        if not isinstance(text, str) or not text or symbols or text.startswith("\n") or text.endswith("\n") \
+                or "\n\n" in text:
+            h.fail("a cluster table is damaged")
+        first = text if first is None else first
+        ids = check_array(arrays, f"cluster_ids{j}", path, "i", length=text.count("\n") + 1, low=NO_CLUSTER + 1,
+                          high=2 ** 31 - 1)
+        tables.append(ClusterTable(text, ids))
+    return tables
 
 
 def _stored_features(h: HeaderReader):
@@ -117,7 +154,7 @@ def load_parser(cls, path: str, data: Optional[bytes] = None, **overrides):
                 isinstance(v, int) and not isinstance(v, bool) and 1 <= v < 2 ** 30 for v in deprel_values):
             h.fail("deprel_values does not match the labels")
     model = ParserModel(labels=labels, deprel_values=deprel_values,
-                        token_tables=[SymbolTable(t) for t in h.tables("token_tables", len(parser.compiled.token_columns))],
+                        token_tables=_token_tables(h, parser.compiled, arrays, path),
                         multi_tables=[SymbolTable(t) for t in h.tables("rag_tables", len(parser.compiled.multi_columns))])
     parser._set_model(model)      # the labels, for the system the classes come from
     classes = ClassTable(parser.system(training=False).labeled, len(labels))

@@ -17,7 +17,7 @@ from maltpy.formats.validate import check_sentences
 from maltpy.features.extract import KEY_TEMPLATE_SHIFT
 from maltpy.features.featmap import FEATMAP_START, FeatMap
 from maltpy.learners import make_learner, request_stop
-from maltpy.parsing.encode import SymbolTable, check_sentence_lengths, gold_arrays
+from maltpy.parsing.encode import ClusterTable, SymbolTable, check_sentence_lengths, gold_arrays
 from maltpy.parsing.base import ParserBase
 from maltpy.parsing.model import ParserModel, Parts
 from maltpy.parsing.models import LinearSplit, models_of
@@ -28,6 +28,21 @@ from maltpy.systems.classes import ClassTable
 from maltpy.search.step import Scoring
 from maltpy.systems import SYSTEMS
 from maltpy.transform.reverse import one_way
+
+
+def training_tables(parser) -> list:
+    """Empty symbol tables for the feature model's token columns (they grow as training encodes),
+    and for its cluster columns the tables of ``--clusters``' file."""
+    columns = parser.compiled.token_columns
+    if not any(transform == "cluster" for _, transform, _ in columns):
+        return [SymbolTable() for _ in columns]
+    if not parser.settings.clusters:
+        raise MaltpyError(f"the feature model {parser.feature_model.name} reads word clusters (Cluster): give the "
+                          "clusters file with --clusters FILE (brown-cluster's paths file)")
+    from maltpy.formats.clusters import WordClusters
+    clusters = WordClusters.shared(parser.settings.clusters)
+    return [ClusterTable.from_clusters(clusters, length) if transform == "cluster" else SymbolTable()
+            for _, transform, length in columns]
 
 
 def prepare(parser, sentences, fmt: str):
@@ -42,7 +57,7 @@ def prepare(parser, sentences, fmt: str):
     labels, label_ids = view.encode_labels(heads, label_ids, labels, root_label)
     # the model training encodes with: labels and symbol tables (which grow as the data is encoded)
     parser._set_model(ParserModel(labels=list(labels), deprel_values=view.feature_values(labels),
-                                  token_tables=[SymbolTable() for _ in parser.compiled.token_columns],
+                                  token_tables=training_tables(parser),
                                   multi_tables=[SymbolTable() for _ in parser.compiled.multi_columns]))
     corpus = parser.encode(sentences, grow=True)
     check_sentence_lengths(corpus.offsets, parser.system_cls, training=True, beam_width=parser.settings.beam_width,

@@ -248,7 +248,7 @@ class Tagger:
     train side by side). ``retag``: whether tagging replaces tags the input gives (default: a
     column a sentence gives whole is kept, and used by the columns tagged after it).
     ``clusters``: word clusters learned on unannotated text (a brown-cluster ``paths`` file or
-    a :class:`~maltpy.tagging.clusters.WordClusters`), read by the ``Cluster`` templates; the
+    a :class:`~maltpy.formats.clusters.WordClusters`), read by the ``Cluster`` templates; the
     model keeps the tables it reads."""
 
     def __init__(self, columns="upos,xpos,feats,lemma", templates: Optional[str] = None,
@@ -263,7 +263,7 @@ class Tagger:
         self.templates_path = templates
         self.epochs, self.seed, self.jobs, self.retag = epochs, int(seed), max(1, int(jobs)), bool(retag)
         if isinstance(clusters, (str, os.PathLike)):
-            from maltpy.tagging.clusters import WordClusters
+            from maltpy.formats.clusters import WordClusters
             clusters = WordClusters.read(os.fspath(clusters))
         self.clusters = clusters
         self.model_: Optional[TaggerModel] = None
@@ -355,7 +355,8 @@ class Tagger:
                     for row in lexicon_rows([t for task in tasks for t in task[1]])}
         cluster_info = None
         if lengths:
-            keys, classes = self.clusters.tables(lengths)
+            from maltpy.tagging.clusters import cluster_tables
+            keys, classes = cluster_tables(self.clusters, lengths)
             lexicons.update({rows_of_lengths[n]: (keys, c) for n, c in zip(lengths, classes)})
             cluster_info = {"file": self.clusters.source, "words": int(len(keys))}
         lexicon = lexicon_array(lexicons, hashes)

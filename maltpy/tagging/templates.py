@@ -17,7 +17,7 @@ the previous/next word). Functions:
   (lowercased; values seen in at least 10 % of its occurrences, forms seen at least 3 times),
   unknown for other forms: what the words ahead may be, before they are tagged;
 - ``Cluster(a)``: the word cluster of the form at a (lowercased), from a clusters file learned
-  on unannotated text (``--tagger-clusters``: :mod:`maltpy.tagging.clusters`);
+  on unannotated text (``--clusters``: :mod:`maltpy.formats.clusters`);
   ``Prefix(Cluster(a), n)`` its first n characters (a coarser cluster of a bit-string path);
   unknown for forms the file does not hold. Without a clusters file the shipped templates that
   read clusters are left out;
@@ -191,7 +191,7 @@ def compile_templates(templates: Sequence[str], known_rows: Sequence[int], own_r
             if kind == CLUSTER:
                 if not cluster_rows or arg not in cluster_rows:
                     raise FeatureSpecError(f"{source}: template {text.strip()!r} reads word clusters: learn the "
-                                           "tagger with --tagger-clusters FILE (brown-cluster's paths file)")
+                                           "tagger with --clusters FILE (brown-cluster's paths file)")
                 kind, arg = LEXICON, cluster_rows[arg]
             out[t, a] = (kind, arg, off)
     return out
@@ -201,7 +201,7 @@ def usable_templates(templates: Sequence[str], known_rows: Sequence[int], own_ro
                      clusters: bool = False) -> List[str]:
     """The templates that read only tags given by then, and clusters only where the tagger has
     them (the shipped templates serve any choice of columns: a tagger of upos and lemma drops the
-    lemma templates that read XPOS and FEATS, one without ``--tagger-clusters`` those of Cluster)."""
+    lemma templates that read XPOS and FEATS, one without ``--clusters`` those of Cluster)."""
     return [t for t in templates
             if all((kind != TAG or arg in known_rows or (arg in own_rows and off < 0))
                    and (kind != CLUSTER or clusters)

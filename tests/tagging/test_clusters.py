@@ -1,4 +1,4 @@
-"""Word clusters in the tagger (--tagger-clusters): the file, the templates, learning, the model
+"""Word clusters in the tagger (--clusters): the file, the templates, learning, the model
 file and both tagging paths."""
 import random
 import subprocess
@@ -10,7 +10,8 @@ import pytest
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features.spec import FeatureSpecError
 from maltpy.formats.conll import Sentence
-from maltpy.tagging.clusters import WordClusters
+from maltpy.formats.clusters import WordClusters
+from maltpy.tagging.clusters import cluster_tables
 from maltpy.tagging.tagger import N_ROWS, Tagger
 from maltpy.tagging.templates import (CLUSTER, LEXICON, cluster_lengths, cluster_rows, compile_templates,
                                       parse_template, usable_templates)
@@ -29,7 +30,7 @@ def test_a_clusters_file_gives_each_lowercased_form_one_cluster(tmp_path):
                                       "\n0111\tbanana\n10\tcherry\n000\tfig\n1\tplum\r\n")
     clusters = WordClusters.read(path)
     assert len(clusters) == 10 and clusters.source == "paths"
-    keys, (whole, one) = clusters.tables([0, 1])
+    keys, (whole, one) = cluster_tables(clusters, [0, 1])
     assert len(keys) == 7 and (keys[1:] > keys[:-1]).all()
     from maltpy.tagging import perceptron
     from maltpy.tagging.words import words_from_forms
@@ -80,7 +81,7 @@ def test_cluster_templates_compile_to_the_tables_of_their_prefix_lengths():
     compiled = compile_templates(texts, [], [1], cluster_rows=rows)
     assert compiled[0, 0].tolist() == [LEXICON, rows[6], 0]
     assert compiled[1, 0].tolist() == [LEXICON, rows[0], 0]
-    with pytest.raises(FeatureSpecError, match="--tagger-clusters"):
+    with pytest.raises(FeatureSpecError, match="--clusters"):
         compile_templates(texts, [], [1])
     with pytest.raises(FeatureSpecError):
         parse_template("Suffix(Cluster(Input[0]), 2)")
@@ -154,7 +155,7 @@ def test_clusters_tag_the_words_training_never_saw(cluster_setting):
 
 def test_own_templates_reading_clusters_need_a_clusters_file(cluster_setting):
     path, train, test, templates = cluster_setting
-    with pytest.raises(MaltpyError, match="--tagger-clusters"):
+    with pytest.raises(MaltpyError, match="--clusters"):
         Tagger("upos", templates=templates).fit(train)
     tagger = Tagger("upos", templates=templates, epochs=5, clusters=WordClusters.read(path)).fit(train)
     assert _upos_accuracy(tagger, test) > 0.99
@@ -195,14 +196,14 @@ def test_fold_taggers_read_the_clusters_too(cluster_setting, monkeypatch):
     """Jackknifing: every tagger a training makes (the folds' and the full one) reads the same
     clusters, read from the file once."""
     import maltpy
-    from maltpy.tagging import clusters as clusters_module
+    from maltpy.formats import clusters as clusters_module
     path, train, _, _ = cluster_setting
     reads, fitted = [], []
     real_read, real_fit = WordClusters.read.__func__, Tagger.fit
     monkeypatch.setattr(clusters_module.WordClusters, "read",
                         classmethod(lambda cls, p: reads.append(p) or real_read(cls, p)))
     monkeypatch.setattr(Tagger, "fit", lambda self, *a, **k: fitted.append(self.clusters) or real_fit(self, *a, **k))
-    maltpy.train(train, tagger="upos,xpos", tagger_folds=3, tagger_clusters=path, tagger_epochs=1, input_format="conllu")
+    maltpy.train(train, tagger="upos,xpos", tagger_folds=3, clusters=path, tagger_epochs=1, input_format="conllu")
     assert reads == [path]
     assert len(fitted) == 4 and all(c is not None and c is fitted[0] for c in fitted)
 
@@ -221,7 +222,7 @@ def test_learn_with_clusters_tag_and_say_so(cluster_setting, tmp_path):
     words.write_text(format_sentences([Sentence([r[:2] + ["_"] * 8 for r in s.rows], format="conllu")
                                        for s in test]), encoding="utf-8")
     done = _run("-c", "m", "-m", "learn", "-i", "train.conllu", "--tagger", "upos", "--parser", "false",
-                "--tagger-clusters", path, "--tagger-epochs", "3", cwd=tmp_path)
+                "--clusters", path, "--tagger-epochs", "3", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     info = _run("info", "m.mpz", cwd=tmp_path)
     assert "clusters" in info.stdout and "400 words from stems.paths" in info.stdout
@@ -234,6 +235,6 @@ def test_learn_with_clusters_tag_and_say_so(cluster_setting, tmp_path):
     # a bad clusters file: one line naming it, non-zero exit, no model written
     (tmp_path / "bad.paths").write_text("0110 apple\n", encoding="utf-8")
     bad = _run("-c", "n", "-m", "learn", "-i", "train.conllu", "--tagger", "upos", "--parser", "false",
-               "--tagger-clusters", "bad.paths", cwd=tmp_path)
+               "--clusters", "bad.paths", cwd=tmp_path)
     assert bad.returncode != 0 and "bad.paths:1:" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "n.mpz").exists()

@@ -1,0 +1,115 @@
+"""Word clusters learned from unannotated text (Brown et al. 1992), read by the tagger's
+``Cluster(...)`` templates and the parser's ``Cluster`` features: what a word the treebank never
+saw resembles (Koo et al. 2008; Owoputi et al. 2013 for web text).
+
+The file is the ``paths`` file of Percy Liang's ``wcluster`` (``brown-cluster``), one word a
+line: ``cluster<TAB>word[<TAB>count]``, the cluster a bit string (a path in the cluster tree,
+so that its prefixes are coarser clusters) or any name. Words are looked up lowercased: the
+lowercase spelling's own cluster where the file has it, else that of its most frequent spelling
+(the first one without counts). The tagger and the parser keep the tables they read in their
+model files; the clusters file is not needed to tag or parse.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Dict, List, Sequence, Tuple
+
+from maltpy.errors import MaltpyError
+
+
+#: the clusters :meth:`WordClusters.shared` has read, by (path, modification time, size)
+_SHARED: dict = {}
+_SHARED_LOCK = threading.Lock()
+
+
+class WordClusters:
+    """A clusters file read once: its words, their clusters and counts, and where it came from."""
+
+    def __init__(self, words: List[str], clusters: List[str], counts: List[int], source: str = "<clusters>"):
+        self.words, self.clusters, self.counts, self.source = words, clusters, counts, source
+
+    def __len__(self):
+        return len(self.words)
+
+    @classmethod
+    def shared(cls, path: str) -> "WordClusters":
+        """:meth:`read`, once per file for the process (the tagger, its fold taggers and the
+        parser of one training read the same clusters), again when the file changes."""
+        try:
+            st = os.stat(path)
+            stamp = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+        except OSError:
+            return cls.read(path)       # says what is wrong with the path
+        with _SHARED_LOCK:
+            found = _SHARED.get(stamp)
+            if found is None:
+                _SHARED.clear()         # one file at a time: a clusters file may be large
+                found = _SHARED[stamp] = cls.read(path)
+            return found
+
+    @classmethod
+    def read(cls, path: str) -> "WordClusters":
+        """Read a ``paths`` file; a line that is not ``cluster<TAB>word[<TAB>count]`` stops it
+        with the file and line."""
+        words, clusters, counts = [], [], []
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                for number, line in enumerate(f, 1):
+                    line = line.rstrip("\n")
+                    if line.endswith("\r"):
+                        line = line[:-1]
+                    if not line.strip():
+                        continue
+                    fields = line.split("\t")
+                    if len(fields) not in (2, 3) or not fields[0] or not fields[1] \
+                            or any(c.isspace() for c in fields[0] + fields[1]):
+                        raise MaltpyError(f"{path}:{number}: expected 'cluster<TAB>word' or 'cluster<TAB>word<TAB>"
+                                          f"count' (a word clusters file, as brown-cluster's paths), got {line[:80]!r}")
+                    count = 0
+                    if len(fields) == 3:
+                        count = int(fields[2]) if fields[2].isascii() and fields[2].isdigit() else -1
+                        if count < 0:
+                            raise MaltpyError(f"{path}:{number}: the count {fields[2][:40]!r} is not a whole number "
+                                              f"of 0 or more")
+                    clusters.append(fields[0])
+                    words.append(fields[1])
+                    counts.append(count)
+        except UnicodeDecodeError as e:
+            raise MaltpyError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except OSError as e:
+            raise MaltpyError(f"cannot read the word clusters file {path}: {e.strerror or e}") from None
+        if not words:
+            raise MaltpyError(f"{path}: no word clusters in it (expected lines 'cluster<TAB>word[<TAB>count]')")
+        return cls(words, clusters, counts, os.path.basename(path))
+
+    def chosen(self) -> Dict[str, str]:
+        """Lowercased form -> its cluster: of the spellings of one lowercased form the lowercase
+        one's cluster where the file has it, else the most frequent one's (the first, without
+        counts). Lowercased character by character, as the tagger lowercases forms."""
+        best: Dict[str, Tuple[bool, int, int]] = {}
+        for k, (word, count) in enumerate(zip(self.words, self.counts)):
+            low = lowercase(word)
+            rank = (low != word, -count, k)
+            if low not in best or rank < best[low]:
+                best[low] = rank
+        return {low: self.clusters[rank[2]] for low, rank in best.items()}
+
+    def spellings(self) -> Tuple[List[str], List[str]]:
+        """(spellings, the cluster of each) for a parser, which looks words up as written: every
+        spelling of the file and its lowercase, capitalized and upper-case forms, each with the
+        cluster :meth:`chosen` gives its lowercased form."""
+        chosen = self.chosen()
+        found = {w: chosen[lowercase(w)] for w in self.words}
+        for w in self.words:
+            for variant in (w.lower(), w.capitalize(), w.upper()):
+                found.setdefault(variant, chosen[lowercase(w)])
+        return list(found), list(found.values())
+
+
+def lowercase(word: str) -> str:
+    """``word`` lowercased character by character; a character whose lowercase is two characters
+    (İ) stays as it is (the tagger's lowercase, :mod:`maltpy.tagging.words`)."""
+    if word.isascii():
+        return word.lower()
+    return "".join(low if len(low := c.lower()) == 1 else c for c in word)
