@@ -28,6 +28,17 @@ class WordClusters:
 
     def __init__(self, words: List[str], clusters: List[str], counts: List[int], source: str = "<clusters>"):
         self.words, self.clusters, self.counts, self.source = words, clusters, counts, source
+        # what is made of them once for every tagger and parser of a training (:meth:`made`)
+        self._made: dict = {}
+        self._lock = threading.RLock()     # a made thing may need another made one
+
+    def made(self, key, make):
+        """``make()``, made once per ``key`` for these clusters (the fold taggers of a training,
+        side by side on threads, share their tables)."""
+        with self._lock:
+            if key not in self._made:
+                self._made[key] = make()
+            return self._made[key]
 
     def __len__(self):
         return len(self.words)
@@ -87,6 +98,9 @@ class WordClusters:
         """Lowercased form -> its cluster: of the spellings of one lowercased form the lowercase
         one's cluster where the file has it, else the most frequent one's (the first, without
         counts). Lowercased character by character, as the tagger lowercases forms."""
+        return self.made("chosen", self._chosen)
+
+    def _chosen(self) -> Dict[str, str]:
         best: Dict[str, Tuple[bool, int, int]] = {}
         for k, (word, count) in enumerate(zip(self.words, self.counts)):
             low = lowercase(word)
@@ -98,7 +112,10 @@ class WordClusters:
     def spellings(self) -> Tuple[List[str], List[str]]:
         """(spellings, the cluster of each) for a parser, which looks words up as written: every
         spelling of the file and its lowercase, capitalized and upper-case forms, each with the
-        cluster :meth:`chosen` gives its lowercased form."""
+        cluster :meth:`chosen` gives its lowercased form (made once; not to be changed)."""
+        return self.made("spellings", self._spellings)
+
+    def _spellings(self) -> Tuple[List[str], List[str]]:
         chosen = self.chosen()
         found = {w: chosen[lowercase(w)] for w in self.words}
         for w in self.words:

@@ -10,7 +10,12 @@ import numpy as np
 def cluster_tables(clusters, lengths: Sequence[int]) -> Tuple[np.ndarray, List[np.ndarray]]:
     """(the lowercased forms' keys of ``clusters`` (a :class:`~maltpy.formats.clusters.WordClusters`),
     as the lexicons' (:func:`perceptron.form_hashes`), sorted; per prefix length ``n`` the class
-    of each: its cluster's first ``n`` characters (0: the whole cluster), numbered)."""
+    of each: its cluster's first ``n`` characters (0: the whole cluster), numbered); made once
+    per clusters and lengths."""
+    return clusters.made(("tagger tables", tuple(lengths)), lambda: _tables(clusters, lengths))
+
+
+def _tables(clusters, lengths):
     from maltpy.tagging import perceptron
     from maltpy.tagging.words import words_from_forms
     chosen = clusters.chosen()
