@@ -35,6 +35,12 @@ def training_tables(parser) -> list:
     and for its cluster columns the tables of ``--clusters``' file."""
     columns = parser.compiled.token_columns
     if not any(transform == "cluster" for _, transform, _ in columns):
+        if parser.settings.clusters and not parser.settings.tagger:
+            import warnings
+            from maltpy.errors import MaltpyWarning
+            warnings.warn(f"--clusters: the feature model {parser.feature_model.name} reads no word clusters, so the "
+                          "parser does not use them (-F NivreEagerMorphClusters does; a tagger, --tagger, reads them "
+                          "too)", MaltpyWarning, stacklevel=2)
         return [SymbolTable() for _ in columns]
     if not parser.settings.clusters:
         raise MaltpyError(f"the feature model {parser.feature_model.name} reads word clusters (Cluster): give the "

@@ -89,9 +89,13 @@ def test_a_cluster_parser_parses_and_its_file_keeps_the_tables(cluster_parser, t
     assert out.read_text(encoding="utf-8") == format_sentences(parsed)
 
 
-def test_a_cluster_parser_learns_only_with_clusters():
+def test_a_cluster_parser_learns_only_with_clusters(clusters_file):
     with pytest.raises(MaltpyError, match="--clusters"):
         Parser(features=FEATURES).fit(read_conll(TRAIN), fmt="conllx")
+    # clusters that no feature reads are said to be unused
+    from maltpy.errors import MaltpyWarning
+    with pytest.warns(MaltpyWarning, match="reads no word clusters"):
+        Parser(clusters=clusters_file).fit(read_conll(TRAIN), fmt="conllx")
 
 
 def test_damaged_cluster_tables_are_refused(cluster_parser):
