@@ -230,7 +230,8 @@ class Settings:
                                ".export trees: a tagger of their words and tags in front of the constituent "
                                "parser). Behind a "
                                "tagger, a nivreeager parser whose -l, -lo, -or, -F and -b are not given learns "
-                               "with -l perceptron -or dynamic -F NivreEagerMorph -nt true from 10-fold "
+                               "with -l perceptron -or dynamic -F NivreEagerMorph -nt true (NivreEagerMorphClusters "
+                               "with --clusters) from 10-fold "
                                "jackknifed tags (better on predicted tags, nearly as fast; -l liblinear for "
                                "MaltParser's defaults) (default: no tagger)"))
     tagger_folds: int = _setting(1, Flag(
@@ -245,9 +246,10 @@ class Settings:
                                       "feature_models/tagger/default.yaml)"))
     clusters: Optional[str] = _setting(None, Flag(
         "--clusters", "FILE", "word clusters learned on unannotated text, brown-cluster's paths file "
-                                     "(cluster<TAB>word[<TAB>count] a line): the tagger reads them for the words "
-                                     "the treebank lacks, and keeps the tables it reads in the model file (EWT dev: "
-                                     "docs/tagging.md) (default: none)"))
+                                     "(cluster<TAB>word[<TAB>count] a line): the tagger (Cluster templates) and "
+                                     "the parser (Cluster features: -F NivreEagerMorphClusters, the default behind a "
+                                     "tagger then) read them for the words the treebank lacks, and the model file "
+                                     "keeps the tables they read (EWT dev: docs/tagging.md) (default: none)"))
     tokenizer: bool = _setting(False, Flag(
         "--tokenizer", "BOOL", "-m learn: learn a tokenizer from the CoNLL-U treebank's text (# text, SpaceAfter=No, "
                                "# newpar, multiword tokens) with the parser, so that -m parse reads raw text (-if "
