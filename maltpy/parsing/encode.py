@@ -54,12 +54,13 @@ class ClusterTable(SymbolTable):
     characters); made from the file when the parser learns, kept in its model file, never grown.
     A word it does not hold has the id :data:`NO_CLUSTER`, a value of its own."""
 
-    def __init__(self, spellings: str, ids: np.ndarray):
-        """``spellings``: the spellings one a line (no line empty, none repeated); ``ids``: int32,
-        the id of each (> NO_CLUSTER). Kept as they are: the compiled encoder reads them without
-        a Python object per spelling (loading a model is most of a short run), and the
-        dictionary of the Python encoder is made when it is first needed."""
-        self.spellings, self.id_array = spellings, np.ascontiguousarray(ids, dtype=np.int32)
+    def __init__(self, lines: bytes, ids: np.ndarray):
+        """``lines``: the spellings in UTF-8, one a line (no line empty); ``ids``: int32, the id of
+        each (> NO_CLUSTER). Kept as they are: the compiled encoder reads them without a Python
+        object per spelling (loading a model is most of a short run; the columns of one clusters
+        file share their ``lines`` object and one byte table), and the dictionary of the Python
+        encoder is made when it is first needed."""
+        self.lines, self.id_array = lines, np.ascontiguousarray(ids, dtype=np.int32)
         self._ids = None
 
     @classmethod
@@ -67,14 +68,17 @@ class ClusterTable(SymbolTable):
         """The table of ``clusters`` (:class:`~maltpy.formats.clusters.WordClusters`) for prefix
         ``length`` (0: the whole cluster)."""
         spellings, paths = clusters.spellings()
+        lines = clusters.made("parser lines", lambda: "\n".join(spellings).encode("utf-8", "surrogatepass"))
         numbered: Dict[str, int] = {}
         ids = [numbered.setdefault(p[:length] if length else p, len(numbered) + NO_CLUSTER + 1) for p in paths]
-        return cls("\n".join(spellings), np.array(ids, dtype=np.int32))
+        return cls(lines, np.array(ids, dtype=np.int32))
 
     @property
     def ids(self) -> Dict[str, int]:
         if self._ids is None:
-            self._ids = dict(zip(self.spellings.split("\n"), self.id_array.tolist())) if self.spellings else {}
+            # bytes that are not UTF-8 (a damaged file) as the readers keep them: they match only alike
+            words = self.lines.decode("utf-8", "surrogateescape").split("\n") if self.lines else []
+            self._ids = dict(zip(words, self.id_array.tolist()))
         return self._ids
 
     def __len__(self):

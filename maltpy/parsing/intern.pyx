@@ -60,14 +60,20 @@ cdef class ByteTable:
     """A read-only symbol table (string -> id) looked up by UTF-8 bytes without the GIL."""
     cdef Table t
     cdef bytes pool
+    # a table of the same strings with other ids (with_ids) keeps the one whose arrays it shares
+    cdef ByteTable owner
+    cdef Py_ssize_t n_strings
 
-    def __cinit__(self, ids, lines=None):
+    def __cinit__(self, ids=None, lines=None):
         """``ids``: a dict of strings -> ids; or, with ``lines`` (UTF-8 bytes, one string a line,
-        as a cluster table keeps its spellings), an int32 array of their ids, in order."""
+        as a cluster table keeps its spellings), an int32 array of their ids, in order. None: an
+        empty shell that :meth:`with_ids` fills."""
         cdef Py_ssize_t n, cap = 16, k, i, size
         cdef int64_t off = 0
         cdef const int32_t[::1] given
         cdef const unsigned char* p
+        if ids is None:
+            return
         if lines is None:
             encoded = [(s.encode("utf-8", "surrogatepass"), i) for s, i in ids.items() if isinstance(s, str)]
             n = len(encoded)
@@ -76,6 +82,7 @@ cdef class ByteTable:
             n = given.shape[0]
             if lines.count(b"\n") + 1 != n:
                 raise ValueError("the lines and their ids do not match")
+        self.n_strings = n
         while cap < 2 * n + 2:
             cap *= 2
         self.t.mask = cap - 1
@@ -122,13 +129,34 @@ cdef class ByteTable:
             self.t.slots[slot] = k + 1
 
     def __dealloc__(self):
-        free(self.t.slots)
-        free(self.t.hashes)
-        free(self.t.offs)
+        if self.owner is None:
+            free(self.t.slots)
+            free(self.t.hashes)
+            free(self.t.offs)
         free(self.t.ids)
+
+    def with_ids(self, const int32_t[::1] ids):
+        """A table of the same strings, in order, with the ids ``ids`` (its slots and strings are
+        this table's, not copied)."""
+        cdef Py_ssize_t n = ids.shape[0], k
+        if n != self.n_strings or self.t.slots == NULL:
+            raise ValueError("the ids are not one per string of the table")
+        cdef ByteTable other = ByteTable()
+        other.owner = self
+        other.n_strings = n
+        other.pool = self.pool
+        other.t = self.t
+        other.t.ids = <int32_t*>malloc(sizeof(int32_t) * (n + 1))
+        if other.t.ids == NULL:
+            raise MemoryError()
+        for k in range(n):
+            other.t.ids[k] = ids[k]
+        return other
 
     def get(self, str value):
         """The id of ``value`` (-1 if absent): the Python view, for tests."""
+        if self.t.slots == NULL:     # an empty shell
+            return -1
         b = value.encode("utf-8", "surrogatepass")
         return _lookup(&self.t, <const unsigned char*>b, len(b))
 
@@ -260,8 +288,16 @@ cdef class ChunkEncoder:
         self.n_tok = len(compiled.token_columns)
         self.n_int = len(compiled.int_columns)
         self.n_multi = len(compiled.multi_columns)
-        self.tok_tables = [ByteTable(t.id_array, t.spellings.encode("utf-8", "surrogatepass"))
-                           if isinstance(t, ClusterTable) else ByteTable(t.ids) for t in token_tables]
+        self.tok_tables = []
+        shared = {}     # the cluster columns of one clusters file: one table of their spellings
+        for t in token_tables:
+            if not isinstance(t, ClusterTable):
+                self.tok_tables.append(ByteTable(t.ids))
+            elif id(t.lines) in shared:
+                self.tok_tables.append((<ByteTable>shared[id(t.lines)]).with_ids(t.id_array))
+            else:
+                shared[id(t.lines)] = ByteTable(t.id_array, t.lines)
+                self.tok_tables.append(shared[id(t.lines)])
         self.multi_tables = [ByteTable(t.ids) for t in multi_tables]
         for j, (ci, transform, length) in enumerate(compiled.token_columns):
             self.tok_col[j], self.tok_kind[j], self.tok_len[j] = ci, kinds[transform], length

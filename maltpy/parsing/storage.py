@@ -63,11 +63,12 @@ def _contents(self):
     arrays = {"split_map": self.split_map}
     clusters = {j: t for j, t in enumerate(self.token_tables) if isinstance(t, ClusterTable)}
     if clusters:
-        # the tables of one clusters file have the same spellings: kept once when they do
-        first = next(iter(clusters.values()))
-        shared = all(t.spellings == first.spellings for t in clusters.values())
-        header["cluster_tables"] = {str(j): "" if shared and t is not first else t.spellings
+        # the spellings (UTF-8, one a line) of each distinct table once, as bytes: the columns of
+        # one clusters file share them
+        distinct = list({id(t.lines): t.lines for t in clusters.values()}.values())
+        header["cluster_tables"] = {str(j): next(k for k, v in enumerate(distinct) if v is t.lines)
                                     for j, t in clusters.items()}
+        arrays.update({f"cluster_lines{k}": np.frombuffer(v, dtype=np.uint8) for k, v in enumerate(distinct)})
         arrays.update({f"cluster_ids{j}": t.id_array for j, t in clusters.items()})
     if self.reduction is not None:
         header["constituents"] = self.reduction.header()
@@ -81,30 +82,33 @@ def _contents(self):
 
 
 def _token_tables(h: HeaderReader, compiled, arrays, path) -> list:
-    """The symbol tables of the feature model's token columns; a cluster column's from
-    ``cluster_tables`` (its spellings) and its ids array."""
+    """The symbol tables of the feature model's token columns; a cluster column's from its
+    spellings (``cluster_tables``: which ``cluster_lines`` array, UTF-8 bytes one spelling a
+    line) and its ids array."""
     stored = h.tables("token_tables", len(compiled.token_columns))
     cluster_columns = [j for j, (_, transform, _) in enumerate(compiled.token_columns) if transform == "cluster"]
-    spellings = h.mapping("cluster_tables") if cluster_columns else {}
-    if cluster_columns and set(spellings) != {str(j) for j in cluster_columns}:
+    which = h.mapping("cluster_tables") if cluster_columns else {}
+    if cluster_columns and set(which) != {str(j) for j in cluster_columns}:
         h.fail("the cluster tables do not match the feature model's Cluster columns")
-    tables, first = [], None
+    tables, lines_of = [], {}
     for j, symbols in enumerate(stored):
         if j not in cluster_columns:
             tables.append(SymbolTable(symbols))
             continue
-        text = spellings[str(j)]
-        if first is not None and text == "":      # the first cluster table's spellings (shared)
-            text = first
-        # one spelling a line, none empty: the compiled table reads them so (a repeated spelling
-        # would only shadow itself)
-        if not isinstance(text, str) or not text or symbols or text.startswith("\n") or text.endswith("\n") \
-                or "\n\n" in text:
+        k = which[str(j)]
+        if not isinstance(k, int) or isinstance(k, bool) or symbols:
             h.fail("a cluster table is damaged")
-        first = text if first is None else first
-        ids = check_array(arrays, f"cluster_ids{j}", path, "i", length=text.count("\n") + 1, low=NO_CLUSTER + 1,
-                          high=2 ** 31 - 1)
-        tables.append(ClusterTable(text, ids))
+        if k not in lines_of:
+            raw = check_array(arrays, f"cluster_lines{k}", path, "u")
+            # one spelling a line, none empty: the compiled table reads them so (a repeated
+            # spelling would only shadow itself)
+            if raw.dtype != np.uint8 or not len(raw) or raw[0] == 10 or raw[-1] == 10 \
+                    or bool(((raw[1:] == 10) & (raw[:-1] == 10)).any()):
+                h.fail("a cluster table is damaged")
+            lines_of[k] = (raw.tobytes(), int(np.count_nonzero(raw == 10)) + 1)
+        lines, count = lines_of[k]
+        ids = check_array(arrays, f"cluster_ids{j}", path, "i", length=count, low=NO_CLUSTER + 1, high=2 ** 31 - 1)
+        tables.append(ClusterTable(lines, ids))
     return tables
 
 

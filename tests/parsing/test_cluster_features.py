@@ -102,21 +102,31 @@ def test_damaged_cluster_tables_are_refused(cluster_parser):
     from maltpy.parsing import modelfile
     from maltpy.parsing.storage import parser_bytes
     header, arrays = modelfile.load_model("<p>", data=parser_bytes(cluster_parser))
-    (j, spellings), = list(header["cluster_tables"].items())[:1]
-    ids = arrays[f"cluster_ids{j}"]
+    # the two cluster columns share one array of spellings
+    assert sorted(set(header["cluster_tables"].values())) == [0] and "cluster_lines0" in arrays
+    j = next(iter(header["cluster_tables"]))
+    lines, ids = arrays["cluster_lines0"], arrays[f"cluster_ids{j}"]
+    newline = np.array([10], dtype=np.uint8)
     damaged = [
         ({"cluster_tables": {}}, {}),
-        ({"cluster_tables": {**header["cluster_tables"], j: spellings + "\nextra"}}, {}),
-        ({"cluster_tables": {**header["cluster_tables"], j: spellings + "\n"}}, {}),
-        ({"cluster_tables": {**header["cluster_tables"], j: spellings.replace("\n", "\n\n", 1)}},
-         {f"cluster_ids{j}": np.r_[ids, ids[:1]].astype(np.int32)}),
-        ({"cluster_tables": {**header["cluster_tables"], j: ""}}, {}),
+        ({"cluster_tables": {**header["cluster_tables"], j: 1}}, {}),       # no such array
+        ({"cluster_tables": {**header["cluster_tables"], j: "0"}}, {}),
+        ({}, {"cluster_lines0": np.r_[lines, newline, lines[:1]].astype(np.uint8)}),   # one spelling more
+        ({}, {"cluster_lines0": np.r_[lines, newline].astype(np.uint8)}),              # an empty last line
+        ({}, {"cluster_lines0": np.r_[newline, lines].astype(np.uint8)}),
+        ({}, {"cluster_lines0": np.zeros(0, np.uint8)}),
+        ({}, {"cluster_lines0": lines.astype(np.int32)}),
         ({}, {f"cluster_ids{j}": np.where(np.arange(len(ids)) == 0, NO_CLUSTER, ids).astype(np.int32)}),
-        ({"cluster_tables": {**header["cluster_tables"], j: 7}}, {}),
+        ({}, {f"cluster_ids{j}": ids[:-1].copy()}),
     ]
     for head, arr in damaged:
         with pytest.raises(ModelFileError):
             Parser.from_bytes(modelfile.model_bytes({**header, **head}, {**arrays, **arr}))
+    # spellings that are not UTF-8 only never match: the Python and the compiled paths agree
+    broken = lines.copy()
+    broken[0] = 0xFF
+    parser = Parser.from_bytes(modelfile.model_bytes(header, {**arrays, "cluster_lines0": broken}))
+    assert [s.rows for s in parser.parse(read_conll(TEST)[:5])]
 
 
 def test_behind_a_tagger_with_clusters_the_parser_reads_them(clusters_file, tmp_path):
