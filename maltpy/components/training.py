@@ -8,6 +8,15 @@ def train_pipeline(settings, sentences, fmt, log=None):
     ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_templates``,
     ``clusters`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
     jackknifed tags (gold ones with ``tagger_folds`` 1); ``parser`` False: no parser."""
+    clusters = read_clusters(settings)
+    try:
+        return _train_pipeline(settings, sentences, fmt, log, clusters)
+    finally:
+        if clusters is not None:
+            clusters.release()     # the tables a training made of them: kept in the model, not here
+
+
+def _train_pipeline(settings, sentences, fmt, log, clusters):
     from maltpy.components.parser import ParserComponent
     from maltpy.components.pipeline import Pipeline
     from maltpy.components.tagger import TaggerComponent
@@ -15,8 +24,6 @@ def train_pipeline(settings, sentences, fmt, log=None):
     from maltpy.formats.conll import blank_columns
     from maltpy.parsing.parser import Parser
     from maltpy.tagging.tagger import Tagger
-
-    clusters = read_clusters(settings)
 
     def make_tagger(jobs=1):
         return Tagger(settings.tagger, jobs=jobs, **tagger_options(settings, clusters))
@@ -169,16 +176,21 @@ def tree_pipeline(settings, fmt, trees, log=None):
     else:
         from maltpy.parsing.discontinuous import DiscontinuousReduction
         sentences = encoding = DiscontinuousReduction.from_settings(settings).encode(trees)
-    tagger = Tagger(settings.tagger, jobs=threads(settings.jobs), **tagger_options(settings, read_clusters(settings)))
-    blank = ()
-    if settings.parser and sentences:
-        read = _read_columns(settings, sentences[0].format or "conllx")
-        blank = _untagged_reads(settings, read, tagger, sentences, trees=True)
-    tagger.fit(sentences, log=log)
-    if not settings.parser:
-        return Pipeline([TaggerComponent(tagger)])
-    parser = _fit_tree_parser(settings, fmt, trees, log, blank, encoding)
-    return Pipeline([TaggerComponent(tagger), ParserComponent(parser)])
+    clusters = read_clusters(settings)
+    try:
+        tagger = Tagger(settings.tagger, jobs=threads(settings.jobs), **tagger_options(settings, clusters))
+        blank = ()
+        if settings.parser and sentences:
+            read = _read_columns(settings, sentences[0].format or "conllx")
+            blank = _untagged_reads(settings, read, tagger, sentences, trees=True)
+        tagger.fit(sentences, log=log)
+        if not settings.parser:
+            return Pipeline([TaggerComponent(tagger)])
+        parser = _fit_tree_parser(settings, fmt, trees, log, blank, encoding)
+        return Pipeline([TaggerComponent(tagger), ParserComponent(parser)])
+    finally:
+        if clusters is not None:
+            clusters.release()
 
 
 def _fit_tree_parser(settings, fmt, trees, log, blank=(), encoding=None):

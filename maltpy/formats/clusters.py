@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from typing import Dict, List, Sequence, Tuple
 
 from maltpy.errors import MaltpyError
 
 
-#: the clusters :meth:`WordClusters.shared` has read, by (path, modification time, size)
-_SHARED: dict = {}
+#: the clusters :meth:`WordClusters.shared` has read, by (path, modification time, size), for as
+#: long as something (a training, a tagger that learned from them) holds them
+_SHARED = weakref.WeakValueDictionary()
 _SHARED_LOCK = threading.Lock()
 
 
@@ -40,6 +42,12 @@ class WordClusters:
                 self._made[key] = make()
             return self._made[key]
 
+    def release(self):
+        """Drop what :meth:`made` made (the tables of a training that is over; a parser's
+        spellings with their casings are millions of strings for a large file)."""
+        with self._lock:
+            self._made.clear()
+
     def __len__(self):
         return len(self.words)
 
@@ -55,8 +63,8 @@ class WordClusters:
         with _SHARED_LOCK:
             found = _SHARED.get(stamp)
             if found is None:
-                _SHARED.clear()         # one file at a time: a clusters file may be large
-                found = _SHARED[stamp] = cls.read(path)
+                found = cls.read(path)
+                _SHARED[stamp] = found
             return found
 
     @classmethod
