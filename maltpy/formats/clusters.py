@@ -17,6 +17,7 @@ import weakref
 from typing import Dict, List, Sequence, Tuple
 
 from maltpy.errors import MaltpyError
+from maltpy.formats.conll import CARRIAGE_RETURN
 
 
 #: the clusters :meth:`WordClusters.shared` has read, by (path, modification time, size), for as
@@ -73,11 +74,14 @@ class WordClusters:
         with the file and line."""
         words, clusters, counts = [], [], []
         try:
-            with open(path, encoding="utf-8", newline="") as f:
+            # lines end at line feeds only: a carriage return elsewhere is refused, as every reader does
+            with open(path, encoding="utf-8", newline="\n") as f:
                 for number, line in enumerate(f, 1):
                     line = line.rstrip("\n")
                     if line.endswith("\r"):
                         line = line[:-1]
+                    if "\r" in line:
+                        raise MaltpyError(f"{path}:{number}: {CARRIAGE_RETURN}")
                     if not line.strip():
                         continue
                     fields = line.split("\t")

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.features.spec import FeatureSpecError
@@ -53,6 +54,7 @@ def test_a_clusters_file_gives_each_lowercased_form_one_cluster(tmp_path):
     ("0110\tapple\t3\textra\n", ":1:"),
     ("0110\tap ple\n", ":1:"),
     ("\n\n", "no word clusters"),
+    ("0110\tapple\r0111\tpear\n", ":1: a carriage return"),    # lines end at line feeds (CRLF too)
 ])
 def test_a_bad_clusters_file_is_refused_with_its_line(tmp_path, text, where):
     path = _write(tmp_path / "bad", text)
@@ -238,3 +240,25 @@ def test_learn_with_clusters_tag_and_say_so(cluster_setting, tmp_path):
                "--clusters", "bad.paths", cwd=tmp_path)
     assert bad.returncode != 0 and "bad.paths:1:" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "n.mpz").exists()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="01ab \t\r\u00a0é", max_size=6), st.text(max_size=8),
+                          st.one_of(st.none(), st.text(alphabet="0123456789-x ", max_size=4))), max_size=8))
+def test_any_clusters_file_reads_or_is_refused_in_one_line(tmp_path_factory, rows):
+    """Random lines: read into as many entries as the lines that hold words, each the line's
+    fields, or refused in one line naming the file (and the line, where one is at fault)."""
+    text = "".join(f"{c}\t{w}" + (f"\t{n}" if n is not None else "") + "\n" for c, w, n in rows)
+    path = tmp_path_factory.mktemp("random") / "paths"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        clusters = WordClusters.read(str(path))
+    except MaltpyError as e:
+        assert "\n" not in str(e) and str(path) in str(e)
+        return
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    lines = [line for line in lines if line.strip()]
+    assert len(clusters) == len(lines)
+    for line, word, cluster in zip(lines, clusters.words, clusters.clusters):
+        fields = line.split("\t")
+        assert (fields[0], fields[1]) == (cluster, word)
