@@ -308,6 +308,9 @@ def flag_of(name: str) -> str:
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 #: settings that name files (relative paths in a configuration file are relative to it)
 PATH_SETTINGS = ("model", "input", "learn_input", "parse_input", "output")
+#: settings naming files that learning reads (relative paths in a configuration file are relative
+#: to it, as PATH_SETTINGS)
+LEARN_FILE_SETTINGS = ("tagger_templates", "clusters")
 #: settings of one run, not of the trained parser (not stored in model files)
 RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_charset")
 #: how one run reads and writes its files (a model keeps the format it learned from, not these)
@@ -331,14 +334,12 @@ def pipeline_parser(settings: "Settings", chosen) -> "Settings":
     nivreeager the lean online parser, better on predicted tags, docs/tagging.md), unless the user
     chose (``chosen``: the names of the settings given by flags, configuration file or keyword) any
     of :data:`PIPELINE_PARSER_CHOICES`; a chosen ``enforce_tree`` or ``tagger_folds`` is kept.
-    With ``clusters`` the features are the preset's with the clusters' (``NivreEagerMorphClusters``)."""
+    With ``clusters`` the features are the system's with the clusters' (``NivreEagerMorphClusters``)."""
     from maltpy.systems import pipeline_settings
     chosen = {ALIASES.get(name, name) for name in chosen}
-    preset = pipeline_settings(settings.algorithm)
+    preset = pipeline_settings(settings.algorithm, bool(settings.clusters))
     if not settings.tagger or not preset or chosen & set(PIPELINE_PARSER_CHOICES):
         return settings
-    if settings.clusters and "features" in preset:
-        preset["features"] += "Clusters"
     return dataclasses.replace(settings, **{k: v for k, v in preset.items() if k not in chosen})
 
 
@@ -478,7 +479,7 @@ def load_config(path: str) -> dict:
                               f"{', '.join(n for n in _FIELDS if n != 'verbose')}")
         value = coerce(name, value, path)
         # paths in a configuration file are relative to the file
-        if (name in PATH_SETTINGS or name == "clusters") and value and value != "-" and not os.path.isabs(value):
+        if name in PATH_SETTINGS + LEARN_FILE_SETTINGS and value and value != "-" and not os.path.isabs(value):
             value = os.path.join(base, value)
         if name in ("features", "reverse_features") and value and ("/" in value or value.endswith((".yaml", ".yml", ".xml"))) \
                 and not os.path.isabs(value):

@@ -89,8 +89,8 @@ def _learn_pipeline(settings, sentences, fmt, log, chosen):
     from maltpy.systems import pipeline_settings
     parser_settings = pipeline_parser(settings, chosen)
     if parser_settings is not settings:
+        shown = {k: getattr(parser_settings, k) for k in pipeline_settings(settings.algorithm)}
         log("the parser behind the tagger: " + " ".join(f"{flag_of(k)} {str(v).lower() if isinstance(v, bool) else v}"
-                                                        for k in pipeline_settings(settings.algorithm)
-                                                        for v in [getattr(parser_settings, k)])
+                                                        for k, v in shown.items())
             + " (the default behind a tagger; -l liblinear gives MaltParser's)")
     train_pipeline(parser_settings, sentences, fmt, log).save(settings.model)

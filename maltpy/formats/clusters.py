@@ -136,6 +136,13 @@ class WordClusters:
         return list(found), list(found.values())
 
 
+def prefix_ids(paths: Sequence[str], length: int, first: int = 0) -> List[int]:
+    """Each cluster's first ``length`` characters (0: the whole cluster) numbered from ``first``
+    in the order they come."""
+    numbered: Dict[str, int] = {}
+    return [numbered.setdefault(p[:length] if length else p, len(numbered) + first) for p in paths]
+
+
 def lowercase(word: str) -> str:
     """``word`` lowercased character by character; a character whose lowercase is two characters
     (İ) stays as it is (the tagger's lowercase, :mod:`maltpy.tagging.words`)."""

@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from maltpy.formats.clusters import prefix_ids
 from maltpy.formats.columns import ColumnBatch  # noqa: F401 (here too: callers import it from encode)
 from maltpy.errors import MaltpyError
 from maltpy.features.corpus import Corpus
@@ -69,9 +70,7 @@ class ClusterTable(SymbolTable):
         ``length`` (0: the whole cluster)."""
         spellings, paths = clusters.spellings()
         lines = clusters.made("parser lines", lambda: "\n".join(spellings).encode("utf-8", "surrogatepass"))
-        numbered: Dict[str, int] = {}
-        ids = [numbered.setdefault(p[:length] if length else p, len(numbered) + NO_CLUSTER + 1) for p in paths]
-        return cls(lines, np.array(ids, dtype=np.int32))
+        return cls(lines, np.array(prefix_ids(paths, length, NO_CLUSTER + 1), dtype=np.int32))
 
     @property
     def ids(self) -> Dict[str, int]:

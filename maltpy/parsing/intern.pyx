@@ -17,7 +17,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
 from maltpy.formats.scan cimport Chunk
-from maltpy.parsing.encode import ClusterTable, literal_separator
+from maltpy.parsing.encode import NO_CLUSTER, ClusterTable, literal_separator
 from maltpy.features.corpus import Corpus
 
 cnp.import_array()
@@ -26,10 +26,6 @@ cdef enum:
     PLAIN = 0
     SUFFIX = 1
     PREFIX = 2
-    # a word's cluster: the whole field looked up in the cluster column's table (spellings -> the
-    # cluster's id), a word it does not hold NO_CLUSTER (encode.py's)
-    CLUSTER = 3
-    NO_CLUSTER = 2
 
 
 cdef struct Table:
@@ -39,17 +35,19 @@ cdef struct Table:
     int64_t* offs         # entry k's bytes: pool[offs[k] : offs[k + 1]]
     int32_t* ids
     const unsigned char* pool
+    int32_t missing       # the id of a string the table does not hold
 
 
 cdef inline int _lookup(const Table* t, const unsigned char* s, Py_ssize_t n) noexcept nogil:
-    """The id of the string whose UTF-8 bytes are s[:n]; -1 if the table does not hold it."""
+    """The id of the string whose UTF-8 bytes are s[:n]; the table's missing id (-1 but for
+    cluster tables) if it does not hold it."""
     cdef uint64_t h = fnv1a(s, n)
     cdef uint64_t slot = h & t.mask
     cdef int64_t e
     while True:
         e = t.slots[slot]
         if e == 0:
-            return -1
+            return t.missing
         e -= 1
         if t.hashes[e] == h and t.offs[e + 1] - t.offs[e] == n and memcmp(t.pool + t.offs[e], s, n) == 0:
             return t.ids[e]
@@ -64,14 +62,15 @@ cdef class ByteTable:
     cdef ByteTable owner
     cdef Py_ssize_t n_strings
 
-    def __cinit__(self, ids=None, lines=None):
+    def __cinit__(self, ids=None, lines=None, int missing=-1):
         """``ids``: a dict of strings -> ids; or, with ``lines`` (UTF-8 bytes, one string a line,
         as a cluster table keeps its spellings), an int32 array of their ids, in order. None: an
-        empty shell that :meth:`with_ids` fills."""
+        empty shell that :meth:`with_ids` fills. ``missing``: the id of a string it does not hold."""
         cdef Py_ssize_t n, cap = 16, k, i, size
         cdef int64_t off = 0
         cdef const int32_t[::1] given
         cdef const unsigned char* p
+        self.t.missing = missing
         if ids is None:
             return
         if lines is None:
@@ -156,7 +155,7 @@ cdef class ByteTable:
     def get(self, str value):
         """The id of ``value`` (-1 if absent): the Python view, for tests."""
         if self.t.slots == NULL:     # an empty shell
-            return -1
+            return self.t.missing
         b = value.encode("utf-8", "surrogatepass")
         return _lookup(&self.t, <const unsigned char*>b, len(b))
 
@@ -282,7 +281,9 @@ cdef class ChunkEncoder:
                  node_columns=()):
         """``reverse``: each sentence's words right to left (a right-to-left model), the values of
         ``node_columns`` (integer columns holding node numbers: HEAD, PHEAD) mapped to match."""
-        kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX, "cluster": CLUSTER}
+        # a cluster column looks the whole field up in its table (spellings -> their cluster's id;
+        # one it does not hold has the table's missing id, NO_CLUSTER)
+        kinds = {"plain": PLAIN, "suffix": SUFFIX, "prefix": PREFIX, "cluster": PLAIN}
         if max(len(compiled.token_columns), len(compiled.int_columns), len(compiled.multi_columns)) > MAX_FEATURE_COLUMNS:
             raise ValueError(f"more than {MAX_FEATURE_COLUMNS} distinct input columns in one feature model")
         self.n_tok = len(compiled.token_columns)
@@ -296,7 +297,7 @@ cdef class ChunkEncoder:
             elif id(t.lines) in shared:
                 self.tok_tables.append((<ByteTable>shared[id(t.lines)]).with_ids(t.id_array))
             else:
-                shared[id(t.lines)] = ByteTable(t.id_array, t.lines)
+                shared[id(t.lines)] = ByteTable(t.id_array, t.lines, NO_CLUSTER)
                 self.tok_tables.append(shared[id(t.lines)])
         self.multi_tables = [ByteTable(t.ids) for t in multi_tables]
         for j, (ci, transform, length) in enumerate(compiled.token_columns):
@@ -368,10 +369,7 @@ cdef class ChunkEncoder:
                         for j in range(self.n_tok):
                             s = ch.field(w, self.tok_col[j], &length)
                             s = _transform(s, &length, self.tok_kind[j], self.tok_len[j])
-                            value = _lookup(tok_tab[j], s, length)
-                            if value < 0 and self.tok_kind[j] == CLUSTER:
-                                value = NO_CLUSTER
-                            tok_v[r, j] = value
+                            tok_v[r, j] = _lookup(tok_tab[j], s, length)
                         for j in range(self.n_int):
                             s = ch.field(w, self.int_col[j], &length)
                             value = _small_int(s, length)

@@ -65,10 +65,12 @@ def _contents(self):
     if clusters:
         # the spellings (UTF-8, one a line) of each distinct table once, as bytes: the columns of
         # one clusters file share them
-        distinct = list({id(t.lines): t.lines for t in clusters.values()}.values())
-        header["cluster_tables"] = {str(j): next(k for k, v in enumerate(distinct) if v is t.lines)
-                                    for j, t in clusters.items()}
-        arrays.update({f"cluster_lines{k}": np.frombuffer(v, dtype=np.uint8) for k, v in enumerate(distinct)})
+        number = {}
+        for t in clusters.values():
+            number.setdefault(id(t.lines), len(number))
+        header["cluster_tables"] = {str(j): number[id(t.lines)] for j, t in clusters.items()}
+        arrays.update({f"cluster_lines{number[id(t.lines)]}": np.frombuffer(t.lines, dtype=np.uint8)
+                       for t in clusters.values()})
         arrays.update({f"cluster_ids{j}": t.id_array for j, t in clusters.items()})
     if self.reduction is not None:
         header["constituents"] = self.reduction.header()

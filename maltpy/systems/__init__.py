@@ -55,11 +55,17 @@ def option_choices() -> dict:
     return out
 
 
-def pipeline_settings(name: str) -> dict:
+def pipeline_settings(name: str, clusters: bool = False) -> dict:
     """The settings system ``name`` learns with behind a tagger when the user chooses no learner,
-    oracle, features or beam (its ``pipeline_settings``; empty for an unknown name)."""
+    oracle, features or beam (its ``pipeline_settings``; empty for an unknown name); with word
+    ``clusters``, its ``pipeline_cluster_features`` where it has them."""
     cls = SYSTEMS.get(name)
-    return dict(cls.pipeline_settings) if cls is not None else {}
+    if cls is None:
+        return {}
+    settings = dict(cls.pipeline_settings)
+    if clusters and cls.pipeline_cluster_features:
+        settings["features"] = cls.pipeline_cluster_features
+    return settings
 
 
 def option_parser(name: str):

@@ -181,6 +181,9 @@ cdef class TransitionSystem:
     #: the settings a parser of this system learns with behind a tagger (on predicted tags), where
     #: the user chooses none of config.PIPELINE_PARSER_CHOICES; empty: MaltParser's defaults
     pipeline_settings = {}
+    #: the features of pipeline_settings when the training has word clusters (--clusters): the
+    #: same and features of the clusters; None: those of pipeline_settings
+    pipeline_cluster_features = None
     #: whether the decisions grow with the square of the sentence length (Covington's lists)
     quadratic = False
     #: whether the system's moves, oracles or features read the union-find of the arcs built

@@ -2,9 +2,11 @@
 lexicons are, by the lowercased form's hash (the clusters file: :mod:`maltpy.formats.clusters`)."""
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 import numpy as np
+
+from maltpy.formats.clusters import prefix_ids
 
 
 def cluster_tables(clusters, lengths: Sequence[int]) -> Tuple[np.ndarray, List[np.ndarray]]:
@@ -28,9 +30,5 @@ def _tables(clusters, lengths):
     first = np.r_[True, keys[1:] != keys[:-1]] if len(keys) else np.zeros(0, bool)
     keys, order = keys[first], order[first]
     paths = [chosen[forms[i]] for i in order.tolist()]
-    classes = []
-    for n in lengths:
-        numbered: Dict[str, int] = {}
-        classes.append(np.fromiter((numbered.setdefault(p[:n] if n else p, len(numbered)) for p in paths),
-                                   dtype=np.int32, count=len(paths)))
+    classes = [np.array(prefix_ids(paths, n), dtype=np.int32) for n in lengths]
     return np.ascontiguousarray(keys, dtype=np.uint64), classes

@@ -159,8 +159,18 @@ def lexicon_array(lexicons, hashes: np.ndarray, maps=None) -> np.ndarray:
     from maltpy.features.featmap import FeatMap
     from maltpy.tagging import perceptron
     out = np.full((max([N_ROWS - 1, *(lexicons or {})]) + 1, len(hashes)), -1, dtype=np.int32)
-    for row, (keys, classes) in (lexicons or {}).items():
-        out[row] = perceptron.lexicon_classes(hashes, maps[row] if maps else FeatMap.from_keys(keys), classes)
+    rows_of_keys: Dict[int, list] = {}      # the cluster tables share their keys: looked up once
+    for row, (keys, _) in (lexicons or {}).items():
+        rows_of_keys.setdefault(id(keys), []).append(row)
+    for rows in rows_of_keys.values():
+        keys, classes = lexicons[rows[0]]
+        table = maps[rows[0]] if maps else FeatMap.from_keys(keys)
+        if len(rows) == 1:
+            out[rows[0]] = perceptron.lexicon_classes(hashes, table, classes)
+            continue
+        found = perceptron.lexicon_classes(hashes, table, np.arange(len(keys), dtype=np.int32))
+        for row in rows:
+            out[row] = np.where(found >= 0, lexicons[row][1][found], -1)
     return out
 
 

@@ -262,3 +262,14 @@ def test_any_clusters_file_reads_or_is_refused_in_one_line(tmp_path_factory, row
     for line, word, cluster in zip(lines, clusters.words, clusters.clusters):
         fields = line.split("\t")
         assert (fields[0], fields[1]) == (cluster, word)
+
+
+def test_a_configuration_names_learning_files_relative_to_itself(tmp_path):
+    import os
+    from maltpy.config import load_config
+    (tmp_path / "conf").mkdir()
+    path = tmp_path / "conf" / "ewt.yaml"
+    path.write_text("clusters: en.paths\ntagger_templates: mine.yaml\n", encoding="utf-8")
+    loaded = load_config(str(path))
+    assert loaded["clusters"] == os.path.join(str(tmp_path / "conf"), "en.paths")
+    assert loaded["tagger_templates"] == os.path.join(str(tmp_path / "conf"), "mine.yaml")
