@@ -2,12 +2,13 @@
 Treebank): their readers split tokens at every white-space character (Python's ``\\s``), so
 every writer, compiled or Python, writes each one as ``_``, as disco-dop writes a space."""
 import random
+import sys
 
 from hypothesis import given, settings, strategies as st
 
 from maltpy.formats.discbracketio import export_discbracket
 from maltpy.formats.export import format_discbracket, parse_discbracket, parse_export
-from maltpy.formats.ptb import ptb_escape, tree_from_string
+from maltpy.formats.ptb import WHITE_SPACE, ptb_escape, tree_from_string
 from maltpy.transform.headrules import HeadRules
 
 # the white space a word or label may hold (a field of export or CoNLL holds no tab, line feed or
@@ -42,6 +43,10 @@ def test_discbracket_writers_write_white_space_as_underscores(words, tags, label
     assert "".join(t.word for t in back.tokens) == held
     assert [t.tag for t in back.tokens] == ["".join("_" if c.isspace() else c for c in t) for t in tags]
     assert [n.tag for n in back.nodes] == ["".join("_" if c.isspace() else c for c in label)]
+
+
+def test_the_white_space_listed_is_what_python_calls_white_space():
+    assert sorted(WHITE_SPACE) == [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
 
 
 def test_every_white_space_character_is_one_underscore():
