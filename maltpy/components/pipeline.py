@@ -283,7 +283,8 @@ class Pipeline:
         if not holds_components(io.BytesIO(data)):
             from maltpy.components.parser import ParserComponent
             return cls([ParserComponent.from_bytes(data, **overrides)])
-        return cls._build(*load_model(path, data=data, wanted=None if only is None else _components_named(only)),
+        return cls._build(*load_model(path, data=data, wanted=None if only is None else _components_named(only),
+                                      as_bytes=_is_component),
                           path, overrides, only)
 
     @classmethod
@@ -296,13 +297,14 @@ class Pipeline:
             from maltpy.components.parser import ParserComponent
             from maltpy.parsing.parser import Parser
             return cls([ParserComponent(Parser.load(path, **overrides))])
-        return cls._build(*load_model(path, wanted=None if only is None else _components_named(only)), path,
+        return cls._build(*load_model(path, wanted=None if only is None else _components_named(only),
+                                      as_bytes=_is_component), path,
                           overrides, only)
 
     @classmethod
     def _build(cls, header, arrays, path, overrides, only=None) -> "Pipeline":
         from maltpy.components.registry import COMPONENTS
-        from maltpy.parsing.modelfile import HeaderReader, check_array
+        from maltpy.parsing.modelfile import HeaderReader
         h = HeaderReader(header, path)
         steps = h.get("pipeline")
         if not isinstance(steps, list) or not steps or not all(
@@ -316,9 +318,10 @@ class Pipeline:
                        f"(it has {', '.join(sorted(COMPONENTS))})")
             if only is not None and step["component"] not in only:
                 continue
-            # the component's own model file, copied once (a parser's is tens of megabytes)
-            blob = check_array(arrays, f"component{k}", path, "u", ndim=1).astype(np.uint8, copy=False).tobytes()
-            del arrays[f"component{k}"]
+            # the component's own model file, read as bytes (a parser's is tens of megabytes)
+            blob = arrays.pop(f"component{k}", None)
+            if not isinstance(blob, bytes):
+                raise ModelFileError(f"{path}: inconsistent model file (array component{k} is missing)")
             try:
                 components.append(kind.from_bytes(blob, **overrides))
             except ModelFileError as e:
@@ -337,6 +340,11 @@ class Pipeline:
 _HOW_TO_LEARN = {"tokenizer": "learn one with -m learn --tokenizer from a CoNLL-U treebank",
                  "tagger": "learn one with -m learn --tagger upos,xpos,feats,lemma",
                  "parser": "learn one with -m learn"}
+
+
+def _is_component(name: str) -> bool:
+    """Whether a pipeline's array is a component's model file (read as bytes)."""
+    return name.startswith("component")
 
 
 def _components_named(only):

@@ -9,6 +9,14 @@ from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int32_t
 
 
+cdef extern from "maltpy/simd.h":
+    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
+
+#: how many keys ahead :meth:`FeatMap.from_keys` asks for a home slot
+cdef enum:
+    FROM_KEYS_AHEAD = 16
+
+
 #: the keys a training run's map has room for at first (it doubles as it fills): EWT's templates
 #: make hundreds of thousands, so smaller starts only regrow
 FEATMAP_START = 1 << 16
@@ -95,10 +103,21 @@ cdef class FeatMap:
         k = np.ascontiguousarray(keys, dtype=np.uint64)
         cdef FeatMap fm = FeatMap(max(len(k), 1))
         cdef uint64_t[::1] kv = k
-        cdef Py_ssize_t i
-        for i in range(len(k)):
-            if fm.add(kv[i]) != i:
-                raise ValueError("feature keys are not distinct: the model file is corrupt")
+        cdef Py_ssize_t i, n = len(k), mask = fm.cap - 1, slot
+        cdef bint distinct = True
+        with nogil:
+            for i in range(n):
+                # each key's home slot is a cache miss in a large map (a model's hundreds of
+                # thousands of features, a clusters file's million words): asked for ahead
+                if i + FROM_KEYS_AHEAD < n:
+                    slot = <Py_ssize_t>(mix64(kv[i + FROM_KEYS_AHEAD]) & mask)
+                    prefetch(&fm.vals[slot])
+                    prefetch(&fm.keys[slot])
+                if fm.add(kv[i]) != i:
+                    distinct = False
+                    break
+        if not distinct:
+            raise ValueError("feature keys are not distinct: the model file is corrupt")
         return fm
 
     def lookup(self, keys):

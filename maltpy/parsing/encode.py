@@ -56,7 +56,8 @@ class ClusterTable(SymbolTable):
     A word it does not hold has the id :data:`NO_CLUSTER`, a value of its own."""
 
     def __init__(self, lines: bytes, ids: np.ndarray):
-        """``lines``: the spellings in UTF-8, one a line (no line empty); ``ids``: int32, the id of
+        """``lines``: the spellings in UTF-8, one a line (no line empty: bytes, or a model file's
+        uint8 array, used where it lies); ``ids``: int32, the id of
         each (> NO_CLUSTER). Kept as they are: the compiled encoder reads them without a Python
         object per spelling (loading a model is most of a short run; the columns of one clusters
         file share their ``lines`` object and one byte table), and the dictionary of the Python
@@ -76,7 +77,7 @@ class ClusterTable(SymbolTable):
     def ids(self) -> Dict[str, int]:
         if self._ids is None:
             # bytes that are not UTF-8 (a damaged file) as the readers keep them: they match only alike
-            words = self.lines.decode("utf-8", "surrogateescape").split("\n") if self.lines else []
+            words = bytes(self.lines).decode("utf-8", "surrogateescape").split("\n") if len(self.lines) else []
             self._ids = dict(zip(words, self.id_array.tolist()))
         return self._ids
 

@@ -13,7 +13,7 @@ cimport numpy as cnp
 
 from maltpy.hashing cimport fnv1a
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
 from maltpy.formats.scan cimport Chunk
@@ -22,6 +22,17 @@ from maltpy.features.corpus import Corpus
 
 cnp.import_array()
 
+cdef extern from "maltpy/simd.h":
+    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
+
+#: fnv1a's (maltpy/hashing.pxd), for a table that hashes its strings as it copies them
+cdef uint64_t FNV_OFFSET = 1469598103934665603ULL
+cdef uint64_t FNV_PRIME = 1099511628211ULL
+
+#: how many strings ahead a table's construction asks for a home slot
+cdef enum:
+    INSERT_AHEAD = 16
+
 cdef enum:
     PLAIN = 0
     SUFFIX = 1
@@ -29,10 +40,10 @@ cdef enum:
 
 
 cdef struct Table:
-    int64_t* slots        # entry index + 1, 0 = empty
+    int32_t* slots        # entry index + 1, 0 = empty
     uint64_t mask
     uint64_t* hashes
-    int64_t* offs         # entry k's bytes: pool[offs[k] : offs[k + 1]]
+    int64_t* offs         # entry k's bytes: pool[offs[k] : offs[k + 1] - 1] (a byte after each)
     int32_t* ids
     const unsigned char* pool
     int32_t missing       # the id of a string the table does not hold
@@ -49,7 +60,7 @@ cdef inline int _lookup(const Table* t, const unsigned char* s, Py_ssize_t n) no
         if e == 0:
             return t.missing
         e -= 1
-        if t.hashes[e] == h and t.offs[e + 1] - t.offs[e] == n and memcmp(t.pool + t.offs[e], s, n) == 0:
+        if t.hashes[e] == h and t.offs[e + 1] - t.offs[e] - 1 == n and memcmp(t.pool + t.offs[e], s, n) == 0:
             return t.ids[e]
         slot = (slot + 1) & t.mask
 
@@ -57,19 +68,22 @@ cdef inline int _lookup(const Table* t, const unsigned char* s, Py_ssize_t n) no
 cdef class ByteTable:
     """A read-only symbol table (string -> id) looked up by UTF-8 bytes without the GIL."""
     cdef Table t
-    cdef bytes pool
+    cdef object pool          # what t.pool points into: bytes, or a clusters file's uint8 array
     # a table of the same strings with other ids (with_ids) keeps the one whose arrays it shares
     cdef ByteTable owner
     cdef Py_ssize_t n_strings
 
     def __cinit__(self, ids=None, lines=None, int missing=-1):
         """``ids``: a dict of strings -> ids; or, with ``lines`` (UTF-8 bytes, one string a line,
-        as a cluster table keeps its spellings), an int32 array of their ids, in order. None: an
-        empty shell that :meth:`with_ids` fills. ``missing``: the id of a string it does not hold."""
+        as a cluster table keeps its spellings: bytes or a uint8 array), an int32 array of their
+        ids, in order. None: an empty shell that :meth:`with_ids` fills. ``missing``: the id of a
+        string it does not hold."""
         cdef Py_ssize_t n, cap = 16, k, i, size
         cdef int64_t off = 0
         cdef const int32_t[::1] given
+        cdef const unsigned char[::1] text
         cdef const unsigned char* p
+        cdef uint64_t h
         self.t.missing = missing
         if ids is None:
             return
@@ -79,53 +93,75 @@ cdef class ByteTable:
         else:
             given = ids
             n = given.shape[0]
-            if lines.count(b"\n") + 1 != n:
+            if n < 1:
                 raise ValueError("the lines and their ids do not match")
+        if n >= 0x7FFFFFFF:
+            raise ValueError("a symbol table holds at most 2,147,483,646 strings")
         self.n_strings = n
         while cap < 2 * n + 2:
             cap *= 2
         self.t.mask = cap - 1
-        self.t.slots = <int64_t*>malloc(sizeof(int64_t) * cap)
+        # calloc: a table of millions of slots (a large clusters file's spellings) comes zeroed
+        # from the kernel instead of being written once more
+        self.t.slots = <int32_t*>calloc(cap, sizeof(int32_t))
         self.t.hashes = <uint64_t*>malloc(sizeof(uint64_t) * (n + 1))
         self.t.offs = <int64_t*>malloc(sizeof(int64_t) * (n + 1))
         self.t.ids = <int32_t*>malloc(sizeof(int32_t) * (n + 1))
         if self.t.slots == NULL or self.t.hashes == NULL or self.t.offs == NULL or self.t.ids == NULL:
             raise MemoryError()
-        for k in range(cap):
-            self.t.slots[k] = 0
-        cdef uint64_t h, slot
+        # the pool holds each string followed by one byte (a line feed), so that string k is
+        # pool[offs[k] : offs[k + 1] - 1] and a clusters file's lines are a pool as they are
         if lines is None:
-            self.pool = b"".join(b for b, _ in encoded)
+            self.pool = b"\n".join(b for b, _ in encoded)
             self.t.pool = <const unsigned char*>self.pool
             for k in range(n):
                 b, i = encoded[k]
                 self.t.offs[k] = off
-                off += len(b)
+                off += len(b) + 1
                 self.t.ids[k] = i
+                self.t.hashes[k] = fnv1a(self.t.pool + self.t.offs[k], len(b))
             self.t.offs[n] = off
         else:
-            # the pool is the lines without their breaks: the k-th break (at i) ends string k
-            # at i - k of the pool
-            p = <const unsigned char*>lines
+            self.pool = lines if len(lines) else b"\n"     # one empty string: a byte to point at
+            text = self.pool
             size = len(lines)
-            self.t.offs[0] = 0
-            k = 0
-            for i in range(size):
-                if p[i] == 10:
-                    k += 1
-                    self.t.offs[k] = i - (k - 1)
+            p = &text[0]
+            # one pass marks where each string starts and hashes it (fnv1a's steps)
+            with nogil:
+                self.t.offs[0] = 0
+                k = 0
+                h = FNV_OFFSET
+                for i in range(size):
+                    if p[i] == 10:
+                        if k + 1 >= n:      # more lines than ids
+                            k = n
+                            break
+                        self.t.hashes[k] = h
+                        h = FNV_OFFSET
+                        k += 1
+                        self.t.offs[k] = i + 1
+                    else:
+                        h = (h ^ p[i]) * FNV_PRIME
+                if k == n - 1:
+                    self.t.hashes[k] = h
+                    self.t.offs[n] = size + 1
+                    for k in range(n):
+                        self.t.ids[k] = given[k]
+            if k != n - 1:
+                raise ValueError("the lines and their ids do not match")
+            self.t.pool = p
+        cdef uint64_t slot
+        with nogil:
+            # each string's home slot is a cache miss in a large table: asked for some strings
+            # ahead, so that the misses overlap (2.1 million spellings of a German clusters
+            # file: 0.29 s -> 0.07 s, with the pass above instead of a copy and two passes)
             for k in range(n):
-                self.t.ids[k] = given[k]
-            self.pool = lines.replace(b"\n", b"")
-            self.t.pool = <const unsigned char*>self.pool
-            self.t.offs[n] = len(self.pool)
-        for k in range(n):
-            h = fnv1a(self.t.pool + self.t.offs[k], self.t.offs[k + 1] - self.t.offs[k])
-            self.t.hashes[k] = h
-            slot = h & self.t.mask
-            while self.t.slots[slot]:
-                slot = (slot + 1) & self.t.mask
-            self.t.slots[slot] = k + 1
+                if k + INSERT_AHEAD < n:
+                    prefetch(&self.t.slots[self.t.hashes[k + INSERT_AHEAD] & self.t.mask])
+                slot = self.t.hashes[k] & self.t.mask
+                while self.t.slots[slot]:
+                    slot = (slot + 1) & self.t.mask
+                self.t.slots[slot] = <int32_t>(k + 1)
 
     def __dealloc__(self):
         if self.owner is None:

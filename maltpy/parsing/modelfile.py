@@ -194,7 +194,7 @@ def holds_components(source) -> bool:
     return FIRST_COMPONENT in member_names(source)
 
 
-def load_model(path, records=None, data=None, wanted=None):
+def load_model(path, records=None, data=None, wanted=None, as_bytes=None):
     """Return ``(header, arrays)``; raise ModelFileError for anything but a readable model file.
     ``data``: the file's bytes, read from memory (``path`` then only names them in messages).
     ``wanted``: a function of the header that names the arrays to read (the others are left
@@ -205,7 +205,9 @@ def load_model(path, records=None, data=None, wanted=None):
     to read as the fields of one record array instead, ``{record name: (dtype, {field: array
     name})}``: each such array is inflated piece by piece into its field of the record array,
     which ``arrays`` then holds in their stead (its fields checked to be one-dimensional, equally
-    long, finite where floats, and integers that fit the field)."""
+    long, finite where floats, and integers that fit the field). ``as_bytes``: a function of an
+    array's name, true for the one-dimensional uint8 arrays to give as ``bytes`` (read once,
+    where an array would be copied to bytes after: a pipeline's component model files)."""
     if data is None and not os.path.exists(path):
         raise ModelFileError(f"{path}: model file not found (train one with -m learn)")
     if data is None and os.path.isdir(path):
@@ -241,7 +243,8 @@ def load_model(path, records=None, data=None, wanted=None):
                     if name not in in_records:
                         member = z.getinfo(f"arrays/{name}.npy")
                         with z.open(member) as f:
-                            arrays[name] = _read_npy(f, member.file_size)
+                            arrays[name] = _read_npy_bytes(f, member.file_size) \
+                                if as_bytes is not None and as_bytes(name) else _read_npy(f, member.file_size)
                         if name in narrow:
                             arrays[name] = widened(arrays[name], narrow[name], name)
                 for record, (dtype, fields) in plan.items():
@@ -284,6 +287,20 @@ def _read_npy(f, size: int) -> np.ndarray:
     if f.read(1):
         raise ValueError("array data longer than its header says")
     return arr
+
+
+def _read_npy_bytes(f, size: int) -> bytes:
+    """A one-dimensional uint8 ``.npy`` member of a model file as its bytes (checked as
+    :func:`_read_npy` checks an array)."""
+    shape, _, dtype = _npy_header(f, size)
+    if dtype != np.uint8 or len(shape) != 1:
+        raise ValueError("an array of bytes is of another kind")
+    data = f.read(shape[0])
+    if len(data) != shape[0]:
+        raise ValueError("array data shorter than its header says")
+    if f.read(1):
+        raise ValueError("array data longer than its header says")
+    return data
 
 
 def _npy_header(f, size: int):

@@ -104,10 +104,11 @@ def _token_tables(h: HeaderReader, compiled, arrays, path) -> list:
             raw = check_array(arrays, f"cluster_lines{k}", path, "u")
             # one spelling a line, none empty: the compiled table reads them so (a repeated
             # spelling would only shadow itself)
-            if raw.dtype != np.uint8 or not len(raw) or raw[0] == 10 or raw[-1] == 10 \
-                    or bool(((raw[1:] == 10) & (raw[:-1] == 10)).any()):
+            breaks = raw == 10
+            if raw.dtype != np.uint8 or not len(raw) or breaks[0] or breaks[-1] or bool((breaks[1:] & breaks[:-1]).any()):
                 h.fail("a cluster table is damaged")
-            lines_of[k] = (raw.tobytes(), int(np.count_nonzero(raw == 10)) + 1)
+            # the array as it was read (tens of megabytes for a large clusters file), not a copy
+            lines_of[k] = (np.ascontiguousarray(raw), int(np.count_nonzero(breaks)) + 1)
         lines, count = lines_of[k]
         ids = check_array(arrays, f"cluster_ids{j}", path, "i", length=count, low=NO_CLUSTER + 1, high=2 ** 31 - 1)
         tables.append(ClusterTable(lines, ids))

@@ -100,6 +100,36 @@ def test_byte_table_looks_up_what_the_symbol_table_holds():
     assert [table.get(s) for s in ("dog", "é", "日本", "cat", "", "\ud800")] == [1, 2, 3, -1, -1, 5]
 
 
+# spellings as a clusters file's table keeps them: no line break, none empty
+SPELLING = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), min_size=1, max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(SPELLING, min_size=1, max_size=60, unique=True), st.lists(SPELLING, max_size=20),
+       st.booleans())
+def test_a_table_of_lines_finds_each_line_and_nothing_else(spellings, others, as_array):
+    """The cluster tables' form (UTF-8 lines and an id each, bytes or a model file's uint8
+    array) finds every line's id and the missing id for anything else, as the dict form does."""
+    ids = np.arange(3, 3 + len(spellings), dtype=np.int32)
+    lines = "\n".join(spellings).encode("utf-8")
+    table = ByteTable(ids, np.frombuffer(lines, dtype=np.uint8) if as_array else lines, 2)
+    by_dict = ByteTable(dict(zip(spellings, ids.tolist())))
+    for s, i in zip(spellings, ids.tolist()):
+        assert table.get(s) == by_dict.get(s) == i
+    for s in others:
+        if s not in spellings:
+            assert table.get(s) == 2 and by_dict.get(s) == -1
+    for s in {s[:-1] for s in spellings} | {s + "x" for s in spellings}:   # a prefix or extension is another string
+        if s not in spellings:
+            assert table.get(s) == 2
+
+
+def test_a_table_of_lines_refuses_ids_of_another_number():
+    for lines, n in ((b"a\nb", 1), (b"a", 2), (b"a\nb\nc", 2), (b"", 0)):
+        with pytest.raises(ValueError, match="the lines and their ids do not match"):
+            ByteTable(np.arange(3, 3 + n, dtype=np.int32), lines, 2)
+
+
 @pytest.fixture(scope="module")
 def parsers(tmp_path_factory):
     """Models that exercise every column kind: plain, Suffix/Prefix, Split, InputArc, pseudo-projective
