@@ -114,6 +114,7 @@ def test_damaged_cluster_tables_are_refused(cluster_parser):
         ({}, {"cluster_lines0": np.r_[lines, newline, lines[:1]].astype(np.uint8)}),   # one spelling more
         ({}, {"cluster_lines0": np.r_[lines, newline].astype(np.uint8)}),              # an empty last line
         ({}, {"cluster_lines0": np.r_[newline, lines].astype(np.uint8)}),
+        ({}, {"cluster_lines0": np.r_[lines[:1], newline, newline, lines[1:]].astype(np.uint8)}),  # an empty line within
         ({}, {"cluster_lines0": np.zeros(0, np.uint8)}),
         ({}, {"cluster_lines0": lines.astype(np.int32)}),
         ({}, {f"cluster_ids{j}": np.where(np.arange(len(ids)) == 0, NO_CLUSTER, ids).astype(np.int32)}),
