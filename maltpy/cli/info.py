@@ -121,6 +121,10 @@ def _print_description(info, indent=""):
         ("labels", f"{len(info['labels'])}: {' '.join(info['labels'][:12])}{' ...' if len(info['labels']) > 12 else ''}"),
         ("classes", f"{info['classes']} in {info['split_models']} split model(s)"),
     ]
+    if info.get("word clusters"):
+        c = info["word clusters"]
+        lines.append(("clusters", f"{c['spellings']:,} spellings (the clusters file's words and their casings), "
+                                  f"read by {c['columns']} column(s)"))
     # the figures a model file keeps for people: any of them may be absent (older files)
     trained = [f"{t[k]:,.0f} {what}" for k, what in (("sentences", "sentences"), ("tokens", "tokens"),
                                                       ("instances", "decisions"), ("features", "distinct features"),

@@ -23,7 +23,9 @@ class ParserComponent(Component):
     def reads(self):
         from maltpy.formats.conll import COLUMNS
         names = COLUMNS[self.parser.format]
-        return tuple(names[ci] for ci, _, _ in self.parser.compiled.token_columns)
+        compiled = self.parser.compiled
+        # each column once (a word's form is read as itself, as its suffix and as its cluster)
+        return tuple(dict.fromkeys(names[c[0]] for c in (*compiled.token_columns, *compiled.multi_columns)))
 
     def fit(self, sentences, fmt=None, log=None) -> "ParserComponent":
         self.parser.fit(sentences, fmt=fmt, log=log)

@@ -245,6 +245,10 @@ def describe_parser(self) -> dict:
         "constituents": self.reduction is not None,
         "discontinuous": getattr(self.reduction, "kind", "") == "discontinuous",
     }
+    clusters = [t for t in self.token_tables if isinstance(t, ClusterTable)]
+    if clusters:    # the columns of one clusters file share its spellings
+        info["word clusters"] = {"columns": len(clusters),
+                                 "spellings": max(len(t) for t in clusters)}
     if self.reverse_parser is not None:
         info["combination"] = dict(self.combination)
         info["right_to_left"] = self.reverse_parser.describe()

@@ -87,6 +87,11 @@ def test_a_cluster_parser_parses_and_its_file_keeps_the_tables(cluster_parser, t
     out = tmp_path / "out.conll"
     again.parse_file(TEST, str(out), "conllx")
     assert out.read_text(encoding="utf-8") == format_sentences(parsed)
+    # maltpy info says what the model keeps of the clusters, and names each column read once
+    assert again.describe()["word clusters"] == {"columns": 2, "spellings": len(tables[0])}
+    from maltpy.components.parser import ParserComponent
+    reads = ParserComponent(again).reads
+    assert len(reads) == len(set(reads)) and "FORM" in reads
 
 
 def test_a_cluster_parser_learns_only_with_clusters(clusters_file):
