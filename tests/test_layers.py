@@ -10,7 +10,7 @@ PACKAGE = os.path.join(ROOT, "maltpy")
 #: lowest first; a unit is a sub-package or a top-level module of maltpy
 LAYERS = [
     {"errors", "version"},
-    {"chunks", "progress", "hashing", "bytebuf", "output", "acyclic"},
+    {"chunks", "progress", "hashing", "simd", "bytebuf", "output", "acyclic"},
     {"systems", "learners", "formats"},
     {"features", "evaluation"},
     {"transform", "visual", "search"},

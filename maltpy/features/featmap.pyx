@@ -7,10 +7,8 @@ Stored in model files as the plain array of keys in id order.
 import numpy as np
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int32_t
+from maltpy.simd cimport prefetch
 
-
-cdef extern from "maltpy/simd.h":
-    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
 
 #: how many keys ahead :meth:`FeatMap.from_keys` asks for a home slot
 cdef enum:

@@ -33,11 +33,9 @@ cimport numpy as cnp
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
+from maltpy.simd cimport prefetch
 
 cnp.import_array()
-
-cdef extern from "maltpy/simd.h":
-    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
 
 
 cdef extern from "maltpy/learners/mcsvm_helper.h":
@@ -217,8 +215,6 @@ cdef inline void _prefetch_ahead(const _Data* d, int64_t i, int stage) noexcept 
                 for p in range(d.row_lo[i], d.row_hi[i]):
                     prefetch(&d.w[d.indices[p] * d.stride + c])
     keep_prefetches()
-
-
 
 
 cdef struct _Alpha:

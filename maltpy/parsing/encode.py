@@ -55,7 +55,7 @@ class ClusterTable(SymbolTable):
     characters); made from the file when the parser learns, kept in its model file, never grown.
     A word it does not hold has the id :data:`NO_CLUSTER`, a value of its own."""
 
-    def __init__(self, lines: bytes, ids: np.ndarray):
+    def __init__(self, lines, ids: np.ndarray):
         """``lines``: the spellings in UTF-8, one a line (no line empty: bytes, or a model file's
         uint8 array, used where it lies); ``ids``: int32, the id of
         each (> NO_CLUSTER). Kept as they are: the compiled encoder reads them without a Python

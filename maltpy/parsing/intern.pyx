@@ -11,23 +11,18 @@ says so and the parse path falls back to Python).
 import numpy as np
 cimport numpy as cnp
 
-from maltpy.hashing cimport fnv1a
+from maltpy.hashing cimport FNV_OFFSET, FNV_PRIME, fnv1a
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy
 
 from maltpy.formats.scan cimport Chunk
+from maltpy.simd cimport prefetch
 from maltpy.parsing.encode import NO_CLUSTER, ClusterTable, literal_separator
 from maltpy.features.corpus import Corpus
 
 cnp.import_array()
 
-cdef extern from "maltpy/simd.h":
-    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
-
-#: fnv1a's (maltpy/hashing.pxd), for a table that hashes its strings as it copies them
-cdef uint64_t FNV_OFFSET = 1469598103934665603ULL
-cdef uint64_t FNV_PRIME = 1099511628211ULL
 
 #: how many strings ahead a table's construction asks for a home slot
 cdef enum:
@@ -84,6 +79,7 @@ cdef class ByteTable:
         cdef const unsigned char[::1] text
         cdef const unsigned char* p
         cdef uint64_t h
+        cdef bint fits = True
         self.t.missing = missing
         if ids is None:
             return
@@ -132,23 +128,22 @@ cdef class ByteTable:
                 k = 0
                 h = FNV_OFFSET
                 for i in range(size):
-                    if p[i] == 10:
-                        if k + 1 >= n:      # more lines than ids
-                            k = n
-                            break
+                    if p[i] != 10:
+                        h = (h ^ p[i]) * FNV_PRIME
+                    elif k + 1 < n:
                         self.t.hashes[k] = h
                         h = FNV_OFFSET
                         k += 1
                         self.t.offs[k] = i + 1
-                    else:
-                        h = (h ^ p[i]) * FNV_PRIME
-                if k == n - 1:
-                    self.t.hashes[k] = h
-                    self.t.offs[n] = size + 1
-                    for k in range(n):
-                        self.t.ids[k] = given[k]
-            if k != n - 1:
+                    else:           # more lines than ids
+                        fits = False
+                        break
+            if not fits or k != n - 1:
                 raise ValueError("the lines and their ids do not match")
+            self.t.hashes[k] = h
+            self.t.offs[n] = size + 1
+            for k in range(n):
+                self.t.ids[k] = given[k]
             self.t.pool = p
         cdef uint64_t slot
         with nogil:

@@ -105,7 +105,8 @@ def _token_tables(h: HeaderReader, compiled, arrays, path) -> list:
             # one spelling a line, none empty: the compiled table reads them so (a repeated
             # spelling would only shadow itself)
             breaks = raw == 10
-            if raw.dtype != np.uint8 or not len(raw) or breaks[0] or breaks[-1] or bool((breaks[1:] & breaks[:-1]).any()):
+            if raw.dtype != np.uint8 or not len(raw) or breaks[0] or breaks[-1] \
+                    or bool((breaks[1:] & breaks[:-1]).any()):
                 h.fail("a cluster table is damaged")
             # the array as it was read (tens of megabytes for a large clusters file), not a copy
             lines_of[k] = (np.ascontiguousarray(raw), int(np.count_nonzero(breaks)) + 1)

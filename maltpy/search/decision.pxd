@@ -8,6 +8,7 @@ from maltpy.systems.state cimport MAX_MOVES, State
 from maltpy.features.extract cimport Sent
 from maltpy.systems.classes cimport ClassTable
 from maltpy.features.corpus cimport Corpus
+from maltpy.simd cimport prefetch
 
 
 cdef struct Decision:
@@ -65,9 +66,6 @@ cdef class Scorer:
     cdef int settle(self, int sp, const uint64_t* keys, int nk, const float* scores, float floor,
                     const int* run_lo, const int* run_end, int n_runs, int best, double* exact) noexcept nogil
 
-
-cdef extern from "maltpy/simd.h":
-    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
 
 
 cdef extern from "maltpy/scores.h":

@@ -10,9 +10,7 @@ from libc.stdlib cimport free, malloc
 
 from maltpy.features.featmap cimport FeatMap, mix64
 from maltpy.formats.scan cimport Chunk
-
-cdef uint64_t FNV_OFFSET = 1469598103934665603ULL
-cdef uint64_t FNV_PRIME = 1099511628211ULL
+from maltpy.hashing cimport FNV_OFFSET, FNV_PRIME
 
 
 def chunk_forms(Chunk ch):

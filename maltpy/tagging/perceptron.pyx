@@ -22,12 +22,12 @@ from libc.string cimport memcpy, memmove, memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, int8_t
 
 from maltpy.features.featmap cimport FeatMap, mix64, probe
+from maltpy.hashing cimport FNV_OFFSET, FNV_PRIME
+from maltpy.simd cimport prefetch
 from maltpy.features.featmap import FEATMAP_START
 
 cnp.import_array()
 
-cdef extern from "maltpy/simd.h":
-    void prefetch "MALTPY_PREFETCH"(const void* p) nogil
 
 cdef extern from "maltpy/scores.h":
     int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) nogil
@@ -41,8 +41,6 @@ cdef enum:
 MAX_ATOMS = ATOMS
 #: a shape keeps at most this many repeats of one symbol ("Xxxxxxx" -> "Xxxx")
 cdef int SHAPE_RUN = 3
-cdef uint64_t FNV_OFFSET = 1469598103934665603ULL
-cdef uint64_t FNV_PRIME = 1099511628211ULL
 
 
 cdef struct Words:

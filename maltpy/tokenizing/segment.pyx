@@ -21,6 +21,7 @@ from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, uint8_t, int8_t
 
 from maltpy.features.featmap cimport FeatMap, mix64, probe
+from maltpy.hashing cimport FNV_OFFSET, FNV_PRIME
 from maltpy.features.featmap import FEATMAP_START
 
 cnp.import_array()
@@ -57,8 +58,6 @@ cdef enum:
     CAP = 10
 #: what stands for a character outside the paragraph
 cdef uint32_t OUTSIDE_CP = 0x110000
-cdef uint64_t FNV_OFFSET = 1469598103934665603ULL
-cdef uint64_t FNV_PRIME = 1099511628211ULL
 LABELS = ("inside", "token end", "sentence end")
 
 
