@@ -7,14 +7,15 @@ tagger's tags, trained on gold tags (--tagger-folds 1) and on jackknifed tags (K
 
     python benchmarks/tagging.py --shared ../shared [--folds 1 5 10] [--languages de tr ...]
         [--udpipe /path/to/python-with-ufal.udpipe [--udpipe-iterations 1]] [--maltparser-defaults]
-        [--clusters en_ewt=en.clusters de=de.clusters ...]
+        [--clusters en_ewt=en.clusters de=de.clusters ...] [--tagger-ensemble K]
 
 The parser is the one ``-m learn --tagger all`` learns (``maltpy.config.pipeline_parser``);
 ``--maltparser-defaults``: nivreeager with LIBLINEAR and MaltParser's feature model.
 
 ``--clusters``: word clusters per treebank (``--clusters`` of ``-m learn``; the parser is then
 NivreEagerMorphClusters; ``benchmarks/spacy_clusters.py`` writes spaCy's English, German and
-Spanish ones); the treebanks not named learn without.
+Spanish ones); the treebanks not named learn without. ``--tagger-ensemble K``: K taggers whose
+scores add up (``-m learn --tagger-ensemble``).
 
 Prints a Markdown table (docs/tagging.md has the figures). With ``--udpipe``, that interpreter
 runs ``benchmarks/udpipe.py languages`` (UDPipe 1 trained and run on the same splits of the 13
@@ -72,6 +73,7 @@ def main(argv=None):
                     help="the parser with MaltParser's defaults (nivreeager, LIBLINEAR) instead of the pipeline's")
     ap.add_argument("--clusters", nargs="+", default=[], metavar="TREEBANK=FILE",
                     help="word clusters for a treebank (en_ewt=en.clusters ...)")
+    ap.add_argument("--tagger-ensemble", type=int, default=1, metavar="K", help="taggers adding up their scores")
     a = ap.parse_args(argv)
     clusters = dict(c.split("=", 1) for c in a.clusters)
     if not os.path.isdir(os.path.join(a.shared, "data", "ud")):
@@ -89,9 +91,10 @@ def main(argv=None):
         gold_las = float("nan")
         for k in a.folds:
             settings = make_settings(tagger="all", tagger_folds=k, jobs=a.jobs, input_format="conllu",
-                                     clusters=clusters.get(name))
+                                     clusters=clusters.get(name), tagger_ensemble=a.tagger_ensemble)
             if not a.maltparser_defaults:   # the parser -m learn --tagger all learns
-                settings = pipeline_parser(settings, {"tagger", "tagger_folds", "jobs", "input_format", "clusters"})
+                settings = pipeline_parser(settings, {"tagger", "tagger_folds", "jobs", "input_format", "clusters",
+                                                      "tagger_ensemble"})
             t0 = time.perf_counter()
             pipeline = train_pipeline(settings, train, "conllu")
             times.append(time.perf_counter() - t0)

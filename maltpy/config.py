@@ -241,6 +241,11 @@ class Settings:
                                "1, the gold tags, behind any other: docs/tagging.md)"))
     tagger_epochs: int = _setting(10, Flag(
         "--tagger-epochs", "N", "the tagger's passes over the training data (default 10)"))
+    tagger_ensemble: int = _setting(1, Flag(
+        "--tagger-ensemble", "K", "K taggers learn each column but the lemma and vote on every word's tags, half of "
+                                  "them reading right to left: more accurate, K times the tagger's learning and "
+                                  "tagging time (EWT dev: docs/tagging.md, \"Ensembles\"; the fold taggers of "
+                                  "--tagger-folds stay single) (default 1)"))
     tagger_templates: Optional[str] = _setting(None, Flag(
         "--tagger-templates", "FILE", "the tagger's feature templates, a YAML file (default: "
                                       "feature_models/tagger/default.yaml)"))
@@ -317,7 +322,7 @@ RUN_SETTINGS = PATH_SETTINGS + ("verbose", "jobs", "input_charset", "output_char
 READ_WRITE_SETTINGS = ("input_format", "output_format", "presegmented")
 #: settings of the tagger and tokenizer components and of -m convert, not of the parser (not stored in a
 #: parser's model)
-NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_templates", "clusters", "retag",
+NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_ensemble", "tagger_templates", "clusters", "retag",
                        "tokenizer",
                        "parser", "tokenizer_epochs", "presegmented", "secondary_edges")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
@@ -354,6 +359,7 @@ INT_MINIMUM = {
     "nbest": (1, "the parses written per sentence"),
     "tagger_folds": (1, "1 trains the parser on gold tags"),
     "tagger_epochs": (1, "passes over the training data"),
+    "tagger_ensemble": (1, "1 is one tagger"),
     "tokenizer_epochs": (1, "passes over the training text"),
 }
 
@@ -364,6 +370,7 @@ INT_MAXIMUM = {
     "jobs": (4096, "threads at once; 0 means all cores"),
     "tagger_folds": (1000, "taggers learned to tag the parser's training data"),
     "tagger_epochs": (10000, "passes over the training data"),
+    "tagger_ensemble": (64, "taggers learned and run"),
     "tokenizer_epochs": (10000, "passes over the training text"),
     "beam_width": (4096, "items kept at each step of the search"),
     "nbest": (4096, "parses written per sentence, at most the beam's width"),

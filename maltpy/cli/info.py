@@ -98,6 +98,11 @@ def _print_tagger(info, indent=""):
     if "seconds" in info:
         trained.append(f"{info['seconds']:.1f} s")
     print(f"{indent}{'training':<12} {', '.join(trained)}; lemma dictionary of {info['lemma dictionary']:,} forms")
+    from maltpy.tagging.tagger import ENSEMBLE
+    ensemble = info.get(ENSEMBLE)
+    if ensemble:
+        print(f"{indent}{'ensemble':<12} {ensemble} taggers add up their scores for each column but the lemma, "
+              "half of them reading right to left (the figures above: the first)")
     clusters = info.get("word clusters")
     if clusters:
         lengths = ", ".join(str(n) if n else "whole" for n in clusters["prefix lengths"])

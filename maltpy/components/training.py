@@ -5,7 +5,7 @@ from __future__ import annotations
 def train_pipeline(settings, sentences, fmt, log=None):
     """A tokenizer (``tokenizer``), a tagger (``tagger``) and a parser learned from gold
     ``sentences`` with ``settings`` (:class:`~maltpy.config.Settings`: ``tokenizer``,
-    ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_templates``,
+    ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_ensemble``, ``tagger_templates``,
     ``clusters`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
     jackknifed tags (gold ones with ``tagger_folds`` 1); ``parser`` False: no parser."""
     clusters = read_clusters(settings)
@@ -73,7 +73,7 @@ def tagger_options(settings, clusters=None) -> dict:
     """The :class:`~maltpy.tagging.tagger.Tagger` settings of ``settings`` but its columns and
     threads (``clusters``: :func:`read_clusters`' of them)."""
     return dict(templates=settings.tagger_templates, epochs=settings.tagger_epochs, retag=settings.retag,
-                clusters=clusters)
+                clusters=clusters, ensemble=settings.tagger_ensemble)
 
 
 def _read_columns(settings, fmt) -> set:
@@ -134,8 +134,8 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
         return None
     spec = ",".join("+".join(g) for g in groups)
 
-    def make_fold_tagger():
-        return Tagger(spec, jobs=1, skip_empty=True, **tagger_options(settings, clusters))
+    def make_fold_tagger():     # single taggers: an ensemble in each fold would cost K times the folds
+        return Tagger(spec, jobs=1, skip_empty=True, **{**tagger_options(settings, clusters), "ensemble": 1})
     t0 = time.perf_counter()
     _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, None, make_fold_tagger,
                           with_full=False)

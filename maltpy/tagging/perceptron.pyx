@@ -605,7 +605,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
             const float[::1] weights, const int32_t[:, ::1] class_values, const int32_t[::1] group_rows,
             const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None,
             const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None, int64_t cache_bytes=-1,
-            const int32_t[::1] preset=None, tuple atoms=None):
+            const int32_t[::1] preset=None, tuple atoms=None, float[:, ::1] scores_out=None,
+            const int64_t[::1] score_rows=None):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
     its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
     ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1. Words
@@ -614,7 +615,9 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     ``dense``: the same weights as a features x classes matrix (a model of few classes), whose
     rows are added whole, in vector instructions, instead of entry by entry. ``cache_bytes``: memory
     for the per-word sums of the word-local templates (-1: the default; 0: none; the output is the
-    same whatever it is)."""
+    same whatever it is). ``scores_out`` (words x classes): each scored word's class scores are
+    added to its row there (row ``score_rows[j]`` for word j, when given): an ensemble adds its
+    members' up; the rows of words not scored are left as they are."""
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     if values.shape[1] == 0 or n_classes == 0:
@@ -657,6 +660,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef bint all_local = n_local == n_templates
     cdef int64_t max_types = cache_bytes // (sizeof(int32_t) if all_local else n_classes * sizeof(float)) \
         if n_local else 0
+    if all_local and scores_out is not None:
+        max_types = 0     # a word type's class is cached without its scores
     type_array = np.full(values.shape[1], -1, dtype=np.int32)
     cdef int32_t[::1] type_of = type_array
     cdef int64_t n_types = 0
@@ -691,6 +696,15 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
             bias[classes[e]] += weights[e]
     cdef const int8_t* skipped = &skip[0] if skip is not None and skip.shape[0] == values.shape[1] else NULL
     cdef const int32_t* sure = &preset[0] if preset is not None and preset.shape[0] == values.shape[1] else NULL
+    if scores_out is not None and (scores_out.shape[0] != values.shape[1] or scores_out.shape[1] != n_classes):
+        raise ValueError("the scores' array is not words x classes")
+    if score_rows is not None and (score_rows.shape[0] != values.shape[1] or (
+            score_rows.shape[0] and (np.min(score_rows) < 0 or np.max(score_rows) >= values.shape[1]))):
+        raise ValueError("the scores' rows are not one per word, within the words")
+    cdef float* scored = &scores_out[0, 0] if scores_out is not None and values.shape[1] and n_classes else NULL
+    cdef const int64_t* score_row = &score_rows[0] if score_rows is not None and score_rows.shape[0] else NULL
+    cdef float* score_at
+    cdef Py_ssize_t c
     cdef int best
     cdef int32_t t
     cdef int64_t s, j
@@ -729,6 +743,10 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                     add_features(&table, &w, &order[0] + n_local, n_templates - n_local, j, sstart[s],
                                  sstart[s + 1], keys, ids, scores)
                     best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
+                    if scored != NULL:
+                        score_at = scored + (score_row[j] if score_row != NULL else j) * n_classes
+                        for c in range(n_classes):
+                            score_at[c] += scores[c]
                     if all_local and t >= 0:
                         class_of_type[t] = best
                         filled[t] = 1

@@ -6,6 +6,13 @@ perceptron (:mod:`maltpy.tagging.perceptron`); a group predicts one column, or s
 columns of the groups before it at any word and its own at earlier words. LEMMA's classes are
 edit rules (:mod:`maltpy.tagging.lemma`); a (form, UPOS) seen with one lemma only in training
 takes that lemma.
+
+An *ensemble* (``ensemble`` K > 1) learns each group but the lemma's K times, the even members
+reading each sentence left to right, the odd ones right to left, each pair with its own shuffling.
+Tagging runs every member's greedy pass of a group and gives each word the class whose scores,
+added up over the members, are highest; group by group, so that each group reads the tags the
+ensemble gave the groups before. (On the EWT split two members with their scores added tag as well
+as eight voting: docs/tagging.md, "Ensembles".)
 """
 from __future__ import annotations
 
@@ -39,6 +46,101 @@ N_ROWS = 4
 LEXICON_SHARE = 0.1
 #: ... and forms seen fewer times than this have none (their entry would only repeat the gold tag)
 LEXICON_MIN_COUNT = 3
+
+
+#: the most taggers an ensemble may have (each is a model to learn and a pass to tag)
+MAX_ENSEMBLE = 64
+
+
+def reads_backwards(member: int) -> bool:
+    """Whether ensemble member ``member`` reads sentences right to left (the odd ones)."""
+    return member % 2 == 1
+
+
+def member_seed(seed: int, member: int) -> int:
+    """The shuffling seed of ensemble member ``member``: a pair of directions shares one."""
+    return seed + member // 2
+
+
+def reversed_order(sstart: np.ndarray) -> np.ndarray:
+    """Each word's place when every sentence is read right to left (``sstart``: the sentences'
+    first words and the end); the order is its own inverse."""
+    sstart = np.asarray(sstart, dtype=np.int64)
+    n = int(sstart[-1]) if len(sstart) else 0
+    sentence = np.repeat(np.arange(len(sstart) - 1), np.diff(sstart))
+    return sstart[sentence] + sstart[sentence + 1] - 1 - np.arange(n, dtype=np.int64)
+
+
+def reversed_words(words, order: np.ndarray):
+    """``words`` (:class:`~maltpy.tagging.words.Words`) with each sentence's words right to left
+    (``order``: :func:`reversed_order`); each word's characters stay as they are."""
+    lengths = np.diff(words.wstart)[order]
+    wstart = np.zeros(len(order) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=wstart[1:])
+    chars = np.repeat(words.wstart[:-1][order] - wstart[:-1], lengths) + np.arange(wstart[-1], dtype=np.int64)
+    return type(words)(words.cps[chars], words.low[chars], words.shp[chars], wstart, words.sstart)
+
+
+#: what :meth:`Tagger.describe` calls an ensemble's size
+ENSEMBLE = "ensemble (taggers adding up their scores)"
+#: an ensemble adds its members' class scores up for this many (words x classes) at a time
+ENSEMBLE_BLOCK_SCORES = 1 << 22
+
+
+def sentence_blocks(sstart: np.ndarray, max_words: int) -> List[Tuple[int, int]]:
+    """The sentences (``sstart``: their first words and the end) in runs [first, end) of at most
+    ``max_words`` words each, a longer sentence a run of its own."""
+    blocks, first, n = [], 0, len(sstart) - 1
+    while first < n:
+        end = int(np.searchsorted(sstart, sstart[first] + max(max_words, 1), side="right")) - 1
+        end = min(max(end, first + 1), n)
+        blocks.append((first, end))
+        first = end
+    return blocks
+
+
+def _ensemble_block(values, fixed, known, views, members, first, end):
+    """Tag sentences [first, end) with one group by every member of an ensemble (``members``:
+    (group model, its runtime) each, the first member first), each reading them in its direction
+    (``views``: per direction the words and what :meth:`Tagger._predict_groups` made of them, the
+    reversed ones' order): each word's values (where ``fixed`` does not keep them) are those of the
+    class whose scores, added up over the members, are highest. A word the group's sure words
+    settle takes its class (every member has the same sure words)."""
+    from maltpy.tagging import perceptron
+    words = views[False][0]
+    a, b = int(words.sstart[first]), int(words.sstart[end])
+    group = members[0][0]
+    total = np.zeros((b - a, group.class_values.shape[0]), dtype=np.float32)
+    out = np.empty(b - a, dtype=np.int32)
+    sure_class = None
+    for m, (g, (fm, compiled, dense, sure)) in enumerate(members):
+        # sentences keep their places when each is reversed: the block is words [a, b) either way
+        w, fx, lex, keys, atoms, order = views[reads_backwards(m)]
+        block = _words_between(w, first, end)
+        rows = order[a:b] - a if order is not None else None
+        # a copy: each member's pass writes its own tags as it goes
+        vals = np.array(values[:, a:b][:, rows] if rows is not None else values[:, a:b], order="C")
+        preset = preset_classes(keys[a:b], vals, known, sure, g.sure_classes)
+        perceptron.predict(block.cps, block.low, block.shp, block.wstart, block.sstart, vals,
+                           np.ascontiguousarray(fx[:, a:b]), fm, g.indptr, g.classes, g.weights, g.class_values,
+                           g.rows, compiled, out, None, np.ascontiguousarray(lex[:, a:b]) if lex is not None else None,
+                           dense, -1, preset, (atoms[0][a:b], *atoms[1:]), total, rows)
+        if m == 0 and preset is not None:
+            sure_class = preset
+    best = np.argmax(total, axis=1).astype(np.int32)
+    if sure_class is not None:
+        best = np.where(sure_class >= 0, sure_class, best)
+    chosen = group.class_values[best]
+    for k, row in enumerate(group.rows):
+        values[row, a:b] = np.where(fixed[row, a:b] != 0, values[row, a:b], chosen[:, k])
+
+
+def _words_between(words, first, end):
+    """The words of sentences [first, end) as :class:`~maltpy.tagging.words.Words` of their own."""
+    a, b = int(words.sstart[first]), int(words.sstart[end])
+    c, d = int(words.wstart[a]), int(words.wstart[b])
+    return type(words)(words.cps[c:d], words.low[c:d], words.shp[c:d], words.wstart[a:b + 1] - c,
+                       words.sstart[first:end + 1] - a)
 
 
 def unique_pairs(first: np.ndarray, second: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -237,6 +339,14 @@ class TaggerModel:
     cluster_lengths: Tuple[int, ...] = ()
     #: where the clusters came from: {"file": its name, "words": how many it gave}
     clusters: Optional[Dict] = None
+    #: an ensemble's members after the first (:func:`reads_backwards`, :func:`member_seed`): each
+    #: the groups before the lemma's, learned again
+    members: Tuple[Tuple[GroupModel, ...], ...] = ()
+
+    @property
+    def ensemble(self) -> int:
+        """How many taggers add up their scores (1: no ensemble)."""
+        return 1 + len(self.members)
 
     @property
     def cluster_rows(self) -> Dict[int, int]:
@@ -259,17 +369,22 @@ class Tagger:
     column a sentence gives whole is kept, and used by the columns tagged after it).
     ``clusters``: word clusters learned on unannotated text (a brown-cluster ``paths`` file or
     a :class:`~maltpy.formats.clusters.WordClusters`), read by the ``Cluster`` templates; the
-    model keeps the tables it reads."""
+    model keeps the tables it reads. ``ensemble``: how many taggers learn each column but the
+    lemma and add up their scores, half of them reading right to left (the module's doc; K times
+    the learning and tagging)."""
 
     def __init__(self, columns="upos,xpos,feats,lemma", templates: Optional[str] = None,
                  epochs: int = DEFAULT_EPOCHS, seed: int = 1, jobs: int = 1, retag: bool = False,
-                 skip_empty: bool = False, clusters=None):
+                 skip_empty: bool = False, clusters=None, ensemble: int = 1):
         self.groups = parse_columns(columns)
         # "all", or skip_empty (a jackknifing fold's tagger, whose part of the data may leave a
         # column the whole data has empty): the groups whose columns the data leaves _ are not learned
         self.every_column = skip_empty or (isinstance(columns, str) and columns.strip().lower() == "all")
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
             raise MaltpyError(f"tagger epochs must be a positive integer, not {epochs!r}")
+        if isinstance(ensemble, bool) or not isinstance(ensemble, int) or not 1 <= ensemble <= MAX_ENSEMBLE:
+            raise MaltpyError(f"the tagger's ensemble is 1 to {MAX_ENSEMBLE} taggers, not {ensemble!r}")
+        self.ensemble = ensemble
         self.templates_path = templates
         self.epochs, self.seed, self.jobs, self.retag = epochs, int(seed), max(1, int(jobs)), bool(retag)
         if isinstance(clusters, (str, os.PathLike)):
@@ -280,7 +395,8 @@ class Tagger:
         self._cache = None    # what tagging makes of model_ once (_runtime)
 
     def __repr__(self):
-        return f"Tagger({','.join('+'.join(g) for g in self.groups)!r})"
+        more = f", ensemble={self.ensemble}" if self.ensemble > 1 else ""
+        return f"Tagger({','.join('+'.join(g) for g in self.groups)!r}{more})"
 
     # ------------------------------------------------------------------ learning
     def _templates(self) -> Dict[str, List[str]]:
@@ -356,9 +472,9 @@ class Tagger:
         for group, texts, before, own in chosen:
             compiled = compile_templates(texts, before, own, f"templates for {group[0]}", rows_of_lengths)
             class_values, gold = unique_rows(values[own].T)
-            tasks.append((group, texts, compiled,
-                          np.ascontiguousarray(class_values, dtype=np.int32), gold.reshape(-1).astype(np.int32),
-                          before))
+            for member in range(self.ensemble if group != ("lemma",) else 1):
+                tasks.append((group, texts, compiled, np.ascontiguousarray(class_values, dtype=np.int32),
+                              gold.reshape(-1).astype(np.int32), before, member))
 
         hashes = perceptron.form_hashes(words.low, words.wstart)
         lexicons = {row: build_lexicon(hashes, values[row])
@@ -372,24 +488,36 @@ class Tagger:
         lexicon = lexicon_array(lexicons, hashes)
 
         exact = perceptron.form_hashes(words.cps, words.wstart)
+        views = {False: (words, values, lexicon, exact, None)}
+        if self.ensemble > 1:     # the members that read right to left learn from reversed sentences
+            order = reversed_order(words.sstart)
+            views[True] = (reversed_words(words, order), np.ascontiguousarray(values[:, order]),
+                           np.ascontiguousarray(lexicon[:, order]), exact[order], order)
 
         def train(task):
-            group, texts, compiled, class_values, gold, before = task
+            group, texts, compiled, class_values, gold, before, member = task
+            w, vals, lex, keys_of_forms, order = views[reads_backwards(member)]
+            if order is not None:
+                gold = gold[order]
             # the lemma's dictionary does what sure words would
-            sure_keys, sure_classes = sure_words(word_keys(exact, values, before), gold) \
-                if group != ("lemma",) else (exact[:0], gold[:0])
+            sure_keys, sure_classes = sure_words(word_keys(keys_of_forms, vals, before), gold) \
+                if group != ("lemma",) else (keys_of_forms[:0], gold[:0])
             # the sure words take their class unscored when tagging, so they teach nothing here either
-            preset = preset_classes(exact, values, before, FeatMap.from_keys(sure_keys), sure_classes) \
+            preset = preset_classes(keys_of_forms, vals, before, FeatMap.from_keys(sure_keys), sure_classes) \
                 if len(sure_keys) else None
             keys, indptr, classes, weights, correct = perceptron.train(
-                words.cps, words.low, words.shp, words.wstart, words.sstart, values.copy(), gold, class_values,
-                np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs, self.seed, lexicon,
-                preset)
+                w.cps, w.low, w.shp, w.wstart, w.sstart, vals.copy(), gold, class_values,
+                np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs,
+                member_seed(self.seed, member), lex, preset)
             return GroupModel(group, texts, class_values, keys, indptr, classes, weights,
                               tuple(float(c) / len(rows) for c in correct), sure_keys, sure_classes)
 
         with ThreadPoolExecutor(min(self.jobs, len(tasks))) as pool:
-            groups = tuple(pool.map(train, tasks))
+            learned = list(pool.map(train, tasks))
+        groups = tuple(g for g, task in zip(learned, tasks) if task[-1] == 0)
+        # (a tagger of the lemma alone has nothing for an ensemble to score)
+        members = tuple(tuple(g for g, task in zip(learned, tasks) if task[-1] == m) for m in range(1, self.ensemble)
+                        if len(groups) > 1 or groups[0].columns != ("lemma",))
         lemmas = {}
         if "lemma" in columns:
             upos = [r[3] if "upos" in columns else "_" for r in rows]
@@ -397,7 +525,7 @@ class Tagger:
         seconds = time.perf_counter() - t0
         self.model_ = TaggerModel(groups, vocab, lemmas, self.epochs, self.seed, lexicons=lexicons, statistics=
                                   {"sentences": len(sentences), "words": len(rows), "seconds": round(seconds, 2)},
-                                  cluster_lengths=lengths, clusters=cluster_info)
+                                  cluster_lengths=lengths, clusters=cluster_info, members=members)
         if log is not None:
             log(self.describe_training())
         return self
@@ -406,7 +534,9 @@ class Tagger:
         """One line: each group's accuracy on the training words in the last epoch, and the time."""
         model = self._fitted()
         return ("tagger: " + ", ".join(f"{'+'.join(g.columns)} {100 * g.accuracy[-1]:.2f} %" for g in model.groups)
-                + f" of the training words in the last epoch; {model.statistics.get('seconds', 0):.1f} s")
+                + " of the training words in the last epoch"
+                + (f" (the first of {model.ensemble} taggers)" if model.members else "")
+                + f"; {model.statistics.get('seconds', 0):.1f} s")
 
     # ------------------------------------------------------------------ tagging
     def tag(self, sentences: Sequence, retag: Optional[bool] = None) -> List:
@@ -462,18 +592,31 @@ class Tagger:
         rule is left unscored); ``atom_buffer``: memory for the words' atoms, reused by the caller."""
         from maltpy.tagging import perceptron
         model = self._fitted()
-        groups, _, maps, kinds = self._runtime()
+        groups, _, maps, kinds, member_groups = self._runtime()
         lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart), maps) \
             if model.lexicons else None
         form_keys = perceptron.form_hashes(words.cps, words.wstart)
         atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, atom_buffer)
         out = np.empty(words.n_words, dtype=np.int32)
-        known = []
-        for g, (fm, compiled, dense, sure) in zip(model.groups, groups):
+        known, views = [], None
+        for k, (g, runtime) in enumerate(zip(model.groups, groups)):
             skip = lemma_skip(form_keys) if g.columns == ("lemma",) else None
-            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
-                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip, lexicon,
-                               dense, -1, preset_classes(form_keys, values, known, sure, g.sure_classes), atoms)
+            if not model.members or k >= len(model.members[0]):
+                fm, compiled, dense, sure = runtime
+                perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                                   g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip,
+                                   lexicon, dense, -1, preset_classes(form_keys, values, known, sure, g.sure_classes),
+                                   atoms)
+            else:
+                if views is None:    # the words as each direction reads them, once for every group
+                    order = reversed_order(words.sstart)
+                    views = {False: (words, fixed, lexicon, form_keys, atoms, None),
+                             True: (reversed_words(words, order), np.ascontiguousarray(fixed[:, order]),
+                                    np.ascontiguousarray(lexicon[:, order]) if lexicon is not None else None,
+                                    form_keys[order], (np.ascontiguousarray(atoms[0][order]), *atoms[1:]), order)}
+                members = [(g, runtime)] + [(m[k], rt[k]) for m, rt in zip(model.members, member_groups)]
+                for first, end in sentence_blocks(words.sstart, ENSEMBLE_BLOCK_SCORES // g.class_values.shape[0]):
+                    _ensemble_block(values, fixed, known, views, members, first, end)
             known += [ROW[c] for c in g.columns]
 
     def _dictionary_lemmas(self, forms, values, fixed):
@@ -522,13 +665,17 @@ class Tagger:
                                dense_weights(g),
                                FeatMap.from_keys(g.sure_keys) if len(g.sure_keys) else None))
                 known += own
+            # an ensemble's members compile the same templates: their own maps and weights
+            member_groups = [[(FeatMap.from_keys(g.keys), compiled, dense_weights(g),
+                               FeatMap.from_keys(g.sure_keys) if len(g.sure_keys) else None)
+                              for g, (_, compiled, _, _) in zip(member, groups)] for member in model.members]
             index = {c: {v: i for i, v in enumerate(model.vocab[c])} for c in model.columns}
             # the cluster tables share their keys: one map for them all
             made = {}
             maps = {row: made[id(keys)] if id(keys) in made else made.setdefault(id(keys), FeatMap.from_keys(keys))
                     for row, (keys, _) in (model.lexicons or {}).items()}
             from maltpy.tagging.perceptron import atom_kinds
-            self._cache = (model, groups, index, maps, atom_kinds([g[1] for g in groups]))
+            self._cache = (model, groups, index, maps, atom_kinds([g[1] for g in groups]), member_groups)
         return self._cache[1:]
 
     def _fitted(self) -> TaggerModel:
@@ -544,11 +691,16 @@ class Tagger:
         model = self._fitted()
         entries = [(f, u, l) for (f, u), l in sorted(model.lemmas.items())]
         arrays = {}
-        for k, g in enumerate(model.groups):
-            arrays.update({f"g{k}_class_values": g.class_values, f"g{k}_keys": g.keys, f"g{k}_indptr": g.indptr,
-                           f"g{k}_classes": g.classes, f"g{k}_weights": g.weights})
-            if len(g.sure_keys):
-                arrays.update({f"g{k}_sure_keys": g.sure_keys, f"g{k}_sure_classes": g.sure_classes})
+        # the first member's groups as g<k>_..., member m's as m<m>g<k>_... (the same classes)
+        for prefix, groups in [("", model.groups)] + [(f"m{m}", member) for m, member in enumerate(model.members, 1)]:
+            for k, g in enumerate(groups):
+                name = f"{prefix}g{k}_"
+                arrays.update({name + "keys": g.keys, name + "indptr": g.indptr, name + "classes": g.classes,
+                               name + "weights": g.weights})
+                if not prefix:
+                    arrays[name + "class_values"] = g.class_values
+                if len(g.sure_keys):
+                    arrays.update({name + "sure_keys": g.sure_keys, name + "sure_classes": g.sure_classes})
         header = {
             "maltpy_version": __version__, "component": "tagger",
             "groups": [{"columns": list(g.columns), "templates": list(g.templates), "accuracy": list(g.accuracy)}
@@ -560,6 +712,9 @@ class Tagger:
             "epochs": model.epochs, "seed": model.seed, "retag": self.retag, "statistics": model.statistics,
             "lexicons": sorted(r for r in (model.lexicons or {}) if r < N_ROWS),
         }
+        if model.members:
+            header["ensemble"] = {"taggers": model.ensemble,
+                                  "accuracy": [[list(g.accuracy) for g in member] for member in model.members]}
         for row, (keys, classes) in (model.lexicons or {}).items():
             if row < N_ROWS:
                 arrays.update({f"lex{row}_keys": keys, f"lex{row}_classes": classes})
@@ -605,26 +760,23 @@ class Tagger:
             cv = check_array(arrays, f"g{k}_class_values", path, "i", ndim=2, low=0, high=max(sizes) - 1)
             if cv.shape[1] != len(group) or not cv.shape[0] or (cv >= np.array(sizes)).any():
                 h.fail(f"the classes of group {k + 1} do not fit its columns")
-            keys = check_array(arrays, f"g{k}_keys", path, "u")
-            indptr = check_array(arrays, f"g{k}_indptr", path, "i", length=len(keys) + 1, low=0)
-            classes = check_array(arrays, f"g{k}_classes", path, "i", low=0, high=cv.shape[0] - 1)
-            weights = check_array(arrays, f"g{k}_weights", path, "f", length=len(classes))
-            if indptr[0] != 0 or indptr[-1] != len(classes) or (np.diff(indptr) < 0).any():
-                h.fail(f"the weights of group {k + 1} are damaged")
-            accuracy = spec.get("accuracy") if isinstance(spec.get("accuracy"), list) else []
-            sure_keys, sure_classes = np.zeros(0, np.uint64), np.zeros(0, np.int32)
-            if f"g{k}_sure_keys" in arrays:    # files before 2026-11-28 have none
-                sure_keys = check_array(arrays, f"g{k}_sure_keys", path, "u")
-                sure_classes = check_array(arrays, f"g{k}_sure_classes", path, "i", length=len(sure_keys), low=0,
-                                           high=cv.shape[0] - 1)
-            models.append(GroupModel(group, tuple(texts), np.ascontiguousarray(cv, dtype=np.int32),
-                                     np.ascontiguousarray(keys, dtype=np.uint64),
-                                     np.ascontiguousarray(indptr, dtype=np.int64),
-                                     np.ascontiguousarray(classes, dtype=np.int32),
-                                     np.ascontiguousarray(weights, dtype=np.float32),
-                                     tuple(float(a) for a in accuracy if isinstance(a, (int, float))),
-                                     np.ascontiguousarray(sure_keys, dtype=np.uint64),
-                                     np.ascontiguousarray(sure_classes, dtype=np.int32)))
+            models.append(_group_from_arrays(h, arrays, path, f"g{k}_", f"group {k + 1}", group, tuple(texts),
+                                             np.ascontiguousarray(cv, dtype=np.int32), spec.get("accuracy")))
+        ensemble = h.get("ensemble", optional=True)
+        members = []
+        if ensemble is not None:
+            scored = [g for g in models if g.columns != ("lemma",)]
+            accuracy = ensemble.get("accuracy") if isinstance(ensemble, dict) else None
+            taggers = ensemble.get("taggers") if isinstance(ensemble, dict) else None
+            if not isinstance(taggers, int) or isinstance(taggers, bool) or not 2 <= taggers <= MAX_ENSEMBLE \
+                    or not scored or not isinstance(accuracy, list) or len(accuracy) != taggers - 1 \
+                    or not all(isinstance(a, list) and len(a) == len(scored) for a in accuracy):
+                h.fail("the tagger's ensemble is damaged")
+            for m in range(1, taggers):
+                members.append(tuple(
+                    _group_from_arrays(h, arrays, path, f"m{m}g{k}_", f"group {k + 1} of tagger {m + 1}", g.columns,
+                                       g.templates, g.class_values, accuracy[m - 1][k])
+                    for k, g in enumerate(scored)))
         lexicons = {}
         rows = h.get("lexicons", optional=True) or []
         if not isinstance(rows, list) or not all(isinstance(r, int) and not isinstance(r, bool) and 0 <= r < N_ROWS
@@ -653,10 +805,10 @@ class Tagger:
         epochs = h.integer("epochs", 1, 1 << 30)
         seed = h.get("seed")
         tagger = cls(",".join("+".join(g) for g in groups), epochs=epochs,
-                     seed=seed if isinstance(seed, int) else 1,
-                     retag=bool(h.get("retag", optional=True)) if retag is None else retag)
+                     seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else 1,
+                     retag=bool(h.get("retag", optional=True)) if retag is None else retag, ensemble=1 + len(members))
         tagger.model_ = TaggerModel(tuple(models), vocab, lemmas, epochs, tagger.seed, h.figures("statistics"),
-                                    lexicons, tuple(lengths), cluster_info)
+                                    lexicons, tuple(lengths), cluster_info, tuple(members))
         try:
             tagger._runtime()   # templates compile and feature keys are distinct, or the file is damaged
             if set(lexicon_rows([t for g in models for t in g.templates])) - set(lexicons):
@@ -677,7 +829,30 @@ class Tagger:
                                                       for g in model.groups if g.accuracy},
                 "sure words (tagged unscored)": {"+".join(g.columns): int(len(g.sure_keys)) for g in model.groups
                                                  if len(g.sure_keys)},
+                **({ENSEMBLE: model.ensemble} if model.members else {}),
                 "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics,
                 **({"word clusters": {**model.clusters, "prefix lengths": list(model.cluster_lengths)}}
                    if model.cluster_lengths else {})}
 
+
+
+def _group_from_arrays(h, arrays, path, prefix, name, columns, templates, class_values, accuracy) -> GroupModel:
+    """One group's model from a model file's arrays ``prefix``keys, ...: checked, nothing run."""
+    from maltpy.parsing.modelfile import check_array
+    keys = check_array(arrays, prefix + "keys", path, "u")
+    indptr = check_array(arrays, prefix + "indptr", path, "i", length=len(keys) + 1, low=0)
+    classes = check_array(arrays, prefix + "classes", path, "i", low=0, high=class_values.shape[0] - 1)
+    weights = check_array(arrays, prefix + "weights", path, "f", length=len(classes))
+    if indptr[0] != 0 or indptr[-1] != len(classes) or (np.diff(indptr) < 0).any():
+        h.fail(f"the weights of {name} are damaged")
+    sure_keys, sure_classes = np.zeros(0, np.uint64), np.zeros(0, np.int32)
+    if prefix + "sure_keys" in arrays:    # files before 2026-11-28 have none
+        sure_keys = check_array(arrays, prefix + "sure_keys", path, "u")
+        sure_classes = check_array(arrays, prefix + "sure_classes", path, "i", length=len(sure_keys), low=0,
+                                   high=class_values.shape[0] - 1)
+    return GroupModel(columns, templates, class_values,
+                      np.ascontiguousarray(keys, dtype=np.uint64), np.ascontiguousarray(indptr, dtype=np.int64),
+                      np.ascontiguousarray(classes, dtype=np.int32), np.ascontiguousarray(weights, dtype=np.float32),
+                      tuple(float(a) for a in (accuracy if isinstance(accuracy, list) else [])
+                            if isinstance(a, (int, float)) and not isinstance(a, bool)),
+                      np.ascontiguousarray(sure_keys, dtype=np.uint64), np.ascontiguousarray(sure_classes, dtype=np.int32))

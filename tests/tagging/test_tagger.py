@@ -204,7 +204,7 @@ def test_the_per_word_sums_do_not_change_a_tag(toy_tagger, seed, cache_bytes):
     rng = np.random.default_rng(seed)
     sentences = _blank(_toy_language(seed % 1000, 40))
     words = words_of(sentences)
-    model, (groups, _, _, kinds) = toy_tagger.model_, toy_tagger._runtime()
+    model, (groups, _, _, kinds, _) = toy_tagger.model_, toy_tagger._runtime()
     given = {c: rng.random(words.n_words) < 0.5 for c in ("upos", "xpos")}     # given tags at random words
     # the second run reads every group's character atoms from one table made for all, in a
     # buffer longer than the words (as the compiled path reuses one chunk after chunk)
@@ -268,7 +268,7 @@ def test_a_sure_word_takes_its_class_and_the_others_are_scored(toy_tagger, seed)
     from maltpy.tagging.words import words_of
     rng = np.random.default_rng(seed)
     words = words_of(_blank(_toy_language(seed % 1000, 20)))
-    model, (groups, _, _, _) = toy_tagger.model_, toy_tagger._runtime()
+    model, (groups, _, _, _, _) = toy_tagger.model_, toy_tagger._runtime()
     g, (fm, compiled, dense, _) = model.groups[0], groups[0]
     n_classes = len(g.class_values)
 

@@ -1,0 +1,252 @@
+"""Ensembles of taggers (``Tagger(ensemble=K)``, ``--tagger-ensemble K``): members that read
+right to left, the vote, the model file, and the compiled path."""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from maltpy.errors import MaltpyError, ModelFileError
+from maltpy.formats.conll import read_conll
+from maltpy.tagging.tagger import Tagger, reads_backwards, reversed_order, reversed_words, sentence_blocks
+from maltpy.tagging.words import words_of
+
+from conftest import EXAMPLES
+from test_tagger import _blank, _learned, _python_path, _toy_language
+
+TOY_TRAIN = os.path.join(EXAMPLES, "toy-train.conll")
+TOY_TEST = os.path.join(EXAMPLES, "toy-test.conll")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=30), st.integers(0, 12))
+def test_sentence_blocks_cover_every_sentence_once_within_their_size(sizes, max_words):
+    sstart = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+    blocks = sentence_blocks(sstart, max_words)
+    assert [s for a, b in blocks for s in range(a, b)] == list(range(len(sizes)))
+    for a, b in blocks:
+        assert b > a and (sstart[b] - sstart[a] <= max(max_words, 1) or b == a + 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31))
+def test_predict_gives_the_scores_of_the_classes_it_chose(toy_tagger_single, seed):
+    """The scores predict writes for a word are those its class was chosen by (the first of the
+    best); words the sure words settle are not scored."""
+    from maltpy.tagging import perceptron
+    from maltpy.tagging.tagger import N_ROWS, lexicon_array, preset_classes
+    tagger = toy_tagger_single
+    model = tagger.model_
+    groups, _, maps, kinds, _ = tagger._runtime()
+    sentences = _blank(_toy_language(seed, 20))
+    words = words_of(sentences)
+    values = np.full((N_ROWS, words.n_words), -1, dtype=np.int32)
+    fixed = np.zeros_like(values, dtype=np.int8)
+    lexicon = lexicon_array(model.lexicons, perceptron.form_hashes(words.low, words.wstart), maps)
+    keys = perceptron.form_hashes(words.cps, words.wstart)
+    g, (fm, compiled, dense, sure) = model.groups[0], groups[0]
+    preset = preset_classes(keys, values, [], sure, g.sure_classes)
+    out = np.empty(words.n_words, dtype=np.int32)
+    scores = np.full((words.n_words, g.class_values.shape[0]), -7.0, dtype=np.float32)
+    perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm, g.indptr,
+                       g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon, dense, -1, preset,
+                       None, scores)
+    settled = preset >= 0 if preset is not None else np.zeros(words.n_words, bool)
+    assert (scores[settled] == -7.0).all()
+    assert (np.argmax(scores[~settled], axis=1) == out[~settled]).all()
+    with pytest.raises(ValueError, match="words x classes"):
+        perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                           g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon,
+                           dense, -1, preset, None, scores[:, 1:].copy())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.text(alphabet="abcXY1é𝔸", min_size=1, max_size=4), min_size=1, max_size=6),
+                min_size=1, max_size=5))
+def test_reversed_words_are_each_sentence_right_to_left(sentences):
+    from maltpy.formats.conll import Sentence
+    words = words_of([Sentence([[str(k), f] + ["_"] * 8 for k, f in enumerate(s, 1)]) for s in sentences])
+    order = reversed_order(words.sstart)
+    assert (order[order] == np.arange(words.n_words)).all()      # its own inverse
+    back = reversed_words(words, order)
+    forms = ["".join(map(chr, back.cps[back.wstart[j]:back.wstart[j + 1]])) for j in range(back.n_words)]
+    assert forms == [f for s in sentences for f in reversed(s)]
+    assert (back.sstart == words.sstart).all()
+    again = reversed_words(back, order)
+    for a, b in zip(again, words):
+        assert (np.asarray(a) == np.asarray(b)).all()
+
+
+@pytest.fixture(scope="module")
+def toy_ensemble():
+    return Tagger("upos,xpos,feats,lemma", epochs=5, ensemble=3, jobs=2).fit(_toy_language(1, 400))
+
+
+def test_an_ensemble_learns_and_its_first_member_is_the_single_tagger(toy_ensemble):
+    test = _toy_language(2, 200)
+    tagged = toy_ensemble.tag(_blank(test))
+    for col in (2, 3, 4, 5):
+        pairs = [(a[col], b[col]) for s, t in zip(test, tagged) for a, b in zip(s.rows, t.rows)]
+        assert sum(a == b for a, b in pairs) / len(pairs) > 0.97
+    single = Tagger("upos,xpos,feats,lemma", epochs=5).fit(_toy_language(1, 400))
+    model = toy_ensemble.model_
+    assert model.ensemble == 3 and [reads_backwards(m) for m in range(3)] == [False, True, False]
+    for a, b in zip(model.groups, single.model_.groups):
+        assert a.keys.tolist() == b.keys.tolist() and a.weights.tolist() == b.weights.tolist()
+    # members learn every group but the lemma's, each its own weights
+    assert all([g.columns for g in member] == [("upos",), ("xpos",), ("feats",)] for member in model.members)
+    assert model.members[0][0].weights.tolist() != model.groups[0].weights.tolist()
+
+
+@pytest.fixture(scope="module")
+def toy_tagger_single():
+    return Tagger("upos,xpos,feats,lemma", epochs=5).fit(_toy_language(1, 400))
+
+
+def _member_scores(tagger, group, runtime, sentences):
+    """A member's scores of every word, the member run alone over ``sentences`` (already in its
+    direction), and where the sure words settle a word (their class, -1 elsewhere)."""
+    from maltpy.tagging import perceptron
+    from maltpy.tagging.tagger import N_ROWS, lexicon_array, preset_classes
+    fm, compiled, dense, sure = runtime
+    words = words_of(sentences)
+    values = np.full((N_ROWS, words.n_words), -1, dtype=np.int32)
+    lexicon = lexicon_array(tagger.model_.lexicons, perceptron.form_hashes(words.low, words.wstart))
+    preset = preset_classes(perceptron.form_hashes(words.cps, words.wstart), values, [], sure, group.sure_classes)
+    scores = np.zeros((words.n_words, group.class_values.shape[0]), dtype=np.float32)
+    perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values,
+                       np.zeros_like(values, dtype=np.int8), fm, group.indptr, group.classes, group.weights,
+                       group.class_values, group.rows, compiled, np.empty(words.n_words, dtype=np.int32), None,
+                       lexicon, dense, -1, preset, None, scores)
+    return scores, preset if preset is not None else np.full(words.n_words, -1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 4))
+def test_each_word_takes_the_class_of_the_members_summed_scores(seed, k):
+    """The ensemble's UPOS of a word is the class whose scores, added up over its members each run
+    alone over the sentences in its own direction (reversed here sentence by sentence), are
+    highest; the sure words keep their class."""
+    from maltpy.formats.conll import Sentence
+    tagger = Tagger("upos", epochs=2, ensemble=k, seed=seed % 5 + 1).fit(_toy_language(seed, 120))
+    test = _blank(_toy_language(seed + 1, 30))
+    backwards = [Sentence(list(reversed(s.rows)), format=s.format) for s in test]
+    groups, _, _, _, member_groups = tagger._runtime()
+    members = [(tagger.model_.groups[0], groups[0])] + [(m[0], rt[0]) for m, rt in
+                                                         zip(tagger.model_.members, member_groups)]
+    total, settled = 0, None
+    for m, (group, runtime) in enumerate(members):
+        scores, preset = _member_scores(tagger, group, runtime, backwards if reads_backwards(m) else test)
+        if reads_backwards(m):      # back to the sentences' own order
+            starts = np.r_[0, np.cumsum([len(s.rows) for s in test])]
+            scores = np.concatenate([scores[a:b][::-1] for a, b in zip(starts[:-1], starts[1:])])
+        total = total + scores
+        settled = preset if m == 0 else settled
+    expected = np.where(settled >= 0, settled, np.argmax(total, axis=1))
+    upos = tagger.model_.vocab["upos"]
+    classes = tagger.model_.groups[0].class_values[:, 0]
+    assert [r[3] for s in tagger.tag(test) for r in s.rows] == [upos[classes[c]] for c in expected]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 300))
+def test_the_tags_do_not_depend_on_the_blocks_scored_at_once(toy_ensemble, block):
+    from maltpy.tagging import tagger as module
+    test = _blank(_toy_language(11, 60))
+    whole = toy_ensemble.tag(test)
+    saved = module.ENSEMBLE_BLOCK_SCORES
+    module.ENSEMBLE_BLOCK_SCORES = block
+    try:
+        assert [s.rows for s in toy_ensemble.tag(test)] == [s.rows for s in whole]
+    finally:
+        module.ENSEMBLE_BLOCK_SCORES = saved
+
+
+def test_an_ensemble_round_trips_and_damage_is_refused(toy_ensemble):
+    import random
+    test = _blank(_toy_language(3, 50))
+    again = Tagger.from_bytes(toy_ensemble.to_bytes())
+    assert [s.rows for s in again.tag(test)] == [s.rows for s in toy_ensemble.tag(test)]
+    assert _learned(again) == _learned(toy_ensemble) and again.describe() == toy_ensemble.describe()
+    data = toy_ensemble.to_bytes()
+    rng = random.Random(0)
+    for _ in range(30):
+        with pytest.raises(ModelFileError):
+            Tagger.from_bytes(data[:rng.randrange(len(data))])
+        flipped = bytearray(data)
+        for _ in range(5):
+            flipped[rng.randrange(len(flipped))] ^= 0xFF
+        try:
+            Tagger.from_bytes(bytes(flipped)).tag(test[:5])
+        except ModelFileError:
+            pass
+
+
+def test_a_member_missing_from_the_file_is_refused(toy_ensemble, monkeypatch):
+    from maltpy.parsing import modelfile
+    header, arrays = modelfile.load_model("<t>", data=toy_ensemble.to_bytes())
+    for damage in ({**header, "ensemble": {**header["ensemble"], "taggers": 4}},
+                   {**header, "ensemble": {"taggers": 3}},
+                   {**header, "ensemble": {**header["ensemble"], "taggers": True}}):
+        with pytest.raises(ModelFileError, match="ensemble"):
+            Tagger.from_bytes(modelfile.model_bytes(damage, arrays))
+    with pytest.raises(ModelFileError, match="m2g1_keys"):
+        Tagger.from_bytes(modelfile.model_bytes(header, {k: v for k, v in arrays.items() if k != "m2g1_keys"}))
+
+
+def test_the_ensemble_size_is_checked():
+    for bad in (0, -1, 65, True, 2.0, "3"):
+        with pytest.raises(MaltpyError, match="ensemble"):
+            Tagger("upos", ensemble=bad)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 40), st.sampled_from([1, 2]), st.booleans())
+def test_the_compiled_path_writes_what_the_python_path_writes(toy_ensemble, tmp_path_factory, n, jobs, keep_upos):
+    """Untagged words, and words whose UPOS is given (the members read it, each in its direction)."""
+    from maltpy.components import Pipeline, TaggerComponent
+    pipeline = Pipeline([TaggerComponent(toy_ensemble)])
+    tmp = tmp_path_factory.mktemp("ensemble")
+    src = tmp / "in.conllu"
+    src.write_text("".join("".join("\t".join([r[0], r[1], "_", r[3] if keep_upos else "_"] + ["_"] * 6) + "\n"
+                                   for r in s.rows) + "\n" for s in read_conll(TOY_TEST, "conllx")[:n]))
+    pipeline.parse_file(str(src), str(tmp / "out"), "conllu", jobs=jobs)
+    assert (tmp / "out").read_bytes() == _python_path(pipeline, str(src), "conllu", tag_only=True)
+
+
+def _run(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "maltpy", *args], capture_output=True, text=True, **kw)
+
+
+def test_learn_with_an_ensemble_from_the_command_line(tmp_path):
+    model = str(tmp_path / "m.mpz")
+    r = _run("-c", model, "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos,xpos", "--tagger-ensemble", "3",
+             "--tagger-folds", "2")
+    assert r.returncode == 0, r.stderr
+    info = _run("info", model)
+    assert re.search(r"^  ensemble +3 taggers add up their scores", info.stdout, re.M), info.stdout
+    out = tmp_path / "out.conll"
+    r = _run("-c", model, "-m", "parse", "-i", TOY_TEST, "-o", str(out))
+    assert r.returncode == 0, r.stderr and out.stat().st_size
+    bad = _run("-c", str(tmp_path / "n.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos",
+               "--tagger-ensemble", "0")
+    assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1 and "tagger-ensemble" in bad.stderr
+
+
+def test_the_python_api_learns_an_ensemble():
+    import maltpy
+    pipeline = maltpy.train(TOY_TRAIN, tagger="upos,xpos", tagger_ensemble=2, tagger_folds=2)
+    tagger = pipeline.components[0].tagger
+    assert tagger.model_.ensemble == 2 and repr(tagger) == "Tagger('upos,xpos', ensemble=2)"
+    assert pipeline.parse(_blank(read_conll(TOY_TEST, "conllx"))[:3])
+
+
+def test_an_ensemble_of_a_lemmatizer_alone_is_one_lemmatizer():
+    tagger = Tagger("lemma", epochs=2, ensemble=3).fit(_toy_language(1, 50))
+    assert tagger.model_.ensemble == 1
+    again = Tagger.from_bytes(tagger.to_bytes())
+    test = _blank(_toy_language(2, 10))
+    assert [s.rows for s in again.tag(test)] == [s.rows for s in tagger.tag(test)]
