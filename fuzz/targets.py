@@ -661,8 +661,8 @@ class Harness:
             raise FuzzFailure("the compiled (CoNLL) and Python (.mrg) constituent paths differ")
 
     def _tag_pipeline(self):
-        """A tokenizer, tagger and parser learned once from the example treebank's sentences as
-        CoNLL-U with their text (the ``tag`` target's model)."""
+        """A tokenizer, tagger (an ensemble of two) and parser learned once from the example
+        treebank's sentences as CoNLL-U with their text (the ``tag`` target's model)."""
         if self._pipeline is None:
             lines = []
             for s in self.gold:
@@ -672,8 +672,9 @@ class Harness:
             path = os.path.join(self.tmp, "tag-train.conllu")
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
+            # an ensemble of two taggers: its members' passes, one of them right to left, are fuzzed too
             self._pipeline = maltpy.train(path, tagger="all", tokenizer=True, tagger_epochs=2, input_format="conllu",
-                                          verbose=False, jobs=1)
+                                          verbose=False, jobs=1, tagger_ensemble=2)
         return self._pipeline
 
     def _pipeline_bytes(self):

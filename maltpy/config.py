@@ -245,7 +245,7 @@ class Settings:
         "--tagger-ensemble", "K", "K taggers learn each column but the lemma and vote on every word's tags, half of "
                                   "them reading right to left: more accurate, K times the tagger's learning and "
                                   "tagging time (EWT dev: docs/tagging.md, \"Ensembles\"; the fold taggers of "
-                                  "--tagger-folds stay single) (default 1)"))
+                                  "--tagger-folds are ensembles too) (default 1)"))
     tagger_templates: Optional[str] = _setting(None, Flag(
         "--tagger-templates", "FILE", "the tagger's feature templates, a YAML file (default: "
                                       "feature_models/tagger/default.yaml)"))

@@ -134,8 +134,8 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
         return None
     spec = ",".join("+".join(g) for g in groups)
 
-    def make_fold_tagger():     # single taggers: an ensemble in each fold would cost K times the folds
-        return Tagger(spec, jobs=1, skip_empty=True, **{**tagger_options(settings, clusters), "ensemble": 1})
+    def make_fold_tagger():     # an ensemble too: the parser learns from tags like those it will read
+        return Tagger(spec, jobs=1, skip_empty=True, **tagger_options(settings, clusters))
     t0 = time.perf_counter()
     _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, None, make_fold_tagger,
                           with_full=False)
