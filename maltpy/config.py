@@ -242,9 +242,9 @@ class Settings:
     tagger_epochs: int = _setting(10, Flag(
         "--tagger-epochs", "N", "the tagger's passes over the training data (default 10)"))
     tagger_ensemble: int = _setting(1, Flag(
-        "--tagger-ensemble", "K", "K taggers learn each column but the lemma and vote on every word's tags, half of "
-                                  "them reading right to left: more accurate, K times the tagger's learning and "
-                                  "tagging time (EWT dev: docs/tagging.md, \"Ensembles\"; the fold taggers of "
+        "--tagger-ensemble", "K", "K taggers learn each column but the lemma, half of them reading right to left, "
+                                  "and add up their scores for every word: more accurate (2 is where the gain is), "
+                                  "K times the tagger's learning and tagging time (EWT dev: docs/tagging.md, \"Ensembles\"; the fold taggers of "
                                   "--tagger-folds are ensembles too) (default 1)"))
     tagger_templates: Optional[str] = _setting(None, Flag(
         "--tagger-templates", "FILE", "the tagger's feature templates, a YAML file (default: "
