@@ -622,6 +622,12 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     if values.shape[1] == 0 or n_classes == 0:
         return
+    # checked before anything is allocated
+    if scores_out is not None and (scores_out.shape[0] != values.shape[1] or scores_out.shape[1] != n_classes):
+        raise ValueError("the scores' array is not words x classes")
+    if score_rows is not None and (score_rows.shape[0] != values.shape[1] or (
+            score_rows.shape[0] and (np.min(score_rows) < 0 or np.max(score_rows) >= values.shape[1]))):
+        raise ValueError("the scores' rows are not one per word, within the words")
     cdef Words w
     if wstart.shape[0] != values.shape[1] + 1:
         raise ValueError("the words' starts and their tag values are of different words")
@@ -696,11 +702,6 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
             bias[classes[e]] += weights[e]
     cdef const int8_t* skipped = &skip[0] if skip is not None and skip.shape[0] == values.shape[1] else NULL
     cdef const int32_t* sure = &preset[0] if preset is not None and preset.shape[0] == values.shape[1] else NULL
-    if scores_out is not None and (scores_out.shape[0] != values.shape[1] or scores_out.shape[1] != n_classes):
-        raise ValueError("the scores' array is not words x classes")
-    if score_rows is not None and (score_rows.shape[0] != values.shape[1] or (
-            score_rows.shape[0] and (np.min(score_rows) < 0 or np.max(score_rows) >= values.shape[1]))):
-        raise ValueError("the scores' rows are not one per word, within the words")
     cdef float* scored = &scores_out[0, 0] if scores_out is not None and values.shape[1] and n_classes else NULL
     cdef const int64_t* score_row = &score_rows[0] if score_rows is not None and score_rows.shape[0] else NULL
     cdef float* score_at

@@ -61,6 +61,11 @@ def test_predict_gives_the_scores_of_the_classes_it_chose(toy_tagger_single, see
         perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                            g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon,
                            dense, -1, preset, None, scores[:, 1:].copy())
+    for rows in (np.arange(words.n_words + 1), np.full(words.n_words, words.n_words), np.full(words.n_words, -1)):
+        with pytest.raises(ValueError, match="one per word"):
+            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon,
+                               dense, -1, preset, None, scores, rows.astype(np.int64))
 
 
 @settings(max_examples=200, deadline=None)
