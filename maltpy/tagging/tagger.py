@@ -99,37 +99,36 @@ def sentence_blocks(sstart: np.ndarray, max_words: int) -> List[Tuple[int, int]]
     return blocks
 
 
-def _ensemble_block(values, fixed, known, views, members, first, end):
+def _ensemble_block(values, fixed, known, views, form_keys, members, first, end):
     """Tag sentences [first, end) with one group by every member of an ensemble (``members``:
     (group model, its runtime) each, the first member first), each reading them in its direction
     (``views``: per direction the words and what :meth:`Tagger._predict_groups` made of them, the
-    reversed ones' order): each word's values (where ``fixed`` does not keep them) are those of the
-    class whose scores, added up over the members, are highest. A word the group's sure words
-    settle takes its class (every member has the same sure words)."""
+    reversed ones' order; ``form_keys``: the words' own): each word's values (where ``fixed``
+    does not keep them) are those of the class whose scores, added up over the members, are
+    highest. A word the group's sure words (the first member's, which every member shares)
+    settle takes its class."""
     from maltpy.tagging import perceptron
     words = views[False][0]
     a, b = int(words.sstart[first]), int(words.sstart[end])
-    group = members[0][0]
+    group, sure = members[0][0], members[0][1][3]
     total = np.zeros((b - a, group.class_values.shape[0]), dtype=np.float32)
     out = np.empty(b - a, dtype=np.int32)
-    sure_class = None
-    for m, (g, (fm, compiled, dense, sure)) in enumerate(members):
+    preset = preset_classes(form_keys[a:b], values[:, a:b], known, sure, group.sure_classes)
+    for m, (g, (fm, compiled, dense, _)) in enumerate(members):
         # sentences keep their places when each is reversed: the block is words [a, b) either way
-        w, fx, lex, keys, atoms, order = views[reads_backwards(m)]
+        w, fx, lex, atoms, order = views[reads_backwards(m)]
         block = _words_between(w, first, end)
         rows = order[a:b] - a if order is not None else None
         # a copy: each member's pass writes its own tags as it goes
         vals = np.array(values[:, a:b][:, rows] if rows is not None else values[:, a:b], order="C")
-        preset = preset_classes(keys[a:b], vals, known, sure, g.sure_classes)
         perceptron.predict(block.cps, block.low, block.shp, block.wstart, block.sstart, vals,
                            np.ascontiguousarray(fx[:, a:b]), fm, g.indptr, g.classes, g.weights, g.class_values,
                            g.rows, compiled, out, None, np.ascontiguousarray(lex[:, a:b]) if lex is not None else None,
-                           dense, -1, preset, (atoms[0][a:b], *atoms[1:]), total, rows)
-        if m == 0 and preset is not None:
-            sure_class = preset
+                           dense, -1, preset[rows] if preset is not None and rows is not None else preset,
+                           (atoms[0][a:b], *atoms[1:]), total, rows)
     best = np.argmax(total, axis=1).astype(np.int32)
-    if sure_class is not None:
-        best = np.where(sure_class >= 0, sure_class, best)
+    if preset is not None:
+        best = np.where(preset >= 0, preset, best)
     chosen = group.class_values[best]
     for k, row in enumerate(group.rows):
         values[row, a:b] = np.where(fixed[row, a:b] != 0, values[row, a:b], chosen[:, k])
@@ -488,23 +487,30 @@ class Tagger:
         lexicon = lexicon_array(lexicons, hashes)
 
         exact = perceptron.form_hashes(words.cps, words.wstart)
-        views = {False: (words, values, lexicon, exact, None)}
+        views = {False: (words, values, lexicon, None)}
         if self.ensemble > 1:     # the members that read right to left learn from reversed sentences
             order = reversed_order(words.sstart)
             views[True] = (reversed_words(words, order), np.ascontiguousarray(values[:, order]),
-                           np.ascontiguousarray(lexicon[:, order]), exact[order], order)
+                           np.ascontiguousarray(lexicon[:, order]), order)
+
+        # each group's sure words, which every member of an ensemble shares (the same words and tags
+        # whichever way they are read); the lemma's dictionary does what sure words would
+        sure = {}
+        for group, _, _, _, gold, before, member in tasks:
+            if member == 0:
+                keys, classes = sure_words(word_keys(exact, values, before), gold) \
+                    if group != ("lemma",) else (exact[:0], gold[:0])
+                # the sure words take their class unscored when tagging, so they teach nothing here either
+                sure[group] = keys, classes, preset_classes(exact, values, before, FeatMap.from_keys(keys),
+                                                            classes) if len(keys) else None
 
         def train(task):
             group, texts, compiled, class_values, gold, before, member = task
-            w, vals, lex, keys_of_forms, order = views[reads_backwards(member)]
+            w, vals, lex, order = views[reads_backwards(member)]
+            sure_keys, sure_classes, preset = sure[group]
             if order is not None:
                 gold = gold[order]
-            # the lemma's dictionary does what sure words would
-            sure_keys, sure_classes = sure_words(word_keys(keys_of_forms, vals, before), gold) \
-                if group != ("lemma",) else (keys_of_forms[:0], gold[:0])
-            # the sure words take their class unscored when tagging, so they teach nothing here either
-            preset = preset_classes(keys_of_forms, vals, before, FeatMap.from_keys(sure_keys), sure_classes) \
-                if len(sure_keys) else None
+                preset = preset[order] if preset is not None else None
             keys, indptr, classes, weights, correct = perceptron.train(
                 w.cps, w.low, w.shp, w.wstart, w.sstart, vals.copy(), gold, class_values,
                 np.array([ROW[c] for c in group], dtype=np.int32), compiled, self.epochs,
@@ -610,13 +616,13 @@ class Tagger:
             else:
                 if views is None:    # the words as each direction reads them, once for every group
                     order = reversed_order(words.sstart)
-                    views = {False: (words, fixed, lexicon, form_keys, atoms, None),
+                    views = {False: (words, fixed, lexicon, atoms, None),
                              True: (reversed_words(words, order), np.ascontiguousarray(fixed[:, order]),
                                     np.ascontiguousarray(lexicon[:, order]) if lexicon is not None else None,
-                                    form_keys[order], (np.ascontiguousarray(atoms[0][order]), *atoms[1:]), order)}
+                                    (np.ascontiguousarray(atoms[0][order]), *atoms[1:]), order)}
                 members = [(g, runtime)] + [(m[k], rt[k]) for m, rt in zip(model.members, member_groups)]
                 for first, end in sentence_blocks(words.sstart, ENSEMBLE_BLOCK_SCORES // g.class_values.shape[0]):
-                    _ensemble_block(values, fixed, known, views, members, first, end)
+                    _ensemble_block(values, fixed, known, views, form_keys, members, first, end)
             known += [ROW[c] for c in g.columns]
 
     def _dictionary_lemmas(self, forms, values, fixed):
@@ -665,10 +671,10 @@ class Tagger:
                                dense_weights(g),
                                FeatMap.from_keys(g.sure_keys) if len(g.sure_keys) else None))
                 known += own
-            # an ensemble's members compile the same templates: their own maps and weights
-            member_groups = [[(FeatMap.from_keys(g.keys), compiled, dense_weights(g),
-                               FeatMap.from_keys(g.sure_keys) if len(g.sure_keys) else None)
-                              for g, (_, compiled, _, _) in zip(member, groups)] for member in model.members]
+            # an ensemble's members compile the same templates and share the sure words: their own
+            # maps and weights
+            member_groups = [[(FeatMap.from_keys(g.keys), compiled, dense_weights(g), sure)
+                              for g, (_, compiled, _, sure) in zip(member, groups)] for member in model.members]
             index = {c: {v: i for i, v in enumerate(model.vocab[c])} for c in model.columns}
             # the cluster tables share their keys: one map for them all
             made = {}
@@ -697,10 +703,10 @@ class Tagger:
                 name = f"{prefix}g{k}_"
                 arrays.update({name + "keys": g.keys, name + "indptr": g.indptr, name + "classes": g.classes,
                                name + "weights": g.weights})
-                if not prefix:
+                if not prefix:    # a member's classes and sure words are the first member's
                     arrays[name + "class_values"] = g.class_values
-                if len(g.sure_keys):
-                    arrays.update({name + "sure_keys": g.sure_keys, name + "sure_classes": g.sure_classes})
+                    if len(g.sure_keys):
+                        arrays.update({name + "sure_keys": g.sure_keys, name + "sure_classes": g.sure_classes})
         header = {
             "maltpy_version": __version__, "component": "tagger",
             "groups": [{"columns": list(g.columns), "templates": list(g.templates), "accuracy": list(g.accuracy)}
@@ -775,7 +781,7 @@ class Tagger:
             for m in range(1, taggers):
                 members.append(tuple(
                     _group_from_arrays(h, arrays, path, f"m{m}g{k}_", f"group {k + 1} of tagger {m + 1}", g.columns,
-                                       g.templates, g.class_values, accuracy[m - 1][k])
+                                       g.templates, g.class_values, accuracy[m - 1][k], (g.sure_keys, g.sure_classes))
                     for k, g in enumerate(scored)))
         lexicons = {}
         rows = h.get("lexicons", optional=True) or []
@@ -836,8 +842,10 @@ class Tagger:
 
 
 
-def _group_from_arrays(h, arrays, path, prefix, name, columns, templates, class_values, accuracy) -> GroupModel:
-    """One group's model from a model file's arrays ``prefix``keys, ...: checked, nothing run."""
+def _group_from_arrays(h, arrays, path, prefix, name, columns, templates, class_values, accuracy,
+                       sure=None) -> GroupModel:
+    """One group's model from a model file's arrays ``prefix``keys, ...: checked, nothing run
+    (``sure``: an ensemble member's sure words, the first member's, instead of its own arrays)."""
     from maltpy.parsing.modelfile import check_array
     keys = check_array(arrays, prefix + "keys", path, "u")
     indptr = check_array(arrays, prefix + "indptr", path, "i", length=len(keys) + 1, low=0)
@@ -845,8 +853,8 @@ def _group_from_arrays(h, arrays, path, prefix, name, columns, templates, class_
     weights = check_array(arrays, prefix + "weights", path, "f", length=len(classes))
     if indptr[0] != 0 or indptr[-1] != len(classes) or (np.diff(indptr) < 0).any():
         h.fail(f"the weights of {name} are damaged")
-    sure_keys, sure_classes = np.zeros(0, np.uint64), np.zeros(0, np.int32)
-    if prefix + "sure_keys" in arrays:    # files before 2026-11-28 have none
+    sure_keys, sure_classes = sure or (np.zeros(0, np.uint64), np.zeros(0, np.int32))
+    if sure is None and prefix + "sure_keys" in arrays:    # files before 2026-11-28 have none
         sure_keys = check_array(arrays, prefix + "sure_keys", path, "u")
         sure_classes = check_array(arrays, prefix + "sure_classes", path, "i", length=len(sure_keys), low=0,
                                    high=class_values.shape[0] - 1)
