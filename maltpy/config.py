@@ -377,25 +377,63 @@ INT_MAXIMUM = {
 }
 
 
-def choices() -> dict:
-    """Setting -> its allowed values, taken from the modules that implement them."""
+def _values(module: str, name: str):
+    """A function giving module ``module``'s ``name`` as a tuple, importing the module when called."""
+    def values():
+        import importlib
+        return tuple(getattr(importlib.import_module(module), name))
+    return values
+
+
+def _input_formats():
     from maltpy.formats.conll import FORMATS
+    from maltpy.formats.export import DISCONTINUOUS_FORMATS
     from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.formats.text import TEXT_FORMATS
+    return FORMATS + ("ptb",) + PLAIN_FORMATS + TEXT_FORMATS + DISCONTINUOUS_FORMATS
+
+
+def _output_formats():
+    from maltpy.formats.conll import FORMATS
     from maltpy.formats.export import DISCONTINUOUS_FORMATS
-    from maltpy.learners import LEARNERS
-    from maltpy.systems import SYSTEMS, option_choices
-    from maltpy.transform.pseudoproj import COVERED_ROOT, LIFTING_ORDERS, MARKING_STRATEGIES
-    from maltpy.transform.constituents import ENCODINGS
-    from maltpy.transform.reverse import DIRECTIONS
-    from maltpy.transform.single_root import ROOT_MODES
-    from maltpy.search import STRATEGIES
-    return {"algorithm": tuple(SYSTEMS), "learner": tuple(LEARNERS), "input_format": FORMATS + ("ptb",) + PLAIN_FORMATS + TEXT_FORMATS + DISCONTINUOUS_FORMATS,
-            "output_format": FORMATS + ("ptb",) + DISCONTINUOUS_FORMATS + PLAIN_FORMATS, "constituent_encoding": ENCODINGS,
-            **option_choices(), "marking_strategy": MARKING_STRATEGIES, "covered_root": COVERED_ROOT,
-            "lifting_order": LIFTING_ORDERS, "null_value": NULL_VALUES, "direction": DIRECTIONS,
-            "oracle": ("static", "dynamic"), "roots": ROOT_MODES, "search": tuple(STRATEGIES),
-            "constraints": ("false", "true", "strict")}
+    from maltpy.formats.plain import PLAIN_FORMATS
+    return FORMATS + ("ptb",) + DISCONTINUOUS_FORMATS + PLAIN_FORMATS
+
+
+#: settings with a fixed set of values -> the function giving them, from the module that implements
+#: them; each imported only when its setting is given (all of them together took 12-15 ms, as
+#: long as the rest of a tagging command's settings). The systems' own options come after these.
+_CHOICE_SOURCES = {
+    "algorithm": _values("maltpy.systems", "SYSTEMS"),
+    "learner": _values("maltpy.learners", "LEARNERS"),
+    "input_format": _input_formats,
+    "output_format": _output_formats,
+    "constituent_encoding": _values("maltpy.transform.constituents", "ENCODINGS"),
+    "marking_strategy": _values("maltpy.transform.pseudoproj", "MARKING_STRATEGIES"),
+    "covered_root": _values("maltpy.transform.pseudoproj", "COVERED_ROOT"),
+    "lifting_order": _values("maltpy.transform.pseudoproj", "LIFTING_ORDERS"),
+    "null_value": lambda: NULL_VALUES,
+    "direction": _values("maltpy.transform.reverse", "DIRECTIONS"),
+    "oracle": lambda: ("static", "dynamic"),
+    "roots": _values("maltpy.transform.single_root", "ROOT_MODES"),
+    "search": _values("maltpy.search", "STRATEGIES"),
+    "constraints": lambda: ("false", "true", "strict"),
+}
+
+
+def choices_of(name: str) -> Optional[tuple]:
+    """Setting ``name``'s allowed values (None: any value of its type)."""
+    source = _CHOICE_SOURCES.get(name)
+    if source is not None:
+        return source()
+    from maltpy.systems import option_choices
+    return option_choices().get(name)
+
+
+def choices() -> dict:
+    """Setting -> its allowed values, taken from the modules that implement them."""
+    from maltpy.systems import option_choices
+    return {name: choices_of(name) for name in (*_CHOICE_SOURCES, *option_choices())}
 
 
 def coerce(name: str, value, source: str):
@@ -453,7 +491,7 @@ def coerce(name: str, value, source: str):
             return read_option(value)
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
-    allowed = choices().get(name)
+    allowed = choices_of(name)
     if allowed is not None and str(value) not in allowed:
         raise MaltpyError(f"{source}: {name} must be one of {', '.join(allowed)}, not {value!r}")
     return str(value)

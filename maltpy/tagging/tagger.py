@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -518,6 +517,7 @@ class Tagger:
             return GroupModel(group, texts, class_values, keys, indptr, classes, weights,
                               tuple(float(c) / len(rows) for c in correct), sure_keys, sure_classes)
 
+        from concurrent.futures import ThreadPoolExecutor    # learning only: not in tagging's start-up
         with ThreadPoolExecutor(min(self.jobs, len(tasks))) as pool:
             learned = list(pool.map(train, tasks))
         groups = tuple(g for g, task in zip(learned, tasks) if task[-1] == 0)

@@ -32,8 +32,9 @@ A file holds one template list per column::
 """
 from __future__ import annotations
 
+import functools
 import os
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -159,8 +160,10 @@ def _atom(text: str, whole: str):
                            "Prefix, Shape, OutputColumn, Lexicon, Cluster, Merge, Merge3")
 
 
-def parse_template(text: str):
-    """One template as a list of 1-3 atoms (kind, argument, offset)."""
+@functools.lru_cache(maxsize=4096)
+def parse_template(text: str) -> Tuple[Tuple[int, int, int], ...]:
+    """One template as a tuple of 1-3 atoms (kind, argument, offset). Remembered: loading a tagger
+    asks for each of its templates several times (its groups share most of them)."""
     whole = text.strip()
     m = _CALL_RE.match(whole)
     if m and m.group(1) in ("Merge", "Merge3"):
@@ -168,8 +171,8 @@ def parse_template(text: str):
         if len(args) != (2 if m.group(1) == "Merge" else 3):
             raise FeatureSpecError(f"{m.group(1)} takes {2 if m.group(1) == 'Merge' else 3} arguments "
                                    f"(template {whole!r})")
-        return [_atom(a, whole) for a in args]
-    return [_atom(whole, whole)]
+        return tuple(_atom(a, whole) for a in args)
+    return (_atom(whole, whole),)
 
 
 def compile_templates(templates: Sequence[str], known_rows: Sequence[int], own_rows: Sequence[int],

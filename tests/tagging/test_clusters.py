@@ -73,8 +73,8 @@ def test_an_unreadable_clusters_file_is_one_line(tmp_path):
 
 # ---------------------------------------------------------------- templates
 def test_cluster_templates_compile_to_the_tables_of_their_prefix_lengths():
-    assert parse_template("Cluster(Input[1])") == [(CLUSTER, 0, 1)]
-    assert parse_template("Prefix(Cluster(pred(Input[0])), 6)") == [(CLUSTER, 6, -1)]
+    assert parse_template("Cluster(Input[1])") == ((CLUSTER, 0, 1),)
+    assert parse_template("Prefix(Cluster(pred(Input[0])), 6)") == ((CLUSTER, 6, -1),)
     texts = ["Prefix(Cluster(Input[0]), 6)", "Merge(Cluster(Input[0]), OutputColumn(UPOSTAG, pred(Input[0])))",
              "InputColumn(FORM, Input[0])"]
     lengths = cluster_lengths(texts)

@@ -63,9 +63,9 @@ def test_unambiguous_lemmas_drop_the_ambiguous():
 
 # ---------------------------------------------------------------- templates and settings
 def test_templates_compile_and_check_what_they_read():
-    assert parse_template("Suffix(Lower(InputColumn(FORM, pred(Input[0]))), 3)") == [(4, 3, -1)]
+    assert parse_template("Suffix(Lower(InputColumn(FORM, pred(Input[0]))), 3)") == ((4, 3, -1),)
     assert parse_template("Merge(Shape(InputColumn(FORM, Input[2])), OutputColumn(UPOSTAG, pred(pred(Input[0]))))") \
-        == [(7, 0, 2), (8, ROW["upos"], -2)]
+        == ((7, 0, 2), (8, ROW["upos"], -2))
     upos, xpos = [ROW["upos"]], [ROW["xpos"]]
     compile_templates(["OutputColumn(UPOSTAG, Input[1])"], known_rows=upos, own_rows=xpos)
     with pytest.raises(FeatureSpecError, match="not yet given"):
@@ -672,6 +672,37 @@ def test_hostile_untagged_input_parses_or_fails_in_one_line(toy_pipeline, tmp_pa
     empty.write_text("\n\n  \n")
     r = _run("-c", toy_pipeline, "-m", "tag", "-i", str(empty), "-if", "vertical", "-o", str(tmp_path / "e.conllu"))
     assert r.returncode == 1 and "no words" in r.stderr and not (tmp_path / "e.conllu").exists()
+
+
+def test_tagging_reads_no_parser_learner_or_other_format(toy_pipeline, tmp_path):
+    """``-m tag -j 1`` imports what tagging needs: not the learners, the export format, the beam,
+    the tree transforms or a thread pool, which checking a setting's values and loading the tagger
+    imported before (a tenth of a one-sentence run's start-up)."""
+    words = tmp_path / "words.conllu"
+    words.write_text("".join(f"{k}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for k, w in enumerate("the dog barks".split(), 1))
+                     + "\n")
+    code = ("import runpy, sys; sys.argv = ['maltpy', '-c', sys.argv[1], '-m', 'tag', '-i', sys.argv[2], "
+            "'-o', sys.argv[3], '-j', '1']\n"
+            "try:\n    runpy.run_module('maltpy', run_name='__main__')\n"
+            "except SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('maltpy.learners', 'maltpy.formats.export', "
+            "'maltpy.search', 'maltpy.transform', 'concurrent.futures'))))")
+    r = subprocess.run([sys.executable, "-c", code, toy_pipeline, str(words), str(tmp_path / "out.conllu")],
+                       capture_output=True, text=True, cwd=EXAMPLES)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+    assert [r[3] != "_" for r in read_conll(str(tmp_path / "out.conllu"), "conllu")[0].rows] == [True] * 3
+
+
+def test_each_setting_has_the_values_all_settings_have():
+    """A setting's values, looked up alone (what checking a flag imports), are those of the whole
+    table (what --help lists), and a setting of any value has none."""
+    from maltpy.config import choices, choices_of
+    table = choices()
+    assert "algorithm" in table and "buffer_oracle" in table and "input_format" in table
+    for name, values in table.items():
+        assert choices_of(name) == values and values
+    assert choices_of("input") is None and choices_of("tagger_epochs") is None
 
 
 def _python_path(pipeline, source, fmt, output_format=None, tag_only=False):
