@@ -48,6 +48,33 @@ def test_feature_string_round_trip(text):
     assert parse_feature(str(f)) == f
 
 
+@pytest.mark.parametrize("text", EXAMPLES)
+def test_parsed_features_are_immutable_values(text):
+    """Equal when parsed twice, usable as dict keys, frozen, and rebuilt from their repr, as
+    frozen dataclasses were."""
+    import dataclasses
+    from maltpy.features import spec
+    a, b = parse_feature(text), parse_feature(text)
+    assert a == b and hash(a) == hash(b) and len({a: 1, b: 2}) == 1
+    assert eval(repr(a), vars(spec)) == a
+    field = a._fields[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(a, field, None)
+    assert a != parse_feature(EXAMPLES[0] if text != EXAMPLES[0] else EXAMPLES[1])
+
+
+def test_feature_values_take_fields_by_position_name_or_default():
+    assert Address("Stack", 0) == Address(base="Stack", index=0, nav=())
+    assert Address("Stack", 0) != Address("Stack", 1)
+    assert InputColumn("POSTAG", Address("Stack", 0)) != Address("Stack", 0)
+    with pytest.raises(TypeError, match="missing argument 'index'"):
+        Address("Stack")
+    with pytest.raises(TypeError, match="unexpected or repeated argument 'base'"):
+        Address("Stack", 0, base="Input")
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        Address("Stack", 0, (), 4)
+
+
 def test_nested_address_order():
     f = parse_feature("OutputColumn(DEPREL, ldep(head(Stack[0])))")
     assert f.address == Address("Stack", 0, ("head", "ldep"))
