@@ -14,6 +14,18 @@ from maltpy.tagging.templates import ROW, TAG_COLUMNS
 
 def _pool(strings):
     """(UTF-8 bytes of the strings one after another, offsets: string k is [off[k], off[k + 1]))."""
+    joined = "\n".join(strings)
+    if strings and joined.count("\n") == len(strings) - 1:
+        # no string holds a line break: encoded at once and cut at the breaks (UTF-8 writes the
+        # byte 10 for a line break only); the lemma dictionary's tens of thousands of lemmas in a
+        # millisecond, where encoding them one by one took five, at every start
+        data = joined.encode("utf-8", "surrogatepass")
+        breaks = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        offsets = np.empty(len(strings) + 1, dtype=np.int64)
+        offsets[0] = 0
+        offsets[1:-1] = breaks - np.arange(len(breaks))
+        offsets[-1] = len(data) - len(breaks)
+        return data.replace(b"\n", b""), offsets
     encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])

@@ -39,13 +39,20 @@ def words_of(sentences: Sequence) -> Words:
     return words._replace(sstart=sstart)
 
 
-def words_from_forms(forms: Sequence[str]) -> Words:
-    """Forms as :class:`Words` of one sentence."""
+def code_points(forms: Sequence[str]):
+    """(the forms' code points one form after another, uint32; each form's start, int64, one more
+    than the forms): what hashing a form reads, without the lowercase and shapes of :class:`Words`."""
     lengths = np.fromiter(map(len, forms), dtype=np.int64, count=len(forms))
     wstart = np.zeros(len(forms) + 1, dtype=np.int64)
     np.cumsum(lengths, out=wstart[1:])
     text = "".join(forms)
     cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) if text else np.zeros(0, np.uint32)
+    return cps, wstart
+
+
+def words_from_forms(forms: Sequence[str]) -> Words:
+    """Forms as :class:`Words` of one sentence."""
+    cps, wstart = code_points(forms)
     return words_from_arrays(cps, wstart, np.array([0, len(forms)], dtype=np.int64))
 
 

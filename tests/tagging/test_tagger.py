@@ -830,11 +830,13 @@ def test_pre_tokenized_text_takes_the_compiled_path_with_the_same_bytes(toy_pipe
             assert out.read_bytes() == format_sentences(expected).encode()
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.text(max_size=6), max_size=8))
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(st.one_of(st.characters(blacklist_categories=()), st.sampled_from("\n\r\x85\u2028a")),
+                        max_size=6), max_size=8))
 def test_a_pool_holds_each_string_at_its_offsets(strings):
     """The compiled path's string pools (values, lemmas) give back every string, ASCII or not
-    (lone surrogates too, as the model's strings may hold them)."""
+    (lone surrogates too, as the model's strings may hold them), whether the strings hold line
+    breaks (encoded one by one) or not (encoded joined and cut at the breaks)."""
     from maltpy.tagging.stream import _pool
     data, offsets = _pool(strings)
     assert offsets.shape == (len(strings) + 1,) and offsets[0] == 0 and offsets[-1] == len(data)
