@@ -243,13 +243,8 @@ def dense_weights(group) -> Optional[np.ndarray]:
     n_classes = group.class_values.shape[0]
     if n_classes > DENSE_MAX_CLASSES or not len(group.keys):
         return None
-    dense = np.zeros(len(group.keys) * n_classes, dtype=np.float32)
-    # each weight's place in the flat matrix: its row's start plus its class (one flat scatter is
-    # a few times faster than a two-dimensional one, and this is in every tagging start-up)
-    places = np.repeat(np.arange(0, len(group.keys) * n_classes, n_classes), np.diff(group.indptr))
-    places += group.classes
-    dense[places] = group.weights
-    return dense.reshape(len(group.keys), n_classes)
+    from maltpy.tagging import perceptron
+    return perceptron.dense_rows(group.indptr, group.classes, group.weights, n_classes)
 
 
 def lexicon_array(lexicons, hashes: np.ndarray, maps=None) -> np.ndarray:

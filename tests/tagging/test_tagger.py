@@ -842,3 +842,29 @@ def test_a_pool_holds_each_string_at_its_offsets(strings):
     assert offsets.shape == (len(strings) + 1,) and offsets[0] == 0 and offsets[-1] == len(data)
     for k, s in enumerate(strings):
         assert data[offsets[k]:offsets[k + 1]] == s.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 9), st.lists(st.lists(st.tuples(st.integers(0, 8), st.floats(-5, 5, width=32)), max_size=5),
+                                   max_size=12))
+def test_dense_rows_hold_each_features_votes(n_classes, rows):
+    """A group's CSR weight rows as a dense matrix: each feature's weight for each class it voted
+    for, zero elsewhere, as the plain definition gives; classes outside the group and falling row
+    pointers are refused."""
+    from maltpy.tagging import perceptron
+    rows = [{c % n_classes: w for c, w in row} for row in rows]
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=indptr[1:])
+    classes = np.array([c for r in rows for c in r], dtype=np.int32)
+    weights = np.array([w for r in rows for w in r.values()], dtype=np.float32)
+    expected = np.zeros((len(rows), n_classes), dtype=np.float32)
+    for i, r in enumerate(rows):
+        for c, w in r.items():
+            expected[i, c] = w
+    got = perceptron.dense_rows(indptr, classes, weights, n_classes)
+    assert got.dtype == np.float32 and np.array_equal(got, expected)
+    if len(classes):
+        with pytest.raises(ValueError):
+            perceptron.dense_rows(indptr, np.full_like(classes, n_classes), weights, n_classes)
+        with pytest.raises(ValueError):
+            perceptron.dense_rows(indptr[::-1].copy(), classes, weights, n_classes)
