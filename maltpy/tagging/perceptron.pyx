@@ -35,6 +35,11 @@ cdef extern from "maltpy/scores.h":
 #: what a template atom reads (templates.py compiles YAML templates to these)
 KIND_FORM, KIND_LOWER, KIND_SUFFIX, KIND_LOWER_SUFFIX, KIND_PREFIX, KIND_LOWER_PREFIX, KIND_SHAPE, KIND_TAG, \
     KIND_LEXICON = range(1, 10)
+#: (templates.py's 10 is a cluster atom, compiled to a lexicon one) the parity of a one-character
+#: word among the sentence's earlier words: which of a pair of straight quotes a quote is
+KIND_PARITY = 11
+#: how far back the parity looks: a bound on its cost in a sentence of any length
+cdef int PARITY_REACH = 256
 #: atoms per template (Merge3 at most) and fields per atom (kind, argument, offset)
 cdef enum:
     ATOMS = 3
@@ -87,6 +92,20 @@ cdef inline uint64_t outside_hash(int32_t kind, bint before) noexcept nogil:
     return mix64(h ^ (0x5BD1E995 if before else 0x1B873593))
 
 
+cdef inline int parity_of(const Words* w, int64_t k, int64_t s0) noexcept nogil:
+    """For a one-character word: 1 or 2 as an even or odd number of the sentence's earlier words
+    (at most PARITY_REACH back) are that character too; 0 for a longer word. Which of a pair
+    of straight quotes opens and which closes, as PTB's `` and '' say."""
+    cdef int64_t a = w.wstart[k], i, lo = s0 if s0 > k - PARITY_REACH else k - PARITY_REACH
+    cdef int n = 0
+    if w.wstart[k + 1] - a != 1:
+        return 0
+    for i in range(lo, k):
+        if w.wstart[i + 1] - w.wstart[i] == 1 and w.cps[w.wstart[i]] == w.cps[a]:
+            n += 1
+    return 1 + (n & 1)
+
+
 cdef inline uint64_t atom_hash(const Words* w, const int32_t* atom, int64_t j, int64_t s0, int64_t s1) noexcept nogil:
     """The value of one atom (kind, argument, offset) for word j of the sentence [s0, s1)."""
     cdef int32_t kind = atom[0], arg = atom[1]
@@ -110,6 +129,8 @@ cdef inline uint64_t atom_hash(const Words* w, const int32_t* atom, int64_t j, i
         h = hash_shape(w.shp, a, b, h)
     elif kind == 8:
         h = (h ^ <uint64_t>(w.values[arg * w.n_words + k] + 2)) * FNV_PRIME
+    elif kind == 11:
+        h = (h ^ <uint64_t>parity_of(w, k, s0)) * FNV_PRIME
     else:
         h = (h ^ <uint64_t>((w.lexicon[arg * w.n_words + k] if w.lexicon != NULL else -1) + 2)) * FNV_PRIME
     return mix64(h)
@@ -652,7 +673,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     # cached or not, so the output does not depend on what was cached.
     own = {int(r) for r in group_rows}
     local_list = [tt for tt in range(n_templates) if not reads_own_column(templates, tt, own)
-                  and all(templates[tt, aa, 2] == 0 for aa in range(ATOMS) if templates[tt, aa, 0] != 0)]
+                  and all(templates[tt, aa, 2] == 0 and templates[tt, aa, 0] != KIND_PARITY
+                          for aa in range(ATOMS) if templates[tt, aa, 0] != 0)]
     order_array = np.array(local_list + [tt for tt in range(n_templates) if tt not in local_list], dtype=np.int32)
     key_rows_array = np.array(sorted({int(templates[tt, aa, 1]) for tt in local_list for aa in range(ATOMS)
                                       if templates[tt, aa, 0] == KIND_TAG}), dtype=np.int32)
@@ -814,6 +836,21 @@ def dense_rows(const int64_t[::1] indptr, const int32_t[::1] classes, const floa
                 break
     if bad:
         raise ValueError("the weight rows are inconsistent")
+    return out_array
+
+
+def parity_values(const uint32_t[::1] cps, const int64_t[::1] wstart, const int64_t[::1] sstart):
+    """Each word's ``Parity`` atom value (0: not one character; 1 or 2: an even or odd number of the
+    same character as words before it in its sentence, at most PARITY_REACH back): exposed for
+    the tests that hold it to its definition."""
+    cdef Words w
+    cdef Py_ssize_t s, k
+    point_words(&w, cps, cps, cps, wstart, None, None)
+    out_array = np.zeros(wstart.shape[0] - 1, dtype=np.int32)
+    cdef int32_t[::1] out = out_array
+    for s in range(sstart.shape[0] - 1):
+        for k in range(sstart[s], sstart[s + 1]):
+            out[k] = parity_of(&w, k, sstart[s])
     return out_array
 
 

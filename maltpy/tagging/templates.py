@@ -10,6 +10,10 @@ the previous/next word). Functions:
   (X the form or ``Lower`` of it; the whole form when it is shorter);
 - ``Shape(InputColumn(FORM, a))``: the form's characters as X (upper case), x (lower case),
   d (digit) or themselves, at most 3 repeats of one symbol (``McDonald's`` -> ``XxXxxx'x``);
+- ``Parity(InputColumn(FORM, a))`` (maltpy's): for a one-character word, whether an even or an
+  odd number of the sentence's earlier words (at most 256 back) are that character too; one
+  value for longer words. It tells an opening straight quote from a closing one, which PTB tags
+  `` and '';
 - ``OutputColumn(C, a)``: the tag the tagger gave column C (UPOSTAG, XPOSTAG, FEATS, LEMMA;
   CoNLL-X's CPOSTAG/POSTAG name the same) at address a: any word for a column predicted
   before, an earlier word for the column being predicted;
@@ -52,6 +56,8 @@ FORM, LOWER, SUFFIX, LOWER_SUFFIX, PREFIX, LOWER_PREFIX, SHAPE, TAG, LEXICON = r
 #: a cluster atom (argument: its prefix length, 0 for the whole cluster) before compiling: it
 #: compiles to a LEXICON atom reading the table of that prefix length (:func:`cluster_rows`)
 CLUSTER = 10
+#: a one-character word's parity among the sentence's earlier words (perceptron.pyx's KIND_PARITY)
+PARITY = 11
 MAX_ATOMS = 3
 
 
@@ -136,6 +142,11 @@ def _atom(text: str, whole: str):
         lower, off = form(args[0])
         kind = (LOWER_SUFFIX if lower else SUFFIX) if name == "Suffix" else (LOWER_PREFIX if lower else PREFIX)
         return (kind, n, off)
+    if name == "Parity":
+        if len(args) != 1:
+            raise FeatureSpecError(f"Parity takes 1 argument, a word's form such as InputColumn(FORM, Input[0]) "
+                                   f"(template {whole!r})")
+        return (PARITY, 0, form(args[0])[1])
     if name == "Shape":
         if len(args) != 1:
             raise FeatureSpecError(f"Shape takes 1 argument (template {whole!r})")
@@ -157,7 +168,7 @@ def _atom(text: str, whole: str):
                                    f"(template {whole!r})")
         return (LEXICON, ROW[COLUMN_NAMES[col]], _offset(args[1], whole))
     raise FeatureSpecError(f"unknown function {name!r} in template {whole!r}; known: InputColumn, Lower, Suffix, "
-                           "Prefix, Shape, OutputColumn, Lexicon, Cluster, Merge, Merge3")
+                           "Prefix, Shape, Parity, OutputColumn, Lexicon, Cluster, Merge, Merge3")
 
 
 @functools.lru_cache(maxsize=4096)

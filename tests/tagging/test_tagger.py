@@ -80,6 +80,79 @@ def test_templates_compile_and_check_what_they_read():
             parse_template(bad)
 
 
+def test_parity_templates_compile():
+    assert parse_template("Merge(InputColumn(FORM, Input[0]), Parity(InputColumn(FORM, pred(Input[0]))))") == \
+        ((1, 0, 0), (11, 0, -1))
+    with pytest.raises(FeatureSpecError, match="Parity takes 1 argument"):
+        parse_template("Parity(InputColumn(FORM, Input[0]), 2)")
+    with pytest.raises(FeatureSpecError, match="FORM"):
+        parse_template("Parity(OutputColumn(UPOSTAG, Input[0]))")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(['"', "'", "a", "ab", '""', "-"]), max_size=300), min_size=1, max_size=4))
+def test_parity_is_the_count_of_the_same_character_before(sentences):
+    """A one-character word's Parity value: 1 when an even number of the sentence's earlier words
+    (at most 256 back) are that character too, 2 when odd; 0 for longer words."""
+    from maltpy.tagging import perceptron
+    from maltpy.tagging.words import code_points
+    forms = [f for s in sentences for f in s]
+    cps, wstart = code_points(forms)
+    sstart = np.cumsum([0] + [len(s) for s in sentences]).astype(np.int64)
+    got = perceptron.parity_values(cps, wstart, sstart).tolist()
+    expected = []
+    for s in sentences:
+        for k, f in enumerate(s):
+            expected.append(0 if len(f) != 1 else 1 + sum(g == f for g in s[max(0, k - 256):k]) % 2)
+    assert got == expected
+
+
+def _quoted_language(seed, n_sentences):
+    """Sentences holding one pair of straight quotes, tagged `` and '' as they open and close,
+    among words drawn alike on both sides: only the count of quotes before tells them apart."""
+    rng = random.Random(seed)
+    words = ["bla", "di", "do", "ra", "mi", "fa", "so"]
+    out = []
+    for _ in range(n_sentences):
+        forms = [rng.choice(words) for _ in range(rng.randint(3, 9))]
+        a, b = sorted(rng.sample(range(len(forms) + 1), 2))
+        forms.insert(b, '"')
+        forms.insert(a, '"')
+        rows, opened = [], False
+        for k, form in enumerate(forms):
+            if form == '"':
+                tags = ("PUNCT", "''" if opened else "``")
+                opened = not opened
+            else:
+                tags = ("X", "FW")
+            rows.append([str(k + 1), form, form, *tags, "_", "0" if k == 0 else "1", "dep", "_", "_"])
+        out.append(Sentence(rows, format="conllu"))
+    return out
+
+
+def test_a_parity_template_tells_opening_quotes_from_closing_ones(tmp_path):
+    """With a Parity template the shipped XPOS templates tag both quotes of a pair right; without
+    it, their neighbours alone cannot say which is which."""
+    import yaml
+    from maltpy.tagging.templates import default_templates_path
+    train, test = _quoted_language(1, 400), _quoted_language(2, 200)
+    quotes = [(s, k) for s in test for k, r in enumerate(s.rows) if r[1] == '"']
+    with open(default_templates_path(), encoding="utf-8") as f:
+        shipped = yaml.safe_load(f)
+    plain = {c: [t for t in shipped[c] if "Cluster" not in t] for c in ("upos", "xpos")}
+    parity = dict(plain, xpos=plain["xpos"] + ["Merge(InputColumn(FORM, Input[0]), Parity(InputColumn(FORM, Input[0])))"])
+
+    def quote_accuracy(templates, name):
+        path = tmp_path / name
+        path.write_text(yaml.safe_dump(templates), encoding="utf-8")
+        tagged = Tagger("upos,xpos", epochs=5, templates=str(path)).fit(train).tag(_blank(test))
+        by_id = {id(s): t for s, t in zip(test, tagged)}
+        return sum(by_id[id(s)].rows[k][4] == s.rows[k][4] for s, k in quotes) / len(quotes)
+
+    with_parity = quote_accuracy(parity, "parity.yaml")
+    assert with_parity > 0.99 and quote_accuracy(plain, "plain.yaml") < with_parity - 0.05
+
+
 def test_column_lists():
     assert parse_columns("lemma, upos,feats") == (("upos",), ("feats",), ("lemma",))
     assert parse_columns("feats+upos,lemma") == (("upos", "feats"), ("lemma",))
