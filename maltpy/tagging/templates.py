@@ -86,6 +86,15 @@ def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
             raise FeatureSpecError(f"{source}: {key}: expected a list of templates such as "
                                    "'Suffix(InputColumn(FORM, Input[0]), 3)'")
         out[key] = list(items)
+    # each template read now, so that one that cannot be read is named with its file and line
+    lines = text.splitlines()
+    for items in out.values():
+        for template in items:
+            try:
+                parse_template(template)
+            except FeatureSpecError as e:
+                line = next((n for n, t in enumerate(lines, 1) if template.strip() in t), None)
+                raise FeatureSpecError(f"{source}{f':{line}' if line else ''}: {e}") from None
     return out
 
 

@@ -153,6 +153,24 @@ def test_a_parity_template_tells_opening_quotes_from_closing_ones(tmp_path):
     assert with_parity > 0.99 and quote_accuracy(plain, "plain.yaml") < with_parity - 0.05
 
 
+@pytest.mark.parametrize("content, line, expect", [
+    ("upos:\n  - Shape(InputColumn(FORM, Input[0]))\n  - Parity(Lower(InputColumn(FORM, Input[0])), 2)\n",
+     3, "Parity takes 1 argument"),
+    ("upos:\n  - Sufix(InputColumn(FORM, Input[0]), 2)\n", 2, "unknown function 'Sufix'"),
+    ("upos:\n  - InputColumn(FORM, Stack[0])\n", 2, "Input[k]"),
+])
+def test_a_template_that_cannot_be_read_is_named_with_its_file_and_line(tmp_path, capsys, content, line, expect):
+    from maltpy.cli.main import main
+    templates = tmp_path / "tpl.yaml"
+    templates.write_text(content, encoding="utf-8")
+    train = os.path.join(EXAMPLES, "toy-text-train.conllu")
+    assert main(["-c", str(tmp_path / "m.mpz"), "-m", "learn", "-i", train, "--tagger", "upos",
+                 "--tagger-templates", str(templates), "--parser", "false", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"maltpy: error: {templates}:{line}: ") and expect in err and err.count("\n") == 1
+    assert not (tmp_path / "m.mpz").exists()
+
+
 def test_column_lists():
     assert parse_columns("lemma, upos,feats") == (("upos",), ("feats",), ("lemma",))
     assert parse_columns("feats+upos,lemma") == (("upos", "feats"), ("lemma",))
