@@ -463,7 +463,8 @@ class Tagger:
         rows_of_lengths = cluster_rows(lengths, N_ROWS)
         tasks = []
         for group, texts, before, own in chosen:
-            compiled = compile_templates(texts, before, own, f"templates for {group[0]}", rows_of_lengths)
+            where = f"{self.templates_path}: templates" if self.templates_path else "templates"
+            compiled = compile_templates(texts, before, own, f"{where} for {group[0]}", rows_of_lengths)
             class_values, gold = unique_rows(values[own].T)
             for member in range(self.ensemble if group != ("lemma",) else 1):
                 tasks.append((group, texts, compiled, np.ascontiguousarray(class_values, dtype=np.int32),

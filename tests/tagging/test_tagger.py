@@ -158,6 +158,7 @@ def test_a_parity_template_tells_opening_quotes_from_closing_ones(tmp_path):
      3, "Parity takes 1 argument"),
     ("upos:\n  - Sufix(InputColumn(FORM, Input[0]), 2)\n", 2, "unknown function 'Sufix'"),
     ("upos:\n  - InputColumn(FORM, Stack[0])\n", 2, "Input[k]"),
+    ("upos:\n  - OutputColumn(XPOSTAG, Input[0])\n", None, "reads a tag not yet given there"),
 ])
 def test_a_template_that_cannot_be_read_is_named_with_its_file_and_line(tmp_path, capsys, content, line, expect):
     from maltpy.cli.main import main
@@ -167,7 +168,8 @@ def test_a_template_that_cannot_be_read_is_named_with_its_file_and_line(tmp_path
     assert main(["-c", str(tmp_path / "m.mpz"), "-m", "learn", "-i", train, "--tagger", "upos",
                  "--tagger-templates", str(templates), "--parser", "false", "-q"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"maltpy: error: {templates}:{line}: ") and expect in err and err.count("\n") == 1
+    named = f"{templates}:{line}: " if line else f"{templates}: "
+    assert err.startswith(f"maltpy: error: {named}") and expect in err and err.count("\n") == 1
     assert not (tmp_path / "m.mpz").exists()
 
 
