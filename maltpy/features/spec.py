@@ -454,15 +454,16 @@ class FeatureModel:
         return "\n".join(lines) + "\n"
 
 
-def _feature_lines(text: str) -> List[int]:
-    """The line of each entry of the 'features:' list (or of a top-level list), for messages."""
+def _feature_lines(text: str, key: str = "features") -> List[int]:
+    """The line of each entry of the ``key:`` list (or of a top-level list), for messages (the
+    tagger's templates name their column lists ``upos:``, ``xpos:``...)."""
     import yaml
     try:
         node = yaml.compose(text)
     except yaml.YAMLError:
         return []
     if isinstance(node, yaml.MappingNode):
-        node = next((v for k, v in node.value if getattr(k, "value", None) == "features"), None)
+        node = next((v for k, v in node.value if getattr(k, "value", None) == key), None)
     if isinstance(node, yaml.SequenceNode):
         return [item.start_mark.line + 1 for item in node.value]
     return []

@@ -672,6 +672,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     # and each word adds the other templates' rows to that sum. Every word sums in this order,
     # cached or not, so the output does not depend on what was cached.
     own = {int(r) for r in group_rows}
+    # (a Parity atom at the word itself reads the words before it: not word-local)
     local_list = [tt for tt in range(n_templates) if not reads_own_column(templates, tt, own)
                   and all(templates[tt, aa, 2] == 0 and templates[tt, aa, 0] != KIND_PARITY
                           for aa in range(ATOMS) if templates[tt, aa, 0] != 0)]

@@ -462,8 +462,8 @@ class Tagger:
             if self.clusters is not None else ()
         rows_of_lengths = cluster_rows(lengths, N_ROWS)
         tasks = []
+        where = f"{self.templates_path}: templates" if self.templates_path else "templates"
         for group, texts, before, own in chosen:
-            where = f"{self.templates_path}: templates" if self.templates_path else "templates"
             compiled = compile_templates(texts, before, own, f"{where} for {group[0]}", rows_of_lengths)
             class_values, gold = unique_rows(values[own].T)
             for member in range(self.ensemble if group != ("lemma",) else 1):

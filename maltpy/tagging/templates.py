@@ -42,7 +42,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from maltpy.features.spec import FeatureSpecError, _CALL_RE, _column, _split_args, parse_address
+from maltpy.features.spec import FeatureSpecError, _CALL_RE, _column, _feature_lines, _split_args, parse_address
 
 #: the tag columns, by the short names settings use, as CoNLL column indices (same in both formats)
 TAG_COLUMNS = {"lemma": 2, "upos": 3, "xpos": 4, "feats": 5}
@@ -87,14 +87,14 @@ def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
                                    "'Suffix(InputColumn(FORM, Input[0]), 3)'")
         out[key] = list(items)
     # each template read now, so that one that cannot be read is named with its file and line
-    lines = text.splitlines()
-    for items in out.values():
-        for template in items:
+    for key, items in out.items():
+        for k, template in enumerate(items):
             try:
                 parse_template(template)
             except FeatureSpecError as e:
-                line = next((n for n, t in enumerate(lines, 1) if template.strip() in t), None)
-                raise FeatureSpecError(f"{source}{f':{line}' if line else ''}: {e}") from None
+                lines = _feature_lines(text, key)     # only for the message: a second parse
+                where = f"{source}:{lines[k]}" if k < len(lines) else f"{source}: {key} template {k + 1}"
+                raise FeatureSpecError(f"{where}: {e}") from None
     return out
 
 

@@ -159,6 +159,9 @@ def test_a_parity_template_tells_opening_quotes_from_closing_ones(tmp_path):
     ("upos:\n  - Sufix(InputColumn(FORM, Input[0]), 2)\n", 2, "unknown function 'Sufix'"),
     ("upos:\n  - InputColumn(FORM, Stack[0])\n", 2, "Input[k]"),
     ("upos:\n  - OutputColumn(XPOSTAG, Input[0])\n", None, "reads a tag not yet given there"),
+    # the line of the entry itself, not of a comment that quotes it
+    ("# not Shape(InputColumn(FORM, Input[0]), 2)\nxpos:\n  - Shape(InputColumn(FORM, Input[0]))\nupos:\n"
+     "  - Shape(InputColumn(FORM, Input[0]))\n  - Shape(InputColumn(FORM, Input[0]), 2)\n", 6, "Shape takes 1"),
 ])
 def test_a_template_that_cannot_be_read_is_named_with_its_file_and_line(tmp_path, capsys, content, line, expect):
     from maltpy.cli.main import main
