@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import signal
 import sys
 import threading
@@ -36,6 +35,7 @@ from maltpy.cli.experiment import cmd_experiment
 from maltpy.cli.fragmentation import cmd_fragmentation
 from maltpy.cli.info import cmd_info
 from maltpy.cli.learn import run_learn
+from maltpy.cli.longnames import NEGATIVE_NUMBER, translate
 from maltpy.cli.parse import run_parse
 from maltpy.cli.proj import run_pseudo_projective
 from maltpy.config import Settings, choices, cli_flags, coerce, load_config
@@ -154,7 +154,6 @@ def _choose_input(settings, mode, given_input, config_path):
 
 #: Flags whose value may itself start with '-' (learner options are svm-train/train flags).
 DASH_VALUE_FLAGS = ("-lo",)
-NEGATIVE_NUMBER = re.compile(r"-[0-9]+(\.[0-9]*)?")
 
 
 def _attach_dash_values(argv):
@@ -300,8 +299,11 @@ def _run(argv, debug: bool) -> int:
         if argv and argv[0] in SUBCOMMANDS:
             SUBCOMMANDS[argv[0]](argv[1:])
             return 0
-        args = _main_parser(with_choices=any(a in ("-h", "--help") for a in argv)).parse_args(
-            _attach_dash_values(argv))
+        parser = _main_parser(with_choices=any(a in ("-h", "--help", "--system-help") for a in argv))
+        if any(a.startswith("--") for a in argv):   # MaltParser's long names: --input-infile=F is -i F
+            options = parser._option_string_actions
+            argv = translate(argv, [o for o in options if o.startswith("--")], options)
+        args = parser.parse_args(_attach_dash_values(argv))
         settings, config_path, explicit, chosen = _settings_from_args(args)
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
         log = _log(settings.verbose)
