@@ -248,7 +248,10 @@ class Harness:
                  "conf.yaml": b"model: c.mpz\nlearn_input: train.conll\nparse_input: test.conll\n"
                               b"algorithm: nivreeager\nfeatures: feats.yaml\n",
                  "feats.yaml": RICH_FEATURES.encode("utf-8"), "feats.xml": MALT_XML_FEATURES,
-                 "wsj.mrg": PTB_TREES}
+                 "wsj.mrg": PTB_TREES,
+                 "opts.xml": b'<?xml version="1.0"?>\n<experiment><optioncontainer>\n<optiongroup groupname="config">'
+                             b'<option name="name" value="m.mpz"/></optiongroup>\n<optiongroup groupname="input">'
+                             b'<option name="infile" value="test.conll"/></optiongroup></optioncontainer></experiment>\n'}
         os.makedirs(self.cli_dir, exist_ok=True)
         for name, content in files.items():
             with open(os.path.join(self.cli_dir, name), "wb") as f:
@@ -1071,6 +1074,11 @@ def _cli_vocabulary():
               "train.conllu", "wsj.mrg", "out.conll", "-", "", "0", "1", "2", "-1", "3", "1e9", "nan",
               "0.5", "true", "false", "Input[0]", "Stack[0]", "Right[0]", "Left[0]", "POSTAG", "FORM",
               "DEPREL", "-s 0", "-c 0.1", "-e 0.1 -B 1", "-i 2", "lba+rba", "position", "length", "ltr", "rtl"]
+    # MaltParser's long names and option file
+    words += ["--config-name", "--config-name=m.mpz", "--name=u.mpz", "--input-infile=train.conll", "--infile",
+              "--format=conllu", "--output-format", "--lib-options", "--guide-features=feats.yaml",
+              "--nivre-allow_root=false", "--config-workingdir=.", "--system-option_file", "-f", "opts.xml",
+              "-f=opts.xml", "--"]
     return words
 
 

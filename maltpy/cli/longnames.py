@@ -1,16 +1,17 @@
-"""MaltParser's long option names on the command line.
+"""MaltParser's long option names and option files on the command line.
 
-MaltParser takes every option three ways (its user guide, "Controlling MaltParser"): the flag
-(``-c test``), the option group and name (``--config-name=test``), and the name alone where no
-other group has it (``--name=test``). maltpy's flags are MaltParser's; this module turns the two
-long forms into them, so that a MaltParser command line or script runs unchanged.
+MaltParser takes every option four ways (its user guide, "Controlling MaltParser"): the flag
+(``-c test``), the option group and name (``--config-name=test``), the name alone where no
+other group has it (``--name=test``), and an XML option file (``-f options.xml``) whose options
+the command line's override. maltpy's flags are MaltParser's; this module turns the other three
+into them, so that a MaltParser command line, script or option file runs unchanged.
 """
 from __future__ import annotations
 
 import re
 from typing import Dict, Iterable, List, Tuple
 
-from maltpy.errors import UsageError
+from maltpy.errors import MaltpyError, MaltpyWarning, UsageError
 
 #: MaltParser 1.9's options (its options.xml) as group, name and flag
 _OPTIONS = """
@@ -102,3 +103,96 @@ def translate(argv: Iterable[str], known_long: Iterable[str], known_flags: Itera
         else:
             raise UsageError(f"{head} needs a value ({head}=VALUE)")
     return out
+
+
+def _flag_of(group: str, name: str, known_flags, where: str) -> str:
+    """The maltpy flag of MaltParser's option ``group``/``name`` (``where`` names it in errors)."""
+    full, _ = _long_names()
+    flag = full.get(f"{group}-{name}")
+    if flag is None:
+        raise MaltpyError(f"{where}: {group}/{name} is not one of MaltParser's options (see 'maltpy --help')")
+    if flag == "f":
+        raise MaltpyError(f"{where}: an option file cannot name another option file")
+    if flag in _DIFFERENT or flag in _UNARY or f"-{flag}" not in known_flags:
+        raise MaltpyError(f"{where}: {group}/{name} (MaltParser's -{flag}) is not an option of maltpy "
+                          "(see 'maltpy --help')")
+    return flag
+
+
+def option_file(path: str, known_flags: Iterable[str]) -> List[str]:
+    """The options of MaltParser's option file ``path`` as flags (``-c test -m learn ...``), in
+    the file's order: the options of its first ``optioncontainer`` (MaltParser reads no other),
+    each ``<option name=... value=...>`` of an ``<optiongroup groupname=...>``. An option that is
+    not MaltParser's or not maltpy's, or a file that is not an option file, is an error naming
+    the file and line."""
+    from xml.parsers import expat   # only here: option files are rare
+    flags = set(known_flags)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise MaltpyError(f"{path}: cannot read the option file ({e.strerror or e})") from None
+    out: List[str] = []
+    stack: List[str] = []
+    state = {"group": None, "containers": 0}
+    parser = expat.ParserCreate()
+
+    def where() -> str:
+        return f"{path}:{parser.CurrentLineNumber}"
+
+    def start(tag, attrs):
+        parent = stack[-1] if stack else None
+        stack.append(tag)
+        if parent is None:
+            if tag != "experiment":
+                raise MaltpyError(f"{where()}: a MaltParser option file begins with <experiment>, not <{tag}>")
+        elif tag == "optioncontainer" and parent == "experiment":
+            state["containers"] += 1
+        elif state["containers"] > 1:
+            return      # the containers after the first: not read, as MaltParser does
+        elif tag == "optiongroup" and parent == "optioncontainer":
+            if not attrs.get("groupname"):
+                raise MaltpyError(f"{where()}: <optiongroup> without a groupname")
+            state["group"] = attrs["groupname"]
+        elif tag == "option" and parent == "optiongroup":
+            if "name" not in attrs or "value" not in attrs:
+                raise MaltpyError(f"{where()}: <option> needs a name and a value (<option name=... value=.../>)")
+            out.extend([f"-{_flag_of(state['group'], attrs['name'], flags, where())}", attrs["value"]])
+        else:
+            raise MaltpyError(f"{where()}: <{tag}> inside <{parent}> is not part of a MaltParser option file")
+
+    def entity(name, *_):     # an option file needs none; expanding them is how XML bombs work
+        raise MaltpyError(f"{where()}: the option file declares an entity ({name}); option files have none")
+
+    parser.StartElementHandler = start
+    parser.EntityDeclHandler = entity
+    parser.EndElementHandler = lambda tag: stack.pop()
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as e:
+        raise MaltpyError(f"{path}:{e.lineno}: not an XML option file ({expat.ErrorString(e.code)})") from None
+    if not state["containers"]:
+        raise MaltpyError(f"{path}: no <optioncontainer> in the option file")
+    if state["containers"] > 1:
+        import warnings
+        warnings.warn(f"{path}: only the first of its {state['containers']} option containers is read "
+                      "(as MaltParser does)", MaltpyWarning, stacklevel=2)
+    return out
+
+
+def expand_option_file(argv: List[str], known_flags: Iterable[str]) -> List[str]:
+    """``argv`` with ``-f FILE`` (MaltParser's option file) replaced by the file's options,
+    put first so that the command line's own override them, as MaltParser has it."""
+    files = [k for k, a in enumerate(argv) if a == "-f" or a.startswith("-f=")]
+    if not files:
+        return argv
+    if len(files) > 1:
+        raise UsageError("-f: one option file at most, as in MaltParser")
+    k = files[0]
+    if argv[k] == "-f":
+        if k + 1 >= len(argv):
+            raise UsageError("-f needs the option file's path (-f options.xml)")
+        path, rest = argv[k + 1], argv[:k] + argv[k + 2:]
+    else:
+        path, rest = argv[k][3:], argv[:k] + argv[k + 1:]
+    return option_file(path, known_flags) + rest

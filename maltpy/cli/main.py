@@ -35,7 +35,7 @@ from maltpy.cli.experiment import cmd_experiment
 from maltpy.cli.fragmentation import cmd_fragmentation
 from maltpy.cli.info import cmd_info
 from maltpy.cli.learn import run_learn
-from maltpy.cli.longnames import NEGATIVE_NUMBER, translate
+from maltpy.cli.longnames import NEGATIVE_NUMBER, expand_option_file, translate
 from maltpy.cli.parse import run_parse
 from maltpy.cli.proj import run_pseudo_projective
 from maltpy.config import Settings, choices, cli_flags, coerce, load_config
@@ -67,6 +67,9 @@ def _main_parser(with_choices: bool = True):
     p.add_argument("-c", metavar="CONFIG|MODEL",
                    help="YAML configuration file (.yaml/.yml), or the model file itself (.mpz is "
                         "added when there is no extension), like MaltParser's configuration name")
+    p.add_argument("-f", metavar="FILE", help="MaltParser's option file (XML: <experiment><optioncontainer>"
+                   "<optiongroup groupname=...><option name=... value=...>): its options, which the command "
+                   "line's override (MaltParser's long names work too: --config-name=test, --input-infile=FILE)")
     p.add_argument("-m", choices=MODES, default=None,
                    help="learn (a .mrg file of bracketed trees trains a constituent parser, an .export or "
                         ".discbracket file a discontinuous one; --tagger learns a "
@@ -300,9 +303,10 @@ def _run(argv, debug: bool) -> int:
             SUBCOMMANDS[argv[0]](argv[1:])
             return 0
         parser = _main_parser(with_choices=any(a in ("-h", "--help", "--system-help") for a in argv))
-        if any(a.startswith("--") for a in argv):   # MaltParser's long names: --input-infile=F is -i F
-            options = parser._option_string_actions
-            argv = translate(argv, [o for o in options if o.startswith("--")], options)
+        if any(a.startswith(("--", "-f")) for a in argv):
+            # MaltParser's long names (--input-infile=F is -i F) and option file (-f options.xml)
+            options = parser._option_string_actions     # argparse's table of the option strings
+            argv = expand_option_file(translate(argv, [o for o in options if o.startswith("--")], options), options)
         args = parser.parse_args(_attach_dash_values(argv))
         settings, config_path, explicit, chosen = _settings_from_args(args)
         settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())

@@ -68,3 +68,81 @@ def test_a_maltparser_command_line_learns_and_parses_as_the_flags_do(tmp_path):
     assert main(["-c", str(by_flags), "-i", TEST, "-o", str(out_a), "-q"]) == 0
     assert main([f"--name={by_names}", f"--infile={TEST}", "--outfile", str(out_b), "-q"]) == 0
     assert out_a.read_bytes() == out_b.read_bytes()
+
+
+def _option_file(path, groups, containers=1):
+    """An option file as MaltParser's user guide writes one: ``groups`` {group: {name: value}}."""
+    body = "".join(f'    <optiongroup groupname="{g}">\n'
+                   + "".join(f'      <option name="{n}" value="{v}"/>\n' for n, v in options.items())
+                   + "    </optiongroup>\n" for g, options in groups.items())
+    text = '<?xml version="1.0" encoding="UTF-8"?>\n<experiment>\n' + (
+        "  <optioncontainer>\n" + body + "  </optioncontainer>\n") * containers + "</experiment>\n"
+    path.write_text(text)
+    return str(path)
+
+
+def test_an_option_file_learns_as_its_flags_and_the_command_line_overrides_it(tmp_path):
+    model = tmp_path / "f.mpz"
+    path = _option_file(tmp_path / "options.xml", {
+        "config": {"name": model, "flowchart": "learn"},
+        "singlemalt": {"parsing_algorithm": "nivrestandard"},
+        "input": {"infile": TRAIN},
+        "nivre": {"allow_root": "false"}})
+    assert main(["-f", path, "-q"]) == 0
+    settings = maltpy.load(str(model)).settings
+    assert (settings.algorithm, settings.allow_root) == ("nivrestandard", False)
+    assert main(["-f", path, "-a", "stackproj", "-q"]) == 0      # the command line's -a wins
+    assert maltpy.load(str(model)).settings.algorithm == "stackproj"
+    out_f, out_flags = tmp_path / "f.conll", tmp_path / "flags.conll"
+    parse = _option_file(tmp_path / "parse.xml", {"config": {"name": model}, "input": {"infile": TEST},
+                                                   "output": {"outfile": out_f}})
+    assert main([f"-f={parse}", "-q"]) == 0
+    assert main(["-c", str(model), "-i", TEST, "-o", str(out_flags), "-q"]) == 0
+    assert out_f.read_bytes() == out_flags.read_bytes()
+
+
+def test_only_the_first_option_container_is_read(tmp_path, capsys):
+    path = _option_file(tmp_path / "two.xml", {"config": {"name": tmp_path / "m.mpz", "flowchart": "learn"},
+                                               "input": {"infile": TRAIN}}, containers=2)
+    # the second container names another model and system: not read
+    text = open(path).read()
+    last = text.rindex("<optioncontainer>")
+    with open(path, "w") as f:
+        f.write(text[:last] + text[last:].replace("m.mpz", "other.mpz").replace(
+            '<optiongroup groupname="input">', '<optiongroup groupname="singlemalt"><option '
+            'name="parsing_algorithm" value="covnonproj"/></optiongroup><optiongroup groupname="input">'))
+    assert main(["-f", path, "-q"]) == 0
+    assert "only the first of its 2 option containers is read" in capsys.readouterr().err
+    assert maltpy.load(str(tmp_path / "m.mpz")).settings.algorithm == "nivreeager"
+    assert not (tmp_path / "other.mpz").exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('<experiment><optioncontainer>\n<optiongroup groupname="config"><option name="workingdir" value="."/>'
+     "</optiongroup></optioncontainer></experiment>", "options.xml:2: config/workingdir (MaltParser's -w) is not"),
+    ('<experiment><optioncontainer>\n\n<optiongroup groupname="input"><option name="colour" value="red"/>'
+     "</optiongroup></optioncontainer></experiment>", "options.xml:3: input/colour is not one of MaltParser's"),
+    ('<experiment><optioncontainer><optiongroup groupname="input">\n<option name="infile"/>'
+     "</optiongroup></optioncontainer></experiment>", "options.xml:2: <option> needs a name and a value"),
+    ("<options/>", "options.xml:1: a MaltParser option file begins with <experiment>"),
+    ('<experiment><optioncontainer><optiongroup groupname="system"><option name="option_file" value="o.xml"/>'
+     "</optiongroup></optioncontainer></experiment>", "options.xml:1: an option file cannot name another"),
+    ("<experiment>\n<optioncontainer>\n", "options.xml:3: not an XML option file"),
+    ("<experiment></experiment>", "no <optioncontainer>"),
+    ("\x00\x01binary", "options.xml:1: not an XML option file"),
+    ('<!DOCTYPE e [\n<!ENTITY a "aaaa">\n]><experiment/>', "options.xml:2: the option file declares an entity"),
+])
+def test_bad_option_files_are_one_line_errors_naming_file_and_line(tmp_path, capsys, text, message):
+    (tmp_path / "options.xml").write_text(text)
+    assert main(["-f", str(tmp_path / "options.xml"), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_option_file_usage_errors(tmp_path, capsys):
+    assert main(["-f", str(tmp_path / "missing.xml"), "-q"]) == 1
+    assert "missing.xml: cannot read the option file" in capsys.readouterr().err
+    assert main(["-q", "-f"]) == 2
+    assert "-f needs the option file's path" in capsys.readouterr().err
+    assert main(["-f", "a.xml", "-f", "b.xml"]) == 2
+    assert "one option file at most" in capsys.readouterr().err
