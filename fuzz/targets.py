@@ -1078,7 +1078,7 @@ def _cli_vocabulary():
     words += ["--config-name", "--config-name=m.mpz", "--name=u.mpz", "--input-infile=train.conll", "--infile",
               "--format=conllu", "--output-format", "--lib-options", "--guide-features=feats.yaml",
               "--nivre-allow_root=false", "--config-workingdir=.", "--system-option_file", "-f", "opts.xml",
-              "-f=opts.xml", "--"]
+              "-f=opts.xml", "--", "off", "debug", "--system-verbosity=warn"]
     return words
 
 

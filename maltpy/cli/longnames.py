@@ -36,9 +36,8 @@ pproj marking_strategy pp; pproj covered_root pcr; pproj lifting_order plo
 
 #: MaltParser's options that take no value
 _UNARY = {"h"}
-#: MaltParser's -v takes a level (info, silent...); maltpy's -v is a switch, so the long name
-#: is not translated
-_DIFFERENT = {"v"}
+#: MaltParser's options whose long names are not translated (none now: -v takes its levels)
+_DIFFERENT: set = set()
 #: a negative number: a value, not a flag
 NEGATIVE_NUMBER = re.compile(r"-[0-9]+(\.[0-9]*)?")
 
@@ -135,10 +134,10 @@ def option_file(path: str, known_flags: Iterable[str]) -> List[str]:
     out: List[str] = []
     stack: List[str] = []
     state = {"group": None, "containers": 0}
-    parser = expat.ParserCreate()
+    reader = expat.ParserCreate()
 
     def where() -> str:
-        return f"{path}:{parser.CurrentLineNumber}"
+        return f"{path}:{reader.CurrentLineNumber}"
 
     def start(tag, attrs):
         parent = stack[-1] if stack else None
@@ -164,11 +163,11 @@ def option_file(path: str, known_flags: Iterable[str]) -> List[str]:
     def entity(name, *_):     # an option file needs none; expanding them is how XML bombs work
         raise MaltpyError(f"{where()}: the option file declares an entity ({name}); option files have none")
 
-    parser.StartElementHandler = start
-    parser.EntityDeclHandler = entity
-    parser.EndElementHandler = lambda tag: stack.pop()
+    reader.StartElementHandler = start
+    reader.EntityDeclHandler = entity
+    reader.EndElementHandler = lambda tag: stack.pop()
     try:
-        parser.Parse(data, True)
+        reader.Parse(data, True)
     except expat.ExpatError as e:
         raise MaltpyError(f"{path}:{e.lineno}: not an XML option file ({expat.ErrorString(e.code)})") from None
     if not state["containers"]:

@@ -42,6 +42,8 @@ from maltpy.config import Settings, choices, cli_flags, coerce, load_config
 from maltpy.errors import MaltpyError, Terminated, UsageError
 
 MODES = ("learn", "parse", "tag", "tokenize", "convert", "proj", "deproj")
+#: -v's levels (MaltParser's log4j ones): whether progress messages are printed (None: in a terminal)
+VERBOSITY = {"off": False, "fatal": False, "error": False, "warn": False, "info": True, "debug": True}
 
 
 def _main_parser(with_choices: bool = True):
@@ -94,7 +96,9 @@ def _main_parser(with_choices: bool = True):
     p.add_argument("--dask", metavar="ADDRESS", help="-m parse (tag, tokenize) on a Dask cluster: a scheduler "
                    "address (tcp://host:8786) or local:N (N worker processes here); with -i 'corpus/*.conllu' "
                    "-o outdir/ every file is parsed into outdir under its own name (pip install \"maltpy[dask]\")")
-    p.add_argument("-v", "--verbose", action="store_true", help="print progress messages even in pipes")
+    p.add_argument("-v", "--verbose", nargs="?", const="info", default=None, metavar="LEVEL",
+                   help="print progress messages even in pipes; MaltParser's levels: off, fatal, error and warn "
+                        "print none (as -q), info and debug print them")
     p.add_argument("-q", "--quiet", action="store_true", help="no messages or progress bars")
     # read by main() before parsing (it works with the sub-commands too); listed here for --help
     p.add_argument("--debug", action="store_true", help="show Python tracebacks instead of one-line errors")
@@ -309,7 +313,11 @@ def _run(argv, debug: bool) -> int:
             argv = expand_option_file(translate(argv, [o for o in options if o.startswith("--")], options), options)
         args = parser.parse_args(_attach_dash_values(argv))
         settings, config_path, explicit, chosen = _settings_from_args(args)
-        settings.verbose = not args.quiet and (args.verbose or sys.stderr.isatty())
+        if args.verbose is not None and args.verbose not in VERBOSITY:
+            raise UsageError(f"-v takes one of MaltParser's levels {', '.join(VERBOSITY)}, not {args.verbose!r} "
+                             "(see 'maltpy --help')")
+        quiet = args.quiet or VERBOSITY.get(args.verbose) is False
+        settings.verbose = not quiet and (VERBOSITY.get(args.verbose, False) or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"
         if args.dask and mode not in ("parse", "tag", "tokenize"):

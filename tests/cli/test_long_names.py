@@ -35,6 +35,7 @@ def test_the_table_is_maltparsers_options_xml():
     (["--input-format=conllu", "--output-format", "conllx"], ["-if", "conllu", "-of", "conllx"]),
     (["--lib-options=-s 4 -c 0.1", "--guide-features=x.yaml"], ["-lo", "-s 4 -c 0.1", "-F", "x.yaml"]),
     (["--nivre-allow_root=false", "--covington-allow_root=true"], ["-nr", "false", "-cr", "true"]),
+    (["--system-verbosity=off"], ["-v", "off"]),
     (["--value=a=b"], ["--value=a=b"]),          # not MaltParser's: left to argparse
     (["--beam=4", "--quiet", "--", "--name=x"], ["--beam=4", "--quiet", "--", "--name=x"]),   # maltpy's own
 ])
@@ -46,7 +47,6 @@ def test_long_names_become_flags(argv, flags):
     (["--format=conllu"], "--input-format or --output-format"),
     (["--allow_root=true"], "--nivre-allow_root or --covington-allow_root"),
     (["--config-workingdir=."], "MaltParser's -w"),
-    (["--system-verbosity=info"], "MaltParser's -v"),        # maltpy's -v takes no level
     (["--system-help=yes"], "takes no value"),
     (["-q", "--infile"], "needs a value"),
 ])
@@ -146,3 +146,17 @@ def test_option_file_usage_errors(tmp_path, capsys):
     assert "-f needs the option file's path" in capsys.readouterr().err
     assert main(["-f", "a.xml", "-f", "b.xml"]) == 2
     assert "one option file at most" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("level, shown", [("off", False), ("error", False), ("info", True), ("debug", True),
+                                          (None, True)])
+def test_maltparsers_verbosity_levels(model, tmp_path, capsys, level, shown):
+    # learning says what it does at info and debug (and with a bare -v), nothing at off to warn
+    assert main(["-c", str(tmp_path / "v.mpz"), "-m", "learn", "-i", TRAIN, "-v"] + ([level] if level else [])) == 0
+    assert bool(capsys.readouterr().err) == shown
+
+
+def test_an_unknown_verbosity_level_is_a_usage_error(capsys):
+    assert main(["-v", "loud"]) == 2
+    err = capsys.readouterr().err
+    assert "off, fatal, error, warn, info, debug" in err and err.count("\n") == 1
