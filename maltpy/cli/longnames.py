@@ -36,8 +36,6 @@ pproj marking_strategy pp; pproj covered_root pcr; pproj lifting_order plo
 
 #: MaltParser's options that take no value
 _UNARY = {"h"}
-#: MaltParser's options whose long names are not translated (none now: -v takes its levels)
-_DIFFERENT: set = set()
 #: a negative number: a value, not a flag
 NEGATIVE_NUMBER = re.compile(r"-[0-9]+(\.[0-9]*)?")
 
@@ -88,7 +86,7 @@ def translate(argv: Iterable[str], known_long: Iterable[str], known_flags: Itera
         else:
             out.append(arg)     # not MaltParser's: argparse names what is wrong with it
             continue
-        if flag in _DIFFERENT or f"-{flag}" not in flags:
+        if f"-{flag}" not in flags:
             raise UsageError(f"{head} (MaltParser's -{flag}) is not an option of maltpy (see 'maltpy --help')")
         out.append(f"-{flag}")
         if flag in _UNARY:
@@ -112,7 +110,7 @@ def _flag_of(group: str, name: str, known_flags, where: str) -> str:
         raise MaltpyError(f"{where}: {group}/{name} is not one of MaltParser's options (see 'maltpy --help')")
     if flag == "f":
         raise MaltpyError(f"{where}: an option file cannot name another option file")
-    if flag in _DIFFERENT or flag in _UNARY or f"-{flag}" not in known_flags:
+    if flag in _UNARY or f"-{flag}" not in known_flags:
         raise MaltpyError(f"{where}: {group}/{name} (MaltParser's -{flag}) is not an option of maltpy "
                           "(see 'maltpy --help')")
     return flag
