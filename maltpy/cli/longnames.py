@@ -8,6 +8,7 @@ into them, so that a MaltParser command line, script or option file runs unchang
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Dict, Iterable, List, Tuple
 
@@ -36,6 +37,8 @@ pproj marking_strategy pp; pproj covered_root pcr; pproj lifting_order plo
 
 #: MaltParser's options that take no value
 _UNARY = {"h"}
+#: flags whose value may itself start with '-' (learner options are svm-train/train flags)
+DASH_VALUE_FLAGS = ("-lo",)
 #: a negative number: a value, not a flag
 NEGATIVE_NUMBER = re.compile(r"-[0-9]+(\.[0-9]*)?")
 
@@ -45,12 +48,14 @@ def maltparser_options() -> List[Tuple[str, str, str]]:
     return [tuple(item.split()) for line in _OPTIONS.strip().splitlines() for item in line.split(";")]
 
 
-def _long_names() -> Tuple[Dict[str, str], Dict[str, List[str]]]:
-    """(``group-name`` -> flag, ``name`` -> the flags of every group that has that name)."""
+@functools.lru_cache(maxsize=None)
+def _long_names() -> Tuple[Dict[str, str], Dict[str, List[Tuple[str, str]]]]:
+    """(``group-name`` -> flag, ``name`` -> (group, flag) of every group that has that name);
+    made once, read only."""
     full, by_name = {}, {}
     for group, name, flag in maltparser_options():
         full[f"{group}-{name}"] = flag
-        by_name.setdefault(name, []).append(flag)
+        by_name.setdefault(name, []).append((group, flag))
     return full, by_name
 
 
@@ -78,9 +83,9 @@ def translate(argv: Iterable[str], known_long: Iterable[str], known_flags: Itera
         if key in full:
             flag = full[key]
         elif key in by_name and len(by_name[key]) == 1:
-            flag = by_name[key][0]
+            flag = by_name[key][0][1]
         elif key in by_name:
-            groups = [f"--{g}-{n}" for g, n, f in maltparser_options() if n == key]
+            groups = [f"--{group}-{key}" for group, _ in by_name[key]]
             raise UsageError(f"{head} is MaltParser's name of more than one option: say which, "
                              f"{' or '.join(groups)} (see 'maltpy --help')")
         else:
@@ -94,8 +99,9 @@ def translate(argv: Iterable[str], known_long: Iterable[str], known_flags: Itera
                 raise UsageError(f"{head} takes no value")
         elif eq:
             out.append(value)
-        elif k < len(args) and (not args[k].startswith("-") or flag == "lo" or NEGATIVE_NUMBER.fullmatch(args[k])):
-            out.append(args[k])     # (learner options start with a dash, as in MaltParser's -lo)
+        elif k < len(args) and (not args[k].startswith("-") or f"-{flag}" in DASH_VALUE_FLAGS
+                                or NEGATIVE_NUMBER.fullmatch(args[k])):
+            out.append(args[k])
             k += 1
         else:
             raise UsageError(f"{head} needs a value ({head}=VALUE)")

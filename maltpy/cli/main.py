@@ -35,14 +35,14 @@ from maltpy.cli.experiment import cmd_experiment
 from maltpy.cli.fragmentation import cmd_fragmentation
 from maltpy.cli.info import cmd_info
 from maltpy.cli.learn import run_learn
-from maltpy.cli.longnames import NEGATIVE_NUMBER, expand_option_file, translate
+from maltpy.cli.longnames import DASH_VALUE_FLAGS, NEGATIVE_NUMBER, expand_option_file, translate
 from maltpy.cli.parse import run_parse
 from maltpy.cli.proj import run_pseudo_projective
 from maltpy.config import Settings, choices, cli_flags, coerce, load_config
 from maltpy.errors import MaltpyError, Terminated, UsageError
 
 MODES = ("learn", "parse", "tag", "tokenize", "convert", "proj", "deproj")
-#: -v's levels (MaltParser's log4j ones): whether progress messages are printed (None: in a terminal)
+#: -v's levels (MaltParser's log4j ones): whether progress messages are printed (no -v: in a terminal only)
 VERBOSITY = {"off": False, "fatal": False, "error": False, "warn": False, "info": True, "debug": True}
 
 
@@ -157,10 +157,6 @@ def _choose_input(settings, mode, given_input, config_path):
             raise MaltpyError(f"{config_path}: 'input: {settings.input}' is ambiguous for parsing (it is "
                               "usually the training file): give -i FILE, '-i -' for standard input, or "
                               "'parse_input:' in the configuration")
-
-
-#: Flags whose value may itself start with '-' (learner options are svm-train/train flags).
-DASH_VALUE_FLAGS = ("-lo",)
 
 
 def _attach_dash_values(argv):
@@ -316,8 +312,8 @@ def _run(argv, debug: bool) -> int:
         if args.verbose is not None and args.verbose not in VERBOSITY:
             raise UsageError(f"-v takes one of MaltParser's levels {', '.join(VERBOSITY)}, not {args.verbose!r} "
                              "(see 'maltpy --help')")
-        quiet = args.quiet or VERBOSITY.get(args.verbose) is False
-        settings.verbose = not quiet and (VERBOSITY.get(args.verbose, False) or sys.stderr.isatty())
+        level = VERBOSITY.get(args.verbose)     # None: no level given
+        settings.verbose = not args.quiet and level is not False and (level or sys.stderr.isatty())
         log = _log(settings.verbose)
         mode = args.m or "parse"
         if args.dask and mode not in ("parse", "tag", "tokenize"):
