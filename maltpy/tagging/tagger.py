@@ -25,7 +25,7 @@ import numpy as np
 
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.tagging.templates import (ROW, TAG_COLUMNS, cluster_lengths, cluster_rows, compile_templates,
-                                      default_templates_path, lexicon_rows, load_templates, usable_templates)
+                                      lexicon_rows, load_templates, resolve_templates, usable_templates)
 
 #: columns a tagger may learn, in the order they are tagged
 COLUMN_ORDER = ("upos", "xpos", "feats", "lemma")
@@ -392,8 +392,9 @@ class Tagger:
         return f"Tagger({','.join('+'.join(g) for g in self.groups)!r}{more})"
 
     # ------------------------------------------------------------------ learning
-    def _templates(self) -> Dict[str, List[str]]:
-        path = self.templates_path or default_templates_path()
+    def _templates(self) -> Tuple[Dict[str, List[str]], bool]:
+        """Column -> template strings, and whether they are a shipped set (:func:`resolve_templates`)."""
+        path, shipped = resolve_templates(self.templates_path)
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
@@ -403,7 +404,7 @@ class Tagger:
         for group in self.groups:
             if group[0] not in found:
                 raise MaltpyError(f"{path}: no templates for {group[0]}")
-        return found
+        return found, shipped
 
     def groups_to_learn(self, rows, log=None):
         """The groups :meth:`fit` learns from training ``rows``: with "all" those whose columns the
@@ -435,7 +436,7 @@ class Tagger:
         sentences = [s for s in sentences if len(s)]
         if not sentences:
             raise MaltpyError("the tagger needs training sentences with words")
-        templates = self._templates()
+        templates, shipped = self._templates()
         words = words_of(sentences)
         rows = [r for s in sentences for r in s.rows]
         groups = self.groups_to_learn(rows, log)
@@ -454,7 +455,7 @@ class Tagger:
         for group in groups:
             own = [ROW[c] for c in group]
             texts = templates[group[0]]
-            if self.templates_path is None:   # the shipped ones, for any choice of columns
+            if shipped:   # a shipped set, for any choice of columns
                 texts = usable_templates(texts, known, own, clusters=self.clusters is not None)
             chosen.append((group, tuple(texts), list(known), own))
             known += own

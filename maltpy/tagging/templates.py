@@ -63,8 +63,34 @@ MAX_ATOMS = 3
 
 def default_templates_path() -> str:
     """The shipped templates (``feature_models/tagger/default.yaml``)."""
+    return os.path.join(_shipped_dir(), "default.yaml")
+
+
+def _shipped_dir() -> str:
     from maltpy.features import MODELS_DIR
-    return os.path.join(MODELS_DIR, "tagger", "default.yaml")
+    return os.path.join(MODELS_DIR, "tagger")
+
+
+def resolve_templates(templates: Optional[str]) -> Tuple[str, bool]:
+    """``--tagger-templates`` -> (path, shipped): a YAML file, or a shipped set by name
+    (``english``: ``feature_models/tagger/english.yaml``); None: the default set. A shipped set
+    serves any choice of columns, with or without clusters (its templates that read a column not
+    tagged by then or clusters the tagger lacks are left out); a file of one's own is used as
+    written, and such a template is an error."""
+    if templates is None:
+        return default_templates_path(), True
+    shipped_dir = _shipped_dir()
+    if os.path.exists(templates):
+        return templates, os.path.abspath(os.path.dirname(templates)) == os.path.abspath(shipped_dir)
+    stem = os.path.splitext(os.path.basename(templates))[0]
+    candidate = os.path.join(shipped_dir, stem + ".yaml")
+    if not os.path.exists(candidate):
+        from maltpy.errors import MaltpyError
+        names = sorted(os.path.splitext(f)[0] for f in os.listdir(shipped_dir) if f.endswith(".yaml")) \
+            if os.path.isdir(shipped_dir) else []
+        raise MaltpyError(f"tagger templates {templates!r} are neither a file nor a shipped set; "
+                          f"shipped: {', '.join(names)}")
+    return candidate, True
 
 
 def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:

@@ -132,7 +132,8 @@ def _quoted_language(seed, n_sentences):
 
 def test_a_parity_template_tells_opening_quotes_from_closing_ones(tmp_path):
     """With a Parity template the shipped XPOS templates tag both quotes of a pair right; without
-    it, their neighbours alone cannot say which is which."""
+    it, their neighbours alone cannot say which is which. The English set has it, and learns
+    without clusters (its cluster templates left out, as the default set's are)."""
     import yaml
     from maltpy.tagging.templates import default_templates_path
     train, test = _quoted_language(1, 400), _quoted_language(2, 200)
@@ -142,15 +143,49 @@ def test_a_parity_template_tells_opening_quotes_from_closing_ones(tmp_path):
     plain = {c: [t for t in shipped[c] if "Cluster" not in t] for c in ("upos", "xpos")}
     parity = dict(plain, xpos=plain["xpos"] + ["Merge(InputColumn(FORM, Input[0]), Parity(InputColumn(FORM, Input[0])))"])
 
-    def quote_accuracy(templates, name):
-        path = tmp_path / name
-        path.write_text(yaml.safe_dump(templates), encoding="utf-8")
-        tagged = Tagger("upos,xpos", epochs=5, templates=str(path)).fit(train).tag(_blank(test))
+    def quote_accuracy(templates, name=None):
+        if name:
+            path = tmp_path / name
+            path.write_text(yaml.safe_dump(templates), encoding="utf-8")
+            templates = str(path)
+        tagged = Tagger("upos,xpos", epochs=5, templates=templates).fit(train).tag(_blank(test))
         by_id = {id(s): t for s, t in zip(test, tagged)}
         return sum(by_id[id(s)].rows[k][4] == s.rows[k][4] for s, k in quotes) / len(quotes)
 
     with_parity = quote_accuracy(parity, "parity.yaml")
     assert with_parity > 0.99 and quote_accuracy(plain, "plain.yaml") < with_parity - 0.05
+    assert not any("Parity" in t for t in shipped["xpos"])     # the default set has none
+    assert quote_accuracy("english") > 0.99
+
+
+def test_tagger_templates_are_a_file_or_a_shipped_set(tmp_path):
+    from maltpy.tagging.templates import default_templates_path, resolve_templates
+    english, shipped = resolve_templates("english")
+    assert shipped and os.path.basename(english) == "english.yaml"
+    assert os.path.dirname(english) == os.path.dirname(default_templates_path())
+    assert resolve_templates(None) == (default_templates_path(), True)
+    assert resolve_templates("english.yaml")[0] == english
+    own = tmp_path / "english"          # a file of one's own wins over the shipped name
+    own.write_text("upos:\n  - InputColumn(FORM, Input[0])\n", encoding="utf-8")
+    assert resolve_templates(str(own)) == (str(own), False)
+    with pytest.raises(MaltpyError, match=r"'welsh' are neither a file nor a shipped set; shipped: default, english"):
+        resolve_templates("welsh")
+
+
+def test_a_shipped_template_set_by_name_learns_from_the_command_line(tmp_path, capsys):
+    from maltpy.cli.main import main
+    from maltpy.config import load_config
+    train = os.path.join(EXAMPLES, "toy-text-train.conllu")
+    assert main(["-c", str(tmp_path / "m.mpz"), "-m", "learn", "-i", train, "--tagger", "upos,xpos",
+                 "--tagger-templates", "english", "--parser", "false", "-q"]) == 0
+    assert (tmp_path / "m.mpz").exists()
+    assert main(["-c", str(tmp_path / "n.mpz"), "-m", "learn", "-i", train, "--tagger", "upos",
+                 "--tagger-templates", "welsh", "--parser", "false", "-q"]) == 1
+    assert "'welsh' are neither a file nor a shipped set" in capsys.readouterr().err
+    assert not (tmp_path / "n.mpz").exists()
+    conf = tmp_path / "conf.yaml"       # a name in a configuration stays a name
+    conf.write_text("tagger_templates: english\n", encoding="utf-8")
+    assert load_config(str(conf))["tagger_templates"] == "english"
 
 
 @pytest.mark.parametrize("content, line, expect", [
