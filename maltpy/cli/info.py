@@ -98,6 +98,8 @@ def _print_tagger(info, indent=""):
     if "seconds" in info:
         trained.append(f"{info['seconds']:.1f} s")
     print(f"{indent}{'training':<12} {', '.join(trained)}; lemma dictionary of {info['lemma dictionary']:,} forms")
+    if info.get("templates"):
+        print(f"{indent}{'templates':<12} {info['templates']}")
     from maltpy.tagging.tagger import ENSEMBLE
     ensemble = info.get(ENSEMBLE)
     if ensemble:

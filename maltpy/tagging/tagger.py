@@ -25,7 +25,8 @@ import numpy as np
 
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.tagging.templates import (ROW, TAG_COLUMNS, cluster_lengths, cluster_rows, compile_templates,
-                                      lexicon_rows, load_templates, resolve_templates, usable_templates)
+                                      lexicon_rows, load_templates, resolve_templates, templates_label,
+                                      usable_templates)
 
 #: columns a tagger may learn, in the order they are tagged
 COLUMN_ORDER = ("upos", "xpos", "feats", "lemma")
@@ -335,6 +336,8 @@ class TaggerModel:
     #: an ensemble's members after the first (:func:`reads_backwards`, :func:`member_seed`): each
     #: the groups before the lemma's, learned again
     members: Tuple[Tuple[GroupModel, ...], ...] = ()
+    #: the templates it learned with, for people (:func:`templates_label`; "" in older files)
+    templates: str = ""
 
     @property
     def ensemble(self) -> int:
@@ -528,7 +531,8 @@ class Tagger:
         seconds = time.perf_counter() - t0
         self.model_ = TaggerModel(groups, vocab, lemmas, self.epochs, self.seed, lexicons=lexicons, statistics=
                                   {"sentences": len(sentences), "words": len(rows), "seconds": round(seconds, 2)},
-                                  cluster_lengths=lengths, clusters=cluster_info, members=members)
+                                  cluster_lengths=lengths, clusters=cluster_info, members=members,
+                                  templates=templates_label(self.templates_path))
         if log is not None:
             log(self.describe_training())
         return self
@@ -715,6 +719,8 @@ class Tagger:
             "epochs": model.epochs, "seed": model.seed, "retag": self.retag, "statistics": model.statistics,
             "lexicons": sorted(r for r in (model.lexicons or {}) if r < N_ROWS),
         }
+        if model.templates:
+            header["templates"] = model.templates
         if model.members:
             header["ensemble"] = {"taggers": model.ensemble,
                                   "accuracy": [[list(g.accuracy) for g in member] for member in model.members]}
@@ -810,8 +816,10 @@ class Tagger:
         tagger = cls(",".join("+".join(g) for g in groups), epochs=epochs,
                      seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else 1,
                      retag=bool(h.get("retag", optional=True)) if retag is None else retag, ensemble=1 + len(members))
+        label = h.get("templates", optional=True)    # for people only: a one-line text or nothing
+        label = label[:200] if isinstance(label, str) and label.isprintable() else ""
         tagger.model_ = TaggerModel(tuple(models), vocab, lemmas, epochs, tagger.seed, h.figures("statistics"),
-                                    lexicons, tuple(lengths), cluster_info, tuple(members))
+                                    lexicons, tuple(lengths), cluster_info, tuple(members), label)
         try:
             tagger._runtime()   # templates compile and feature keys are distinct, or the file is damaged
             if set(lexicon_rows([t for g in models for t in g.templates])) - set(lexicons):
@@ -834,6 +842,7 @@ class Tagger:
                                                  if len(g.sure_keys)},
                 **({ENSEMBLE: model.ensemble} if model.members else {}),
                 "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics,
+                **({"templates": model.templates} if model.templates else {}),
                 **({"word clusters": {**model.clusters, "prefix lengths": list(model.cluster_lengths)}}
                    if model.cluster_lengths else {})}
 

@@ -93,6 +93,13 @@ def resolve_templates(templates: Optional[str]) -> Tuple[str, bool]:
     return candidate, True
 
 
+def templates_label(templates: Optional[str]) -> str:
+    """What ``maltpy info`` calls the templates a tagger learned with: a shipped set's name
+    (``default``, ``english``), or a file's name."""
+    path, shipped = resolve_templates(templates)
+    return os.path.splitext(os.path.basename(path))[0] if shipped else os.path.basename(path)
+
+
 def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
     """Column name -> template strings, from a YAML file's text."""
     import yaml

@@ -178,7 +178,9 @@ def test_a_shipped_template_set_by_name_learns_from_the_command_line(tmp_path, c
     train = os.path.join(EXAMPLES, "toy-text-train.conllu")
     assert main(["-c", str(tmp_path / "m.mpz"), "-m", "learn", "-i", train, "--tagger", "upos,xpos",
                  "--tagger-templates", "english", "--parser", "false", "-q"]) == 0
-    assert (tmp_path / "m.mpz").exists()
+    capsys.readouterr()
+    assert main(["info", str(tmp_path / "m.mpz")]) == 0
+    assert re.search(r"^\s*templates\s+english$", capsys.readouterr().out, re.M)
     assert main(["-c", str(tmp_path / "n.mpz"), "-m", "learn", "-i", train, "--tagger", "upos",
                  "--tagger-templates", "welsh", "--parser", "false", "-q"]) == 1
     assert "'welsh' are neither a file nor a shipped set" in capsys.readouterr().err
