@@ -395,8 +395,9 @@ class Tagger:
         return f"Tagger({','.join('+'.join(g) for g in self.groups)!r}{more})"
 
     # ------------------------------------------------------------------ learning
-    def _templates(self) -> Tuple[Dict[str, List[str]], bool]:
-        """Column -> template strings, and whether they are a shipped set (:func:`resolve_templates`)."""
+    def _templates(self) -> Tuple[Dict[str, List[str]], str, bool]:
+        """Column -> template strings, their file, and whether it is a shipped set
+        (:func:`resolve_templates`)."""
         path, shipped = resolve_templates(self.templates_path)
         try:
             with open(path, encoding="utf-8") as f:
@@ -407,7 +408,7 @@ class Tagger:
         for group in self.groups:
             if group[0] not in found:
                 raise MaltpyError(f"{path}: no templates for {group[0]}")
-        return found, shipped
+        return found, path, shipped
 
     def groups_to_learn(self, rows, log=None):
         """The groups :meth:`fit` learns from training ``rows``: with "all" those whose columns the
@@ -439,7 +440,7 @@ class Tagger:
         sentences = [s for s in sentences if len(s)]
         if not sentences:
             raise MaltpyError("the tagger needs training sentences with words")
-        templates, shipped = self._templates()
+        templates, templates_path, shipped = self._templates()
         words = words_of(sentences)
         rows = [r for s in sentences for r in s.rows]
         groups = self.groups_to_learn(rows, log)
@@ -532,7 +533,7 @@ class Tagger:
         self.model_ = TaggerModel(groups, vocab, lemmas, self.epochs, self.seed, lexicons=lexicons, statistics=
                                   {"sentences": len(sentences), "words": len(rows), "seconds": round(seconds, 2)},
                                   cluster_lengths=lengths, clusters=cluster_info, members=members,
-                                  templates=templates_label(self.templates_path))
+                                  templates=templates_label(templates_path, shipped))
         if log is not None:
             log(self.describe_training())
         return self

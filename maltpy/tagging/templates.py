@@ -93,11 +93,11 @@ def resolve_templates(templates: Optional[str]) -> Tuple[str, bool]:
     return candidate, True
 
 
-def templates_label(templates: Optional[str]) -> str:
-    """What ``maltpy info`` calls the templates a tagger learned with: a shipped set's name
-    (``default``, ``english``), or a file's name."""
-    path, shipped = resolve_templates(templates)
-    return os.path.splitext(os.path.basename(path))[0] if shipped else os.path.basename(path)
+def templates_label(path: str, shipped: bool) -> str:
+    """What ``maltpy info`` calls templates that :func:`resolve_templates` found: a shipped set's
+    name (``default``, ``english``), or a file's name (without its directories)."""
+    name = os.path.basename(path)
+    return os.path.splitext(name)[0] if shipped else name
 
 
 def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
