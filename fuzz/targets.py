@@ -1079,6 +1079,8 @@ def _cli_vocabulary():
               "--format=conllu", "--output-format", "--lib-options", "--guide-features=feats.yaml",
               "--nivre-allow_root=false", "--config-workingdir=.", "--system-option_file", "-f", "opts.xml",
               "-f=opts.xml", "--", "off", "debug", "--system-verbosity=warn"]
+    # the tagger's shipped template sets by name, and a name that is not one
+    words += ["english", "default", "welsh", "--tagger-templates=english"]
     return words
 
 
