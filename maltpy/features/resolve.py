@@ -5,7 +5,7 @@ import os
 from typing import Optional
 
 from maltpy.errors import MaltpyError
-from maltpy.features import MODELS_DIR
+from maltpy.features import MODELS_DIR, shipped_names, shipped_path
 from maltpy.features.spec import FeatureSpecError, convert_maltparser_xml, load_feature_model
 from maltpy.systems import FEATURE_MODEL_NAMES, system_class
 
@@ -23,13 +23,11 @@ def resolve_feature_model(features: Optional[str], algorithm: str, learner: str,
         # a shipped model by name: NivreEager, NivreEager.xml, nivreeager ...
         stem = os.path.splitext(os.path.basename(features))[0]
         stem = FEATURE_MODEL_NAMES.get(stem.lower(), stem)
-        candidate = os.path.join(MODELS_DIR, learner, fmt, stem + ".yaml")
-        if not os.path.exists(candidate):
-            shipped = sorted(os.path.splitext(f)[0] for f in os.listdir(os.path.join(MODELS_DIR, learner, fmt))) \
-                if os.path.isdir(os.path.join(MODELS_DIR, learner, fmt)) else []
+        directory = os.path.join(MODELS_DIR, learner, fmt)
+        path = shipped_path(stem, directory)
+        if path is None:
             raise MaltpyError(f"feature model {features!r} is neither a file nor a shipped model; "
-                              f"shipped models for {learner}/{fmt}: {', '.join(shipped)}")
-        path = candidate
+                              f"shipped models for {learner}/{fmt}: {', '.join(shipped_names(directory))}")
     try:
         with open(path, "rb") as f:
             data = f.read()

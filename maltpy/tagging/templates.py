@@ -82,15 +82,13 @@ def resolve_templates(templates: Optional[str]) -> Tuple[str, bool]:
     shipped_dir = _shipped_dir()
     if os.path.exists(templates):
         return templates, os.path.abspath(os.path.dirname(templates)) == os.path.abspath(shipped_dir)
-    stem = os.path.splitext(os.path.basename(templates))[0]
-    candidate = os.path.join(shipped_dir, stem + ".yaml")
-    if not os.path.exists(candidate):
+    from maltpy.features import shipped_names, shipped_path
+    path = shipped_path(os.path.splitext(os.path.basename(templates))[0], shipped_dir)
+    if path is None:
         from maltpy.errors import MaltpyError
-        names = sorted(os.path.splitext(f)[0] for f in os.listdir(shipped_dir) if f.endswith(".yaml")) \
-            if os.path.isdir(shipped_dir) else []
         raise MaltpyError(f"tagger templates {templates!r} are neither a file nor a shipped set; "
-                          f"shipped: {', '.join(names)}")
-    return candidate, True
+                          f"shipped: {', '.join(shipped_names(shipped_dir))}")
+    return path, True
 
 
 def templates_label(path: str, shipped: bool) -> str:
@@ -100,8 +98,10 @@ def templates_label(path: str, shipped: bool) -> str:
     return os.path.splitext(name)[0] if shipped else name
 
 
-def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
-    """Column name -> template strings, from a YAML file's text."""
+def load_templates(text: str, source: str = "<string>", _depth: int = 0) -> Dict[str, List[str]]:
+    """Column name -> template strings, from a YAML file's text. ``extends: NAME`` (a shipped
+    set: ``default``) starts each column's list with that set's, the file's own templates after
+    them: a set of one's own, or the English one, states only what it adds."""
     import yaml
     try:
         data = yaml.safe_load(text)
@@ -111,7 +111,7 @@ def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
         raise FeatureSpecError(f"{source}: expected a mapping from columns ({', '.join(TAG_COLUMNS)}) to template lists")
     out = {}
     for key, items in data.items():
-        if key == "name":
+        if key in ("name", "extends"):
             continue
         if key not in TAG_COLUMNS:
             raise FeatureSpecError(f"{source}: {key!r} is not a tag column ({', '.join(TAG_COLUMNS)})")
@@ -128,7 +128,24 @@ def load_templates(text: str, source: str = "<string>") -> Dict[str, List[str]]:
                 lines = _feature_lines(text, key)     # only for the message: a second parse
                 where = f"{source}:{lines[k]}" if k < len(lines) else f"{source}: {key} template {k + 1}"
                 raise FeatureSpecError(f"{where}: {e}") from None
+    if "extends" in data:
+        line = next((k + 1 for k, l in enumerate(text.splitlines()) if l.startswith("extends:")), None)
+        base = _shipped_set(data["extends"], f"{source}:{line}" if line else source, _depth)
+        out = {c: base.get(c, []) + out.get(c, []) for c in TAG_COLUMNS if c in base or c in out}
     return out
+
+
+def _shipped_set(name, source: str, depth: int) -> Dict[str, List[str]]:
+    """The templates of the shipped set ``name`` that a file extends."""
+    from maltpy.features import shipped_names, shipped_path
+    path = shipped_path(name, _shipped_dir()) if isinstance(name, str) and name and "/" not in name else None
+    if path is None:
+        raise FeatureSpecError(f"{source}: extends {name!r}: not a shipped template set "
+                               f"({', '.join(shipped_names(_shipped_dir()))})")
+    if depth >= 4:
+        raise FeatureSpecError(f"{source}: extends {name!r}: sets extend each other too deep (a cycle?)")
+    with open(path, encoding="utf-8") as f:
+        return load_templates(f.read(), path, depth + 1)
 
 
 def _offset(text: str, whole: str) -> int:

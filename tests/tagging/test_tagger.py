@@ -172,6 +172,34 @@ def test_tagger_templates_are_a_file_or_a_shipped_set(tmp_path):
         resolve_templates("welsh")
 
 
+def test_a_template_set_extends_a_shipped_one(tmp_path, monkeypatch):
+    """``extends: default``: the shipped set's lists first, the file's own templates after them;
+    the English set is the default one and its additions."""
+    import yaml
+    from maltpy.tagging import templates as tpl
+    default_path, _ = tpl.resolve_templates(None)
+    english_path, _ = tpl.resolve_templates("english")
+    default = tpl.load_templates(open(default_path, encoding="utf-8").read(), default_path)
+    english = tpl.load_templates(open(english_path, encoding="utf-8").read(), english_path)
+    added = yaml.safe_load(open(english_path, encoding="utf-8"))
+    assert set(english) == set(default)
+    for column in default:
+        assert english[column] == default[column] + added.get(column, [])
+    assert len(english["upos"]) == len(default["upos"]) + 3
+    own = "name: mine\nextends: default\nlemma:\n  - Suffix(Lower(InputColumn(FORM, Input[0])), 6)\n"
+    mine = tpl.load_templates(own, "mine.yaml")
+    assert mine["lemma"] == default["lemma"] + ["Suffix(Lower(InputColumn(FORM, Input[0])), 6)"]
+    assert mine["upos"] == default["upos"]
+    with pytest.raises(FeatureSpecError, match=r"^mine.yaml:2: extends 'welsh': not a shipped template set"):
+        tpl.load_templates(own.replace("default", "welsh"), "mine.yaml")
+    # sets that extend each other stop with an error, not a recursion
+    (tmp_path / "a.yaml").write_text("extends: b\n", encoding="utf-8")
+    (tmp_path / "b.yaml").write_text("extends: a\n", encoding="utf-8")
+    monkeypatch.setattr(tpl, "_shipped_dir", lambda: str(tmp_path))
+    with pytest.raises(FeatureSpecError, match="too deep"):
+        tpl.load_templates("extends: a\n", "c.yaml")
+
+
 def test_a_shipped_template_set_by_name_learns_from_the_command_line(tmp_path, capsys):
     from maltpy.cli.main import main
     from maltpy.config import load_config
