@@ -210,12 +210,29 @@ def main(argv=None):
     shows tracebacks instead."""
     if "numpy" not in sys.modules:
         _single_threaded_blas()
+    as_command = argv is None     # the process's own command (not a call from Python)
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     warnings.showwarning = _show_warning
     with _terminate_as_exception():
-        return _run(argv, debug)
+        status = _run(argv, debug)
+    if as_command:
+        _exit_past_blocked_reader(status)
+    return status
+
+
+def _exit_past_blocked_reader(status: int) -> None:
+    """Exit at once when the thread that reads the input is still blocked in a read of a pipe
+    that stays open (an error, Ctrl-C or a closed output stopped the command first): Python's
+    shutdown would wait for the lock that read holds on standard input and abort the process."""
+    if any(t.name == "maltpy-read" and t.is_alive() for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:   # noqa: BLE001 - a closed pipe: nothing more can be said
+                pass
+        os._exit(status)
 
 
 #: the last SIGINT, SIGTERM or SIGHUP that reached the command while it ran (None: none), for an

@@ -238,6 +238,10 @@ def run_chunks(make_work, source, out, fmt: str, drop_extra: bool = False, jobs:
     return writer.n_sentences, writer.n_tokens
 
 
+#: seconds that an error or Ctrl-C waits for the reader thread to finish the read it is in
+READER_GRACE = 0.5
+
+
 def _parse_in_threads(chunks, work, writer: OrderedOutput, jobs: int) -> None:
     """Parse chunks on ``jobs`` threads, writing each output as soon as it and all before it
     are done. A reader thread scans the input, so that a pipe's output is written while the
@@ -287,6 +291,9 @@ def _parse_in_threads(chunks, work, writer: OrderedOutput, jobs: int) -> None:
             stop.set()
             for _, future in pending:
                 future.cancel()
+            # a reader still inside a read holds the input's lock, which Python's shutdown takes:
+            # let it finish a read of a file or a closed pipe (a live pipe: see main's exit)
+            reader.join(READER_GRACE)
 
 
 def parse_bytes(parser, data: bytes, fmt: str, drop_extra: bool = False, jobs: int = 1,

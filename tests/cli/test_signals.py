@@ -114,3 +114,24 @@ def test_a_signal_a_library_swallowed_is_still_a_signal(monkeypatch, capsys, sig
     assert "internal error" not in err and word in err
     with cli._terminate_as_exception():     # the next run starts with no signal noted
         assert cli._stop_behind(ImportError("another")) is None
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_threaded_parse_stopped_while_its_input_pipe_stays_open_exits_cleanly(model, sig):
+    """The reader thread is then blocked in a read of standard input, holding its lock, which
+    Python's shutdown takes: the command exits with the signal's status instead of aborting."""
+    with open(TEST, "rb") as f:
+        first = f.read().split(b"\n\n")[0] + b"\n\n"
+    p = subprocess.Popen([sys.executable, "-m", "maltpy", "-c", model, "-j", "2", "-q"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stdin.write(first)
+        p.stdin.flush()
+        assert p.stdout.readline()          # the sentence is parsed and written: the reader waits for more
+        p.send_signal(sig)
+        status = p.wait(timeout=60)
+        err = p.stderr.read().decode()
+    finally:
+        p.kill()
+        p.stdin.close()
+    assert status == 128 + sig and "Fatal Python error" not in err, (status, err)

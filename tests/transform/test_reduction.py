@@ -419,6 +419,20 @@ def test_an_untagged_word_is_named_from_a_file_and_from_standard_input(treebank,
     r = subprocess.run([sys.executable, "-m", "maltpy", "-c", "m.mpz", "-if", "horizontal"], input="The dog\n",
                        capture_output=True, text=True, cwd=treebank)
     assert r.returncode == 1 and "<stdin>:1: word 1 (The) has no POS tag" in r.stderr, r.stderr
+    # the same from a pipe that stays open, on two threads: the reader is then blocked in a read
+    # of standard input (holding its lock, which Python's shutdown takes) when the error stops the
+    # command, which exits instead of aborting
+    p = subprocess.Popen([sys.executable, "-m", "maltpy", "-c", "m.mpz", "-if", "conllx", "-j", "2"],
+                         stdin=subprocess.PIPE, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, cwd=treebank)
+    try:
+        p.stdin.write(words.encode())
+        p.stdin.flush()
+        status = p.wait(timeout=60)
+        err = p.stderr.read().decode()
+    finally:
+        p.kill()
+        p.stdin.close()
+    assert status == 1 and "<stdin>:4: word 2 (dog) has no POS tag" in err and "Fatal" not in err, (status, err)
 
 
 @pytest.mark.parametrize("options", [["-l", "perceptron"], ["-dir", "both", "-cv", "2"], ["-pp", "head"],
