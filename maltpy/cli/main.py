@@ -226,7 +226,10 @@ def _exit_past_blocked_reader(status: int) -> None:
     """Exit at once when the thread that reads the input is still blocked in a read of a pipe
     that stays open (an error, Ctrl-C or a closed output stopped the command first): Python's
     shutdown would wait for the lock that read holds on standard input and abort the process."""
-    if any(t.name == "maltpy-read" and t.is_alive() for t in threading.enumerate()):
+    stream = sys.modules.get("maltpy.parsing.stream")     # not imported: no reader ever ran
+    if stream is not None and stream.reader_running():
+        from maltpy.output import remove_pending
+        remove_pending()    # no atexit handler runs after os._exit
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -240,6 +240,15 @@ def run_chunks(make_work, source, out, fmt: str, drop_extra: bool = False, jobs:
 
 #: seconds that an error or Ctrl-C waits for the reader thread to finish the read it is in
 READER_GRACE = 0.5
+#: the name of that thread
+READER_THREAD = "maltpy-read"
+
+
+def reader_running() -> bool:
+    """Whether a reader thread is still in a read (of a pipe that stays open) after its parse
+    stopped: the maltpy command then exits without Python's shutdown, which would abort
+    waiting for the lock that read holds on standard input."""
+    return any(t.name == READER_THREAD and t.is_alive() for t in threading.enumerate())
 
 
 def _parse_in_threads(chunks, work, writer: OrderedOutput, jobs: int) -> None:
@@ -264,7 +273,7 @@ def _parse_in_threads(chunks, work, writer: OrderedOutput, jobs: int) -> None:
         except BaseException as e:  # noqa: BLE001 - re-raised in the main thread
             events.put(("error", e))
 
-    reader = threading.Thread(target=read, name="maltpy-read", daemon=True)
+    reader = threading.Thread(target=read, name=READER_THREAD, daemon=True)
     pending = deque()
     from concurrent.futures import ThreadPoolExecutor    # only here: a few milliseconds of start-up
     with ThreadPoolExecutor(jobs, thread_name_prefix="maltpy-parse") as pool:
