@@ -215,8 +215,15 @@ def main(argv=None):
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     warnings.showwarning = _show_warning
-    with _terminate_as_exception():
-        status = _run(argv, debug)
+    try:
+        with _terminate_as_exception():
+            status = _run(argv, debug)
+    except (KeyboardInterrupt, Terminated) as stop:
+        # a signal that came after the run had ended, or while it was ending (its error said,
+        # its output whole or removed), before the handlers were restored: still no traceback
+        interrupted = isinstance(stop, KeyboardInterrupt)
+        print("maltpy: interrupted" if interrupted else "maltpy: terminated", file=sys.stderr)
+        status = _stop_now(130 if interrupted else 128 + stop.signum)
     if as_command:
         _exit_past_blocked_reader(status)
     return status

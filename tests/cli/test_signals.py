@@ -116,6 +116,27 @@ def test_a_signal_a_library_swallowed_is_still_a_signal(monkeypatch, capsys, sig
         assert cli._stop_behind(ImportError("another")) is None
 
 
+@pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"),
+                                             (signal.SIGTERM, 128 + signal.SIGTERM, "terminated")])
+def test_a_signal_as_the_run_ends_is_no_traceback(monkeypatch, capsys, sig, status, word):
+    """A Ctrl-C that came as a quick run was ending (after its error was said, before the
+    handlers were restored) escaped the run's own handling: Python printed a traceback and the
+    status was -2 (seen with a learn stopped by a bad option). It is the signal's status now."""
+    from maltpy.cli import main as cli
+
+    def ending(argv, debug):
+        print("maltpy: error: a bad option", file=sys.stderr)
+        os.kill(os.getpid(), sig)
+        time.sleep(5)               # the handler raises here, outside _run's own handling
+        return 1
+
+    monkeypatch.setattr(cli, "_run", ending)
+    monkeypatch.setattr(cli, "_stop_now", lambda status: status)
+    assert cli.main(["-c", "model.mpz"]) == status
+    err = capsys.readouterr().err
+    assert "a bad option" in err and word in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_threaded_parse_stopped_while_its_input_pipe_stays_open_exits_cleanly(model, sig):
     """The reader thread is then blocked in a read of standard input, holding its lock, which
