@@ -233,13 +233,13 @@ def _exit_past_blocked_reader(status: int) -> None:
     """Exit at once when the thread that reads the input is still blocked in a read of a pipe
     that stays open (an error, Ctrl-C or a closed output stopped the command first): Python's
     shutdown would wait for the lock that read holds on standard input and abort the process."""
-    stream = sys.modules.get("maltpy.parsing.stream")     # not imported: no reader ever ran
-    if stream is not None and stream.reader_running():
+    streaming = sys.modules.get("maltpy.parsing.stream")     # not imported: no reader ever ran
+    if streaming is not None and streaming.reader_running():
         from maltpy.output import remove_pending
         remove_pending()    # no atexit handler runs after os._exit
-        for stream in (sys.stdout, sys.stderr):
+        for out in (sys.stdout, sys.stderr):
             try:
-                stream.flush()
+                out.flush()
             except Exception:   # noqa: BLE001 - a closed pipe: nothing more can be said
                 pass
         os._exit(status)
