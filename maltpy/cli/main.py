@@ -211,6 +211,8 @@ def main(argv=None):
     if "numpy" not in sys.modules:
         _single_threaded_blas()
     as_command = argv is None     # the process's own command (not a call from Python)
+    if as_command:
+        _whole_writes_to_stdout()
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -227,6 +229,21 @@ def main(argv=None):
     if as_command:
         _exit_past_blocked_reader(status)
     return status
+
+
+def _whole_writes_to_stdout() -> None:
+    """Unbuffered standard output (``python -u``, ``PYTHONUNBUFFERED``, common in containers) is
+    a raw file whose ``write`` may take only part of the bytes and return how many: the text
+    layer drops the rest without an error (an output cut short when its reader left exited 0,
+    not 141). Put a buffer in between, which writes everything or raises, and keep the output
+    prompt: line by line for text."""
+    import io
+    raw = getattr(sys.stdout, "buffer", None)
+    if not isinstance(raw, io.FileIO):
+        return
+    sys.stdout.flush()
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(raw), encoding=sys.stdout.encoding,
+                                  errors=sys.stdout.errors, line_buffering=True, write_through=True)
 
 
 def _exit_past_blocked_reader(status: int) -> None:

@@ -59,6 +59,34 @@ def test_stdin_to_stdout_pipe_is_quiet(model):
     assert len(read_conll_text(r.stdout)) == len(read_conll(TEST))
 
 
+@pytest.mark.parametrize("unbuffered", [False, True])
+@pytest.mark.parametrize("mode", ["parse", "convert", "draw"])
+def test_an_output_closed_early_is_status_141_and_no_message(model, tmp_path, unbuffered, mode):
+    """``maltpy ... | head -1``: the command stops as ``cat`` would (141, SIGPIPE's status), with
+    nothing on stderr. With unbuffered output (PYTHONUNBUFFERED, as containers often set it) the
+    one large write of a drawing (or of a discontinuous conversion) was cut short in silence and
+    the status was 0."""
+    with open(TEST) as f:
+        one = f.read().rstrip("\n") + "\n\n"
+    big = tmp_path / "big.conll"
+    big.write_text(one * 200)         # far more than a pipe holds
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    args = {"parse": ["-c", model, "-i", str(big), "-q"], "draw": ["draw", str(big)],
+            "convert": ["-m", "convert", "-i", str(big), "-of", "conllu", "-q"]}[mode]
+    p = subprocess.Popen([sys.executable, "-m", "maltpy", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, cwd=EXAMPLES)
+    try:
+        assert p.stdout.readline()
+        p.stdout.close()                # the reader leaves, as head -1 does
+        status = p.wait(timeout=120)
+        err = p.stderr.read().decode()
+    finally:
+        p.kill()
+    assert status == 141 and err == "", (status, err)
+
+
 def read_conll_text(text):
     from maltpy.formats.conll import parse_conll
     return parse_conll(text, "conllx", need_heads=True)
