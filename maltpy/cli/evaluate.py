@@ -132,7 +132,8 @@ def _source(a, path):
     if path != "-":
         return path
     if a.stdin is None:
-        a.stdin = sys.stdin.buffer.read()
+        from maltpy.formats.conll import standard_input
+        a.stdin = standard_input().read()
     stream = io.BytesIO(a.stdin)
     stream.name = "<stdin>"
     return stream

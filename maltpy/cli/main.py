@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -338,6 +339,11 @@ def first_use() -> str:
             "'maltpy eval -h' (draw, combine, ...) a sub-command's.")
 
 
+#: the errors of the system that only a write gets (the disk or quota is full, a read-only file
+#: system, a file past its largest size)
+_WRITE_ERRORS = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EROFS", "EFBIG") if hasattr(errno, name)}
+
+
 def _run(argv, debug: bool) -> int:
     try:
         if not argv:
@@ -399,6 +405,12 @@ def _run(argv, debug: bool) -> int:
         except Exception:
             pass
         return 141
+    except OSError as e:    # the system refused a read or a write (a full disk, an I/O error)
+        if debug:
+            raise
+        where = f"{e.filename}: " if e.filename else ("cannot write: " if e.errno in _WRITE_ERRORS else "")
+        print(f"maltpy: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
     except MemoryError:
         print("maltpy: error: out of memory", file=sys.stderr)
         return 1

@@ -392,11 +392,19 @@ def input_name(source) -> str:
     return getattr(source, "name", "<input>") if hasattr(source, "read") else str(source)
 
 
+def standard_input():
+    """Standard input as a binary stream; a one-line error when the command was started without
+    one (``<&-``), where Python leaves ``sys.stdin`` None."""
+    if sys.stdin is None:
+        raise MaltpyError("standard input is closed: give the input with -i FILE")
+    return sys.stdin.buffer
+
+
 def open_input(source):
     """(binary stream, name for messages, whether to close it) for a path, ``-``/None (standard
     input) or a file object; a path that cannot be read is a one-line MaltpyError."""
     if source in ("-", None):
-        return sys.stdin.buffer, input_name(source), False
+        return standard_input(), input_name(source), False
     if hasattr(source, "read"):
         return source, input_name(source), False
     path = str(source)

@@ -87,6 +87,30 @@ def test_an_output_closed_early_is_status_141_and_no_message(model, tmp_path, un
     assert status == 141 and err == "", (status, err)
 
 
+@pytest.mark.parametrize("args", [["-c", "MODEL", "-q"], ["-c", "MODEL", "-j", "2", "-q"], ["eval", "-", TEST]])
+def test_a_closed_standard_input_is_a_one_line_error(model, args):
+    """Started with standard input closed (``<&-``), where Python leaves sys.stdin None: this was
+    an internal error (AttributeError)."""
+    args = [model if a == "MODEL" else a for a in args]
+    r = subprocess.run([sys.executable, "-m", "maltpy", *args], capture_output=True, text=True, cwd=EXAMPLES,
+                       timeout=120, preexec_fn=lambda: os.close(0))
+    assert r.returncode == 1 and r.stderr == "maltpy: error: standard input is closed: give the input with -i FILE\n", \
+        r.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full (a device that is always full)")
+@pytest.mark.parametrize("args", [["-c", "MODEL", "-i", TEST, "-q"], ["-c", "MODEL", "-i", TEST, "-j", "2", "-q"],
+                                  ["draw", TEST]])
+def test_a_full_disk_is_a_one_line_error(model, args):
+    """Output to a full device (a full disk) was an internal error (OSError: No space left)."""
+    args = [model if a == "MODEL" else a for a in args]
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "maltpy", *args], stdout=full, stderr=subprocess.PIPE,
+                           text=True, cwd=EXAMPLES, timeout=120)
+    assert r.returncode == 1 and r.stderr.startswith("maltpy: error: cannot write: ") and \
+        r.stderr.count("\n") == 1 and "internal" not in r.stderr, r.stderr
+
+
 def read_conll_text(text):
     from maltpy.formats.conll import parse_conll
     return parse_conll(text, "conllx", need_heads=True)
