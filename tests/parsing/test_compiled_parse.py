@@ -95,6 +95,21 @@ def test_errors_name_file_and_line_and_come_after_the_sentences_before_them():
         list(read_chunks(io.BytesIO(b"\n\n1\tb\xffd\t_\tN\tN\t_\n"), Scanner("conllx", "in.conll"), 64))
 
 
+def test_a_sentence_that_never_ends_is_refused_past_the_limit(monkeypatch):
+    """/dev/zero (or a file that lost its blank lines) is one sentence that grows until memory
+    runs out: past MAX_SENTENCE_BYTES it is a one-line error naming the line it starts on, and
+    the sentences before it come out first. A sentence under the limit is read whole."""
+    import maltpy.parsing.stream as stream
+    monkeypatch.setattr(stream, "MAX_SENTENCE_BYTES", 4096)
+    good = b"1\tDogs\t_\tN\tN\t_\n2\tbark\t_\tV\tV\t_\n\n" * 3
+    chunks = read_chunks(io.BytesIO(good + b"\0" * 100_000), Scanner("conllx", "in.conll"), 256)
+    assert next(chunks).n_sentences == 3
+    with pytest.raises(MaltpyError, match=r"^in.conll:10: the sentence that starts here runs past 0 MB"):
+        list(chunks)
+    long_one = b"".join(b"%d\tw\t_\tN\tN\t_\n" % (k + 1) for k in range(200)) + b"\n"   # about 3 KB
+    assert sum(c.n_sentences for c in read_chunks(io.BytesIO(long_one), Scanner("conllx", "in.conll"), 256)) == 1
+
+
 def test_byte_table_looks_up_what_the_symbol_table_holds():
     table = ByteTable({"dog": 1, "é": 2, "日本": 3, None: 4, "\ud800": 5})
     assert [table.get(s) for s in ("dog", "é", "日本", "cat", "", "\ud800")] == [1, 2, 3, -1, -1, 5]
