@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Tuple
 
+#: the most bytes held while no piece ends (no tree's end, no line's end): past it the input is no
+#: treebank (/dev/zero, a binary file) and memory would run out
+MAX_PIECE_BYTES = 256 << 20
+
 
 def _cut(data: bytes, ends_after: Optional[bytes], not_before: int = 0) -> int:
     """Where a piece of ``data`` ends: after its last whole line, or after its last whole line
@@ -58,6 +62,8 @@ def _bracket_cut(data: bytes) -> int:
     """Where a piece of bracketed trees ends: after its last whole line at which every bracket
     opened since the piece began is closed (every ``(`` and ``)`` is a bracket in that format,
     words hold none), so that a piece holds whole trees; 0 where there is no such line."""
+    if b"\n" not in data:     # no whole line yet (nor the arrays below, 16 bytes per byte of data)
+        return 0
     import numpy as np
     chars = np.frombuffer(data, np.uint8)
     depth = np.cumsum((chars == ord("(")).astype(np.int32) - (chars == ord(")")))
@@ -81,6 +87,11 @@ def cut_pieces(stream, block_size: int, cut) -> Iterator[Tuple[bytes, int]]:
     while True:
         # a piece not yet complete after a block: read more at once, so that the bytes held
         # over are not copied again block after block
+        if len(carry) > MAX_PIECE_BYTES:
+            from maltpy.errors import MaltpyError
+            from maltpy.formats.conll import input_name
+            raise MaltpyError(f"{input_name(stream)}:{line}: nothing ends in the {MAX_PIECE_BYTES >> 20} MB that "
+                              "start here, neither a tree nor a line (the input is not a treebank file)")
         block = read(max(block_size, len(carry)))
         if isinstance(block, str):
             block = block.encode("utf-8", "surrogatepass")

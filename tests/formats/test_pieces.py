@@ -2,6 +2,7 @@
 parse paths read it."""
 import io
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from maltpy.formats.pieces import line_pieces
@@ -54,3 +55,25 @@ def test_pieces_are_the_streams_bytes_cut_after_whole_lines(lines, final_newline
 def test_a_text_stream_is_read_as_utf8():
     pieces = list(line_pieces(io.StringIO("é\n#EOS 1\nx\n"), 2, b"#EOS"))
     assert pieces == [("é\n#EOS 1\n".encode("utf-8"), 1), (b"x\n", 3)]
+
+
+@pytest.mark.parametrize("kind", ["export", "discbracket", "brackets"])
+def test_an_input_where_nothing_ends_is_refused_past_the_limit(monkeypatch, kind):
+    """/dev/zero as a treebank: no tree's end and no line's end, so the piece held grew until
+    memory ran out; past MAX_PIECE_BYTES it is a one-line error naming the line the piece starts
+    on, after the pieces before it. A piece under the limit is read whole."""
+    import maltpy.formats.pieces as pieces
+    from maltpy.errors import MaltpyError
+    monkeypatch.setattr(pieces, "MAX_PIECE_BYTES", 4096)
+    good = {"export": b"#BOS 1\nw\tN\t--\t--\t0\n#EOS 1\n", "discbracket": b"(S (N 0=w))\n",
+            "brackets": b"(S (N w))\n"}[kind] * 200
+    stream = io.BytesIO(good + b"\0" * 100_000)
+    stream.name = "in.file"
+    cut = pieces.bracket_pieces(stream, 512) if kind == "brackets" else \
+        pieces.tree_pieces(stream, 512, kind)
+    with pytest.raises(MaltpyError, match=r"^in.file:\d+: nothing ends in the 0 MB that start here"):
+        for piece, line in cut:
+            assert piece.endswith(b"\n")     # whole trees come out before the error
+    whole = b"".join(p for p, _ in pieces.tree_pieces(io.BytesIO(good), 512, "discbracket" if kind != "export"
+                                                      else "export"))
+    assert whole == good
