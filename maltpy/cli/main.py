@@ -253,14 +253,20 @@ def _exit_past_blocked_reader(status: int) -> None:
     shutdown would wait for the lock that read holds on standard input and abort the process."""
     streaming = sys.modules.get("maltpy.parsing.stream")     # not imported: no reader ever ran
     if streaming is not None and streaming.reader_running():
-        from maltpy.output import remove_pending
-        remove_pending()    # no atexit handler runs after os._exit
-        for out in (sys.stdout, sys.stderr):
-            try:
-                out.flush()
-            except Exception:   # noqa: BLE001 - a closed pipe: nothing more can be said
-                pass
-        os._exit(status)
+        _exit_now(status)
+
+
+def _exit_now(status: int) -> None:
+    """Exit without Python's shutdown (which would wait for a thread that cannot be stopped):
+    what was being written removed (no atexit handler runs after os._exit), the rest flushed."""
+    from maltpy.output import remove_pending
+    remove_pending()
+    for out in (sys.stdout, sys.stderr):
+        try:
+            out.flush()
+        except Exception:   # noqa: BLE001 - a closed pipe: nothing more can be said
+            pass
+    os._exit(status)
 
 
 #: the last SIGINT, SIGTERM or SIGHUP that reached the command while it ran (None: none), for an
@@ -309,8 +315,7 @@ def _stop_now(status: int) -> int:
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         # exit now rather than wait for it at interpreter shutdown (no model file has been
         # written; outputs were cleaned up)
-        sys.stderr.flush()
-        os._exit(status)
+        _exit_now(status)
     return status
 
 

@@ -13,7 +13,6 @@ MODELS_DIR = next((d for d in (os.path.join(_PACKAGE, "feature_models"),
                    if os.path.isdir(d)), os.path.join(_PACKAGE, "feature_models"))
 
 
-
 def shipped_names(directory: str) -> list:
     """The names of the YAML files shipped in ``directory`` (under MODELS_DIR), sorted."""
     return sorted(os.path.splitext(f)[0] for f in os.listdir(directory) if f.endswith(".yaml")) \

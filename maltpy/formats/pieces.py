@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Tuple
 
-#: the most bytes held while no piece ends (no tree's end, no line's end): past it the input is no
-#: treebank (/dev/zero, a binary file) and memory would run out
-MAX_PIECE_BYTES = 256 << 20
+#: the most bytes a reader holds while waiting for the end of what it reads (a tree, a line, a
+#: CoNLL sentence: :func:`maltpy.parsing.stream.read_chunks` too): past it the input is no
+#: treebank (/dev/zero, a binary file) or lost its separators, and memory would run out (a
+#: sentence of 50,000 words takes about 3 MB)
+MAX_HELD_BYTES = 256 << 20
 
 
 def _cut(data: bytes, ends_after: Optional[bytes], not_before: int = 0) -> int:
@@ -87,10 +89,10 @@ def cut_pieces(stream, block_size: int, cut) -> Iterator[Tuple[bytes, int]]:
     while True:
         # a piece not yet complete after a block: read more at once, so that the bytes held
         # over are not copied again block after block
-        if len(carry) > MAX_PIECE_BYTES:
+        if len(carry) > MAX_HELD_BYTES:
             from maltpy.errors import MaltpyError
             from maltpy.formats.conll import input_name
-            raise MaltpyError(f"{input_name(stream)}:{line}: nothing ends in the {MAX_PIECE_BYTES >> 20} MB that "
+            raise MaltpyError(f"{input_name(stream)}:{line}: nothing ends in the {MAX_HELD_BYTES >> 20} MB that "
                               "start here, neither a tree nor a line (the input is not a treebank file)")
         block = read(max(block_size, len(carry)))
         if isinstance(block, str):

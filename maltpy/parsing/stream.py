@@ -24,6 +24,7 @@ import numpy as np
 from maltpy.config import coerce, threads
 from maltpy.errors import MaltpyError
 from maltpy.formats.conll import COLUMNS, FORMATS, HEAD_COLUMNS, open_input
+from maltpy.formats import pieces
 from maltpy.formats.scan import Scanner
 from maltpy.parsing.constraints import check_constrainable, lost_arcs, mode as constraint_mode, report
 from maltpy.parsing.tail import output_rows
@@ -39,10 +40,6 @@ BLOCK_SIZE = 256 << 10
 TAGGED_BLOCK_SIZE = 1 << 20
 #: ... for kernel models, whose matrix products are faster the more sentences are in flight
 KERNEL_BLOCK_SIZE = 8 << 20
-#: the most bytes one unfinished sentence may hold before the input is refused: past it the input
-#: is no CoNLL text (/dev/zero, a binary file) or lost its blank lines, and memory would run out
-#: (a sentence of 50,000 words takes about 3 MB)
-MAX_SENTENCE_BYTES = 256 << 20
 
 
 class ChunkParser:
@@ -176,9 +173,9 @@ def read_chunks(stream, scanner: Scanner, block_size: int):
         # an unfinished sentence longer than a block: read more at once, so that the bytes
         # held over are not copied again block after block
         held = scanner.pending_bytes
-        if held > MAX_SENTENCE_BYTES:
+        if held > pieces.MAX_HELD_BYTES:
             raise MaltpyError(f"{scanner.path}:{scanner.lineno + 1}: the sentence that starts here runs past "
-                              f"{MAX_SENTENCE_BYTES >> 20} MB without a blank line to end it (the input is not "
+                              f"{pieces.MAX_HELD_BYTES >> 20} MB without a blank line to end it (the input is not "
                               "CoNLL text, or the blank lines between its sentences were lost)")
         block = read(max(block_size, held))
         if isinstance(block, str):

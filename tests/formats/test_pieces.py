@@ -60,11 +60,11 @@ def test_a_text_stream_is_read_as_utf8():
 @pytest.mark.parametrize("kind", ["export", "discbracket", "brackets"])
 def test_an_input_where_nothing_ends_is_refused_past_the_limit(monkeypatch, kind):
     """/dev/zero as a treebank: no tree's end and no line's end, so the piece held grew until
-    memory ran out; past MAX_PIECE_BYTES it is a one-line error naming the line the piece starts
+    memory ran out; past MAX_HELD_BYTES it is a one-line error naming the line the piece starts
     on, after the pieces before it. A piece under the limit is read whole."""
     import maltpy.formats.pieces as pieces
     from maltpy.errors import MaltpyError
-    monkeypatch.setattr(pieces, "MAX_PIECE_BYTES", 4096)
+    monkeypatch.setattr(pieces, "MAX_HELD_BYTES", 4096)
     good = {"export": b"#BOS 1\nw\tN\t--\t--\t0\n#EOS 1\n", "discbracket": b"(S (N 0=w))\n",
             "brackets": b"(S (N w))\n"}[kind] * 200
     stream = io.BytesIO(good + b"\0" * 100_000)

@@ -97,10 +97,10 @@ def test_errors_name_file_and_line_and_come_after_the_sentences_before_them():
 
 def test_a_sentence_that_never_ends_is_refused_past_the_limit(monkeypatch):
     """/dev/zero (or a file that lost its blank lines) is one sentence that grows until memory
-    runs out: past MAX_SENTENCE_BYTES it is a one-line error naming the line it starts on, and
+    runs out: past MAX_HELD_BYTES it is a one-line error naming the line it starts on, and
     the sentences before it come out first. A sentence under the limit is read whole."""
-    import maltpy.parsing.stream as stream
-    monkeypatch.setattr(stream, "MAX_SENTENCE_BYTES", 4096)
+    import maltpy.formats.pieces as pieces
+    monkeypatch.setattr(pieces, "MAX_HELD_BYTES", 4096)
     good = b"1\tDogs\t_\tN\tN\t_\n2\tbark\t_\tV\tV\t_\n\n" * 3
     chunks = read_chunks(io.BytesIO(good + b"\0" * 100_000), Scanner("conllx", "in.conll"), 256)
     assert next(chunks).n_sentences == 3
