@@ -32,6 +32,11 @@ cnp.import_array()
 cdef extern from "maltpy/scores.h":
     int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) nogil
 
+cdef extern from "maltpy/tagging/rows.h":
+    void maltpy_add_dense_rows(float* scores, const float* rows, const int32_t* ids, int n, int nc) nogil
+    void maltpy_add_mixed_rows(float* scores, const int32_t* ids, int n, const int32_t* row_of, const float* heavy,
+                               int nc, const int64_t* indptr, const int32_t* classes, const float* weights) nogil
+
 #: what a template atom reads (templates.py compiles YAML templates to these)
 KIND_FORM, KIND_LOWER, KIND_SUFFIX, KIND_LOWER_SUFFIX, KIND_PREFIX, KIND_LOWER_PREFIX, KIND_SHAPE, KIND_TAG, \
     KIND_LEXICON = range(1, 10)
@@ -136,11 +141,22 @@ cdef inline uint64_t atom_hash(const Words* w, const int32_t* atom, int64_t j, i
     return mix64(h)
 
 
+cdef inline uint64_t template_seed(int t) noexcept nogil:
+    """Where template t's keys start (its atoms' values are mixed in after)."""
+    return mix64(<uint64_t>(t + 1) * 0xD6E8FEB86659FD93ULL)
+
+
 cdef inline uint64_t template_key(const Words* w, const int32_t* templates, int t, int64_t j,
                                   int64_t s0, int64_t s1) noexcept nogil:
     """The feature key of template t at word j."""
+    return seeded_key(w, templates, t, template_seed(t), j, s0, s1)
+
+
+cdef inline uint64_t seeded_key(const Words* w, const int32_t* templates, int t, uint64_t h, int64_t j,
+                                int64_t s0, int64_t s1) noexcept nogil:
+    """The feature key of template t at word j, from its seed ``h`` (template_seed(t), made once
+    per call by predict: a hash less per feature)."""
     cdef const int32_t* tpl = templates + t * ATOMS * 3
-    cdef uint64_t h = mix64(<uint64_t>(t + 1) * 0xD6E8FEB86659FD93ULL)
     cdef int a
     for a in range(ATOMS):
         if tpl[a * 3] == 0:
@@ -268,12 +284,6 @@ cdef inline int first_max(const double* s, int n) noexcept nogil:
     while q < n - 1 and s[q] != m0:    # bounded: a NaN among the scores must not run past them
         q += 1
     return q
-
-
-cdef inline void add_row(float* scores, const float* row, int n) noexcept nogil:
-    cdef int c
-    for c in range(n):
-        scores[c] += row[c]
 
 
 cdef inline void set_values(Words* w, const int32_t* class_values, const int32_t* group_rows, int n_rows,
@@ -497,10 +507,12 @@ cdef int64_t LOCAL_SUMS_BYTES = 8 << 20
 # a trained group's weights as predict reads them
 cdef struct Table:
     const int32_t* tpl
+    const uint64_t* seeds      # template_seed of each template
     const uint64_t* keys
     const int32_t* vals
     uint64_t mask
     const float* rows          # dense features x classes, or NULL: CSR rows
+    const int32_t* row_of      # NULL: every feature's row is in rows; else its row there (-1: CSR)
     const int64_t* indptr
     const int32_t* classes
     const float* weights
@@ -515,7 +527,7 @@ cdef inline void add_features(const Table* m, const Words* w, const int32_t* whi
     cdef int32_t f
     cdef int nc = m.n_classes
     for q in range(n):
-        keys[q] = template_key(w, m.tpl, which[q], j, s0, s1)
+        keys[q] = seeded_key(w, m.tpl, which[q], m.seeds[which[q]], j, s0, s1)
     # the word's features are independent lookups: ask for all their memory first, then read it
     # (a model's tables are megabytes, each lookup a cache miss)
     for q in range(n):
@@ -524,26 +536,34 @@ cdef inline void add_features(const Table* m, const Words* w, const int32_t* whi
         prefetch(&m.vals[k])
     for q in range(n):
         ids[q] = probe(m.keys, m.vals, <Py_ssize_t>m.mask, keys[q])
-    if m.rows != NULL:      # dense rows: each feature's row added whole
+    if m.rows != NULL and m.row_of == NULL:     # dense rows: each feature's row added whole
         for q in range(n):
             if ids[q] >= 0:
                 prefetch(m.rows + <int64_t>ids[q] * nc)
-        for q in range(n):
-            if ids[q] >= 0:
-                add_row(scores, m.rows + <int64_t>ids[q] * nc, nc)
-    else:                   # CSR rows: the classes each feature voted for
-        for q in range(n):
-            if ids[q] >= 0:
-                prefetch(&m.indptr[ids[q]])
-        for q in range(n):
-            if ids[q] >= 0:
-                prefetch(&m.classes[m.indptr[ids[q]]])
-                prefetch(&m.weights[m.indptr[ids[q]]])
-        for q in range(n):
-            f = ids[q]
-            if f >= 0:
-                for k in range(m.indptr[f], m.indptr[f + 1]):
-                    scores[m.classes[k]] += m.weights[k]
+        maltpy_add_dense_rows(scores, m.rows, ids, n, nc)
+        return
+    # CSR rows (the classes each feature voted for), or the dense rows of the features that have one
+    for q in range(n):
+        if ids[q] >= 0:
+            prefetch(&m.indptr[ids[q]])
+            if m.row_of != NULL:
+                prefetch(&m.row_of[ids[q]])
+    for q in range(n):
+        f = ids[q]
+        if f >= 0:
+            if m.row_of != NULL and m.row_of[f] >= 0:
+                prefetch(m.rows + <int64_t>m.row_of[f] * nc)
+            else:
+                prefetch(&m.classes[m.indptr[f]])
+                prefetch(&m.weights[m.indptr[f]])
+    if m.row_of != NULL:
+        maltpy_add_mixed_rows(scores, ids, n, m.row_of, m.rows, nc, m.indptr, m.classes, m.weights)
+        return
+    for q in range(n):
+        f = ids[q]
+        if f >= 0:
+            for k in range(m.indptr[f], m.indptr[f + 1]):
+                scores[m.classes[k]] += m.weights[k]
 
 
 cdef int64_t word_types(const Words* w, int32_t* type_of, int64_t max_types, const int32_t* rows,
@@ -627,7 +647,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
             const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None,
             const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None, int64_t cache_bytes=-1,
             const int32_t[::1] preset=None, tuple atoms=None, float[:, ::1] scores_out=None,
-            const int64_t[::1] score_rows=None):
+            const int64_t[::1] score_rows=None, const int32_t[::1] dense_of=None):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
     its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
     ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1. Words
@@ -636,7 +656,9 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     ``dense``: the same weights as a features x classes matrix (a model of few classes), whose
     rows are added whole, in vector instructions, instead of entry by entry. ``cache_bytes``: memory
     for the per-word sums of the word-local templates (-1: the default; 0: none; the output is the
-    same whatever it is). ``scores_out`` (words x classes): each scored word's class scores are
+    same whatever it is). ``dense_of``: when given, ``dense`` holds the rows of some features
+    only: feature f's at row dense_of[f], the others (-1) added from the CSR rows (see
+    :func:`heavy_rows`). ``scores_out`` (words x classes): each scored word's class scores are
     added to its row there (row ``score_rows[j]`` for word j, when given): an ensemble adds its
     members' up; the rows of words not scored are left as they are."""
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
@@ -705,11 +727,20 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef float* scores = <float*>malloc(n_classes * sizeof(float))
     cdef Table table
     table.tpl = &templates[0, 0, 0] if n_templates else NULL
+    seeds_array = np.array([template_seed(tt) for tt in range(n_templates)] or [0], dtype=np.uint64)
+    cdef uint64_t[::1] seeds = seeds_array
+    table.seeds = &seeds[0]
     table.keys = fm.keys
     table.vals = fm.vals
     table.mask = <uint64_t>(fm.cap - 1)
     table.rows = &dense[0, 0] if dense is not None and dense.shape[0] and dense.shape[1] == n_classes \
-        and dense.shape[0] == indptr.shape[0] - 1 else NULL
+        and (dense.shape[0] == indptr.shape[0] - 1 or dense_of is not None) else NULL
+    table.row_of = NULL
+    if dense_of is not None and table.rows != NULL:
+        if dense_of.shape[0] != indptr.shape[0] - 1 or (dense_of.shape[0] and (
+                np.max(dense_of) >= dense.shape[0] or np.min(dense_of) < -1)):
+            raise ValueError("the dense rows' index is not one per feature, within the rows")
+        table.row_of = &dense_of[0]
     table.indptr = &indptr[0]
     table.classes = &classes[0] if classes.shape[0] else NULL
     table.weights = &weights[0] if weights.shape[0] else NULL
@@ -838,6 +869,24 @@ def dense_rows(const int64_t[::1] indptr, const int32_t[::1] classes, const floa
     if bad:
         raise ValueError("the weight rows are inconsistent")
     return out_array
+
+
+def heavy_rows(const int64_t[::1] indptr, const int32_t[::1] classes, const float[::1] weights, int n_classes,
+               int min_entries):
+    """(row of each feature in the dense rows or -1, the dense rows) for the features with at least
+    ``min_entries`` CSR entries: for a group of many classes, where the features that vote for
+    many of them (the frequent ones) are summed faster as whole rows and the rare ones entry by
+    entry (:func:`predict`'s ``dense_of``)."""
+    n_features = indptr.shape[0] - 1
+    counts = np.diff(np.asarray(indptr)) if n_features > 0 else np.zeros(0, np.int64)
+    heavy = np.flatnonzero(counts >= max(min_entries, 1))
+    row_of = np.full(max(n_features, 0), -1, dtype=np.int32)
+    row_of[heavy] = np.arange(len(heavy), dtype=np.int32)
+    picked = np.concatenate([[0], np.cumsum(counts[heavy])]).astype(np.int64)
+    # the heavy features' entries, in order: each row's start, then the places along it
+    spans = np.repeat(np.asarray(indptr)[heavy] - picked[:-1], counts[heavy]) + np.arange(picked[-1])
+    rows = dense_rows(picked, np.asarray(classes)[spans], np.asarray(weights)[spans], n_classes)
+    return row_of, rows
 
 
 def parity_values(const uint32_t[::1] cps, const int64_t[::1] wstart, const int64_t[::1] sstart):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -124,8 +124,9 @@ def _ensemble_block(values, fixed, known, views, form_keys, members, first, end)
         perceptron.predict(block.cps, block.low, block.shp, block.wstart, block.sstart, vals,
                            np.ascontiguousarray(fx[:, a:b]), fm, g.indptr, g.classes, g.weights, g.class_values,
                            g.rows, compiled, out, None, np.ascontiguousarray(lex[:, a:b]) if lex is not None else None,
-                           dense, -1, preset[rows] if preset is not None and rows is not None else preset,
-                           (atoms[0][a:b], *atoms[1:]), total, rows)
+                           dense.rows if dense else None, -1,
+                           preset[rows] if preset is not None and rows is not None else preset,
+                           (atoms[0][a:b], *atoms[1:]), total, rows, dense.row_of if dense else None)
     best = np.argmax(total, axis=1).astype(np.int32)
     if preset is not None:
         best = np.where(preset >= 0, preset, best)
@@ -235,17 +236,32 @@ def sorted_ids(strings: Sequence[str]) -> Tuple[Tuple[str, ...], np.ndarray]:
 
 
 #: groups of at most this many classes are scored with dense rows (features x classes floats:
-#: EWT's UPOS and XPOS models take 8 and 7 MB so); larger ones entry by entry
+#: EWT's UPOS and XPOS models take 8 and 7 MB so); larger ones entry by entry, but for the
+#: features with at least HEAVY_MIN_ENTRIES entries (few and frequent: EWT's FEATS 443 of 34,430,
+#: 0.4 MB), which have dense rows too. 24 by instruction counts of tagging EWT dev (8: +2.5 %,
+#: 48: +0.5 %; docs/tagging.md)
 DENSE_MAX_CLASSES = 64
+HEAVY_MIN_ENTRIES = 24
 
 
-def dense_weights(group) -> Optional[np.ndarray]:
-    """A group's weights as a features x classes matrix, for a group of few classes (else None)."""
+class DenseRows(NamedTuple):
+    """A group's weights as dense rows of all its classes: ``rows[row_of[f]]`` for feature f
+    (``row_of`` None: ``rows[f]`` for every feature; -1: f has its CSR entries only)."""
+    rows: np.ndarray
+    row_of: Optional[np.ndarray]
+
+
+def dense_weights(group) -> Optional[DenseRows]:
+    """A group's weights as dense rows: every feature's for a group of few classes, the heavy
+    features' for the others (None for a group without features)."""
     n_classes = group.class_values.shape[0]
-    if n_classes > DENSE_MAX_CLASSES or not len(group.keys):
+    if not len(group.keys):
         return None
     from maltpy.tagging import perceptron
-    return perceptron.dense_rows(group.indptr, group.classes, group.weights, n_classes)
+    if n_classes > DENSE_MAX_CLASSES:
+        row_of, rows = perceptron.heavy_rows(group.indptr, group.classes, group.weights, n_classes, HEAVY_MIN_ENTRIES)
+        return DenseRows(rows, row_of)
+    return DenseRows(perceptron.dense_rows(group.indptr, group.classes, group.weights, n_classes), None)
 
 
 def lexicon_array(lexicons, hashes: np.ndarray, maps=None) -> np.ndarray:
@@ -613,8 +629,9 @@ class Tagger:
                 fm, compiled, dense, sure = runtime
                 perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                                    g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, skip,
-                                   lexicon, dense, -1, preset_classes(form_keys, values, known, sure, g.sure_classes),
-                                   atoms)
+                                   lexicon, dense.rows if dense else None, -1,
+                                   preset_classes(form_keys, values, known, sure, g.sure_classes), atoms,
+                                   dense_of=dense.row_of if dense else None)
             else:
                 if views is None:    # the words as each direction reads them, once for every group
                     order = reversed_order(words.sstart)

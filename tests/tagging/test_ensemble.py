@@ -52,20 +52,22 @@ def test_predict_gives_the_scores_of_the_classes_it_chose(toy_tagger_single, see
     out = np.empty(words.n_words, dtype=np.int32)
     scores = np.full((words.n_words, g.class_values.shape[0]), -7.0, dtype=np.float32)
     perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm, g.indptr,
-                       g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon, dense, -1, preset,
-                       None, scores)
+                       g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon,
+                       dense.rows if dense else None, -1, preset, None, scores, dense_of=dense.row_of if dense else None)
     settled = preset >= 0 if preset is not None else np.zeros(words.n_words, bool)
     assert (scores[settled] == -7.0).all()
     assert (np.argmax(scores[~settled], axis=1) == out[~settled]).all()
     with pytest.raises(ValueError, match="words x classes"):
         perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                            g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon,
-                           dense, -1, preset, None, scores[:, 1:].copy())
+                           dense.rows if dense else None, -1, preset, None, scores[:, 1:].copy(),
+                           dense_of=dense.row_of if dense else None)
     for rows in (np.arange(words.n_words + 1), np.full(words.n_words, words.n_words), np.full(words.n_words, -1)):
         with pytest.raises(ValueError, match="one per word"):
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                                g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, None, lexicon,
-                               dense, -1, preset, None, scores, rows.astype(np.int64))
+                               dense.rows if dense else None, -1, preset, None, scores, rows.astype(np.int64),
+                               dense_of=dense.row_of if dense else None)
 
 
 @settings(max_examples=200, deadline=None)
@@ -125,7 +127,8 @@ def _member_scores(tagger, group, runtime, sentences):
     perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values,
                        np.zeros_like(values, dtype=np.int8), fm, group.indptr, group.classes, group.weights,
                        group.class_values, group.rows, compiled, np.empty(words.n_words, dtype=np.int32), None,
-                       lexicon, dense, -1, preset, None, scores)
+                       lexicon, dense.rows if dense else None, -1, preset, None, scores,
+                       dense_of=dense.row_of if dense else None)
     return scores, preset if preset is not None else np.full(words.n_words, -1)
 
 

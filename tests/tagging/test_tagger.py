@@ -385,7 +385,8 @@ def test_the_per_word_sums_do_not_change_a_tag(toy_tagger, seed, cache_bytes):
             out = np.empty(words.n_words, dtype=np.int32)
             perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
                                g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out,
-                               dense=dense, cache_bytes=size, atoms=shared if size else None)
+                               dense=dense.rows if dense else None, cache_bytes=size,
+                               atoms=shared if size else None, dense_of=dense.row_of if dense else None)
             outs.append(out)
         tagged.append((values, outs))
     assert np.array_equal(tagged[0][0], tagged[1][0])
@@ -438,7 +439,8 @@ def test_a_sure_word_takes_its_class_and_the_others_are_scored(toy_tagger, seed)
         out = np.empty(words.n_words, dtype=np.int32)
         perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values,
                            np.zeros((N_ROWS, words.n_words), dtype=np.int8), fm, g.indptr, g.classes, g.weights,
-                           g.class_values, g.rows, compiled, out, dense=dense, preset=preset)
+                           g.class_values, g.rows, compiled, out, dense=dense.rows if dense else None, preset=preset,
+                           dense_of=dense.row_of if dense else None)
         return out, values[ROW[g.columns[0]]].copy()
 
     plain, plain_values = run(None)
@@ -1003,6 +1005,65 @@ def test_a_pool_holds_each_string_at_its_offsets(strings):
     assert offsets.shape == (len(strings) + 1,) and offsets[0] == 0 and offsets[-1] == len(data)
     for k, s in enumerate(strings):
         assert data[offsets[k]:offsets[k + 1]] == s.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 9), st.lists(st.lists(st.tuples(st.integers(0, 8), st.floats(-5, 5, width=32)), max_size=5),
+                                   max_size=12), st.integers(0, 6))
+def test_heavy_rows_are_the_dense_rows_of_the_features_with_many_entries(n_classes, rows, min_entries):
+    """heavy_rows: a dense row for each feature of at least ``min_entries`` CSR entries (at least
+    one), the same row dense_rows gives it; -1 for the others."""
+    from maltpy.tagging import perceptron
+    rows = [{c % n_classes: w for c, w in row} for row in rows]
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=indptr[1:])
+    classes = np.array([c for r in rows for c in r], dtype=np.int32)
+    weights = np.array([w for r in rows for w in r.values()], dtype=np.float32)
+    every = perceptron.dense_rows(indptr, classes, weights, n_classes)
+    row_of, heavy = perceptron.heavy_rows(indptr, classes, weights, n_classes, min_entries)
+    assert row_of.dtype == np.int32 and heavy.dtype == np.float32 and heavy.shape[1] == n_classes
+    for f, r in enumerate(rows):
+        if len(r) >= max(min_entries, 1):
+            assert np.array_equal(heavy[row_of[f]], every[f])
+        else:
+            assert row_of[f] == -1
+    assert sorted(row_of[row_of >= 0].tolist()) == list(range(heavy.shape[0]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 12))
+def test_dense_csr_and_mixed_rows_tag_alike(toy_tagger, seed, min_entries):
+    """predict adds a word's feature rows entry by entry (CSR), as dense rows of every feature,
+    or dense for the features with many entries and CSR for the rest: the same sums in the same
+    order, so the same scores and the same tags, for every group."""
+    from maltpy.tagging import perceptron
+    from maltpy.tagging.tagger import N_ROWS
+    from maltpy.tagging.words import words_of
+    words = words_of(_blank(_toy_language(seed % 1000, 30)))
+    model, (groups, _, _, _, _) = toy_tagger.model_, toy_tagger._runtime()
+    results = []
+    for way in ("csr", "dense", "mixed"):
+        values = np.full((N_ROWS, words.n_words), -1, dtype=np.int32)
+        fixed = np.zeros((N_ROWS, words.n_words), dtype=np.int8)
+        got = []
+        for g, (fm, compiled, _, _) in zip(model.groups, groups):
+            n_classes = g.class_values.shape[0]
+            dense = dense_of = None
+            if way == "dense":
+                dense = perceptron.dense_rows(g.indptr, g.classes, g.weights, n_classes)
+            elif way == "mixed":
+                dense_of, dense = perceptron.heavy_rows(g.indptr, g.classes, g.weights, n_classes, min_entries)
+            out = np.empty(words.n_words, dtype=np.int32)
+            scores = np.zeros((words.n_words, n_classes), dtype=np.float32)
+            perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values, fixed, fm,
+                               g.indptr, g.classes, g.weights, g.class_values, g.rows, compiled, out, dense=dense,
+                               cache_bytes=0, scores_out=scores, dense_of=dense_of)
+            got.append((out, scores))
+        results.append((values, got))
+    for values, got in results[1:]:
+        assert np.array_equal(values, results[0][0])
+        for (out, scores), (out0, scores0) in zip(got, results[0][1]):
+            assert np.array_equal(out, out0) and np.array_equal(scores, scores0)
 
 
 @settings(max_examples=200, deadline=None)
