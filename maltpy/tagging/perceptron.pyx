@@ -21,7 +21,7 @@ from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, int8_t
 
-from maltpy.features.featmap cimport FeatMap, mix64, probe
+from maltpy.features.featmap cimport FeatMap, mix64
 from maltpy.hashing cimport FNV_OFFSET, FNV_PRIME
 from maltpy.simd cimport prefetch
 from maltpy.features.featmap import FEATMAP_START
@@ -519,23 +519,35 @@ cdef struct Table:
     int n_classes
 
 
+cdef inline int32_t probe_from(const uint64_t* keys, const int32_t* vals, uint64_t mask, uint64_t key,
+                               uint64_t slot) noexcept nogil:
+    """featmap's probe from the key's home slot already made (mix64(key) & mask): the id of key, or -1."""
+    while vals[slot] != -1:
+        if keys[slot] == key:
+            return vals[slot]
+        slot = (slot + 1) & mask
+    return -1
+
+
 cdef inline void add_features(const Table* m, const Words* w, const int32_t* which, int n, int64_t j,
                               int64_t s0, int64_t s1, uint64_t* keys, int32_t* ids, float* scores) noexcept nogil:
-    """Add the rows of templates ``which[:n]`` at word j to ``scores``, in that order."""
+    """Add the rows of templates ``which[:n]`` at word j to ``scores``, in that order. ``keys``:
+    room for 2 n keys (the keys, then their home slots)."""
     cdef int q
     cdef int64_t k
     cdef int32_t f
     cdef int nc = m.n_classes
+    cdef uint64_t* slots = keys + n
     for q in range(n):
         keys[q] = seeded_key(w, m.tpl, which[q], m.seeds[which[q]], j, s0, s1)
     # the word's features are independent lookups: ask for all their memory first, then read it
     # (a model's tables are megabytes, each lookup a cache miss)
     for q in range(n):
-        k = <int64_t>(mix64(keys[q]) & m.mask)
-        prefetch(&m.keys[k])
-        prefetch(&m.vals[k])
+        slots[q] = mix64(keys[q]) & m.mask
+        prefetch(&m.keys[slots[q]])
+        prefetch(&m.vals[slots[q]])
     for q in range(n):
-        ids[q] = probe(m.keys, m.vals, <Py_ssize_t>m.mask, keys[q])
+        ids[q] = probe_from(m.keys, m.vals, m.mask, keys[q], slots[q])
     if m.rows != NULL and m.row_of == NULL:     # dense rows: each feature's row added whole
         for q in range(n):
             if ids[q] >= 0:
@@ -722,7 +734,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef float* partial = <float*>malloc(n_types * n_classes * sizeof(float)) if n_types and not all_local else NULL
     cdef int32_t* class_of_type = <int32_t*>malloc(n_types * sizeof(int32_t)) if n_types and all_local else NULL
     cdef int8_t* filled = <int8_t*>calloc(n_types, 1) if n_types else NULL
-    cdef uint64_t* keys = <uint64_t*>malloc((n_templates + 1) * sizeof(uint64_t))
+    cdef uint64_t* keys = <uint64_t*>malloc(2 * (n_templates + 1) * sizeof(uint64_t))   # and their slots
     cdef int32_t* ids = <int32_t*>malloc((n_templates + 1) * sizeof(int32_t))
     cdef float* scores = <float*>malloc(n_classes * sizeof(float))
     cdef Table table
