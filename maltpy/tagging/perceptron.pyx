@@ -534,7 +534,6 @@ cdef inline void add_features(const Table* m, const Words* w, const int32_t* whi
     """Add the rows of templates ``which[:n]`` at word j to ``scores``, in that order. ``keys``:
     room for 2 n keys (the keys, then their home slots)."""
     cdef int q
-    cdef int64_t k
     cdef int32_t f
     cdef int nc = m.n_classes
     cdef uint64_t* slots = keys + n
@@ -568,14 +567,7 @@ cdef inline void add_features(const Table* m, const Words* w, const int32_t* whi
             else:
                 prefetch(&m.classes[m.indptr[f]])
                 prefetch(&m.weights[m.indptr[f]])
-    if m.row_of != NULL:
-        maltpy_add_mixed_rows(scores, ids, n, m.row_of, m.rows, nc, m.indptr, m.classes, m.weights)
-        return
-    for q in range(n):
-        f = ids[q]
-        if f >= 0:
-            for k in range(m.indptr[f], m.indptr[f + 1]):
-                scores[m.classes[k]] += m.weights[k]
+    maltpy_add_mixed_rows(scores, ids, n, m.row_of, m.rows, nc, m.indptr, m.classes, m.weights)
 
 
 cdef int64_t word_types(const Words* w, int32_t* type_of, int64_t max_types, const int32_t* rows,
@@ -896,7 +888,9 @@ def heavy_rows(const int64_t[::1] indptr, const int32_t[::1] classes, const floa
     row_of[heavy] = np.arange(len(heavy), dtype=np.int32)
     picked = np.concatenate([[0], np.cumsum(counts[heavy])]).astype(np.int64)
     # the heavy features' entries, in order: each row's start, then the places along it
-    spans = np.repeat(np.asarray(indptr)[heavy] - picked[:-1], counts[heavy]) + np.arange(picked[-1])
+    # (no negative index: this module is compiled without wraparound)
+    n_heavy = len(heavy)
+    spans = np.repeat(np.asarray(indptr)[heavy] - picked[:n_heavy], counts[heavy]) + np.arange(picked[n_heavy])
     rows = dense_rows(picked, np.asarray(classes)[spans], np.asarray(weights)[spans], n_classes)
     return row_of, rows
 

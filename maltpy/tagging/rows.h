@@ -24,7 +24,8 @@ static void maltpy_add_dense_rows(float* restrict scores, const float* restrict 
 
 /* the features that vote for many classes have a dense row (row_of[f] >= 0: that row of
    heavy), the others their CSR entries (indptr over classes and weights): a group of many
-   classes, whose dense rows for every feature would be mostly zeros */
+   classes, whose dense rows for every feature would be mostly zeros. row_of NULL: every
+   feature by its CSR entries. */
 MALTPY_CLONES
 static void maltpy_add_mixed_rows(float* restrict scores, const int32_t* ids, int n, const int32_t* row_of,
                                   const float* restrict heavy, int nc, const int64_t* indptr,
@@ -33,7 +34,7 @@ static void maltpy_add_mixed_rows(float* restrict scores, const int32_t* ids, in
         int32_t f = ids[q];
         if (f < 0)
             continue;
-        int32_t d = row_of[f];
+        int32_t d = row_of != NULL ? row_of[f] : -1;
         if (d >= 0) {
             const float* restrict row = heavy + (int64_t)d * nc;
             for (int c = 0; c < nc; c++)
