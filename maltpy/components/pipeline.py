@@ -379,18 +379,21 @@ def _in_order(work, chunks, jobs: int):
 
 class _ChunkSteps:
     """A chunk through several components' compiled steps: the first reads the chunk, each next
-    one the bytes the one before wrote, scanned again (a scan costs little beside tagging)."""
+    one what the one before wrote: the chunk of it that a step makes as it writes (``chunk_out``),
+    else its bytes scanned again."""
 
     def __init__(self, steps, fmt, path):
         self.steps, self.fmt, self.path = steps, fmt, path
 
     def __call__(self, chunk) -> bytes:
         from maltpy.formats.scan import Scanner
-        data = self.steps[0](chunk)
         if not chunk.n_sentences:      # lines after the last sentence: the same through every step
-            return data
-        for step in self.steps[1:]:
-            made = Scanner(self.fmt, self.path).feed(data)
+            return self.steps[0](chunk)
+        for step in self.steps[:-1]:
+            if hasattr(step, "chunk_out"):
+                chunk = step.chunk_out(chunk)
+                continue
+            made = Scanner(self.fmt, self.path).feed(step(chunk))
             made.word_lines = chunk.word_line       # the same words: messages name the input's lines
-            data = step(made)
-        return data
+            chunk = made
+        return self.steps[-1](chunk)

@@ -43,7 +43,9 @@ cdef class Chunk:
     cdef Py_ssize_t _trailing_close(self) noexcept nogil
     cdef Py_ssize_t _close(self, char* out, Py_ssize_t o, Py_ssize_t i, Py_ssize_t trailing) noexcept nogil
     cdef Py_ssize_t _render_fields(self, char* out, const int* columns, Py_ssize_t n_cols, const int64_t* starts,
-                                   const int64_t* ends, Py_ssize_t stride, const char* src) noexcept nogil
+                                   const int64_t* ends, Py_ssize_t stride, const char* src, Chunk made) noexcept nogil
+    cdef object _fields_out(self, const int[::1] columns, const int64_t[:, ::1] starts, const int64_t[:, ::1] ends,
+                            bytes pool, bint as_chunk)
 
     cdef inline const unsigned char* field(self, Py_ssize_t w, int k, Py_ssize_t* length) noexcept nogil:
         """Field ``k`` of word ``w``: ``_`` for the columns a short CoNLL-X line leaves out."""

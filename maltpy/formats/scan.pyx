@@ -158,6 +158,25 @@ cdef inline Py_ssize_t _write_int(char* out, Py_ssize_t o, int h) noexcept nogil
     return o
 
 
+cdef inline void _record_item(Chunk made, int64_t start, int64_t end, int kind) noexcept nogil:
+    """One more item of ``made`` (room for it was made)."""
+    cdef Item* item = &made.items[made.n_items]
+    item.start = start
+    item.end = end
+    item.kind = kind
+    made.n_items += 1
+
+
+cdef Py_ssize_t _recorded_extra(Chunk ch, Chunk made, char* out, Py_ssize_t o, Item* it) noexcept nogil:
+    """``ch._extra``, the line written recorded as an item of ``made``."""
+    cdef Py_ssize_t start = o
+    if ch.drop_extra:
+        return o
+    o = ch._extra(out, o, it)
+    _record_item(made, start, o - 1, ITEM_EXTRA)
+    return o
+
+
 cdef class Chunk:
     """Complete sentences of the input, as byte offsets into the bytes they were read from."""
 
@@ -330,6 +349,26 @@ cdef class Chunk:
         ``columns[c]`` of word ``w`` becomes ``pool[starts[c, w]:ends[c, w]]`` where that start
         is not negative; every other byte as read (the lines ``render`` keeps, kept alike; with
         ``drop_extra``, CoNLL-X's ten columns, PHEAD and PDEPREL ``_``)."""
+        return self._fields_out(columns, starts, ends, pool, False)
+
+    def with_fields(self, const int[::1] columns, const int64_t[:, ::1] starts, const int64_t[:, ::1] ends,
+                    bytes pool):
+        """The chunk that scanning :meth:`render_fields`'s bytes gives (what a pipeline's next step
+        reads), made while they are written: the offsets are known then, and the bytes need no
+        second scan. A replaced field must be a field (not empty, without a tab or line break),
+        and not ID or HEAD, which a scan checks."""
+        cdef const char* src = PyBytes_AS_STRING(pool)
+        cdef Py_ssize_t n = PyBytes_GET_SIZE(pool), c
+        if memchr(src, b'\t', n) != NULL or memchr(src, b'\n', n) != NULL or memchr(src, b'\r', n) != NULL:
+            raise ValueError("a field would hold a tab or a line break")
+        for c in range(columns.shape[0]):
+            if columns[c] == 0 or columns[c] == 6:
+                raise ValueError("ID and HEAD are not replaced in a chunk (a scan checks them)")
+        return self._fields_out(columns, starts, ends, pool, True)
+
+    cdef object _fields_out(self, const int[::1] columns, const int64_t[:, ::1] starts, const int64_t[:, ::1] ends,
+                            bytes pool, bint as_chunk):
+        """:meth:`render_fields`'s bytes, or (``as_chunk``) the chunk of them."""
         cdef Py_ssize_t n_cols = columns.shape[0], size = 1, i, c, w
         if starts.shape[0] < n_cols or ends.shape[0] < n_cols or (n_cols and (
                 starts.shape[1] < self.n_words or ends.shape[1] < self.n_words)):
@@ -340,11 +379,22 @@ cdef class Chunk:
                 raise ValueError("a column is out of range")
             for w in range(self.n_words):
                 if starts[c, w] >= 0:
-                    if not (starts[c, w] <= ends[c, w] <= pool_size):
+                    if not (starts[c, w] <= ends[c, w] <= pool_size) or (as_chunk and starts[c, w] == ends[c, w]):
                         raise ValueError("a field is out of the pool")
                     size += ends[c, w] - starts[c, w] + 1
         for i in range(self.n_items):
             size += self.items[i].end - self.items[i].start + 16   # + room for padded columns
+        cdef Chunk made = None
+        if as_chunk:
+            made = Chunk.__new__(Chunk)
+            made.words = <Word*>malloc(sizeof(Word) * max(self.n_words, 1))
+            made.items = <Item*>malloc(sizeof(Item) * max(self.n_items, 1))
+            made.sent_first = <int64_t*>malloc(sizeof(int64_t) * (self.n_sentences + 1))
+            if made.words == NULL or made.items == NULL or made.sent_first == NULL:
+                raise MemoryError()     # what was allocated is freed with ``made``
+            made.cap_words, made.cap_items, made.cap_sent = max(self.n_words, 1), max(self.n_items, 1), \
+                self.n_sentences + 1
+            made.sent_first[0] = 0
         cdef char* out = <char*>malloc(size)
         if out == NULL:
             raise MemoryError()
@@ -355,33 +405,64 @@ cdef class Chunk:
                 used = self._render_fields(out, &columns[0] if n_cols else NULL, n_cols,
                                            &starts[0, 0] if n_cols and self.n_words else NULL,
                                            &ends[0, 0] if n_cols and self.n_words else NULL,
-                                           starts.shape[1] if n_cols else 0, src)
-            return PyBytes_FromStringAndSize(out, used)
+                                           starts.shape[1] if n_cols else 0, src, made)
+            data = PyBytes_FromStringAndSize(out, used)
         finally:
             free(out)
+        if not as_chunk:
+            return data
+        # as a Scanner of the format written reads the bytes: CoNLL-X once extra lines are dropped
+        made.data = data
+        made.p = <const unsigned char*>PyBytes_AS_STRING(data)
+        made.final = False
+        made.drop_extra = False
+        made.conllu = self.conllu and not self.drop_extra
+        made.lines_before = 0
+        made.word_lines = self.word_line     # the same words: messages name the input's lines
+        return made
 
     cdef Py_ssize_t _render_fields(self, char* out, const int* columns, Py_ssize_t n_cols, const int64_t* starts,
-                                   const int64_t* ends, Py_ssize_t stride, const char* src) noexcept nogil:
-        cdef Py_ssize_t o = 0, i, w = 0, n, c, length
+                                   const int64_t* ends, Py_ssize_t stride, const char* src, Chunk made) noexcept nogil:
+        """Writes :meth:`render_fields`'s bytes to ``out``; returns how many. ``made`` (or None):
+        the chunk whose words, items and sentences take the offsets of the lines written, as a
+        scan of them would find them."""
+        cdef Py_ssize_t o = 0, i, j, w = 0, n, c, length, line
         cdef Py_ssize_t trailing = self._trailing_close()
         cdef Item* it
         cdef int k, n_fields
-        cdef bint replaced
+        cdef bint replaced, record = made is not None
         cdef const unsigned char* f
+        cdef Word* word = NULL
         for i in range(self.n_items):
             it = &self.items[i]
             if it.kind == ITEM_CLOSE:
-                o = self._close(out, o, i, trailing)
+                if record:
+                    if i == trailing:      # the extra lines after it go before its blank line
+                        for j in range(i + 1, self.n_items):
+                            o = _recorded_extra(self, made, out, o, &self.items[j])
+                    _record_item(made, o, o, ITEM_CLOSE)
+                    made.n_sentences += 1
+                    made.sent_first[made.n_sentences] = made.n_words
+                    out[o] = b'\n'
+                    o += 1
+                else:
+                    o = self._close(out, o, i, trailing)
                 if i == trailing:
                     break
             elif it.kind == ITEM_EXTRA:
-                o = self._extra(out, o, it)
+                o = _recorded_extra(self, made, out, o, it) if record else self._extra(out, o, it)
             else:
+                line = o
+                if record:
+                    word = &made.words[made.n_words]
+                    word.nf = 10
                 n_fields = 10    # as the Python writer: a short CoNLL-X line is padded with _
                 for k in range(n_fields):
                     if k:
                         out[o] = b'\t'
                         o += 1
+                    if record:
+                        word.f[k] = o
                     replaced = False
                     for c in range(n_cols):
                         if columns[c] == k and starts[c * stride + w] >= 0:
@@ -399,6 +480,10 @@ cdef class Chunk:
                     f = self.field(w, k, &length)
                     memcpy(out + o, f, length)
                     o += length
+                if record:
+                    word.f[10] = o + 1
+                    _record_item(made, line, o, ITEM_WORD)
+                    made.n_words += 1
                 out[o] = b'\n'
                 o += 1
                 w += 1

@@ -97,13 +97,23 @@ class ChunkTagger:
 
     def __call__(self, chunk) -> bytes:
         """The chunk's output bytes, its words tagged."""
+        if not chunk.n_sentences:     # the lines after the last sentence, or nothing
+            empty = np.zeros((0, 0), dtype=np.int64)
+            return chunk.render_fields(np.zeros(0, dtype=np.int32), empty, empty, b"")
+        return chunk.render_fields(*self._fields(chunk))
+
+    def chunk_out(self, chunk):
+        """The chunk of the output's bytes, its words tagged, as a scan of them gives it: what a
+        pipeline's next step reads (a chunk of sentences)."""
+        return chunk.with_fields(*self._fields(chunk))
+
+    def _fields(self, chunk):
+        """(columns, starts, ends, pool): the fields the tagger writes into the chunk's words, as
+        :meth:`~maltpy.formats.scan.Chunk.render_fields` takes them."""
         from maltpy.tagging import chunks
         from maltpy.tagging.tagger import N_ROWS
         from maltpy.tagging.words import words_from_arrays
         model = self.model
-        if not chunk.n_sentences:     # the lines after the last sentence, or nothing
-            empty = np.zeros((0, 0), dtype=np.int64)
-            return chunk.render_fields(np.zeros(0, dtype=np.int32), empty, empty, b"")
         cps, wstart, sstart = chunks.chunk_forms(chunk)
         words = words_from_arrays(cps, wstart, sstart)
         n = words.n_words
@@ -158,4 +168,4 @@ class ChunkTagger:
             ends[k] = np.where(lemma_starts >= 0, lemma_ends + len(pool), -1)
             pool += lemma_bytes
             columns.append("lemma")
-        return chunk.render_fields(np.array([TAG_COLUMNS[c] for c in columns], dtype=np.int32), starts, ends, pool)
+        return np.array([TAG_COLUMNS[c] for c in columns], dtype=np.int32), starts, ends, pool

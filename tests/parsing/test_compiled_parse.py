@@ -82,6 +82,80 @@ def test_the_check_itself_can_fail():
         check_compiled_reader(raw, "conllx", read_conll(io.BytesIO(raw + raw)), 64)
 
 
+def _chunks_of(raw: bytes, fmt: str, drop_extra: bool, block: int):
+    """The chunks the compiled reader cuts ``raw`` into; None where it refuses the input."""
+    try:
+        return list(read_chunks(io.BytesIO(raw), Scanner(fmt, "in", drop_extra), block))
+    except MaltpyError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), conllu=st.booleans(), drop_extra=st.booleans(), block=st.sampled_from([5, 64, 1 << 20]))
+def test_a_chunk_made_while_fields_are_written_is_the_scan_of_what_is_written(data, conllu, drop_extra, block):
+    """``Chunk.with_fields`` (a pipeline's tagger handing its chunk to the parser) gives the chunk
+    that scanning ``render_fields``'s bytes gives: the same bytes, words, fields, sentences and
+    lines, the same output when the parser renders its trees into it (comments, multiword
+    lines, trailing comments of the last chunk and CoNLL-U to CoNLL-X included)."""
+    fmt = "conllu" if conllu else "conllx"
+    chunks = _chunks_of(data.draw(conll_bytes(conllu)), fmt, drop_extra and conllu, block)
+    if chunks is None:
+        return
+    between = "conllx" if drop_extra and conllu else fmt
+    values = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r"), min_size=1,
+                     max_size=4)
+    for chunk in chunks:
+        # a tagger's columns and others; never ID or HEAD, which a scan checks (with_fields refuses them)
+        columns = data.draw(st.lists(st.sampled_from([1, 2, 3, 4, 5, 7, 8, 9]), max_size=4, unique=True))
+        pool_values = data.draw(st.lists(values, min_size=1, max_size=5))
+        pool = "".join(pool_values).encode("utf-8")
+        offsets = np.cumsum([0] + [len(v.encode("utf-8")) for v in pool_values])
+        n = chunk.n_words
+        picks = np.array(data.draw(st.lists(st.integers(-1, len(pool_values) - 1), min_size=len(columns) * n,
+                                            max_size=len(columns) * n)), dtype=np.int64).reshape(len(columns), n)
+        starts = np.where(picks >= 0, offsets[np.maximum(picks, 0)], -1).astype(np.int64)
+        ends = np.where(picks >= 0, offsets[np.maximum(picks, 0) + 1], -1).astype(np.int64)
+        cols = np.array(columns, dtype=np.int32)
+        written = chunk.render_fields(cols, starts, ends, pool)
+        if not chunk.n_sentences:
+            continue
+        made = chunk.with_fields(cols, starts, ends, pool)
+        scanned = Scanner(between, "in").feed(written)
+        assert (made.n_words, made.n_items, made.n_sentences) == (scanned.n_words, scanned.n_items,
+                                                                   scanned.n_sentences)
+        assert made.lengths() == scanned.lengths()
+        assert (made.conllu, made.drop_extra, made.final) == (scanned.conllu, scanned.drop_extra, scanned.final)
+        for k in range(10):
+            for spans in (made.field_spans(k, (k + 3) % 10), made.word_spans(k)):
+                other = scanned.field_spans(k, (k + 3) % 10) if len(spans[1]) != n else scanned.word_spans(k)
+                assert spans[0] == other[0] == written
+                assert spans[1].tolist() == other[1].tolist() and spans[2].tolist() == other[2].tolist()
+        heads, labels = [], []
+        for length in made.lengths():
+            heads += [-1] + [(i + 1) % (length + 1) for i in range(1, length + 1)]
+            labels += [-1] + [i % 2 for i in range(1, length + 1)]
+        trees = (np.array(heads, dtype=np.int32), np.array(labels, dtype=np.int32), [b"nsubj", b"obj"])
+        assert made.render(*trees) == scanned.render(*trees)
+        assert made.word_line(0, 1) == chunk.word_line(0, 1)
+
+
+def test_a_chunk_is_not_made_with_fields_that_would_break_its_lines():
+    """A replaced field that is empty or holds a tab or a line break would make lines of other
+    columns, a replaced ID or HEAD sentences a scan refuses: refused (the bytes alone are
+    written as given)."""
+    chunk = _chunks_of(b"1\ta\t_\t_\t_\t_\t0\troot\t_\t_\n\n", "conllu", False, 64)[0]
+    cols = np.array([3], dtype=np.int32)
+    for pool, start, end in ((b"A\tB", 0, 3), (b"A\nB", 0, 3), (b"X", 0, 0)):
+        with pytest.raises(ValueError):
+            chunk.with_fields(cols, np.array([[start]], dtype=np.int64), np.array([[end]], dtype=np.int64), pool)
+    for column in (0, 6):     # ID and HEAD: what a scan checks, never replaced unchecked
+        with pytest.raises(ValueError):
+            chunk.with_fields(np.array([column], dtype=np.int32), np.array([[0]], dtype=np.int64),
+                              np.array([[1]], dtype=np.int64), b"1")
+    made = chunk.with_fields(cols, np.array([[0]], dtype=np.int64), np.array([[4]], dtype=np.int64), b"NOUN")
+    assert made.word_spans(3)[0] == b"1\ta\t_\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
+
+
 def test_errors_name_file_and_line_and_come_after_the_sentences_before_them():
     good = b"1\tDogs\t_\tN\tN\t_\n2\tbark\t_\tV\tV\t_\n\n" * 5
     scanner = Scanner("conllx", "in.conll")
