@@ -187,11 +187,23 @@ cdef int agendas_start(Agendas* r, Step step, const Sent* sent) noexcept nogil:
 
 cdef inline uint64_t decision_hash(const Decision* d) noexcept nogil:
     """A hash of what a decision's scores depend on: its split model, keys and permissible runs
-    (never 0, which marks an item not scored)."""
+    (never 0, which marks an item not scored). The keys in four lanes, mixed at the end: one
+    lane's multiplications wait on each other, key after key (a discontinuous parser's decision
+    reads a hundred keys). Items that hash alike are compared whole (``same_decision``)."""
     cdef uint64_t h = 1469598103934665603ULL ^ (<uint64_t>d.split << 32) ^ <uint64_t>d.n_runs
-    cdef int k
-    for k in range(d.nk):
+    cdef uint64_t h1 = 0x9E3779B97F4A7C15ULL, h2 = 0xC2B2AE3D27D4EB4FULL, h3 = 0x165667B19E3779F9ULL
+    cdef int k = 0
+    while k + 4 <= d.nk:
         h = (h ^ d.keys[k]) * 1099511628211ULL
+        h1 = (h1 ^ d.keys[k + 1]) * 1099511628211ULL
+        h2 = (h2 ^ d.keys[k + 2]) * 1099511628211ULL
+        h3 = (h3 ^ d.keys[k + 3]) * 1099511628211ULL
+        k += 4
+    while k < d.nk:
+        h = (h ^ d.keys[k]) * 1099511628211ULL
+        k += 1
+    h = (h ^ (h1 * 0xFF51AFD7ED558CCDULL) ^ (h2 * 0xC4CEB9FE1A85EC53ULL) ^ (h3 * 0x94D049BB133111EBULL)) \
+        * 1099511628211ULL
     for k in range(d.n_runs):
         h = (h ^ ((<uint64_t>d.run_lo[k] << 32) | <uint32_t>d.run_end[k])) * 1099511628211ULL
     return h | 1

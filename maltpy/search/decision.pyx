@@ -69,6 +69,38 @@ cdef class Scorer:
         return best
 
 
+def _runs_checked(scores, run_lo, run_end):
+    sv = np.ascontiguousarray(scores, dtype=np.float32)
+    lv = np.ascontiguousarray(run_lo, dtype=np.int32)
+    ev = np.ascontiguousarray(run_end, dtype=np.int32)
+    if lv.shape[0] != ev.shape[0] or any(not 0 <= a <= b <= sv.shape[0] for a, b in zip(lv, ev)):
+        raise ValueError("runs must lie within the scores")
+    return sv, lv, ev
+
+
+def max_of_runs(scores, run_lo, run_end) -> float:
+    """The highest of ``scores`` over the runs (for tests; -inf when they are empty): a beam
+    step's best class score."""
+    sv, lv, ev = _runs_checked(scores, run_lo, run_end)
+    cdef const float[::1] s = sv if sv.shape[0] else np.zeros(1, dtype=np.float32)
+    cdef const int[::1] lo = lv if lv.shape[0] else np.zeros(1, dtype=np.int32)
+    cdef const int[::1] hi = ev if ev.shape[0] else np.zeros(1, dtype=np.int32)
+    return max_runs(&s[0], &lo[0], &hi[0], lv.shape[0])
+
+
+def classes_reaching(scores, run_lo, run_end, float floor):
+    """The classes over the runs that score at least ``floor``, in ascending order (for tests):
+    the candidates a beam step considers."""
+    sv, lv, ev = _runs_checked(scores, run_lo, run_end)
+    cdef const float[::1] s = sv if sv.shape[0] else np.zeros(1, dtype=np.float32)
+    cdef const int[::1] lo = lv if lv.shape[0] else np.zeros(1, dtype=np.int32)
+    cdef const int[::1] hi = ev if ev.shape[0] else np.zeros(1, dtype=np.int32)
+    out_array = np.zeros(max(int(np.sum(ev - lv)) if lv.shape[0] else 0, 1), dtype=np.int32)
+    cdef int[::1] out = out_array
+    cdef int k = classes_at_least(&s[0], &lo[0], &hi[0], lv.shape[0], floor, &out[0])
+    return out_array[:k].tolist()
+
+
 def best_of_runs(scores, run_lo, run_end):
     """The arg-max of every search strategy (for tests): the first class with the highest of
     ``scores`` over the runs ``run_lo[r]`` .. ``run_end[r]``-1, -1 if they are empty."""
