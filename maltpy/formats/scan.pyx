@@ -377,6 +377,9 @@ cdef class Chunk:
         for c in range(n_cols):
             if not 0 <= columns[c] < 10:
                 raise ValueError("a column is out of range")
+            for w in range(c):
+                if columns[w] == columns[c]:
+                    raise ValueError("a column is replaced twice")
             for w in range(self.n_words):
                 if starts[c, w] >= 0:
                     if not (starts[c, w] <= ends[c, w] <= pool_size) or (as_chunk and starts[c, w] == ends[c, w]):
@@ -426,13 +429,18 @@ cdef class Chunk:
         """Writes :meth:`render_fields`'s bytes to ``out``; returns how many. ``made`` (or None):
         the chunk whose words, items and sentences take the offsets of the lines written, as a
         scan of them would find them."""
-        cdef Py_ssize_t o = 0, i, j, w = 0, n, c, length, line
+        cdef Py_ssize_t o = 0, i, j, w = 0, n, line
         cdef Py_ssize_t trailing = self._trailing_close()
         cdef Item* it
-        cdef int k, n_fields
-        cdef bint replaced, record = made is not None
-        cdef const unsigned char* f
+        cdef int k, e, c
+        cdef bint record = made is not None
         cdef Word* word = NULL
+        cdef const Word* source
+        cdef int col_of[10]     # the replacement of field k: columns[col_of[k]], or -1
+        for k in range(10):
+            col_of[k] = -1
+        for c in range(n_cols):
+            col_of[columns[c]] = c
         for i in range(self.n_items):
             it = &self.items[i]
             if it.kind == ITEM_CLOSE:
@@ -453,33 +461,44 @@ cdef class Chunk:
                 o = _recorded_extra(self, made, out, o, it) if record else self._extra(out, o, it)
             else:
                 line = o
+                source = &self.words[w]
                 if record:
                     word = &made.words[made.n_words]
                     word.nf = 10
-                n_fields = 10    # as the Python writer: a short CoNLL-X line is padded with _
-                for k in range(n_fields):
+                # as the Python writer: ten fields, a short CoNLL-X line padded with _; the fields
+                # kept from a run of the line's own copied at once, tabs and all
+                k = 0
+                while k < 10:
                     if k:
                         out[o] = b'\t'
                         o += 1
-                    if record:
-                        word.f[k] = o
-                    replaced = False
-                    for c in range(n_cols):
-                        if columns[c] == k and starts[c * stride + w] >= 0:
-                            n = ends[c * stride + w] - starts[c * stride + w]
-                            memcpy(out + o, src + starts[c * stride + w], n)
-                            o += n
-                            replaced = True
-                            break
-                    if replaced:
+                    c = col_of[k]
+                    if c >= 0 and starts[c * stride + w] >= 0:
+                        if record:
+                            word.f[k] = o
+                        n = ends[c * stride + w] - starts[c * stride + w]
+                        memcpy(out + o, src + starts[c * stride + w], n)
+                        o += n
+                        k += 1
                         continue
-                    if self.drop_extra and k >= 8:
+                    if k >= source.nf or (self.drop_extra and k >= 8):
+                        if record:
+                            word.f[k] = o
                         out[o] = b'_'
                         o += 1
+                        k += 1
                         continue
-                    f = self.field(w, k, &length)
-                    memcpy(out + o, f, length)
-                    o += length
+                    e = k + 1
+                    while e < source.nf and not (col_of[e] >= 0 and starts[col_of[e] * stride + w] >= 0) and \
+                            not (self.drop_extra and e >= 8):
+                        e += 1
+                    if record:
+                        for j in range(k, e):
+                            word.f[j] = o + source.f[j] - source.f[k]
+                    n = source.f[e] - 1 - source.f[k]
+                    memcpy(out + o, self.p + source.f[k], n)
+                    o += n
+                    k = e
                 if record:
                     word.f[10] = o + 1
                     _record_item(made, line, o, ITEM_WORD)
