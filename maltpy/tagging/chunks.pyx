@@ -5,7 +5,7 @@ the lemmas a tagger's dictionary and rules make, written as UTF-8, without a Pyt
 word. :mod:`maltpy.tagging.stream` puts them together."""
 import numpy as np
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from libc.stdint cimport int32_t, int64_t, int8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, int8_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from maltpy.features.featmap cimport FeatMap, mix64
@@ -13,20 +13,33 @@ from maltpy.formats.scan cimport Chunk
 from maltpy.hashing cimport FNV_OFFSET, FNV_PRIME
 
 
-def chunk_forms(Chunk ch):
-    """(code points, word starts in them, sentence starts in words) of the chunk's FORM fields
-    (UTF-8 the scanner validated); a chunk of at least one sentence."""
+def chunk_forms(Chunk ch, const uint32_t[::1] lower=None, const uint32_t[::1] shape=None,
+                const uint8_t[::1] known=None):
+    """(code points, word starts in them, sentence starts in words, lowercase, shapes) of the
+    chunk's FORM fields (UTF-8 the scanner validated); a chunk of at least one sentence. With the
+    tables of :mod:`maltpy.tagging.words` (``lower``, ``shape`` and ``known``, indexed by code
+    point: the Basic Multilingual Plane), each character's lowercase and shape symbol are looked up
+    as it is decoded; both are None without them, or where a character is beyond the tables or
+    not yet known (:func:`~maltpy.tagging.words.words_from_arrays` makes them then)."""
     if ch.n_sentences < 1:
         raise ValueError("chunk_forms takes a chunk with sentences")
     cdef Py_ssize_t n = ch.n_words, w, length, i, total = 0, o = 0
     cdef const unsigned char* f
+    cdef bint tables = lower is not None and shape is not None and known is not None and \
+        lower.shape[0] == shape.shape[0] == known.shape[0]
+    cdef Py_ssize_t table_size = lower.shape[0] if tables else 0
+    cdef bint complete = tables
     for w in range(n):
         ch.field(w, 1, &length)
         total += length
     cps_array = np.empty(total, dtype=np.uint32)
+    low_array = np.empty(total if tables else 0, dtype=np.uint32)
+    shp_array = np.empty(total if tables else 0, dtype=np.uint32)
     wstart_array = np.zeros(n + 1, dtype=np.int64)
     sstart_array = np.empty(ch.n_sentences + 1, dtype=np.int64)
     cdef uint32_t[::1] cps = cps_array
+    cdef uint32_t[::1] low = low_array
+    cdef uint32_t[::1] shp = shp_array
     cdef int64_t[::1] wstart = wstart_array
     cdef int64_t[::1] sstart = sstart_array
     cdef uint32_t c
@@ -50,11 +63,19 @@ def chunk_forms(Chunk ch):
                     c = ((b & 0x07) << 18) | ((f[i + 1] & 0x3F) << 12) | ((f[i + 2] & 0x3F) << 6) | (f[i + 3] & 0x3F)
                     i += 4
                 cps[o] = c
+                if complete:
+                    if c < table_size and known[c]:
+                        low[o] = lower[c]
+                        shp[o] = shape[c]
+                    else:
+                        complete = False
                 o += 1
             wstart[w + 1] = o
         for i in range(ch.n_sentences + 1):
             sstart[i] = ch.sent_first[i]
-    return cps_array[:o], wstart_array, sstart_array
+    if not complete:
+        return cps_array[:o], wstart_array, sstart_array, None, None
+    return cps_array[:o], wstart_array, sstart_array, low_array[:o], shp_array[:o]
 
 
 cdef inline uint64_t hash_bytes(const unsigned char* s, Py_ssize_t n) noexcept nogil:

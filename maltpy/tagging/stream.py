@@ -112,10 +112,10 @@ class ChunkTagger:
         :meth:`~maltpy.formats.scan.Chunk.render_fields` takes them."""
         from maltpy.tagging import chunks
         from maltpy.tagging.tagger import N_ROWS
-        from maltpy.tagging.words import words_from_arrays
+        from maltpy.tagging.words import words_of_chunk
         model = self.model
-        cps, wstart, sstart = chunks.chunk_forms(chunk)
-        words = words_from_arrays(cps, wstart, sstart)
+        words = words_of_chunk(chunk)
+        sstart = words.sstart
         n = words.n_words
         values = np.full((N_ROWS, n), -1, dtype=np.int32)
         fixed = np.zeros((N_ROWS, n), dtype=np.int8)

@@ -77,6 +77,17 @@ def _character(cp: int):
     return found
 
 
+def words_of_chunk(chunk) -> Words:
+    """A scanned chunk's forms as :class:`Words` (``chunk_forms`` looks the characters up in the
+    tables as it decodes them; the first chunks, which meet new characters, go through
+    :func:`words_from_arrays`)."""
+    from maltpy.tagging.chunks import chunk_forms
+    cps, wstart, sstart, low, shp = chunk_forms(chunk, _BMP_LOWER, _BMP_SHAPE, _BMP_KNOWN.view(np.uint8))
+    if low is None:
+        return words_from_arrays(cps, wstart, sstart)
+    return Words(cps, low, shp, wstart, sstart)
+
+
 def words_from_arrays(cps: np.ndarray, wstart: np.ndarray, sstart: np.ndarray) -> Words:
     """:class:`Words` of code points already cut into words and sentences: lowercase and shape
     symbols by table look-up for the Basic Multilingual Plane (its new characters met once), one

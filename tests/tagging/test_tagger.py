@@ -1090,3 +1090,25 @@ def test_dense_rows_hold_each_features_votes(n_classes, rows):
             perceptron.dense_rows(indptr, np.full_like(classes, n_classes), weights, n_classes)
         with pytest.raises(ValueError):
             perceptron.dense_rows(indptr[::-1].copy(), classes, weights, n_classes)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.text(st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")), min_size=1,
+                                 max_size=6), min_size=1, max_size=5), min_size=1, max_size=4))
+def test_a_chunks_words_are_the_words_of_its_forms(sentences):
+    """A scanned chunk's forms as the compiled tagger reads them, each character's lowercase and
+    shape looked up while it is decoded, are the words ``words_from_arrays`` makes of the same
+    code points: characters new to the tables, beyond the Basic Multilingual Plane, and known."""
+    from maltpy.formats.scan import Scanner
+    from maltpy.tagging.chunks import chunk_forms
+    from maltpy.tagging.words import words_from_arrays, words_of_chunk
+    text = "".join("".join(f"{i}\t{form}\t_\t_\t_\t_\t_\t_\t_\t_\n" for i, form in enumerate(s, 1)) + "\n"
+                   for s in sentences)
+    scanner = Scanner("conllu", "in")
+    chunk = scanner.feed(text.encode("utf-8"))
+    for _ in range(2):      # the second time, every character is known
+        words = words_of_chunk(chunk)
+        expected = words_from_arrays(*chunk_forms(chunk)[:3])
+        for got, want in zip(words, expected):
+            assert got.dtype == want.dtype and got.tolist() == want.tolist()
+        assert "".join(map(chr, words.cps)) == "".join(f for s in sentences for f in s)
