@@ -376,17 +376,23 @@ def _first_best(scores, runs):
     return best
 
 
+def _scores_and_runs(data, max_classes):
+    """(the values scores are drawn from, scores, runs over them): ties (few distinct values,
+    signed zeros), runs of every length and position."""
+    n = data.draw(st.integers(1, max_classes))
+    values = data.draw(st.sampled_from([[-1.0, 0.0, -0.0, 2.5], [float(v) for v in range(-3, 4)]]))
+    scores = np.array(data.draw(st.lists(st.sampled_from(values) | st.floats(-1e3, 1e3, width=32),
+                                         min_size=n, max_size=n)), dtype=np.float32)
+    cuts = sorted(data.draw(st.lists(st.integers(0, n), min_size=0, max_size=6)))
+    return values, scores, [(a, b) for a, b in zip(cuts[::2], cuts[1::2]) if a < b]
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.data())
 def test_the_arg_max_over_runs_is_the_first_best_permissible_class(data):
     """Ties (few distinct values, signed zeros), runs of every length and position."""
     from maltpy.search.decision import best_of_runs
-    n = data.draw(st.integers(1, 40))
-    values = data.draw(st.sampled_from([[-1.0, 0.0, -0.0, 2.5], [float(v) for v in range(-3, 4)]]))
-    scores = np.array(data.draw(st.lists(st.sampled_from(values) | st.floats(-1e3, 1e3, width=32),
-                                         min_size=n, max_size=n)), dtype=np.float32)
-    cuts = sorted(data.draw(st.lists(st.integers(0, n), min_size=0, max_size=6)))
-    runs = [(a, b) for a, b in zip(cuts[::2], cuts[1::2]) if a < b]
+    _, scores, runs = _scores_and_runs(data, 40)
     got = best_of_runs(scores, [a for a, _ in runs], [b for _, b in runs])
     assert got == _first_best(scores, runs)
     if runs:
@@ -399,12 +405,7 @@ def test_the_maximum_and_the_classes_reaching_a_floor_over_runs(data):
     """A beam step's bookkeeping (sixteen classes at a time, then four, then one) against a
     plain scan: runs of every length and position, ties, signed zeros, floors at a score."""
     from maltpy.search.decision import classes_reaching, max_of_runs
-    n = data.draw(st.integers(1, 90))
-    values = data.draw(st.sampled_from([[-1.0, 0.0, -0.0, 2.5], [float(v) for v in range(-3, 4)]]))
-    scores = np.array(data.draw(st.lists(st.sampled_from(values) | st.floats(-1e3, 1e3, width=32),
-                                         min_size=n, max_size=n)), dtype=np.float32)
-    cuts = sorted(data.draw(st.lists(st.integers(0, n), min_size=0, max_size=6)))
-    runs = [(a, b) for a, b in zip(cuts[::2], cuts[1::2]) if a < b]
+    values, scores, runs = _scores_and_runs(data, 90)
     lo, hi = [a for a, _ in runs], [b for _, b in runs]
     inside = [c for a, b in runs for c in range(a, b)]
     assert max_of_runs(scores, lo, hi) == (max(scores[inside]) if inside else -np.inf)
