@@ -369,7 +369,7 @@ cdef class Chunk:
     cdef object _fields_out(self, const int[::1] columns, const int64_t[:, ::1] starts, const int64_t[:, ::1] ends,
                             bytes pool, bint as_chunk):
         """:meth:`render_fields`'s bytes, or (``as_chunk``) the chunk of them."""
-        cdef Py_ssize_t n_cols = columns.shape[0], size = 1, i, c, w
+        cdef Py_ssize_t n_cols = columns.shape[0], size = 1, i, c, earlier, w
         if starts.shape[0] < n_cols or ends.shape[0] < n_cols or (n_cols and (
                 starts.shape[1] < self.n_words or ends.shape[1] < self.n_words)):
             raise ValueError("the fields do not cover the chunk")
@@ -377,8 +377,8 @@ cdef class Chunk:
         for c in range(n_cols):
             if not 0 <= columns[c] < 10:
                 raise ValueError("a column is out of range")
-            for w in range(c):
-                if columns[w] == columns[c]:
+            for earlier in range(c):
+                if columns[earlier] == columns[c]:
                     raise ValueError("a column is replaced twice")
             for w in range(self.n_words):
                 if starts[c, w] >= 0:

@@ -70,6 +70,8 @@ cdef class Scorer:
 
 
 def _runs_checked(scores, run_lo, run_end):
+    """``scores``, ``run_lo`` and ``run_end`` as the compiled functions read them (float32 and
+    int32, contiguous), the runs checked to lie within the scores."""
     sv = np.ascontiguousarray(scores, dtype=np.float32)
     lv = np.ascontiguousarray(run_lo, dtype=np.int32)
     ev = np.ascontiguousarray(run_end, dtype=np.int32)

@@ -152,6 +152,10 @@ def test_a_chunk_is_not_made_with_fields_that_would_break_its_lines():
         with pytest.raises(ValueError):
             chunk.with_fields(np.array([column], dtype=np.int32), np.array([[0]], dtype=np.int64),
                               np.array([[1]], dtype=np.int64), b"1")
+    twice = (np.array([3, 3], dtype=np.int32), np.zeros((2, 1), dtype=np.int64), np.ones((2, 1), dtype=np.int64), b"N")
+    for write in (chunk.render_fields, chunk.with_fields):     # a column replaced twice: which one?
+        with pytest.raises(ValueError):
+            write(*twice)
     made = chunk.with_fields(cols, np.array([[0]], dtype=np.int64), np.array([[4]], dtype=np.int64), b"NOUN")
     assert made.word_spans(3)[0] == b"1\ta\t_\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
 
