@@ -29,7 +29,13 @@ cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
 cdef inline int32_t probe(const uint64_t* keys, const int32_t* vals, Py_ssize_t mask,
                           uint64_t key) noexcept nogil:
     """Linear probing over a table of capacity mask + 1 (empty slots hold -1): id of key or -1."""
-    cdef Py_ssize_t slot = <Py_ssize_t>(mix64(key) & mask)
+    return probe_from(keys, vals, mask, key, <Py_ssize_t>(mix64(key) & mask))
+
+
+cdef inline int32_t probe_from(const uint64_t* keys, const int32_t* vals, Py_ssize_t mask, uint64_t key,
+                               Py_ssize_t slot) noexcept nogil:
+    """:func:`probe` from the key's home slot, made already (``mix64(key) & mask``: a caller that
+    prefetched it)."""
     while vals[slot] != -1:
         if keys[slot] == key:
             return vals[slot]

@@ -39,9 +39,10 @@ cdef class Chunk:
     cdef Py_ssize_t _deps_room(self, Py_ssize_t max_label) noexcept nogil
     cdef Py_ssize_t _render(self, char* out, const int* heads, const int* labels, const char* lab_pool,
                             const int64_t* lab_off, Py_ssize_t n_labels) noexcept nogil
-    cdef Py_ssize_t _extra(self, char* out, Py_ssize_t o, Item* it) noexcept nogil
+    cdef Py_ssize_t _extra(self, char* out, Py_ssize_t o, Item* it, Chunk made) noexcept nogil
     cdef Py_ssize_t _trailing_close(self) noexcept nogil
-    cdef Py_ssize_t _close(self, char* out, Py_ssize_t o, Py_ssize_t i, Py_ssize_t trailing) noexcept nogil
+    cdef Py_ssize_t _close(self, char* out, Py_ssize_t o, Py_ssize_t i, Py_ssize_t trailing,
+                           Chunk made) noexcept nogil
     cdef Py_ssize_t _render_fields(self, char* out, const int* columns, Py_ssize_t n_cols, const int64_t* starts,
                                    const int64_t* ends, Py_ssize_t stride, const char* src, Chunk made) noexcept nogil
     cdef object _fields_out(self, const int[::1] columns, const int64_t[:, ::1] starts, const int64_t[:, ::1] ends,

@@ -167,16 +167,6 @@ cdef inline void _record_item(Chunk made, int64_t start, int64_t end, int kind) 
     made.n_items += 1
 
 
-cdef Py_ssize_t _recorded_extra(Chunk ch, Chunk made, char* out, Py_ssize_t o, Item* it) noexcept nogil:
-    """``ch._extra``, the line written recorded as an item of ``made``."""
-    cdef Py_ssize_t start = o
-    if ch.drop_extra:
-        return o
-    o = ch._extra(out, o, it)
-    _record_item(made, start, o - 1, ITEM_EXTRA)
-    return o
-
-
 cdef class Chunk:
     """Complete sentences of the input, as byte offsets into the bytes they were read from."""
 
@@ -444,21 +434,11 @@ cdef class Chunk:
         for i in range(self.n_items):
             it = &self.items[i]
             if it.kind == ITEM_CLOSE:
-                if record:
-                    if i == trailing:      # the extra lines after it go before its blank line
-                        for j in range(i + 1, self.n_items):
-                            o = _recorded_extra(self, made, out, o, &self.items[j])
-                    _record_item(made, o, o, ITEM_CLOSE)
-                    made.n_sentences += 1
-                    made.sent_first[made.n_sentences] = made.n_words
-                    out[o] = b'\n'
-                    o += 1
-                else:
-                    o = self._close(out, o, i, trailing)
+                o = self._close(out, o, i, trailing, made)
                 if i == trailing:
                     break
             elif it.kind == ITEM_EXTRA:
-                o = _recorded_extra(self, made, out, o, it) if record else self._extra(out, o, it)
+                o = self._extra(out, o, it, made)
             else:
                 line = o
                 source = &self.words[w]
@@ -531,12 +511,12 @@ cdef class Chunk:
         for i in range(self.n_items):
             it = &self.items[i]
             if it.kind == ITEM_CLOSE:
-                o = self._close(out, o, i, trailing)
+                o = self._close(out, o, i, trailing, None)
                 sent += 1
                 if i == trailing:
                     break
             elif it.kind == ITEM_EXTRA:
-                o = self._extra(out, o, it)
+                o = self._extra(out, o, it, None)
             else:
                 word = &self.words[w]
                 row = w + sent + 1
@@ -586,21 +566,30 @@ cdef class Chunk:
                 last_close = i
         return last_close if self.final and 0 <= last_close < self.n_items - 1 else -1
 
-    cdef Py_ssize_t _close(self, char* out, Py_ssize_t o, Py_ssize_t i, Py_ssize_t trailing) noexcept nogil:
-        """A sentence's closing blank line; item ``trailing``'s after the extra lines that follow it."""
+    cdef Py_ssize_t _close(self, char* out, Py_ssize_t o, Py_ssize_t i, Py_ssize_t trailing,
+                           Chunk made) noexcept nogil:
+        """A sentence's closing blank line; item ``trailing``'s after the extra lines that follow it.
+        ``made`` (or None): the chunk that records the lines written (:meth:`with_fields`)."""
         cdef Py_ssize_t j
         if i == trailing:
             for j in range(i + 1, self.n_items):
-                o = self._extra(out, o, &self.items[j])
+                o = self._extra(out, o, &self.items[j], made)
+        if made is not None:
+            _record_item(made, o, o, ITEM_CLOSE)
+            made.n_sentences += 1
+            made.sent_first[made.n_sentences] = made.n_words
         out[o] = b'\n'
         return o + 1
 
-    cdef Py_ssize_t _extra(self, char* out, Py_ssize_t o, Item* it) noexcept nogil:
+    cdef Py_ssize_t _extra(self, char* out, Py_ssize_t o, Item* it, Chunk made) noexcept nogil:
+        """An extra line as read (none with ``drop_extra``), recorded in ``made`` (or None)."""
         cdef Py_ssize_t n
         if self.drop_extra:
             return o
         n = it.end - it.start
         memcpy(out + o, self.p + it.start, n)
+        if made is not None:
+            _record_item(made, o, o + n, ITEM_EXTRA)
         o += n
         out[o] = b'\n'
         return o + 1

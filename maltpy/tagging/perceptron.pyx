@@ -21,7 +21,7 @@ from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memcpy, memmove, memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, int64_t, int8_t
 
-from maltpy.features.featmap cimport FeatMap, mix64
+from maltpy.features.featmap cimport FeatMap, mix64, probe_from
 from maltpy.hashing cimport FNV_OFFSET, FNV_PRIME
 from maltpy.simd cimport prefetch
 from maltpy.features.featmap import FEATMAP_START
@@ -519,16 +519,6 @@ cdef struct Table:
     int n_classes
 
 
-cdef inline int32_t probe_from(const uint64_t* keys, const int32_t* vals, uint64_t mask, uint64_t key,
-                               uint64_t slot) noexcept nogil:
-    """featmap's probe from the key's home slot already made (mix64(key) & mask): the id of key, or -1."""
-    while vals[slot] != -1:
-        if keys[slot] == key:
-            return vals[slot]
-        slot = (slot + 1) & mask
-    return -1
-
-
 cdef inline void add_features(const Table* m, const Words* w, const int32_t* which, int n, int64_t j,
                               int64_t s0, int64_t s1, uint64_t* keys, int32_t* ids, float* scores) noexcept nogil:
     """Add the rows of templates ``which[:n]`` at word j to ``scores``, in that order. ``keys``:
@@ -546,7 +536,7 @@ cdef inline void add_features(const Table* m, const Words* w, const int32_t* whi
         prefetch(&m.keys[slots[q]])
         prefetch(&m.vals[slots[q]])
     for q in range(n):
-        ids[q] = probe_from(m.keys, m.vals, m.mask, keys[q], slots[q])
+        ids[q] = probe_from(m.keys, m.vals, <Py_ssize_t>m.mask, keys[q], <Py_ssize_t>slots[q])
     if m.rows != NULL and m.row_of == NULL:     # dense rows: each feature's row added whole
         for q in range(n):
             if ids[q] >= 0:
