@@ -270,6 +270,12 @@ class Settings:
         "--presegmented", "BOOL", "-if text: one sentence a line, as UDPipe's tokenizer option of that name (default "
                                   "false: the tokenizer finds the sentences; a blank line always ends a paragraph; "
                                   "alone: true)", bare="true"))
+    ensemble_margin: str = _setting("none", Flag(
+        "--ensemble-margin", "M", "with --tagger-ensemble: a word whose first tagger's best class scores at least M "
+                                  "above its second takes that class, and the other taggers score only the rest "
+                                  "(faster, nearly the same tags); default none: every tagger scores every word; "
+                                  "a -m parse/-m tag option, kept in the model when given to -m learn "
+                                  "(docs/tagging.md)"))
     retag: bool = _setting(False, Flag(
         "--retag", "BOOL", "-m parse/-m tag with a tagger: replace the tags the input gives (default false: a "
                            "column a sentence gives whole, without _, is kept and the parser reads it; alone: "
@@ -324,6 +330,7 @@ READ_WRITE_SETTINGS = ("input_format", "output_format", "presegmented")
 #: settings of the tagger and tokenizer components and of -m convert, not of the parser (not stored in a
 #: parser's model)
 NON_PARSER_SETTINGS = ("tagger", "tagger_folds", "tagger_epochs", "tagger_ensemble", "tagger_templates", "clusters", "retag",
+                       "ensemble_margin",
                        "tokenizer",
                        "parser", "tokenizer_epochs", "presegmented", "secondary_edges")
 #: settings stored with a model that a parse may change (Parser.load's overrides)
@@ -437,6 +444,20 @@ def choices() -> dict:
     return {name: choices_of(name) for name in (*_CHOICE_SOURCES, *option_choices())}
 
 
+def check_ensemble_margin(margin) -> Optional[float]:
+    """A tagger ensemble's margin (a number, or its text as ``--ensemble-margin`` takes it) as a
+    float above 0; None or "none": every member scores every word."""
+    if margin is None or (isinstance(margin, str) and margin.strip().lower() == "none"):
+        return None
+    try:
+        value = float(margin) if not isinstance(margin, bool) else float("nan")
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise MaltpyError(f"the ensemble's margin is a number above 0 or none, not {margin!r}")
+    return value
+
+
 def coerce(name: str, value, source: str):
     """Convert a YAML or command-line value to the setting's type, with a clear error."""
     f = _FIELDS[name]
@@ -477,6 +498,12 @@ def coerce(name: str, value, source: str):
         except MaltpyError as e:
             raise MaltpyError(f"{source}: {e}") from None
         return str(value)
+    if name == "ensemble_margin":
+        try:
+            check_ensemble_margin(value)
+            return str(value).strip().lower()
+        except MaltpyError as e:
+            raise MaltpyError(f"{source}: {e}") from None
     if name in ("beam_scores", "beam_margin"):     # text that the beam's own parsers check
         from maltpy.search.strategy import parse_beam_margin, parse_beam_scores
         check = parse_beam_scores if name == "beam_scores" else parse_beam_margin

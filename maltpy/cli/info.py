@@ -100,11 +100,14 @@ def _print_tagger(info, indent=""):
     print(f"{indent}{'training':<12} {', '.join(trained)}; lemma dictionary of {info['lemma dictionary']:,} forms")
     if info.get("templates"):
         print(f"{indent}{'templates':<12} {info['templates']}")
-    from maltpy.tagging.tagger import ENSEMBLE
+    from maltpy.tagging.tagger import ENSEMBLE, ENSEMBLE_MARGIN
     ensemble = info.get(ENSEMBLE)
     if ensemble:
         print(f"{indent}{'ensemble':<12} {ensemble} taggers add up their scores for each column but the lemma, "
               "half of them reading right to left (the figures above: the first)")
+    if info.get(ENSEMBLE_MARGIN):
+        print(f"{indent}{'margin':<12} {info[ENSEMBLE_MARGIN]:g}: the first tagger's best class, where it scores "
+              "that much above the second, is taken without the others (--ensemble-margin)")
     clusters = info.get("word clusters")
     if clusters:
         lengths = ", ".join(str(n) if n else "whole" for n in clusters["prefix lengths"])

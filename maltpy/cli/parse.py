@@ -28,7 +28,8 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
     if not settings.model:
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     # what the model's components take at parse time (-j and progress apart)
-    taken = {**parse_overrides(settings, explicit), "retag": settings.retag}
+    taken = {**parse_overrides(settings, explicit), "retag": settings.retag,
+             **({"ensemble_margin": settings.ensemble_margin} if "ensemble_margin" in explicit else {})}
     overrides = {**taken, "verbose": settings.verbose, "jobs": settings.jobs}
     ignored = sorted(k for k in explicit if k not in overrides and k not in RUN_SETTINGS
                      and k not in READ_WRITE_SETTINGS)

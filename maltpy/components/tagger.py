@@ -43,9 +43,9 @@ class TaggerComponent(Component):
         return self.tagger.to_bytes()
 
     @classmethod
-    def from_bytes(cls, data: bytes, retag=None, **overrides) -> "TaggerComponent":
+    def from_bytes(cls, data: bytes, retag=None, ensemble_margin=None, **overrides) -> "TaggerComponent":
         from maltpy.tagging.tagger import Tagger
-        return cls(Tagger.from_bytes(data, retag=retag))
+        return cls(Tagger.from_bytes(data, retag=retag, ensemble_margin=ensemble_margin))
 
     def describe(self) -> dict:
         return {**super().describe(), **self.tagger.describe()}

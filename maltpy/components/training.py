@@ -73,7 +73,7 @@ def tagger_options(settings, clusters=None) -> dict:
     """The :class:`~maltpy.tagging.tagger.Tagger` settings of ``settings`` but its columns and
     threads (``clusters``: :func:`read_clusters`' of them)."""
     return dict(templates=settings.tagger_templates, epochs=settings.tagger_epochs, retag=settings.retag,
-                clusters=clusters, ensemble=settings.tagger_ensemble)
+                clusters=clusters, ensemble=settings.tagger_ensemble, ensemble_margin=settings.ensemble_margin)
 
 
 def _read_columns(settings, fmt) -> set:

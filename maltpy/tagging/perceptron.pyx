@@ -31,6 +31,7 @@ cnp.import_array()
 
 cdef extern from "maltpy/scores.h":
     int maltpy_argmax_runs(const float* s, const int* lo, const int* hi, int n) nogil
+    float maltpy_max_runs(const float* s, const int* lo, const int* hi, int n) nogil
 
 cdef extern from "maltpy/tagging/rows.h":
     void maltpy_add_dense_rows(float* scores, const float* rows, const int32_t* ids, int n, int nc) nogil
@@ -808,6 +809,38 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     free(partial)
     free(class_of_type)
     free(filled)
+
+
+def settle_confident(const float[:, ::1] scores, int32_t[::1] preset, float margin) -> int:
+    """For each word (a row of ``scores``) whose ``preset`` class is -1: its highest-scoring class
+    (the first of equal ones, as np.argmax) where that score beats every other class's by at
+    least ``margin`` (> 0), written into ``preset``. An ensemble's first member so settles the
+    words it is sure of and the other members score only the rest. Returns how many it settled."""
+    cdef Py_ssize_t n = scores.shape[0], j
+    cdef int k = <int>scores.shape[1], best
+    cdef int64_t settled = 0
+    cdef int whole_lo = 0, whole_hi = k
+    cdef int[2] lo
+    cdef int[2] hi
+    cdef const float* row
+    if preset.shape[0] != n:
+        raise ValueError("the preset classes are not one per row of the scores")
+    if not margin > 0:
+        raise ValueError(f"the margin must be above 0, not {margin}")
+    if k < 2:
+        return 0
+    with nogil:
+        for j in range(n):
+            if preset[j] >= 0:
+                continue
+            row = &scores[j, 0]
+            best = maltpy_argmax_runs(row, &whole_lo, &whole_hi, 1)
+            # the second best: the highest of the other classes (a tie with the best: margin 0)
+            lo[0], hi[0], lo[1], hi[1] = 0, best, best + 1, k
+            if row[best] - maltpy_max_runs(row, lo, hi, 2) >= margin:
+                preset[j] = best
+                settled += 1
+    return settled
 
 
 def form_hashes(const uint32_t[::1] low, const int64_t[::1] wstart):

@@ -95,6 +95,16 @@ class ChunkTagger:
             self._buffers.atoms = buffer
         return buffer
 
+    def _score_buffer(self):
+        """This thread's memory for an ensemble's scores (None without an ensemble)."""
+        if not self.model.members:
+            return None
+        buffer = getattr(self._buffers, "scores", None)
+        if buffer is None:
+            from maltpy.tagging.tagger import ENSEMBLE_BLOCK_SCORES
+            buffer = self._buffers.scores = np.empty(ENSEMBLE_BLOCK_SCORES, dtype=np.float32)
+        return buffer
+
     def __call__(self, chunk) -> bytes:
         """The chunk's output bytes, its words tagged."""
         if not chunk.n_sentences:     # the lines after the last sentence, or nothing
@@ -144,7 +154,7 @@ class ChunkTagger:
             return (entries >= 0).astype(np.int8)
 
         self.tagger._predict_groups(words, values, fixed, dictionary_words,
-                                    self._atom_buffer(n, self.runtime[3]))
+                                    self._atom_buffer(n, self.runtime[3]), self._score_buffer())
         columns = [c for c in self.columns if c != "lemma"]
         starts = np.full((len(self.columns), n), -1, dtype=np.int64)
         ends = np.full((len(self.columns), n), -1, dtype=np.int64)

@@ -23,6 +23,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
+from maltpy.config import check_ensemble_margin
 from maltpy.errors import MaltpyError, ModelFileError
 from maltpy.tagging.templates import (ROW, TAG_COLUMNS, cluster_lengths, cluster_rows, compile_templates,
                                       lexicon_rows, load_templates, resolve_templates, templates_label,
@@ -83,6 +84,8 @@ def reversed_words(words, order: np.ndarray):
 
 #: what :meth:`Tagger.describe` calls an ensemble's size
 ENSEMBLE = "ensemble (taggers adding up their scores)"
+#: ... and the margin above which the first tagger's class stands (--ensemble-margin)
+ENSEMBLE_MARGIN = "ensemble margin (the first tagger settles the words it is this sure of)"
 #: an ensemble adds its members' class scores up for this many (words x classes) at a time
 ENSEMBLE_BLOCK_SCORES = 1 << 22
 
@@ -99,19 +102,27 @@ def sentence_blocks(sstart: np.ndarray, max_words: int) -> List[Tuple[int, int]]
     return blocks
 
 
-def _ensemble_block(values, fixed, known, views, form_keys, members, first, end):
+def _ensemble_block(values, fixed, known, views, form_keys, members, first, end, margin=None, buffer=None):
     """Tag sentences [first, end) with one group by every member of an ensemble (``members``:
     (group model, its runtime) each, the first member first), each reading them in its direction
     (``views``: per direction the words and what :meth:`Tagger._predict_groups` made of them, the
     reversed ones' order; ``form_keys``: the words' own): each word's values (where ``fixed``
     does not keep them) are those of the class whose scores, added up over the members, are
     highest. A word the group's sure words (the first member's, which every member shares)
-    settle takes its class."""
+    settle takes its class; so does, with a ``margin``, a word whose first member's best class
+    beats its second by at least that much (the other members do not score it). ``buffer``:
+    float32 memory for the scores, reused from block to block where it is large enough (fresh
+    memory for every block costs its page faults)."""
     from maltpy.tagging import perceptron
     words = views[False][0]
     a, b = int(words.sstart[first]), int(words.sstart[end])
     group, sure = members[0][0], members[0][1][3]
-    total = np.zeros((b - a, group.class_values.shape[0]), dtype=np.float32)
+    size = (b - a) * group.class_values.shape[0]
+    if buffer is not None and buffer.shape[0] >= size:
+        total = buffer[:size].reshape(b - a, group.class_values.shape[0])
+        total.fill(0)
+    else:
+        total = np.zeros((b - a, group.class_values.shape[0]), dtype=np.float32)
     out = np.empty(b - a, dtype=np.int32)
     preset = preset_classes(form_keys[a:b], values[:, a:b], known, sure, group.sure_classes)
     for m, (g, (fm, compiled, dense, _)) in enumerate(members):
@@ -127,6 +138,11 @@ def _ensemble_block(values, fixed, known, views, form_keys, members, first, end)
                            dense.rows if dense else None, -1,
                            preset[rows] if preset is not None and rows is not None else preset,
                            (atoms[0][a:b], *atoms[1:]), total, rows, dense.row_of if dense else None)
+        if m == 0 and margin is not None and len(members) > 1:
+            if preset is None:
+                preset = np.full(b - a, -1, dtype=np.int32)
+            # total holds the first member's scores alone: the words it is sure of are settled
+            perceptron.settle_confident(total, preset, margin)
     best = np.argmax(total, axis=1).astype(np.int32)
     if preset is not None:
         best = np.where(preset >= 0, preset, best)
@@ -383,11 +399,15 @@ class Tagger:
     a :class:`~maltpy.formats.clusters.WordClusters`), read by the ``Cluster`` templates; the
     model keeps the tables it reads. ``ensemble``: how many taggers learn each column but the
     lemma and add up their scores, half of them reading right to left (the module's doc; K times
-    the learning and tagging)."""
+    the learning and tagging). ``ensemble_margin``: when given (> 0), a word whose first member's
+    best class beats its second by at least this much takes that class, and the other members
+    score only the rest (faster, nearly the same tags: docs/tagging.md, "The ensemble's sure
+    words"); it is a tagging setting, kept with the model."""
 
     def __init__(self, columns="upos,xpos,feats,lemma", templates: Optional[str] = None,
                  epochs: int = DEFAULT_EPOCHS, seed: int = 1, jobs: int = 1, retag: bool = False,
-                 skip_empty: bool = False, clusters=None, ensemble: int = 1):
+                 skip_empty: bool = False, clusters=None, ensemble: int = 1,
+                 ensemble_margin: Optional[float] = None):
         self.groups = parse_columns(columns)
         # "all", or skip_empty (a jackknifing fold's tagger, whose part of the data may leave a
         # column the whole data has empty): the groups whose columns the data leaves _ are not learned
@@ -397,6 +417,7 @@ class Tagger:
         if isinstance(ensemble, bool) or not isinstance(ensemble, int) or not 1 <= ensemble <= MAX_ENSEMBLE:
             raise MaltpyError(f"the tagger's ensemble is 1 to {MAX_ENSEMBLE} taggers, not {ensemble!r}")
         self.ensemble = ensemble
+        self.ensemble_margin = check_ensemble_margin(ensemble_margin)
         self.templates_path = templates
         self.epochs, self.seed, self.jobs, self.retag = epochs, int(seed), max(1, int(jobs)), bool(retag)
         if isinstance(clusters, (str, os.PathLike)):
@@ -609,11 +630,12 @@ class Tagger:
             result.append(Sentence(rows, s.extra, s.first_line, s.source, s.format))
         return result
 
-    def _predict_groups(self, words, values, fixed, lemma_skip, atom_buffer=None):
+    def _predict_groups(self, words, values, fixed, lemma_skip, atom_buffer=None, score_buffer=None):
         """Tag ``words`` group by group into ``values`` (where ``fixed`` does not keep the input's),
         for :meth:`tag` and the compiled path alike. ``lemma_skip(form_keys)``, called when the
         groups before the lemma's are tagged, gives the words the lemma dictionary settles (their
-        rule is left unscored); ``atom_buffer``: memory for the words' atoms, reused by the caller."""
+        rule is left unscored); ``atom_buffer``: memory for the words' atoms, ``score_buffer``:
+        for an ensemble's scores (:data:`ENSEMBLE_BLOCK_SCORES` float32), reused by the caller."""
         from maltpy.tagging import perceptron
         model = self._fitted()
         groups, _, maps, kinds, member_groups = self._runtime()
@@ -622,7 +644,7 @@ class Tagger:
         form_keys = perceptron.form_hashes(words.cps, words.wstart)
         atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, atom_buffer)
         out = np.empty(words.n_words, dtype=np.int32)
-        known, views = [], None
+        known, views, buffer = [], None, score_buffer
         for k, (g, runtime) in enumerate(zip(model.groups, groups)):
             skip = lemma_skip(form_keys) if g.columns == ("lemma",) else None
             if not model.members or k >= len(model.members[0]):
@@ -640,8 +662,11 @@ class Tagger:
                                     np.ascontiguousarray(lexicon[:, order]) if lexicon is not None else None,
                                     (np.ascontiguousarray(atoms[0][order]), *atoms[1:]), order)}
                 members = [(g, runtime)] + [(m[k], rt[k]) for m, rt in zip(model.members, member_groups)]
+                if buffer is None:
+                    buffer = np.empty(ENSEMBLE_BLOCK_SCORES, dtype=np.float32)
                 for first, end in sentence_blocks(words.sstart, ENSEMBLE_BLOCK_SCORES // g.class_values.shape[0]):
-                    _ensemble_block(values, fixed, known, views, form_keys, members, first, end)
+                    _ensemble_block(values, fixed, known, views, form_keys, members, first, end,
+                                    self.ensemble_margin, buffer)
             known += [ROW[c] for c in g.columns]
 
     def _dictionary_lemmas(self, forms, values, fixed):
@@ -742,6 +767,8 @@ class Tagger:
         if model.members:
             header["ensemble"] = {"taggers": model.ensemble,
                                   "accuracy": [[list(g.accuracy) for g in member] for member in model.members]}
+            if self.ensemble_margin is not None:
+                header["ensemble"]["margin"] = self.ensemble_margin
         for row, (keys, classes) in (model.lexicons or {}).items():
             if row < N_ROWS:
                 arrays.update({f"lex{row}_keys": keys, f"lex{row}_classes": classes})
@@ -755,8 +782,10 @@ class Tagger:
         return model_bytes(header, arrays)
 
     @classmethod
-    def from_bytes(cls, data: bytes, path: str = "<tagger bytes>", retag: Optional[bool] = None) -> "Tagger":
-        """A tagger from :meth:`to_bytes`; everything is checked, nothing is run."""
+    def from_bytes(cls, data: bytes, path: str = "<tagger bytes>", retag: Optional[bool] = None,
+                   ensemble_margin=None) -> "Tagger":
+        """A tagger from :meth:`to_bytes`; everything is checked, nothing is run. ``retag``,
+        ``ensemble_margin``: tagging settings instead of the model's (``"none"``: no margin)."""
         from maltpy.parsing.modelfile import HeaderReader, check_array, load_model
         header, arrays = load_model(path, data=bytes(data))
         h = HeaderReader(header, path)
@@ -834,6 +863,13 @@ class Tagger:
         tagger = cls(",".join("+".join(g) for g in groups), epochs=epochs,
                      seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else 1,
                      retag=bool(h.get("retag", optional=True)) if retag is None else retag, ensemble=1 + len(members))
+        stored = ensemble.get("margin") if isinstance(ensemble, dict) else None
+        try:
+            tagger.ensemble_margin = check_ensemble_margin(stored if ensemble_margin is None else ensemble_margin)
+        except MaltpyError as e:
+            if ensemble_margin is not None:
+                raise
+            h.fail(f"the tagger's ensemble is damaged: {e}")
         label = h.get("templates", optional=True)    # for people only: a one-line text or nothing
         label = label[:200] if isinstance(label, str) and label.isprintable() else ""
         tagger.model_ = TaggerModel(tuple(models), vocab, lemmas, epochs, tagger.seed, h.figures("statistics"),
@@ -859,6 +895,7 @@ class Tagger:
                 "sure words (tagged unscored)": {"+".join(g.columns): int(len(g.sure_keys)) for g in model.groups
                                                  if len(g.sure_keys)},
                 **({ENSEMBLE: model.ensemble} if model.members else {}),
+                **({ENSEMBLE_MARGIN: self.ensemble_margin} if model.members and self.ensemble_margin else {}),
                 "lemma dictionary": len(model.lemmas), "epochs": model.epochs, **model.statistics,
                 **({"templates": model.templates} if model.templates else {}),
                 **({"word clusters": {**model.clusters, "prefix lengths": list(model.cluster_lengths)}}

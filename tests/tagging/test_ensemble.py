@@ -113,9 +113,10 @@ def toy_tagger_single():
     return Tagger("upos,xpos,feats,lemma", epochs=5).fit(_toy_language(1, 400))
 
 
-def _member_scores(tagger, group, runtime, sentences):
+def _member_scores(tagger, group, runtime, sentences, settled=None):
     """A member's scores of every word, the member run alone over ``sentences`` (already in its
-    direction), and where the sure words settle a word (their class, -1 elsewhere)."""
+    direction), and where the sure words settle a word (their class, -1 elsewhere); ``settled``:
+    the classes settled before it instead of the sure words' (-1: scored)."""
     from maltpy.tagging import perceptron
     from maltpy.tagging.tagger import N_ROWS, lexicon_array, preset_classes
     fm, compiled, dense, sure = runtime
@@ -123,6 +124,8 @@ def _member_scores(tagger, group, runtime, sentences):
     values = np.full((N_ROWS, words.n_words), -1, dtype=np.int32)
     lexicon = lexicon_array(tagger.model_.lexicons, perceptron.form_hashes(words.low, words.wstart))
     preset = preset_classes(perceptron.form_hashes(words.cps, words.wstart), values, [], sure, group.sure_classes)
+    if settled is not None:
+        preset = np.ascontiguousarray(settled, dtype=np.int32)
     scores = np.zeros((words.n_words, group.class_values.shape[0]), dtype=np.float32)
     perceptron.predict(words.cps, words.low, words.shp, words.wstart, words.sstart, values,
                        np.zeros_like(values, dtype=np.int8), fm, group.indptr, group.classes, group.weights,
@@ -157,6 +160,100 @@ def test_each_word_takes_the_class_of_the_members_summed_scores(seed, k):
     upos = tagger.model_.vocab["upos"]
     classes = tagger.model_.groups[0].class_values[:, 0]
     assert [r[3] for s in tagger.tag(test) for r in s.rows] == [upos[classes[c]] for c in expected]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**31), st.integers(2, 3), st.sampled_from([0.5, 2.0, 8.0, 1e9]))
+def test_with_a_margin_the_first_member_settles_the_words_it_is_sure_of(seed, k, margin):
+    """With ``ensemble_margin``, a word (not a sure word) whose first member's best class scores
+    at least the margin above its second takes that class; the other members, each run over the
+    sentences in its direction with those words settled, add their scores for the rest, which
+    take the class of the summed scores. A margin no score reaches tags as no margin."""
+    from maltpy.formats.conll import Sentence
+    from maltpy.tagging import perceptron
+    tagger = Tagger("upos", epochs=2, ensemble=k, seed=seed % 5 + 1).fit(_toy_language(seed, 120))
+    test = _blank(_toy_language(seed + 1, 30))
+    backwards = [Sentence(list(reversed(s.rows)), format=s.format) for s in test]
+    starts = np.r_[0, np.cumsum([len(s.rows) for s in test])]
+
+    def flip(a):      # each sentence's words reversed (their own inverse)
+        return np.concatenate([a[x:y][::-1] for x, y in zip(starts[:-1], starts[1:])])
+
+    groups, _, _, _, member_groups = tagger._runtime()
+    members = [(tagger.model_.groups[0], groups[0])] + [(m[0], rt[0]) for m, rt in
+                                                         zip(tagger.model_.members, member_groups)]
+    total, settled = _member_scores(tagger, *members[0], test)
+    first = total.copy()
+    for j in np.flatnonzero(settled < 0):
+        ranked = np.sort(first[j])[::-1]
+        if ranked[0] - ranked[1] >= margin:
+            settled[j] = int(np.argmax(first[j]))
+    for m, (group, runtime) in enumerate(members[1:], 1):
+        direction = backwards if reads_backwards(m) else test
+        scores, _ = _member_scores(tagger, group, runtime, direction,
+                                   flip(settled) if reads_backwards(m) else settled)
+        total = total + (flip(scores) if reads_backwards(m) else scores)
+    expected = np.where(settled >= 0, settled, np.argmax(total, axis=1))
+    upos = tagger.model_.vocab["upos"]
+    classes = tagger.model_.groups[0].class_values[:, 0]
+    tagger.ensemble_margin = margin
+    assert [r[3] for s in tagger.tag(test) for r in s.rows] == [upos[classes[c]] for c in expected]
+    if margin == 1e9:
+        tagger.ensemble_margin = None
+        assert [r[3] for s in tagger.tag(test) for r in s.rows] == [upos[classes[c]] for c in expected]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(2, 70), st.integers(0, 2**31), st.sampled_from([0.25, 1.0, 3.0]))
+def test_settle_confident_agrees_with_sorting_each_row(n, k, seed, margin):
+    """Rows not preset take their first best class where it beats the second by the margin (ties
+    never do); preset rows keep theirs; the count is the rows settled."""
+    from maltpy.tagging import perceptron
+    rng = np.random.default_rng(seed)
+    scores = (rng.integers(-6, 7, size=(n, k)) * 0.5).astype(np.float32)    # ties happen
+    preset = np.where(rng.random(n) < 0.3, rng.integers(0, k, size=n), -1).astype(np.int32)
+    expected = preset.copy()
+    for j in range(n):
+        ranked = np.sort(scores[j])[::-1]
+        if preset[j] < 0 and ranked[0] - ranked[1] >= margin:
+            expected[j] = int(np.argmax(scores[j]))
+    got = preset.copy()
+    assert perceptron.settle_confident(scores, got, margin) == int((expected != preset).sum())
+    assert got.tolist() == expected.tolist()
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="margin"):
+            perceptron.settle_confident(scores, preset.copy(), bad)
+    with pytest.raises(ValueError, match="one per row"):
+        perceptron.settle_confident(scores, preset[:-1].copy(), margin)
+
+
+def test_the_margin_is_kept_by_the_model_and_a_tagging_setting(toy_ensemble, tmp_path):
+    """Learned with --ensemble-margin, the model keeps it (info says so); -m tag may change it or
+    turn it off; a margin that is not a positive number is a one-line error."""
+    model = str(tmp_path / "m.mpz")
+    r = _run("-c", model, "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos,xpos", "--tagger-ensemble", "2",
+             "--parser", "false", "--ensemble-margin", "2.5")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^  margin +2\.5: the first tagger", _run("info", model).stdout, re.M)
+    from maltpy.components import load
+    assert load(model).components[0].tagger.ensemble_margin == 2.5
+    assert load(model, ensemble_margin="none").components[0].tagger.ensemble_margin is None
+    assert load(model, ensemble_margin="7").components[0].tagger.ensemble_margin == 7.0
+    outs = {}
+    for extra in ((), ("--ensemble-margin", "none"), ("--ensemble-margin", "1e9")):
+        out = tmp_path / f"out{len(outs)}.conll"
+        r = _run("-c", model, "-m", "tag", "-i", TOY_TEST, "-o", str(out), *extra)
+        assert r.returncode == 0, r.stderr
+        outs[extra] = out.read_bytes()
+    # no word's margin reaches 1e9: as without a margin
+    assert outs[("--ensemble-margin", "1e9")] == outs[("--ensemble-margin", "none")]
+    for bad in ("0", "-2", "x", "inf"):
+        r = _run("-c", model, "-m", "tag", "-i", TOY_TEST, "-o", str(tmp_path / "bad.conll"), "--ensemble-margin", bad)
+        assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "margin" in r.stderr, r.stderr
+        assert not (tmp_path / "bad.conll").exists()
+    for bad in (0, -1.0, True, "x", float("inf")):
+        with pytest.raises(MaltpyError, match="margin"):
+            Tagger("upos", ensemble=2, ensemble_margin=bad)
 
 
 @settings(max_examples=10, deadline=None)
