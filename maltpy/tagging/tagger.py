@@ -143,9 +143,12 @@ def _ensemble_block(values, fixed, known, views, form_keys, members, first, end,
                 preset = np.full(b - a, -1, dtype=np.int32)
             # total holds the first member's scores alone: the words it is sure of are settled
             perceptron.settle_confident(total, preset, margin)
-    best = np.argmax(total, axis=1).astype(np.int32)
-    if preset is not None:
-        best = np.where(preset >= 0, preset, best)
+    if preset is None:
+        best = np.argmax(total, axis=1).astype(np.int32)
+    else:   # only the words left open are looked at (with a margin, a few in twenty)
+        best = preset.copy()
+        open_words = np.flatnonzero(preset < 0)
+        best[open_words] = np.argmax(total[open_words], axis=1)
     chosen = group.class_values[best]
     for k, row in enumerate(group.rows):
         values[row, a:b] = np.where(fixed[row, a:b] != 0, values[row, a:b], chosen[:, k])
