@@ -675,9 +675,10 @@ class Harness:
             path = os.path.join(self.tmp, "tag-train.conllu")
             with open(path, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
-            # an ensemble of two taggers: its members' passes, one of them right to left, are fuzzed too
+            # an ensemble of two taggers: its members' passes, one of them right to left, are fuzzed
+            # too, and the margin by which the first settles the words it is sure of
             self._pipeline = maltpy.train(path, tagger="all", tokenizer=True, tagger_epochs=2, input_format="conllu",
-                                          verbose=False, jobs=1, tagger_ensemble=2)
+                                          verbose=False, jobs=1, tagger_ensemble=2, ensemble_margin=1.0)
         return self._pipeline
 
     def _pipeline_bytes(self):

@@ -295,7 +295,10 @@ def test_a_member_missing_from_the_file_is_refused(toy_ensemble, monkeypatch):
     header, arrays = modelfile.load_model("<t>", data=toy_ensemble.to_bytes())
     for damage in ({**header, "ensemble": {**header["ensemble"], "taggers": 4}},
                    {**header, "ensemble": {"taggers": 3}},
-                   {**header, "ensemble": {**header["ensemble"], "taggers": True}}):
+                   {**header, "ensemble": {**header["ensemble"], "taggers": True}},
+                   {**header, "ensemble": {**header["ensemble"], "margin": -1}},
+                   {**header, "ensemble": {**header["ensemble"], "margin": "x"}},
+                   {**header, "ensemble": {**header["ensemble"], "margin": [3]}}):
         with pytest.raises(ModelFileError, match="ensemble"):
             Tagger.from_bytes(modelfile.model_bytes(damage, arrays))
     with pytest.raises(ModelFileError, match="m2g1_keys"):
