@@ -642,7 +642,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
             const int32_t[:, :, ::1] templates, int32_t[::1] out, const int8_t[::1] skip=None,
             const int32_t[:, ::1] lexicon=None, const float[:, ::1] dense=None, int64_t cache_bytes=-1,
             const int32_t[::1] preset=None, tuple atoms=None, float[:, ::1] scores_out=None,
-            const int64_t[::1] score_rows=None, const int32_t[::1] dense_of=None):
+            const int64_t[::1] score_rows=None, const int32_t[::1] dense_of=None, bint add_scores=True):
     """Tag every word greedily left to right with one group's model: its class into ``out`` and
     its column values into ``values`` (where ``fixed`` does not keep the input's). Words that
     ``skip`` marks (the lemmatizer's dictionary words) are not scored: their class is -1. Words
@@ -655,7 +655,8 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     only: feature f's at row dense_of[f], the others (-1) added from the CSR rows (see
     :func:`heavy_rows`). ``scores_out`` (words x classes): each scored word's class scores are
     added to its row there (row ``score_rows[j]`` for word j, when given): an ensemble adds its
-    members' up; the rows of words not scored are left as they are."""
+    members' up; the rows of words not scored are left as they are. ``add_scores`` False writes
+    the scores there instead of adding them (an ensemble's first member: no zeroing before)."""
     cdef Py_ssize_t n_classes = class_values.shape[0], n_rows = group_rows.shape[0]
     cdef int n_templates = templates.shape[0], n_sents = sstart.shape[0] - 1
     if values.shape[1] == 0 or n_classes == 0:
@@ -795,8 +796,11 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                     best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
                     if scored != NULL:
                         score_at = scored + (score_row[j] if score_row != NULL else j) * n_classes
-                        for c in range(n_classes):
-                            score_at[c] += scores[c]
+                        if add_scores:
+                            for c in range(n_classes):
+                                score_at[c] += scores[c]
+                        else:
+                            memcpy(score_at, scores, n_classes * sizeof(float))
                     if all_local and t >= 0:
                         class_of_type[t] = best
                         filled[t] = 1

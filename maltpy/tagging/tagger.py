@@ -112,7 +112,9 @@ def _ensemble_block(values, fixed, known, views, form_keys, members, first, end,
     settle takes its class; so does, with a ``margin``, a word whose first member's best class
     beats its second by at least that much (the other members do not score it). ``buffer``:
     float32 memory for the scores, reused from block to block where it is large enough (fresh
-    memory for every block costs its page faults)."""
+    memory for every block costs its page faults). The first member writes the rows of the words
+    it scores and the others add to them: the rows of the words no member scores are never read,
+    so nothing is zeroed."""
     from maltpy.tagging import perceptron
     words = views[False][0]
     a, b = int(words.sstart[first]), int(words.sstart[end])
@@ -120,9 +122,8 @@ def _ensemble_block(values, fixed, known, views, form_keys, members, first, end,
     size = (b - a) * group.class_values.shape[0]
     if buffer is not None and buffer.shape[0] >= size:
         total = buffer[:size].reshape(b - a, group.class_values.shape[0])
-        total.fill(0)
     else:
-        total = np.zeros((b - a, group.class_values.shape[0]), dtype=np.float32)
+        total = np.empty((b - a, group.class_values.shape[0]), dtype=np.float32)
     out = np.empty(b - a, dtype=np.int32)
     preset = preset_classes(form_keys[a:b], values[:, a:b], known, sure, group.sure_classes)
     for m, (g, (fm, compiled, dense, _)) in enumerate(members):
@@ -137,7 +138,7 @@ def _ensemble_block(values, fixed, known, views, form_keys, members, first, end,
                            g.rows, compiled, out, None, np.ascontiguousarray(lex[:, a:b]) if lex is not None else None,
                            dense.rows if dense else None, -1,
                            preset[rows] if preset is not None and rows is not None else preset,
-                           (atoms[0][a:b], *atoms[1:]), total, rows, dense.row_of if dense else None)
+                           (atoms[0][a:b], *atoms[1:]), total, rows, dense.row_of if dense else None, m > 0)
         if m == 0 and margin is not None and len(members) > 1:
             if preset is None:
                 preset = np.full(b - a, -1, dtype=np.int32)
