@@ -72,6 +72,7 @@ def run_parse(settings, log, explicit, dask=None, mode="parse"):
     pipeline = _read_for_good(load_pipeline, settings.model, only, **overrides).for_mode(mode, settings.model)
     if mode == "parse" and pipeline.parser is None:
         _note_no_parser(settings.model, pipeline)
+    _note_idle_margin(settings.model, pipeline, overrides)
     from maltpy.formats.plain import PLAIN_FORMATS
     from maltpy.formats.text import TEXT_FORMATS
     given_format = "text" if mode == "tokenize" else settings.input_format
@@ -134,6 +135,16 @@ def _note_no_parser(model, pipeline):
     import sys
     print(f"maltpy: note: {model} has no parser (learned with --parser false): -m parse runs its "
           f"{' and '.join(c.name for c in pipeline.components)} only, and writes no trees", file=sys.stderr, flush=True)
+
+
+def _note_idle_margin(model, pipeline, overrides):
+    """Say that --ensemble-margin does nothing where no tagger of the model is an ensemble."""
+    from maltpy.components import TaggerComponent
+    if "ensemble_margin" in overrides and not any(isinstance(c, TaggerComponent) and c.tagger.ensemble > 1
+                                                  for c in pipeline.components):
+        import sys
+        print(f"maltpy: note: --ensemble-margin does nothing here: {model} has no tagger ensemble (learned with "
+              f"--tagger-ensemble K)", file=sys.stderr, flush=True)
 
 
 def _may_be_text(settings) -> bool:
@@ -249,6 +260,7 @@ def _parse_files(settings, pairs, dask, log, overrides, mode="parse"):
                                   jobs=settings.jobs, **overrides).for_mode(mode, settings.model)
         if mode == "parse" and pipeline.parser is None:
             _note_no_parser(settings.model, pipeline)
+        _note_idle_margin(settings.model, pipeline, overrides)
         from maltpy.config import threads
         results = []
         for src, dst in pairs:

@@ -639,7 +639,8 @@ class Tagger:
         for :meth:`tag` and the compiled path alike. ``lemma_skip(form_keys)``, called when the
         groups before the lemma's are tagged, gives the words the lemma dictionary settles (their
         rule is left unscored); ``atom_buffer``: memory for the words' atoms, ``score_buffer``:
-        for an ensemble's scores (:data:`ENSEMBLE_BLOCK_SCORES` float32), reused by the caller."""
+        for an ensemble's scores (:data:`ENSEMBLE_BLOCK_SCORES` float32), reused by the caller
+        (without it, each block of sentences has memory of its own)."""
         from maltpy.tagging import perceptron
         model = self._fitted()
         groups, _, maps, kinds, member_groups = self._runtime()
@@ -648,7 +649,7 @@ class Tagger:
         form_keys = perceptron.form_hashes(words.cps, words.wstart)
         atoms = perceptron.word_atoms(words.cps, words.low, words.shp, words.wstart, kinds, atom_buffer)
         out = np.empty(words.n_words, dtype=np.int32)
-        known, views, buffer = [], None, score_buffer
+        known, views = [], None
         for k, (g, runtime) in enumerate(zip(model.groups, groups)):
             skip = lemma_skip(form_keys) if g.columns == ("lemma",) else None
             if not model.members or k >= len(model.members[0]):
@@ -666,11 +667,9 @@ class Tagger:
                                     np.ascontiguousarray(lexicon[:, order]) if lexicon is not None else None,
                                     (np.ascontiguousarray(atoms[0][order]), *atoms[1:]), order)}
                 members = [(g, runtime)] + [(m[k], rt[k]) for m, rt in zip(model.members, member_groups)]
-                if buffer is None:
-                    buffer = np.empty(ENSEMBLE_BLOCK_SCORES, dtype=np.float32)
                 for first, end in sentence_blocks(words.sstart, ENSEMBLE_BLOCK_SCORES // g.class_values.shape[0]):
                     _ensemble_block(values, fixed, known, views, form_keys, members, first, end,
-                                    self.ensemble_margin, buffer)
+                                    self.ensemble_margin, score_buffer)
             known += [ROW[c] for c in g.columns]
 
     def _dictionary_lemmas(self, forms, values, fixed):

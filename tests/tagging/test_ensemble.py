@@ -254,6 +254,14 @@ def test_the_margin_is_kept_by_the_model_and_a_tagging_setting(toy_ensemble, tmp
     for bad in (0, -1.0, True, "x", float("inf")):
         with pytest.raises(MaltpyError, match="margin"):
             Tagger("upos", ensemble=2, ensemble_margin=bad)
+    # a model without an ensemble: the margin is said to do nothing, and the tags are the same
+    single = str(tmp_path / "single.mpz")
+    assert _run("-c", single, "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos", "--parser", "false").returncode == 0
+    plain, noted = tmp_path / "plain.conll", tmp_path / "noted.conll"
+    assert _run("-c", single, "-m", "tag", "-i", TOY_TEST, "-o", str(plain)).returncode == 0
+    r = _run("-c", single, "-m", "tag", "-i", TOY_TEST, "-o", str(noted), "--ensemble-margin", "3")
+    assert r.returncode == 0 and "--ensemble-margin does nothing here" in r.stderr, r.stderr
+    assert noted.read_bytes() == plain.read_bytes()
 
 
 @settings(max_examples=10, deadline=None)
