@@ -46,4 +46,12 @@ static void maltpy_add_mixed_rows(float* restrict scores, const int32_t* ids, in
     }
 }
 
+/* training: a feature's dense row of nc float weights added into double class scores (the
+   perceptron's sums while it learns), element by element as the scattered entries would */
+MALTPY_CLONES
+static void maltpy_add_dense_training_row(double* restrict scores, const float* restrict row, int nc) {
+    for (int c = 0; c < nc; c++)
+        scores[c] += row[c];
+}
+
 #endif

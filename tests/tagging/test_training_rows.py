@@ -35,7 +35,11 @@ def test_weight_rows_average_as_defined(data):
         t += gap
         updates.append((f, c, delta, t))
     now = t + data.draw(st.integers(0, 5))
-    keys, indptr, classes, weights = perceptron.averaged_after_updates(updates, n_features, now)
+    keys, indptr, classes, weights, _ = perceptron.averaged_after_updates(updates, n_features, now)
+    # rows that turn dense once they hold a quarter of the classes give the same rows to the bit
+    dense = perceptron.averaged_after_updates(updates, n_features, now, max(n_classes, 8))
+    for a, b in zip((keys, indptr, classes, weights), dense):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     expected = plain_average(updates, n_features, now)
     got = {}
     for k, key in enumerate(keys.tolist()):
@@ -53,6 +57,43 @@ def test_weight_rows_average_as_defined(data):
     for f, row in got.items():
         first = list(dict.fromkeys(c for g, c, _, _ in updates if g == f))
         assert list(row) == [c for c in first if c in row]
+
+
+def test_rows_turn_dense_at_a_quarter_of_the_classes():
+    # feature 0 votes for 3 of 16 classes, feature 1 for 4: only the second turns dense
+    updates = [(0, c, 1.0, 1 + c) for c in range(3)] + [(1, c, -1.0, 5 + c) for c in range(4)]
+    assert perceptron.averaged_after_updates(updates, 2, 20, 16)[-1] == 1
+    assert perceptron.averaged_after_updates(updates, 2, 20, 17)[-1] == 0    # 17 classes: 5 needed
+    assert perceptron.averaged_after_updates(updates, 2, 20, 0)[-1] == 0     # 0: rows stay sparse
+    assert perceptron.averaged_after_updates(updates, 2, 20, 7)[-1] == 0     # too few classes to bother
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(8, 40), st.integers(1, 4))
+def test_dense_training_rows_learn_the_same_model_to_the_bit(seed, n_classes, epochs):
+    """Random words with random tags of many classes (errors everywhere, so that the bias and the
+    tag-history rows turn dense): the model is the same with dense rows as with sparse ones."""
+    from maltpy.formats.conll import Sentence
+    from maltpy.tagging.templates import ROW, compile_templates
+    from maltpy.tagging.words import words_of
+    rng = np.random.default_rng(seed)
+    lexicon = ["w%d" % k for k in range(30)]
+    sentences = [Sentence([[str(i + 1), str(rng.choice(lexicon))] + ["_"] * 8 for i in range(int(rng.integers(1, 12)))])
+                 for _ in range(40)]
+    words = words_of(sentences)
+    gold = rng.integers(0, n_classes, words.n_words).astype(np.int32)
+    values = np.full((len(ROW), words.n_words), -1, dtype=np.int32)
+    values[ROW["upos"]] = gold
+    templates = compile_templates(["Lower(InputColumn(FORM, Input[0]))", "Suffix(Lower(InputColumn(FORM, Input[0])), 1)",
+                                   "OutputColumn(UPOSTAG, pred(Input[0]))"], [], [ROW["upos"]], "test")
+    class_values = np.arange(n_classes, dtype=np.int32).reshape(-1, 1)
+    rows = np.array([ROW["upos"]], dtype=np.int32)
+    args = (words.cps, words.low, words.shp, words.wstart, words.sstart)
+    dense = perceptron.train(*args, values.copy(), gold, class_values, rows, templates, epochs, seed, None, None)
+    sparse = perceptron.train(*args, values.copy(), gold, class_values, rows, templates, epochs, seed, None, None,
+                              dense_rows=False)
+    for a, b in zip(dense, sparse):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 @settings(max_examples=500, deadline=None)
