@@ -149,7 +149,9 @@ def _print_description(info, indent=""):
     elif t.get("tag_folds"):
         agree = ", ".join(f"{k[len('jackknifed_'):].upper()} {v:.2f} %" for k, v in t.items()
                           if k.startswith("jackknifed_"))
+        by = t.get("tag_fold_ensemble", 1)
         lines.append(("tags", f"learned from {t['tag_folds']:.0f}-fold jackknifed tags"
+                              + (f" (each fold's tagger an ensemble of {by:.0f})" if by > 1 else "")
                               + (f"; agreeing with the gold tags: {agree}" if agree else "")))
     c = info.get("combination")
     if c:

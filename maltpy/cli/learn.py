@@ -17,7 +17,7 @@ def run_learn(settings, log, chosen=frozenset()):
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     if not settings.parser and not (settings.tagger or settings.tokenizer):
         raise MaltpyError("--parser false learns no parser: give --tagger or --tokenizer for something to learn")
-    if not settings.parser and "tagger_folds" in chosen:   # a user who typed it should know
+    if not settings.parser and {"tagger_folds", "tagger_fold_ensemble"} & set(chosen):   # a user who typed it should know
         import sys
         print("maltpy: note: --tagger-folds jackknifes the parser's training tags; with --parser false there is "
               "no parser, and the tagger learns from every sentence", file=sys.stderr, flush=True)
@@ -74,7 +74,8 @@ def _tree_parser_model(settings, fmt, trees, chosen, log):
     """:func:`~maltpy.components.training.tree_pipeline`, with a note where ``--tagger-folds`` was
     given, which a parser of trees does not use."""
     from maltpy.components.training import tree_pipeline
-    if settings.tagger and "tagger_folds" in chosen and settings.tagger_folds > 1:
+    if settings.tagger and ("tagger_folds" in chosen and settings.tagger_folds > 1
+                            or "tagger_fold_ensemble" in chosen):
         import sys
         print("maltpy: note: --tagger-folds: a parser of trees learns from the trees' own tags (jackknifing is for "
               "dependency treebanks)", file=sys.stderr, flush=True)
@@ -93,4 +94,8 @@ def _learn_pipeline(settings, sentences, fmt, log, chosen):
         log("the parser behind the tagger: " + " ".join(f"{flag_of(k)} {str(v).lower() if isinstance(v, bool) else v}"
                                                         for k, v in shown.items())
             + " (the default behind a tagger; -l liblinear gives MaltParser's)")
+    if "tagger_fold_ensemble" in chosen and settings.parser and settings.tagger and parser_settings.tagger_folds <= 1:
+        import sys
+        print("maltpy: note: --tagger-fold-ensemble: the parser learns from the gold tags here (--tagger-folds 1), "
+              "so there are no fold taggers", file=sys.stderr, flush=True)
     train_pipeline(parser_settings, sentences, fmt, log).save(settings.model)

@@ -5,7 +5,8 @@ from __future__ import annotations
 def train_pipeline(settings, sentences, fmt, log=None):
     """A tokenizer (``tokenizer``), a tagger (``tagger``) and a parser learned from gold
     ``sentences`` with ``settings`` (:class:`~maltpy.config.Settings`: ``tokenizer``,
-    ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_ensemble``, ``tagger_templates``,
+    ``tokenizer_epochs``, ``tagger``, ``tagger_folds``, ``tagger_epochs``, ``tagger_ensemble``,
+    ``tagger_fold_ensemble``, ``tagger_templates``,
     ``clusters`` and the parser's), as one :class:`~maltpy.components.Pipeline`: the parser learns from
     jackknifed tags (gold ones with ``tagger_folds`` 1); ``parser`` False: no parser."""
     clusters = read_clusters(settings)
@@ -107,12 +108,13 @@ def _untagged_reads(settings, read, tagger, sentences, trees=False):
     return missing
 
 
-def _note_tags(parser, folds, agreement=None):
+def _note_tags(parser, folds, agreement=None, fold_taggers=1):
     """Keep in the parser's training figures (``maltpy info``) which tags it learned from: gold
-    ones (``folds`` 1) or ``folds``-fold jackknifed ones, and how often those equal the gold tags
-    (``agreement``: column -> percentage)."""
+    ones (``folds`` 1) or ``folds``-fold jackknifed ones, given by ensembles of ``fold_taggers``
+    taggers, and how often those equal the gold tags (``agreement``: column -> percentage)."""
     from dataclasses import replace
-    figures = {"tag_folds": folds, **{f"jackknifed_{c}": pct for c, pct in (agreement or {}).items()}}
+    figures = {"tag_folds": folds, **({"tag_fold_ensemble": fold_taggers} if folds > 1 else {}),
+               **{f"jackknifed_{c}": pct for c, pct in (agreement or {}).items()}}
     parser._set_model(replace(parser.model, train_stats={**parser.train_stats, **figures}))
 
 
@@ -134,8 +136,10 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
         return None
     spec = ",".join("+".join(g) for g in groups)
 
-    def make_fold_tagger():     # an ensemble too: the parser learns from tags like those it will read
-        return Tagger(spec, jobs=1, skip_empty=True, **tagger_options(settings, clusters))
+    def make_fold_tagger():     # an ensemble too unless asked: the parser learns from tags like those it will read
+        options = tagger_options(settings, clusters)
+        return Tagger(spec, jobs=1, skip_empty=True, **{**options, "ensemble": settings.tagger_fold_ensemble
+                                                         or options["ensemble"]})
     t0 = time.perf_counter()
     _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, None, make_fold_tagger,
                           with_full=False)
@@ -148,7 +152,7 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
         full = pool.submit(lambda: make_tagger(jobs - 1).fit(sentences)) if jobs > 1 else None
         parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
         tagger = full.result() if full is not None else make_tagger(jobs).fit(sentences)
-    _note_tags(parser, settings.tagger_folds, agreement)
+    _note_tags(parser, settings.tagger_folds, agreement, make_fold_tagger().ensemble)
     if log is not None:
         log(tagger.describe_training())
     return tagger, parser

@@ -344,6 +344,7 @@ def test_learn_with_an_ensemble_from_the_command_line(tmp_path):
     assert r.returncode == 0, r.stderr
     info = _run("info", model)
     assert re.search(r"^  ensemble +3 taggers add up their scores", info.stdout, re.M), info.stdout
+    assert "2-fold jackknifed tags (each fold's tagger an ensemble of 3)" in info.stdout, info.stdout
     out = tmp_path / "out.conll"
     r = _run("-c", model, "-m", "parse", "-i", TOY_TEST, "-o", str(out))
     assert r.returncode == 0, r.stderr and out.stat().st_size
@@ -366,3 +367,41 @@ def test_an_ensemble_of_a_lemmatizer_alone_is_one_lemmatizer():
     again = Tagger.from_bytes(tagger.to_bytes())
     test = _blank(_toy_language(2, 10))
     assert [s.rows for s in again.tag(test)] == [s.rows for s in tagger.tag(test)]
+
+
+def test_fold_taggers_follow_the_ensemble_unless_told(monkeypatch):
+    """The fold taggers are ensembles as large as the model's tagger by default; with
+    ``tagger_fold_ensemble`` 1 they are single taggers, and the parser then learns from the very
+    tags a one-tagger model's jackknifing gives (the first member is the single tagger): the same
+    parser, behind a tagger that is still an ensemble."""
+    import maltpy
+    import maltpy.tagging.jackknife as jackknife_module
+    real = jackknife_module.jackknife
+    sizes = []
+
+    def recording(sentences, make_tagger, folds, jobs=1, log=None, make_fold_tagger=None, with_full=True):
+        sizes.append(make_fold_tagger().ensemble)
+        return real(sentences, make_tagger, folds, jobs, log, make_fold_tagger, with_full)
+    monkeypatch.setattr(jackknife_module, "jackknife", recording)
+    common = dict(tagger="upos,xpos", tagger_folds=2, tagger_epochs=2)
+    ensemble = maltpy.train(TOY_TRAIN, tagger_ensemble=2, **common)
+    single_folds = maltpy.train(TOY_TRAIN, tagger_ensemble=2, tagger_fold_ensemble=1, **common)
+    single = maltpy.train(TOY_TRAIN, tagger_ensemble=1, **common)
+    assert sizes == [2, 1, 1]
+    assert [p.components[0].tagger.model_.ensemble for p in (ensemble, single_folds, single)] == [2, 2, 1]
+    gold = read_conll(TOY_TEST, "conllx")      # gold tags: the parsers alone
+    parses = [[s.rows for s in p.components[1].parser.parse(gold)] for p in (ensemble, single_folds, single)]
+    assert parses[1] == parses[2]
+    assert [p.components[1].parser.train_stats["tag_fold_ensemble"] for p in (ensemble, single_folds, single)] == \
+        [2, 1, 1]
+
+
+def test_a_fold_ensemble_out_of_range_is_one_line(tmp_path):
+    for value in ("-1", "65", "two"):
+        bad = _run("-c", str(tmp_path / "n.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos",
+                   "--tagger-fold-ensemble", value)
+        assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+        assert "tagger-fold-ensemble" in bad.stderr or "tagger_fold_ensemble" in bad.stderr
+    r = _run("-c", str(tmp_path / "m.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos", "--tagger-folds", "1",
+             "--tagger-fold-ensemble", "1")
+    assert r.returncode == 0 and "no fold taggers" in r.stderr, r.stderr
