@@ -833,6 +833,7 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
     cdef float* scored = &scores_out[0, 0] if scores_out is not None and values.shape[1] and n_classes else NULL
     cdef const int64_t* score_row = &score_rows[0] if score_rows is not None and score_rows.shape[0] else NULL
     cdef float* score_at
+    cdef float* word_scores
     cdef Py_ssize_t c
     cdef int best
     cdef int32_t t
@@ -861,24 +862,25 @@ def predict(const uint32_t[::1] cps, const uint32_t[::1] low, const uint32_t[::1
                 if all_local and t >= 0 and filled[t]:
                     best = class_of_type[t]
                 else:
+                    # a first member sums straight into its row of the ensemble's scores
+                    score_at = scored + (score_row[j] if score_row != NULL else j) * n_classes \
+                        if scored != NULL else NULL
+                    word_scores = score_at if score_at != NULL and not add_scores else scores
                     if t >= 0 and filled[t]:
-                        memcpy(scores, partial + <int64_t>t * n_classes, n_classes * sizeof(float))
+                        memcpy(word_scores, partial + <int64_t>t * n_classes, n_classes * sizeof(float))
                     else:
-                        memcpy(scores, bias, n_classes * sizeof(float))
-                        add_features(&table, &w, &order[0], n_local, j, sstart[s], sstart[s + 1], keys, ids, scores)
+                        memcpy(word_scores, bias, n_classes * sizeof(float))
+                        add_features(&table, &w, &order[0], n_local, j, sstart[s], sstart[s + 1], keys, ids,
+                                     word_scores)
                         if t >= 0 and not all_local:
-                            memcpy(partial + <int64_t>t * n_classes, scores, n_classes * sizeof(float))
+                            memcpy(partial + <int64_t>t * n_classes, word_scores, n_classes * sizeof(float))
                             filled[t] = 1
                     add_features(&table, &w, &order[0] + n_local, n_templates - n_local, j, sstart[s],
-                                 sstart[s + 1], keys, ids, scores)
-                    best = maltpy_argmax_runs(scores, &lo, &hi, 1)   # the first of the best, as training's
-                    if scored != NULL:
-                        score_at = scored + (score_row[j] if score_row != NULL else j) * n_classes
-                        if add_scores:
-                            for c in range(n_classes):
-                                score_at[c] += scores[c]
-                        else:
-                            memcpy(score_at, scores, n_classes * sizeof(float))
+                                 sstart[s + 1], keys, ids, word_scores)
+                    best = maltpy_argmax_runs(word_scores, &lo, &hi, 1)   # the first of the best, as training's
+                    if score_at != NULL and add_scores:
+                        for c in range(n_classes):
+                            score_at[c] += scores[c]
                     if all_local and t >= 0:
                         class_of_type[t] = best
                         filled[t] = 1
