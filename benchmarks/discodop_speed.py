@@ -14,8 +14,8 @@ processes: tokens per second on one core, parsing alone (no start-up, reading or
 
 maltpy's is the whole process a user runs: ``maltpy -c MODEL -i dev10.export -o out.export -j 1``
 on dev ten times over (start-up, reading, parsing, decoding and writing), the median of
-``--runs`` runs; ``--copies`` gives other numbers of copies as well (start-up weighs less on a
-longer input, as disco-dop's figure has none). Each is printed with its ratio. The parameter file written for disco-dop is
+``--runs`` runs, timed both before and after disco-dop's run; ``--copies`` gives other numbers of
+copies as well (start-up weighs less on a longer input, as disco-dop's figure has none). Each is printed with its ratio. The parameter file written for disco-dop is
 kept with its outputs under ``--keep`` (a temporary folder otherwise).
 """
 import argparse
@@ -120,13 +120,17 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or scratch
         os.makedirs(folder, exist_ok=True)
+        # maltpy is timed on either side of disco-dop: right after its two busy processes (about
+        # 100 s) the same command measured about 10 % slower than before them
+        before = [(copies, *run_maltpy(args, folder, copies)) for copies in args.copies]
         dd_speed, dd_tokens, dd_seconds = run_discodop(args, folder)
-        runs = [(copies, *run_maltpy(args, folder, copies)) for copies in args.copies]
+        after = [(copies, *run_maltpy(args, folder, copies)) for copies in args.copies]
     print(f"disco-dop: {dd_tokens:,} tokens parsed in {dd_seconds:.1f} s (stats.tsv): {dd_speed:,.1f} tokens/s")
-    for copies, mp_speed, mp_tokens, mp_seconds in runs:
-        print(f"maltpy:    dev x{copies}, {mp_tokens:,} tokens, whole process {mp_seconds:.3f} s (median of "
-              f"{args.runs}): {mp_speed:,.0f} tokens/s")
-        print(f"ratio:     {mp_speed / dd_speed:,.0f} times disco-dop's speed")
+    for when, runs in (("before disco-dop", before), ("after disco-dop", after)):
+        for copies, mp_speed, mp_tokens, mp_seconds in runs:
+            print(f"maltpy:    dev x{copies}, {mp_tokens:,} tokens, whole process {mp_seconds:.3f} s (median of "
+                  f"{args.runs}, {when}): {mp_speed:,.0f} tokens/s")
+            print(f"ratio:     {mp_speed / dd_speed:,.0f} times disco-dop's speed")
 
 
 if __name__ == "__main__":
