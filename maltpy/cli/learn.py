@@ -17,9 +17,10 @@ def run_learn(settings, log, chosen=frozenset()):
         raise MaltpyError("no model file: give -c MODEL or 'model:' in the configuration")
     if not settings.parser and not (settings.tagger or settings.tokenizer):
         raise MaltpyError("--parser false learns no parser: give --tagger or --tokenizer for something to learn")
-    if not settings.parser and {"tagger_folds", "tagger_fold_ensemble"} & set(chosen):   # a user who typed it should know
+    given = _jackknife_flags(chosen)
+    if not settings.parser and given:   # a user who typed it should know
         import sys
-        print("maltpy: note: --tagger-folds jackknifes the parser's training tags; with --parser false there is "
+        print(f"maltpy: note: {given} jackknifes the parser's training tags; with --parser false there is "
               "no parser, and the tagger learns from every sentence", file=sys.stderr, flush=True)
     from maltpy.output import check_output_path
     from maltpy.parsing.modelfile import make_parent_directory
@@ -70,14 +71,20 @@ def run_learn(settings, log, chosen=frozenset()):
 
 
 
+def _jackknife_flags(chosen) -> str:
+    """The jackknifing flags among ``chosen`` (setting names), as a user typed them ("" for none)."""
+    return " and ".join(f for name, f in (("tagger_folds", "--tagger-folds"),
+                                          ("tagger_fold_ensemble", "--tagger-fold-ensemble")) if name in chosen)
+
+
 def _tree_parser_model(settings, fmt, trees, chosen, log):
     """:func:`~maltpy.components.training.tree_pipeline`, with a note where ``--tagger-folds`` was
     given, which a parser of trees does not use."""
     from maltpy.components.training import tree_pipeline
-    if settings.tagger and ("tagger_folds" in chosen and settings.tagger_folds > 1
-                            or "tagger_fold_ensemble" in chosen):
+    given = _jackknife_flags(chosen if settings.tagger_folds > 1 else set(chosen) - {"tagger_folds"})
+    if settings.tagger and given:
         import sys
-        print("maltpy: note: --tagger-folds: a parser of trees learns from the trees' own tags (jackknifing is for "
+        print(f"maltpy: note: {given}: a parser of trees learns from the trees' own tags (jackknifing is for "
               "dependency treebanks)", file=sys.stderr, flush=True)
     return tree_pipeline(settings, fmt, trees, log)
 

@@ -405,3 +405,12 @@ def test_a_fold_ensemble_out_of_range_is_one_line(tmp_path):
     r = _run("-c", str(tmp_path / "m.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos", "--tagger-folds", "1",
              "--tagger-fold-ensemble", "1")
     assert r.returncode == 0 and "no fold taggers" in r.stderr, r.stderr
+    # a tagger alone, and a parser of trees: no jackknifing either, and the note names the flag typed
+    r = _run("-c", str(tmp_path / "t.mpz"), "-m", "learn", "-i", TOY_TRAIN, "--tagger", "upos", "--parser", "false",
+             "--tagger-fold-ensemble", "1")
+    assert r.returncode == 0 and "note: --tagger-fold-ensemble jackknifes" in r.stderr, r.stderr
+    trees = tmp_path / "trees.mrg"
+    trees.write_text("(S (NP (DT the) (NN dog)) (VP (VBZ runs)))\n" * 20 + "(S (NP (NN cats)) (VP (VBP sleep)))\n" * 20)
+    r = _run("-c", str(tmp_path / "c.mpz"), "-m", "learn", "-i", str(trees), "--tagger", "upos",
+             "--tagger-fold-ensemble", "1")
+    assert r.returncode == 0 and "note: --tagger-fold-ensemble: a parser of trees" in r.stderr, r.stderr
