@@ -245,7 +245,7 @@ class Settings:
         "--tagger-ensemble", "K", "K taggers learn each column but the lemma, half of them reading right to left, "
                                   "and add up their scores for every word: more accurate (2 is where the gain is), "
                                   "K times the tagger's learning and tagging time (EWT dev: docs/tagging.md, \"Ensembles\"; the fold taggers of "
-                                  "--tagger-folds are ensembles too) (default 1)"))
+                                  "--tagger-folds are ensembles too, unless --tagger-fold-ensemble says) (default 1)"))
     tagger_fold_ensemble: int = _setting(0, Flag(
         "--tagger-fold-ensemble", "K", "the fold taggers of --tagger-folds: ensembles of K taggers each (default 0: "
                                        "as many as --tagger-ensemble, so that the parser learns from tags like those "

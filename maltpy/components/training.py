@@ -136,10 +136,11 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
         return None
     spec = ",".join("+".join(g) for g in groups)
 
-    def make_fold_tagger():     # an ensemble too unless asked: the parser learns from tags like those it will read
-        options = tagger_options(settings, clusters)
-        return Tagger(spec, jobs=1, skip_empty=True, **{**options, "ensemble": settings.tagger_fold_ensemble
-                                                         or options["ensemble"]})
+    # an ensemble too unless asked: the parser learns from tags like those it will read
+    fold_ensemble = settings.tagger_fold_ensemble or settings.tagger_ensemble
+
+    def make_fold_tagger():
+        return Tagger(spec, jobs=1, skip_empty=True, **{**tagger_options(settings, clusters), "ensemble": fold_ensemble})
     t0 = time.perf_counter()
     _, tagged = jackknife(sentences, make_tagger, settings.tagger_folds, jobs, None, make_fold_tagger,
                           with_full=False)
@@ -152,7 +153,7 @@ def _jackknifed(settings, sentences, fmt, read, make_tagger, jobs, log, blank=()
         full = pool.submit(lambda: make_tagger(jobs - 1).fit(sentences)) if jobs > 1 else None
         parser = Parser(settings).fit(tagged, fmt=fmt, log=log)
         tagger = full.result() if full is not None else make_tagger(jobs).fit(sentences)
-    _note_tags(parser, settings.tagger_folds, agreement, make_fold_tagger().ensemble)
+    _note_tags(parser, settings.tagger_folds, agreement, fold_ensemble)
     if log is not None:
         log(tagger.describe_training())
     return tagger, parser

@@ -276,52 +276,52 @@ cdef bint update(Entries* e, int32_t f, int32_t c, double delta, int64_t now) no
     cdef Running* r
     cdef char* grown
     cdef int32_t k = 0, cap
-    if row.dense != NULL:
-        r = dense_running(e, row) + c
-        if r.stamp < 0:     # the class's first update: its place in the averaged row's order
+    if row.dense == NULL:
+        while k < row.n and row.entries[k].cls != c:
+            k += 1
+        if k == row.n:
             if row.n == row.cap:
-                cap = row.cap * 2
-                grown = <char*>realloc(row.entries, <size_t>cap * sizeof(Entry))
+                cap = row.cap * 2 if row.cap else 2
+                grown = <char*>realloc(row.entries, <size_t>cap * (sizeof(Entry) + sizeof(Running)))
                 if grown == NULL:
                     return False
+                # the running records move up to follow the larger run of pairs
+                memmove(grown + <size_t>cap * sizeof(Entry), grown + <size_t>row.cap * sizeof(Entry),
+                        <size_t>row.n * sizeof(Running))
                 row.entries = <Entry*>grown
                 row.cap = cap
-            row.entries[row.n].cls = c
+            row.entries[k].cls = c
+            row.entries[k].w = 0
+            r = running(row) + k
+            r.total = 0
+            r.stamp = now
             row.n += 1
             e.n_entries += 1
+            if e.dense_at and row.n >= e.dense_at and not make_dense(e, row):
+                return False
+        if row.dense == NULL:
+            r = running(row) + k
+            r.total += row.entries[k].w * (now - r.stamp)
             r.stamp = now
-        r.total += row.dense[c] * (now - r.stamp)
-        r.stamp = now
-        row.dense[c] += <float>delta
-        return True
-    while k < row.n and row.entries[k].cls != c:
-        k += 1
-    if k == row.n:
+            row.entries[k].w += <float>delta
+            return True
+    # a dense row (perhaps made just now, class c's pair among those it moved)
+    r = dense_running(e, row) + c
+    if r.stamp < 0:     # the class's first update: its place in the averaged row's order
         if row.n == row.cap:
-            cap = row.cap * 2 if row.cap else 2
-            grown = <char*>realloc(row.entries, <size_t>cap * (sizeof(Entry) + sizeof(Running)))
+            cap = row.cap * 2
+            grown = <char*>realloc(row.entries, <size_t>cap * sizeof(Entry))
             if grown == NULL:
                 return False
-            # the running records move up to follow the larger run of pairs
-            memmove(grown + <size_t>cap * sizeof(Entry), grown + <size_t>row.cap * sizeof(Entry),
-                    <size_t>row.n * sizeof(Running))
             row.entries = <Entry*>grown
             row.cap = cap
-        row.entries[k].cls = c
-        row.entries[k].w = 0
-        r = running(row) + k
-        r.total = 0
-        r.stamp = now
+        row.entries[row.n].cls = c
         row.n += 1
         e.n_entries += 1
-        if e.dense_at and row.n >= e.dense_at:
-            if not make_dense(e, row):
-                return False
-            return update(e, f, c, delta, now)
-    r = running(row) + k
-    r.total += row.entries[k].w * (now - r.stamp)
+        r.stamp = now
+    r.total += row.dense[c] * (now - r.stamp)
     r.stamp = now
-    row.entries[k].w += <float>delta
+    row.dense[c] += <float>delta
     return True
 
 
