@@ -172,6 +172,19 @@ def test_tagger_templates_are_a_file_or_a_shipped_set(tmp_path):
         resolve_templates("welsh")
 
 
+def test_the_english_sets_ptb_tag_history_is_read_by_a_joint_group_only():
+    """The English set's UPOS list reads the XPOS of earlier words: a joint upos+xpos group
+    (whose list it is) learns from those templates; a UPOS group of its own, tagged before XPOS,
+    leaves them out and learns what the templates without them give."""
+    train = _toy_language(1, 120)
+    reads_xpos = lambda group: [t for t in group.templates if "XPOSTAG" in t]
+    joint = Tagger("upos+xpos", epochs=2, templates="english").fit(train).model_.groups[0]
+    assert joint.columns == ("upos", "xpos") and len(reads_xpos(joint)) == 4
+    apart = Tagger("upos,xpos", epochs=2, templates="english").fit(train).model_.groups
+    assert apart[0].columns == ("upos",) and reads_xpos(apart[0]) == []
+    assert len(reads_xpos(apart[1])) > 0      # the XPOS group's own list reads them as before
+
+
 def test_a_template_set_extends_a_shipped_one(tmp_path, monkeypatch):
     """``extends: default``: the shipped set's lists first, the file's own templates after them;
     the English set is the default one and its additions."""
@@ -185,7 +198,7 @@ def test_a_template_set_extends_a_shipped_one(tmp_path, monkeypatch):
     assert set(english) == set(default)
     for column in default:
         assert english[column] == default[column] + added.get(column, [])
-    assert len(english["upos"]) == len(default["upos"]) + 3
+    assert len(english["upos"]) == len(default["upos"]) + 7
     own = "name: mine\nextends: default\nlemma:\n  - Suffix(Lower(InputColumn(FORM, Input[0])), 6)\n"
     mine = tpl.load_templates(own, "mine.yaml")
     assert mine["lemma"] == default["lemma"] + ["Suffix(Lower(InputColumn(FORM, Input[0])), 6)"]
