@@ -254,7 +254,8 @@ class Settings:
     tagger_templates: Optional[str] = _setting(None, Flag(
         "--tagger-templates", "FILE|NAME", "the tagger's feature templates, a YAML file or a shipped set by name: "
                                            "default (feature_models/tagger/default.yaml, any language) or "
-                                           "english (more casing context: EWT dev XPOS +0.08, docs/tagging.md)"))
+                                           "english (more casing context, and the PTB tags before the word for a joint "
+                                           "upos+xpos group: docs/tagging.md)"))
     clusters: Optional[str] = _setting(None, Flag(
         "--clusters", "FILE", "word clusters learned on unannotated text, brown-cluster's paths file "
                                      "(cluster<TAB>word[<TAB>count] a line): the tagger (Cluster templates) and "
@@ -278,7 +279,8 @@ class Settings:
     ensemble_margin: str = _setting("none", Flag(
         "--ensemble-margin", "M", "with --tagger-ensemble: a word whose first tagger's best class scores at least M "
                                   "above its second takes that class, and the other taggers score only the rest "
-                                  "(faster, nearly the same tags); default none: every tagger scores every word; "
+                                  "(faster, nearly the same tags; EWT, two joint taggers with the English templates: "
+                                  "16); default none: every tagger scores every word; "
                                   "a -m parse/-m tag option, kept in the model when given to -m learn "
                                   "(docs/tagging.md)"))
     retag: bool = _setting(False, Flag(
